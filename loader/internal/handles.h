@@ -1,0 +1,91 @@
+/*
+ * Loader object layouts and the accessors generated code relies on.
+ *
+ * Ownership: every object here is owned by the `struct vkl_instance` it belongs to and is allocated
+ * through that instance's allocation callbacks. Not thread-safe by itself: the instance lock in
+ * instance.c serialises creation and destruction; dispatch through these objects is read-only.
+ */
+#ifndef VKL_INTERNAL_HANDLES_H
+#define VKL_INTERNAL_HANDLES_H
+
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "loader/vkl_gen_dispatch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Unknown-function slots per instance (physical-device and device each), as the interface documents. */
+#define VKL_MAX_UNKNOWN_FUNCS 250
+
+struct vkl_driver;   /* icd.c: a loaded driver library (cached across instances) */
+struct vkl_instance; /* instance.c */
+
+/* Per instance, per driver: the driver's own VkInstance and its dispatch table. */
+struct vkl_icd_instance {
+    struct vkl_icd_instance *next;
+    struct vkl_driver *driver;
+    VkInstance handle;                     /* the driver's VkInstance */
+    uint32_t api_version;                  /* apiVersion the driver received */
+    struct vkl_gen_instance_dispatch disp; /* filled from the driver's vkGetInstanceProcAddr */
+    /* unknown physical-device functions from vk_icdGetPhysicalDeviceProcAddr, per slot */
+    PFN_vkVoidFunction unknown_physdev[VKL_MAX_UNKNOWN_FUNCS];
+};
+
+/* The terminator-side physical device: one per driver physical device. */
+struct vkl_physdev_term {
+    const struct vkl_gen_instance_dispatch *disp; /* always &vkl_gen_terminators */
+    struct vkl_icd_instance *icd;
+    VkPhysicalDevice handle; /* the driver's VkPhysicalDevice */
+};
+
+/* The application-side physical device. */
+struct vkl_physdev_tramp {
+    const struct vkl_gen_instance_dispatch *disp; /* top of the instance chain */
+    VkPhysicalDevice next;                        /* handle passed down the chain */
+    struct vkl_instance *instance;
+};
+
+/* The device dispatch table the loader writes into the first word of VkDevice/VkQueue/VkCommandBuffer. */
+struct vkl_device_dispatch {
+    struct vkl_gen_device_dispatch gen;
+    PFN_vkVoidFunction unknown[VKL_MAX_UNKNOWN_FUNCS];
+};
+
+extern const struct vkl_gen_instance_dispatch vkl_gen_terminators;
+
+/* ---- accessors used by generated trampolines ---- */
+static inline const struct vkl_gen_instance_dispatch *vkl_instance_disp(VkInstance instance) {
+    return *(const struct vkl_gen_instance_dispatch *const *)(const void *)instance;
+}
+static inline const struct vkl_gen_instance_dispatch *vkl_physdev_disp(VkPhysicalDevice pd) {
+    return ((const struct vkl_physdev_tramp *)(const void *)pd)->disp;
+}
+static inline VkPhysicalDevice vkl_physdev_next(VkPhysicalDevice pd) {
+    return ((const struct vkl_physdev_tramp *)(const void *)pd)->next;
+}
+/* VkDevice, VkQueue, VkCommandBuffer */
+static inline const struct vkl_gen_device_dispatch *vkl_device_disp(const void *dispatchable) {
+    return *(const struct vkl_gen_device_dispatch *const *)dispatchable;
+}
+
+/* ---- accessors used by generated terminators ---- */
+static inline const struct vkl_gen_instance_dispatch *vkl_term_physdev_icd_disp(VkPhysicalDevice pd) {
+    return &((const struct vkl_physdev_term *)(const void *)pd)->icd->disp;
+}
+static inline VkPhysicalDevice vkl_term_physdev_icd_handle(VkPhysicalDevice pd) {
+    return ((const struct vkl_physdev_term *)(const void *)pd)->handle;
+}
+/* Driver list of a loader instance (instance.c). */
+struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance);
+/* Logs that a driver lacks `cmd` (terminators call this before returning an error). */
+void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd);
+/* The loader instance behind a terminator physical device. */
+VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKL_INTERNAL_HANDLES_H */
