@@ -38,7 +38,8 @@ struct vkl_icd_instance {
 struct vkl_physdev_term {
     const struct vkl_gen_instance_dispatch *disp; /* always &vkl_gen_terminators */
     struct vkl_icd_instance *icd;
-    VkPhysicalDevice handle; /* the driver's VkPhysicalDevice */
+    VkPhysicalDevice handle;     /* the driver's VkPhysicalDevice */
+    PFN_vkVoidFunction *unknown; /* == icd->unknown_physdev (read by unknown_func_x86_64.S) */
 };
 
 /* The application-side physical device. */
@@ -48,10 +49,14 @@ struct vkl_physdev_tramp {
     struct vkl_instance *instance;
 };
 
-/* The device dispatch table the loader writes into the first word of VkDevice/VkQueue/VkCommandBuffer. */
+/*
+ * The device dispatch the loader writes into the first word of VkDevice/VkQueue/VkCommandBuffer:
+ * the word points at `gen`; the unknown-function slots sit just before it, at a fixed negative
+ * offset that unknown_func_x86_64.S relies on whatever size vk.xml gives the generated table.
+ */
 struct vkl_device_dispatch {
-    struct vkl_gen_device_dispatch gen;
     PFN_vkVoidFunction unknown[VKL_MAX_UNKNOWN_FUNCS];
+    struct vkl_gen_device_dispatch gen;
 };
 
 extern const struct vkl_gen_instance_dispatch vkl_gen_terminators;

@@ -1,0 +1,243 @@
+/*
+ * VK_EXT_debug_utils and VK_EXT_debug_report: the loader's own messengers.
+ *
+ * Messengers chained into VkInstanceCreateInfo::pNext receive the loader's messages during
+ * vkCreateInstance and vkDestroyInstance (VK_EXT_debug_utils: "to capture events that occur while
+ * creating or destroying an instance"). Messengers the application creates later receive every
+ * loader message about that instance, and are also created in every driver that supports the
+ * extension so the drivers' own messages reach the application.
+ */
+#include <string.h>
+
+#include "loader/internal/loader.h"
+
+static VkDebugUtilsMessageSeverityFlagBitsEXT utils_severity(uint32_t flags) {
+    if (flags & VKL_LOG_ERROR) return VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    if (flags & VKL_LOG_WARN) return VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+    if (flags & VKL_LOG_DEBUG) return VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT;
+    return VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT;
+}
+
+static VkDebugReportFlagsEXT report_flags(uint32_t flags) {
+    if (flags & VKL_LOG_ERROR) return VK_DEBUG_REPORT_ERROR_BIT_EXT;
+    if (flags & VKL_LOG_WARN) return VK_DEBUG_REPORT_WARNING_BIT_EXT;
+    if (flags & VKL_LOG_PERF) return VK_DEBUG_REPORT_PERFORMANCE_WARNING_BIT_EXT;
+    if (flags & VKL_LOG_DEBUG) return VK_DEBUG_REPORT_DEBUG_BIT_EXT;
+    return VK_DEBUG_REPORT_INFORMATION_BIT_EXT;
+}
+
+void vkl_debug_emit(void *ctx, uint32_t flags, const char *line) {
+    struct vkl_instance *inst = ctx;
+    VkDebugUtilsMessageSeverityFlagBitsEXT sev = utils_severity(flags);
+    VkDebugUtilsMessageTypeFlagsEXT type = (flags & VKL_LOG_PERF) ? VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT
+                                                                   : VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+    VkDebugUtilsObjectNameInfoEXT obj = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+        .objectType = VK_OBJECT_TYPE_INSTANCE,
+        .objectHandle = (uint64_t)(uintptr_t)inst,
+    };
+    VkDebugUtilsMessengerCallbackDataEXT data = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CALLBACK_DATA_EXT,
+        .pMessageIdName = "Loader Message",
+        .pMessage = line,
+        .objectCount = 1,
+        .pObjects = &obj,
+    };
+    for (struct vkl_messenger *m = inst->messengers; m != NULL; m = m->next) {
+        if (m->create_destroy_only && !inst->in_create_or_destroy) continue;
+        if (m->is_report) {
+            VkDebugReportFlagsEXT rf = report_flags(flags);
+            if ((m->report_flags & rf) != 0)
+                m->report_cb(rf, VK_DEBUG_REPORT_OBJECT_TYPE_INSTANCE_EXT, (uint64_t)(uintptr_t)inst, 0, 0, "Loader",
+                             line, m->user_data);
+        } else if ((m->severity & sev) != 0 && (m->types & type) != 0) {
+            m->utils_cb(sev, type, &data, m->user_data);
+        }
+    }
+}
+
+static struct vkl_messenger *messenger_new(struct vkl_instance *inst, VkSystemAllocationScope scope) {
+    struct vkl_messenger *m = vkl_calloc(&inst->alloc, sizeof(*m), scope);
+    if (m == NULL) return NULL;
+    m->next = inst->messengers;
+    inst->messengers = m;
+    return m;
+}
+
+VkResult vkl_debug_add_create_info_messengers(struct vkl_instance *inst, const void *pnext) {
+    for (const VkBaseInStructure *s = pnext; s != NULL; s = s->pNext) {
+        if (s->sType == VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT) {
+            const VkDebugUtilsMessengerCreateInfoEXT *ci = (const VkDebugUtilsMessengerCreateInfoEXT *)s;
+            if (ci->pfnUserCallback == NULL) continue;
+            struct vkl_messenger *m = messenger_new(inst, VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+            if (m == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+            m->create_destroy_only = true;
+            m->severity = ci->messageSeverity;
+            m->types = ci->messageType;
+            m->utils_cb = ci->pfnUserCallback;
+            m->user_data = ci->pUserData;
+        } else if (s->sType == VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT) {
+            const VkDebugReportCallbackCreateInfoEXT *ci = (const VkDebugReportCallbackCreateInfoEXT *)s;
+            if (ci->pfnCallback == NULL) continue;
+            struct vkl_messenger *m = messenger_new(inst, VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+            if (m == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+            m->is_report = true;
+            m->create_destroy_only = true;
+            m->report_flags = ci->flags;
+            m->report_cb = ci->pfnCallback;
+            m->user_data = ci->pUserData;
+        }
+    }
+    return VK_SUCCESS;
+}
+
+static void messenger_free(struct vkl_instance *inst, struct vkl_messenger *m) {
+    vkl_free(&inst->alloc, m->driver_handles);
+    vkl_free(&inst->alloc, m);
+}
+
+void vkl_debug_destroy_all(struct vkl_instance *inst) {
+    while (inst->messengers != NULL) {
+        struct vkl_messenger *m = inst->messengers;
+        inst->messengers = m->next;
+        messenger_free(inst, m);
+    }
+}
+
+static void messenger_unlink(struct vkl_instance *inst, struct vkl_messenger *m) {
+    for (struct vkl_messenger **pp = &inst->messengers; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == m) {
+            *pp = m->next;
+            return;
+        }
+    }
+}
+
+VkResult vkl_term_CreateDebugUtilsMessengerEXT(VkInstance instance, const VkDebugUtilsMessengerCreateInfoEXT *ci,
+                                               const VkAllocationCallbacks *pAllocator,
+                                               VkDebugUtilsMessengerEXT *pMessenger) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    pthread_mutex_lock(&inst->lock);
+    struct vkl_messenger *m = messenger_new(inst, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+    VkResult r = VK_SUCCESS;
+    if (m == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    m->severity = ci->messageSeverity;
+    m->types = ci->messageType;
+    m->utils_cb = ci->pfnUserCallback;
+    m->user_data = ci->pUserData;
+    m->driver_count = inst->icd_count;
+    m->driver_handles = vkl_calloc(&inst->alloc, (inst->icd_count ? inst->icd_count : 1) * sizeof(uint64_t),
+                                   VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+    if (m->driver_handles == NULL) {
+        messenger_unlink(inst, m);
+        messenger_free(inst, m);
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    uint32_t i = 0;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next, i++) {
+        if (ii->disp.CreateDebugUtilsMessengerEXT == NULL) continue;
+        VkDebugUtilsMessengerEXT h = VK_NULL_HANDLE;
+        if (ii->disp.CreateDebugUtilsMessengerEXT(ii->handle, ci, pAllocator, &h) == VK_SUCCESS)
+            m->driver_handles[i] = (uint64_t)h;
+    }
+    *pMessenger = (VkDebugUtilsMessengerEXT)(uintptr_t)m;
+out:
+    pthread_mutex_unlock(&inst->lock);
+    return r;
+}
+
+void vkl_term_DestroyDebugUtilsMessengerEXT(VkInstance instance, VkDebugUtilsMessengerEXT messenger,
+                                            const VkAllocationCallbacks *pAllocator) {
+    if (messenger == VK_NULL_HANDLE) return;
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    struct vkl_messenger *m = (struct vkl_messenger *)(uintptr_t)messenger;
+    pthread_mutex_lock(&inst->lock);
+    uint32_t i = 0;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && i < m->driver_count; ii = ii->next, i++)
+        if (m->driver_handles[i] != 0 && ii->disp.DestroyDebugUtilsMessengerEXT != NULL)
+            ii->disp.DestroyDebugUtilsMessengerEXT(ii->handle, (VkDebugUtilsMessengerEXT)m->driver_handles[i],
+                                                   pAllocator);
+    messenger_unlink(inst, m);
+    messenger_free(inst, m);
+    pthread_mutex_unlock(&inst->lock);
+}
+
+void vkl_term_SubmitDebugUtilsMessageEXT(VkInstance instance, VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                         VkDebugUtilsMessageTypeFlagsEXT types,
+                                         const VkDebugUtilsMessengerCallbackDataEXT *data) {
+    /* Delivered by the loader to the application's messengers; drivers' copies of the messengers
+     * would deliver it a second time, so the message is not forwarded. */
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    for (struct vkl_messenger *m = inst->messengers; m != NULL; m = m->next) {
+        if (m->is_report || (m->create_destroy_only && !inst->in_create_or_destroy)) continue;
+        if ((m->severity & severity) != 0 && (m->types & types) != 0) m->utils_cb(severity, types, data, m->user_data);
+    }
+}
+
+VkResult vkl_term_CreateDebugReportCallbackEXT(VkInstance instance, const VkDebugReportCallbackCreateInfoEXT *ci,
+                                               const VkAllocationCallbacks *pAllocator,
+                                               VkDebugReportCallbackEXT *pCallback) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    pthread_mutex_lock(&inst->lock);
+    VkResult r = VK_SUCCESS;
+    struct vkl_messenger *m = messenger_new(inst, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+    if (m == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    m->is_report = true;
+    m->report_flags = ci->flags;
+    m->report_cb = ci->pfnCallback;
+    m->user_data = ci->pUserData;
+    m->driver_count = inst->icd_count;
+    m->driver_handles = vkl_calloc(&inst->alloc, (inst->icd_count ? inst->icd_count : 1) * sizeof(uint64_t),
+                                   VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+    if (m->driver_handles == NULL) {
+        messenger_unlink(inst, m);
+        messenger_free(inst, m);
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    uint32_t i = 0;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next, i++) {
+        if (ii->disp.CreateDebugReportCallbackEXT == NULL) continue;
+        VkDebugReportCallbackEXT h = VK_NULL_HANDLE;
+        if (ii->disp.CreateDebugReportCallbackEXT(ii->handle, ci, pAllocator, &h) == VK_SUCCESS)
+            m->driver_handles[i] = (uint64_t)h;
+    }
+    *pCallback = (VkDebugReportCallbackEXT)(uintptr_t)m;
+out:
+    pthread_mutex_unlock(&inst->lock);
+    return r;
+}
+
+void vkl_term_DestroyDebugReportCallbackEXT(VkInstance instance, VkDebugReportCallbackEXT callback,
+                                            const VkAllocationCallbacks *pAllocator) {
+    if (callback == VK_NULL_HANDLE) return;
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    struct vkl_messenger *m = (struct vkl_messenger *)(uintptr_t)callback;
+    pthread_mutex_lock(&inst->lock);
+    uint32_t i = 0;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && i < m->driver_count; ii = ii->next, i++)
+        if (m->driver_handles[i] != 0 && ii->disp.DestroyDebugReportCallbackEXT != NULL)
+            ii->disp.DestroyDebugReportCallbackEXT(ii->handle, (VkDebugReportCallbackEXT)m->driver_handles[i],
+                                                   pAllocator);
+    messenger_unlink(inst, m);
+    messenger_free(inst, m);
+    pthread_mutex_unlock(&inst->lock);
+}
+
+void vkl_term_DebugReportMessageEXT(VkInstance instance, VkDebugReportFlagsEXT flags,
+                                    VkDebugReportObjectTypeEXT objectType, uint64_t object, size_t location,
+                                    int32_t messageCode, const char *pLayerPrefix, const char *pMessage) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    for (struct vkl_messenger *m = inst->messengers; m != NULL; m = m->next) {
+        if (!m->is_report || (m->create_destroy_only && !inst->in_create_or_destroy)) continue;
+        if ((m->report_flags & flags) != 0)
+            m->report_cb(flags, objectType, object, location, messageCode, pLayerPrefix, pMessage, m->user_data);
+    }
+}

@@ -1,0 +1,216 @@
+/*
+ * Devices: the device chain, the loader's dispatch pointer in every dispatchable device-level
+ * object, and vkGetDeviceProcAddr.
+ *
+ * VkDevice, VkQueue and VkCommandBuffer are the driver's own objects. Their first word is reserved
+ * for the loader (driver interface document, "Driver Dispatchable Object Creation"); the loader
+ * writes its dispatch pointer there so exported trampolines find the table.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "loader/internal/loader.h"
+
+struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
+    const struct vkl_gen_device_dispatch *gen = vkl_device_disp(dispatchable);
+    return (struct vkl_device *)(void *)((char *)(uintptr_t)gen - offsetof(struct vkl_device, disp.gen));
+}
+
+static void set_dispatch(void *object, struct vkl_device *dev) {
+    *(const void **)object = &dev->disp.gen;
+}
+
+/* The device-group create info names physical devices; the layer below needs its own handles.
+ * The application's chain is const, so the substitution is made in a copy spliced in for the call
+ * and the original link is restored before returning. */
+struct group_patch {
+    VkBaseOutStructure *prev;            /* the struct whose pNext we redirected (or NULL: the create info) */
+    const void *orig;                    /* the original group struct */
+    VkDeviceGroupDeviceCreateInfo copy;
+    VkPhysicalDevice handles[VK_MAX_DEVICE_GROUP_SIZE];
+};
+
+static bool patch_groups(VkDeviceCreateInfo *ci, struct group_patch *gp, bool to_term) {
+    memset(gp, 0, sizeof(*gp));
+    VkBaseOutStructure *prev = NULL;
+    for (const VkBaseInStructure *s = ci->pNext; s != NULL; prev = (VkBaseOutStructure *)(uintptr_t)s, s = s->pNext) {
+        if (s->sType != VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO) continue;
+        const VkDeviceGroupDeviceCreateInfo *g = (const VkDeviceGroupDeviceCreateInfo *)s;
+        if (g->physicalDeviceCount > VK_MAX_DEVICE_GROUP_SIZE) return false;
+        gp->copy = *g;
+        for (uint32_t i = 0; i < g->physicalDeviceCount; i++) {
+            VkPhysicalDevice h = g->pPhysicalDevices[i];
+            gp->handles[i] = to_term ? vkl_physdev_next(h) : vkl_term_physdev_icd_handle(h);
+        }
+        gp->copy.pPhysicalDevices = gp->handles;
+        gp->orig = g;
+        gp->prev = prev;
+        if (prev == NULL)
+            ci->pNext = &gp->copy;
+        else
+            prev->pNext = (VkBaseOutStructure *)&gp->copy;
+        return true;
+    }
+    return true;
+}
+
+static void unpatch_groups(VkDeviceCreateInfo *ci, const struct group_patch *gp) {
+    if (gp->orig == NULL) return;
+    if (gp->prev == NULL)
+        ci->pNext = gp->orig;
+    else
+        gp->prev->pNext = (VkBaseOutStructure *)(uintptr_t)gp->orig;
+}
+
+VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *pCreateInfo,
+                               const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
+    const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)physicalDevice;
+    struct vkl_instance *inst = vkl_physdev_from_term(physicalDevice)->tramp.instance;
+    struct vkl_icd_instance *ii = t->icd;
+    struct vkl_alloc a;
+    if (pAllocator != NULL)
+        vkl_alloc_init(&a, pAllocator);
+    else
+        a = inst->alloc;
+    struct vkl_device *dev = vkl_calloc(&a, sizeof(*dev), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+    if (dev == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    dev->alloc = a;
+    dev->instance = inst;
+    dev->icd = ii;
+
+    VkDeviceCreateInfo ci = *pCreateInfo;
+    ci.enabledLayerCount = 0; /* device layers are deprecated; drivers never see layer names */
+    ci.ppEnabledLayerNames = NULL;
+    struct group_patch gp;
+    if (!patch_groups(&ci, &gp, false)) {
+        vkl_free(&a, dev);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    VkDevice device = VK_NULL_HANDLE;
+    VkResult r = ii->disp.CreateDevice(t->handle, &ci, pAllocator, &device);
+    unpatch_groups(&ci, &gp);
+    if (r != VK_SUCCESS) {
+        vkl_free(&a, dev);
+        return r;
+    }
+    /* Interface >= 2 drivers initialise the loader's word to ICD_LOADER_MAGIC; anything else means
+     * the driver did not reserve it and writing there would corrupt the driver's object. */
+    if (ii->driver->interface_version >= 2 && ((const VK_LOADER_DATA *)(const void *)device)->loaderMagic != ICD_LOADER_MAGIC) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "driver %s: VkDevice does not start with ICD_LOADER_MAGIC; device rejected [LDP_DRIVER_3]",
+                vkl_driver_name(ii->driver));
+        PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)ii->disp.GetDeviceProcAddr(device, "vkDestroyDevice");
+        if (destroy != NULL) destroy(device, pAllocator);
+        vkl_free(&a, dev);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    dev->handle = device;
+    vkl_gen_device_dispatch_fill(&dev->disp.gen, ii->disp.GetDeviceProcAddr, device);
+    if (dev->disp.gen.GetDeviceProcAddr == NULL) dev->disp.gen.GetDeviceProcAddr = ii->disp.GetDeviceProcAddr;
+    set_dispatch(device, dev);
+    pthread_mutex_lock(&inst->lock);
+    dev->next = inst->devices;
+    inst->devices = dev;
+    vkl_unknown_fill_device(inst, dev);
+    pthread_mutex_unlock(&inst->lock);
+    *pDevice = device;
+    return VK_SUCCESS;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice,
+                                                         const VkDeviceCreateInfo *pCreateInfo,
+                                                         const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
+    if (physicalDevice == VK_NULL_HANDLE || pCreateInfo == NULL || pDevice == NULL)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    VkDeviceCreateInfo ci = *pCreateInfo;
+    struct group_patch gp;
+    if (!patch_groups(&ci, &gp, true)) return VK_ERROR_INITIALIZATION_FAILED;
+    VkResult r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
+    unpatch_groups(&ci, &gp);
+    return r;
+}
+
+VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *pAllocator) {
+    if (device == VK_NULL_HANDLE) return;
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    struct vkl_instance *inst = dev->instance;
+    if (dev->disp.gen.DestroyDevice != NULL) dev->disp.gen.DestroyDevice(device, pAllocator);
+    pthread_mutex_lock(&inst->lock);
+    for (struct vkl_device **pp = &inst->devices; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == dev) {
+            *pp = dev->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&inst->lock);
+    struct vkl_alloc a = dev->alloc;
+    vkl_free(&a, dev);
+}
+
+VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    dev->disp.gen.GetDeviceQueue(device, family, index, pQueue);
+    if (*pQueue != VK_NULL_HANDLE) set_dispatch(*pQueue, dev);
+}
+
+VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *pInfo, VkQueue *pQueue) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    *pQueue = VK_NULL_HANDLE;
+    if (dev->disp.gen.GetDeviceQueue2 == NULL) return;
+    dev->disp.gen.GetDeviceQueue2(device, pInfo, pQueue);
+    if (*pQueue != VK_NULL_HANDLE) set_dispatch(*pQueue, dev);
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice device,
+                                                                   const VkCommandBufferAllocateInfo *pInfo,
+                                                                   VkCommandBuffer *pBuffers) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    VkResult r = dev->disp.gen.AllocateCommandBuffers(device, pInfo, pBuffers);
+    if (r == VK_SUCCESS)
+        for (uint32_t i = 0; i < pInfo->commandBufferCount; i++)
+            if (pBuffers[i] != VK_NULL_HANDLE) set_dispatch(pBuffers[i], dev);
+    return r;
+}
+
+VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *pName) {
+    if (device == VK_NULL_HANDLE || pName == NULL) return NULL;
+    /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
+    if (pName[0] == 'v' && pName[1] == 'k') {
+        const char *n = pName + 2;
+        if (strcmp(n, "GetDeviceProcAddr") == 0) return (PFN_vkVoidFunction)vkGetDeviceProcAddr;
+        if (strcmp(n, "DestroyDevice") == 0) return (PFN_vkVoidFunction)vkDestroyDevice;
+        if (strcmp(n, "GetDeviceQueue") == 0) return (PFN_vkVoidFunction)vkGetDeviceQueue;
+        if (strcmp(n, "GetDeviceQueue2") == 0) return (PFN_vkVoidFunction)vkGetDeviceQueue2;
+        if (strcmp(n, "AllocateCommandBuffers") == 0) return (PFN_vkVoidFunction)vkAllocateCommandBuffers;
+    }
+    /* Everything else: the driver's own function pointer, so device calls cost nothing extra. */
+    return vkl_device_from_handle(device)->disp.gen.GetDeviceProcAddr(device, pName);
+}
+
+VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName, uint32_t *pCount,
+                                                     VkExtensionProperties *pProps) {
+    /* Never pass a layer name to a driver (LDP_LOADER_12). */
+    if (pLayerName != NULL) return VK_ERROR_LAYER_NOT_PRESENT;
+    const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
+    return t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, pCount, pProps);
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhysicalDevice pd,
+                                                                               const char *pLayerName, uint32_t *pCount,
+                                                                               VkExtensionProperties *pProps) {
+    if (pd == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    return vkl_physdev_disp(pd)->EnumerateDeviceExtensionProperties(vkl_physdev_next(pd), pLayerName, pCount, pProps);
+}
+
+VkResult vkl_term_EnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *pCount, VkLayerProperties *pProps) {
+    (void)pd;
+    (void)pProps;
+    *pCount = 0;
+    return VK_SUCCESS;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *pCount,
+                                                                           VkLayerProperties *pProps) {
+    if (pd == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    return vkl_physdev_disp(pd)->EnumerateDeviceLayerProperties(vkl_physdev_next(pd), pCount, pProps);
+}

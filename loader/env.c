@@ -1,0 +1,96 @@
+/*
+ * The one function that reads the environment (see loader/internal/env.h).
+ */
+#include "loader/internal/env.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "loader/internal/log.h"
+
+struct secure_var {
+    const char *name;
+    uint32_t category; /* log category for the "ignored" line */
+    const char *policy;
+};
+
+/* Spec §2.2: every variable the Khronos loader reads through secure_getenv. The documents name
+ * only the driver/layer path variables and the XDG homes ([Drv] "Exception for Elevated
+ * Privileges", LDP_LOADER_13, LLP_LOADER_13); HOME, XDG_*_DIRS and the filters are included because
+ * each of them can redirect the search or change which libraries are loaded. */
+static const struct secure_var k_secure_vars[] = {
+    {"VK_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_ICD_FILENAMES", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_ADD_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_LOADER_DRIVERS_SELECT", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_LOADER_DRIVERS_DISABLE", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_LOADER_DEVICE_ID_FILTER", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_LOADER_VENDOR_ID_FILTER", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_LOADER_DRIVER_ID_FILTER", VKL_LOG_DRIVER, "LDP_LOADER_13"},
+    {"VK_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    {"VK_ADD_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    {"VK_IMPLICIT_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    {"VK_ADD_IMPLICIT_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    {"VK_LOADER_LAYERS_ENABLE", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    {"VK_LOADER_LAYERS_DISABLE", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    {"VK_LOADER_LAYERS_ALLOW", VKL_LOG_LAYER, "LLP_LOADER_13"},
+    /* search bases for drivers and layers alike */
+    {"XDG_CONFIG_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "LDP_LOADER_13"},
+    {"XDG_CONFIG_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "LDP_LOADER_13"},
+    {"XDG_DATA_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "LDP_LOADER_13"},
+    {"XDG_DATA_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "LDP_LOADER_13"},
+    {"HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "LDP_LOADER_13"},
+};
+#define SECURE_VAR_COUNT (sizeof(k_secure_vars) / sizeof(k_secure_vars[0]))
+
+static atomic_bool g_logged[SECURE_VAR_COUNT];
+/* -1: real getauxval answer; 0/1: forced by a test. */
+static atomic_int g_elevated_override = -1;
+
+static const struct secure_var *find_secure(const char *name, size_t *index) {
+    for (size_t i = 0; i < SECURE_VAR_COUNT; i++) {
+        if (strcmp(k_secure_vars[i].name, name) == 0) {
+            if (index) *index = i;
+            return &k_secure_vars[i];
+        }
+    }
+    return NULL;
+}
+
+bool vkl_env_is_secure_var(const char *name) {
+    return name != NULL && find_secure(name, NULL) != NULL;
+}
+
+bool vkl_env_is_elevated(void) {
+    int forced = atomic_load(&g_elevated_override);
+    if (forced >= 0) return forced != 0;
+    /* The kernel sets AT_SECURE for set-uid/set-gid execs, file capabilities and LSM requests;
+     * glibc's secure_getenv keys off the same flag (spec §2.1). */
+    return getauxval(AT_SECURE) != 0;
+}
+
+const char *vkl_getenv(const char *name) {
+    if (name == NULL) return NULL;
+    const char *value = getenv(name);
+    size_t index = 0;
+    const struct secure_var *sv = find_secure(name, &index);
+    if (sv == NULL || value == NULL || !vkl_env_is_elevated()) return value;
+
+    /* LDP_LOADER_13 / LLP_LOADER_13: no user-defined paths or filters when elevated. */
+    if (!atomic_exchange(&g_logged[index], true)) {
+        vkl_log(NULL, VKL_LOG_WARN | sv->category,
+                "env %s: ignored because the process runs with elevated privileges [%s]", name,
+                sv->policy);
+    }
+    return NULL;
+}
+
+void vkl_env_set_elevated_for_testing(int elevated) {
+    atomic_store(&g_elevated_override, elevated < 0 ? -1 : (elevated != 0));
+}
+
+void vkl_env_reset_log_once_for_testing(void) {
+    for (size_t i = 0; i < SECURE_VAR_COUNT; i++) atomic_store(&g_logged[i], false);
+}

@@ -1,0 +1,134 @@
+// Unit tests for loader/env.c: the one environment reader and elevated-privilege handling.
+#include <gtest/gtest.h>
+#include <sys/auxv.h>
+
+#include <cstdlib>
+#include <string>
+
+extern "C" {
+#include "loader/internal/env.h"
+#include "loader/internal/log.h"
+}
+
+namespace {
+
+const char *const kSecure[] = {
+    "VK_DRIVER_FILES",          "VK_ICD_FILENAMES",           "VK_ADD_DRIVER_FILES",
+    "VK_LAYER_PATH",            "VK_ADD_LAYER_PATH",          "VK_IMPLICIT_LAYER_PATH",
+    "VK_ADD_IMPLICIT_LAYER_PATH", "VK_LOADER_DRIVERS_SELECT", "VK_LOADER_DRIVERS_DISABLE",
+    "VK_LOADER_LAYERS_ENABLE",  "VK_LOADER_LAYERS_DISABLE",   "VK_LOADER_LAYERS_ALLOW",
+    "VK_LOADER_DEVICE_ID_FILTER", "VK_LOADER_VENDOR_ID_FILTER", "VK_LOADER_DRIVER_ID_FILTER",
+    "XDG_CONFIG_HOME",          "XDG_CONFIG_DIRS",            "XDG_DATA_HOME",
+    "XDG_DATA_DIRS",            "HOME",
+};
+
+// Plain variables stay live when elevated (spec §2.2).
+const char *const kPlain[] = {
+    "VK_INSTANCE_LAYERS", "VK_LOADER_DEBUG", "VK_LOADER_DISABLE_INST_EXT_FILTER",
+    "VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING", "VK_LOADER_DEVICE_SELECT",
+    "VK_LOADER_DISABLE_SELECT", "PATH",
+};
+
+class EnvTest : public testing::Test {
+  protected:
+    void SetUp() override {
+        vkl_env_reset_log_once_for_testing();
+        vkl_log_set_level_for_testing(0);
+    }
+    void TearDown() override {
+        vkl_env_set_elevated_for_testing(-1);
+        vkl_log_set_level_for_testing(0);
+        for (const char *n : kSecure)
+            if (std::string(n) != "HOME" && std::string(n) != "XDG_DATA_DIRS") unsetenv(n);
+    }
+};
+
+TEST_F(EnvTest, SecureListIsExactlyTheDocumentedSet) {
+    for (const char *n : kSecure) EXPECT_TRUE(vkl_env_is_secure_var(n)) << n;
+    for (const char *n : kPlain) EXPECT_FALSE(vkl_env_is_secure_var(n)) << n;
+    EXPECT_FALSE(vkl_env_is_secure_var(nullptr));
+    EXPECT_FALSE(vkl_env_is_secure_var("vk_driver_files"));  // names are case-sensitive
+}
+
+TEST_F(EnvTest, RealElevationComesFromAtSecure) {
+    vkl_env_set_elevated_for_testing(-1);
+    EXPECT_EQ(vkl_env_is_elevated(), getauxval(AT_SECURE) != 0);
+    EXPECT_FALSE(vkl_env_is_elevated());  // the test runner is not set-uid
+}
+
+TEST_F(EnvTest, NotElevatedReturnsValues) {
+    vkl_env_set_elevated_for_testing(0);
+    EXPECT_FALSE(vkl_env_is_elevated());
+    setenv("VK_DRIVER_FILES", "/a.json", 1);
+    ASSERT_NE(vkl_getenv("VK_DRIVER_FILES"), nullptr);
+    EXPECT_STREQ(vkl_getenv("VK_DRIVER_FILES"), "/a.json");
+    setenv("VK_ADD_DRIVER_FILES", "", 1);
+    ASSERT_NE(vkl_getenv("VK_ADD_DRIVER_FILES"), nullptr);  // set-but-empty stays visible
+    EXPECT_STREQ(vkl_getenv("VK_ADD_DRIVER_FILES"), "");
+    unsetenv("VK_LAYER_PATH");
+    EXPECT_EQ(vkl_getenv("VK_LAYER_PATH"), nullptr);
+    EXPECT_EQ(vkl_getenv(nullptr), nullptr);
+}
+
+TEST_F(EnvTest, ElevatedSuppressesEverySecureVariable) {
+    vkl_env_set_elevated_for_testing(1);
+    EXPECT_TRUE(vkl_env_is_elevated());
+    for (const char *n : kSecure) {
+        std::string saved = getenv(n) ? getenv(n) : "";
+        bool had = getenv(n) != nullptr;
+        setenv(n, "/somewhere", 1);
+        EXPECT_EQ(vkl_getenv(n), nullptr) << n;
+        if (had)
+            setenv(n, saved.c_str(), 1);
+        else
+            unsetenv(n);
+    }
+}
+
+TEST_F(EnvTest, ElevatedKeepsPlainVariables) {
+    vkl_env_set_elevated_for_testing(1);
+    setenv("VK_INSTANCE_LAYERS", "VK_LAYER_x", 1);
+    setenv("VK_LOADER_DEBUG", "all", 1);
+    EXPECT_STREQ(vkl_getenv("VK_INSTANCE_LAYERS"), "VK_LAYER_x");
+    EXPECT_STREQ(vkl_getenv("VK_LOADER_DEBUG"), "all");
+    unsetenv("VK_INSTANCE_LAYERS");
+    unsetenv("VK_LOADER_DEBUG");
+}
+
+TEST_F(EnvTest, ElevatedLogsOncePerVariable) {
+    vkl_env_set_elevated_for_testing(1);
+    vkl_log_set_level_for_testing(VKL_LOG_WARN);
+    setenv("VK_DRIVER_FILES", "/evil.json", 1);
+    setenv("VK_LAYER_PATH", "/evil", 1);
+    unsetenv("VK_ADD_LAYER_PATH");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(vkl_getenv("VK_DRIVER_FILES"), nullptr);
+    EXPECT_EQ(vkl_getenv("VK_DRIVER_FILES"), nullptr);
+    EXPECT_EQ(vkl_getenv("VK_LAYER_PATH"), nullptr);
+    EXPECT_EQ(vkl_getenv("VK_ADD_LAYER_PATH"), nullptr);  // unset: nothing to report
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "[Vulkan Loader] WARNING | DRIVER: env VK_DRIVER_FILES: ignored because the process "
+              "runs with elevated privileges [LDP_LOADER_13]\n"
+              "[Vulkan Loader] WARNING | LAYER: env VK_LAYER_PATH: ignored because the process runs "
+              "with elevated privileges [LLP_LOADER_13]\n");
+}
+
+TEST_F(EnvTest, ElevatedLogIsFilteredByVkLoaderDebug) {
+    vkl_env_set_elevated_for_testing(1);
+    vkl_log_set_level_for_testing(VKL_LOG_ERROR);
+    setenv("VK_ICD_FILENAMES", "/evil.json", 1);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(vkl_getenv("VK_ICD_FILENAMES"), nullptr);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST_F(EnvTest, TestHookRestoresRealAnswer) {
+    vkl_env_set_elevated_for_testing(1);
+    EXPECT_TRUE(vkl_env_is_elevated());
+    vkl_env_set_elevated_for_testing(0);
+    EXPECT_FALSE(vkl_env_is_elevated());
+    vkl_env_set_elevated_for_testing(-1);
+    EXPECT_EQ(vkl_env_is_elevated(), getauxval(AT_SECURE) != 0);
+}
+
+}  // namespace

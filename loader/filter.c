@@ -1,0 +1,118 @@
+/*
+ * Glob filters (see loader/internal/filter.h).
+ */
+#include "loader/internal/filter.h"
+
+#include <string.h>
+
+static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
+
+static bool token_is(const char *t, size_t n, const char *word) {
+    return strlen(word) == n && memcmp(t, word, n) == 0;
+}
+
+static void add_token(struct vkl_filter *f, const char *t, size_t n) {
+    f->active = true;
+    /* [Arch] special tokens: "~all~" (and "*" / "**", which the Khronos loader treats the same) match
+     * everything in every filter variable; ~implicit~/~explicit~ only mean something to
+     * VK_LOADER_LAYERS_DISABLE; other "~" tokens are ignored (spec §1.4). */
+    if (token_is(t, n, "~all~") || token_is(t, n, "*") || token_is(t, n, "**")) {
+        f->match_all = true;
+        return;
+    }
+    if (t[0] == '~') {
+        if (token_is(t, n, "~implicit~")) f->implicit_layers = true;
+        if (token_is(t, n, "~explicit~")) f->explicit_layers = true;
+        return;
+    }
+    if (f->count == VKL_FILTER_MAX_TOKENS) {
+        /* MAX_ADDITIONAL_FILTERS in Khronos: the rest are dropped; counted for a caller warning. */
+        f->dropped++;
+        return;
+    }
+    bool lead = t[0] == '*';
+    bool trail = n > 1 && t[n - 1] == '*';
+    if (lead) t++, n--;
+    if (trail) n--;
+    struct vkl_filter_token *tok = &f->tokens[f->count++];
+    tok->kind = lead && trail ? VKL_FILTER_SUBSTRING
+                : lead        ? VKL_FILTER_SUFFIX
+                : trail       ? VKL_FILTER_PREFIX
+                              : VKL_FILTER_EXACT;
+    if (n > VKL_FILTER_MAX_TOKEN_LEN) n = VKL_FILTER_MAX_TOKEN_LEN;
+    tok->len = (uint32_t)n;
+    memcpy(tok->text, t, n);
+    tok->text[n] = '\0';
+}
+
+void vkl_filter_parse(const char *value, size_t len, struct vkl_filter *out) {
+    memset(out, 0, sizeof(*out));
+    if (value == NULL) return;
+    char token[VKL_FILTER_MAX_TOKEN_LEN + 2]; /* +1 to see a trailing '*' after the cut, +1 NUL */
+    size_t start = 0;
+    while (start < len) {
+        size_t end = start;
+        while (end < len && value[end] != ',') end++;
+        size_t n = end - start;
+        if (n > 0) { /* empty tokens vanish */
+            /* [Arch] "Comparison Strings": case-insensitive — fold the filter once here */
+            size_t keep = n < sizeof(token) - 1 ? n : sizeof(token) - 1;
+            for (size_t i = 0; i < keep; i++) token[i] = lower(value[start + i]);
+            /* a cut token keeps its trailing '*' meaning (prefix/substring) */
+            if (keep < n && value[end - 1] == '*') token[keep - 1] = '*';
+            token[keep] = '\0';
+            add_token(out, token, keep);
+        }
+        start = end + 1;
+    }
+}
+
+static bool eq_fold(const char *name, const char *lower_text, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (lower(name[i]) != lower_text[i]) return false;
+    return true;
+}
+
+static bool token_match(const struct vkl_filter_token *t, const char *name, size_t name_len) {
+    if (t->len > name_len) return false;
+    switch (t->kind) {
+        case VKL_FILTER_EXACT:
+            return t->len == name_len && eq_fold(name, t->text, t->len);
+        case VKL_FILTER_PREFIX:
+            return eq_fold(name, t->text, t->len);
+        case VKL_FILTER_SUFFIX:
+            return eq_fold(name + name_len - t->len, t->text, t->len);
+        case VKL_FILTER_SUBSTRING:
+            for (size_t i = 0; i + t->len <= name_len; i++)
+                if (eq_fold(name + i, t->text, t->len)) return true;
+            return false;
+    }
+    return false;
+}
+
+bool vkl_filter_match(const struct vkl_filter *f, const char *name) {
+    if (f == NULL || !f->active || name == NULL) return false;
+    if (f->match_all) return true;
+    size_t name_len = strlen(name);
+    for (uint32_t i = 0; i < f->count; i++)
+        if (token_match(&f->tokens[i], name, name_len)) return true;
+    return false;
+}
+
+const char *vkl_path_basename(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+enum vkl_driver_filter_result vkl_driver_filter_check(const struct vkl_filter *select,
+                                                      const struct vkl_filter *disable,
+                                                      const char *manifest_path) {
+    /* [Drv] "Driver Filtering": compared against the driver's manifest file name. */
+    const char *name = vkl_path_basename(manifest_path);
+    bool selected = vkl_filter_match(select, name);
+    bool disabled = vkl_filter_match(disable, name);
+    /* [Arch] "Priority": disable is considered first, so select can re-enable a disabled driver. */
+    if (disabled && !selected) return VKL_DRIVER_DISABLED;
+    if (select != NULL && select->active && !selected) return VKL_DRIVER_NOT_SELECTED;
+    return VKL_DRIVER_KEEP;
+}

@@ -1,0 +1,372 @@
+/*
+ * Drivers: search, manifest cache, filters, dlopen and loader/driver interface negotiation.
+ *
+ * Start-up cost by design: a manifest is parsed once per (path, device, inode, size, mtime); a
+ * library is opened once and negotiated once; later pre-instance calls and vkCreateInstance reuse
+ * the cached result. Filters are evaluated on every call because the environment may change.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "loader/internal/env.h"
+#include "loader/internal/filter.h"
+#include "loader/internal/loader.h"
+#include "loader/internal/search_paths.h"
+
+static pthread_mutex_t g_driver_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vkl_driver *g_drivers; /* cache, in no particular order */
+
+const char *vkl_driver_name(const struct vkl_driver *d) { return d->manifest_path; }
+
+bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name) {
+    for (uint32_t i = 0; i < d->extension_count; i++)
+        if (strcmp(d->extensions[i].extensionName, name) == 0) return true;
+    return false;
+}
+
+static void driver_unload(struct vkl_driver *d) {
+    free(d->extensions);
+    d->extensions = NULL;
+    d->extension_count = 0;
+    if (d->lib != NULL) {
+        /* VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1 keeps libraries mapped so leak checkers can
+         * still symbolise their stacks (documented debugging aid). */
+        const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
+        if (keep == NULL || strcmp(keep, "1") != 0) dlclose(d->lib);
+        d->lib = NULL;
+    }
+    d->loaded = false;
+}
+
+static void driver_free(struct vkl_driver *d) {
+    driver_unload(d);
+    vkl_icd_manifest_finish(&d->manifest);
+    free(d->manifest_error);
+    free(d->manifest_path);
+    free(d);
+}
+
+static void cache_unlink_free(struct vkl_driver *d) {
+    for (struct vkl_driver **pp = &g_drivers; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == d) {
+            *pp = d->next;
+            break;
+        }
+    }
+    driver_free(d);
+}
+
+__attribute__((destructor)) static void vkl_drivers_shutdown(void) {
+    pthread_mutex_lock(&g_driver_lock);
+    while (g_drivers != NULL) {
+        struct vkl_driver *d = g_drivers;
+        g_drivers = d->next;
+        driver_free(d);
+    }
+    pthread_mutex_unlock(&g_driver_lock);
+}
+
+/* A sink that remembers the last rejection line of a manifest and forwards it. */
+struct capture {
+    const struct vkl_log_sink *fwd;
+    char *line;
+    uint32_t flags;
+};
+static void capture_emit(void *ctx, uint32_t flags, const char *line) {
+    struct capture *c = ctx;
+    if (c->line == NULL && (flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO)) != 0) {
+        c->line = strdup(line);
+        c->flags = flags;
+    }
+    if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
+}
+
+static struct vkl_driver *cache_lookup(const char *path, const struct stat *st) {
+    for (struct vkl_driver *d = g_drivers; d != NULL; d = d->next) {
+        if (d->stale || strcmp(d->manifest_path, path) != 0) continue;
+        if (d->st_dev == (uint64_t)st->st_dev && d->st_ino == (uint64_t)st->st_ino &&
+            d->st_size == (uint64_t)st->st_size &&
+            d->st_mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec)
+            return d;
+        /* Same path, different file or content: this entry is out of date. */
+        d->stale = true;
+    }
+    return NULL;
+}
+
+static struct vkl_driver *driver_scan(const struct vkl_log_sink *log, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: cannot be read [LDP_DRIVER_4]",
+                path);
+        return NULL;
+    }
+    struct vkl_driver *d = cache_lookup(path, &st);
+    if (d != NULL) {
+        if (!d->manifest_ok && d->manifest_error != NULL)
+            vkl_log(log, d->manifest_error_flags, "%s", d->manifest_error);
+        return d;
+    }
+    d = calloc(1, sizeof(*d));
+    if (d == NULL) return NULL;
+    d->manifest_path = strdup(path);
+    if (d->manifest_path == NULL) {
+        free(d);
+        return NULL;
+    }
+    d->st_dev = (uint64_t)st.st_dev;
+    d->st_ino = (uint64_t)st.st_ino;
+    d->st_size = (uint64_t)st.st_size;
+    d->st_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+
+    struct capture cap = {.fwd = log};
+    struct vkl_log_sink capture_sink = {.emit = capture_emit, .ctx = &cap};
+    char *buf = NULL;
+    size_t len = 0;
+    VkResult r = vkl_read_file(path, &buf, &len);
+    if (r != VK_SUCCESS) {
+        vkl_log(&capture_sink, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "driver manifest %s: cannot be read [LDP_DRIVER_4]", path);
+    } else {
+        r = vkl_icd_manifest_parse(path, buf, len, &capture_sink, &d->manifest);
+        free(buf);
+    }
+    d->manifest_ok = (r == VK_SUCCESS);
+    if (!d->manifest_ok) {
+        d->manifest_error = cap.line;
+        d->manifest_error_flags = cap.flags;
+    } else {
+        free(cap.line);
+    }
+    d->next = g_drivers;
+    g_drivers = d;
+    return d;
+}
+
+static PFN_vkVoidFunction lib_sym(void *lib, const char *name) {
+    PFN_vkVoidFunction f;
+    void *p = dlsym(lib, name);
+    memcpy(&f, &p, sizeof(f));
+    return f;
+}
+
+/* Loader side of the loader/driver interface negotiation (driver interface document,
+ * "Loader and Driver Interface Negotiation"). Returns false when the driver must be ignored
+ * (LDP_LOADER_5). */
+static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *d) {
+    const char *name = d->manifest_path;
+    PFN_vk_icdNegotiateLoaderICDInterfaceVersion negotiate =
+        (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)lib_sym(d->lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
+    PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)lib_sym(d->lib, "vk_icdGetInstanceProcAddr");
+    bool negotiate_via_gipa = false;
+    if (negotiate == NULL && gipa != NULL) {
+        /* Interface 7: the negotiation function need not be exported, only queryable. */
+        negotiate = (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)gipa(
+            VK_NULL_HANDLE, "vk_icdNegotiateLoaderICDInterfaceVersion");
+        negotiate_via_gipa = negotiate != NULL;
+    }
+    uint32_t version = 0;
+    if (negotiate != NULL) {
+        version = VKL_LOADER_ICD_INTERFACE_VERSION;
+        VkResult r = negotiate(&version);
+        if (r != VK_SUCCESS) {
+            /* The documents: a driver that cannot negotiate a compatible version is ignored. The
+             * Khronos loader ignores it only for VK_ERROR_INCOMPATIBLE_DRIVER (see deviations). */
+            vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "driver %s: interface negotiation failed with %d; driver ignored [LDP_LOADER_5]", name,
+                    (int)r);
+            return false;
+        }
+        if (version > VKL_LOADER_ICD_INTERFACE_VERSION) {
+            vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "driver %s: negotiated interface version %u is above the offered %u; driver ignored "
+                    "[LDP_LOADER_5]",
+                    name, version, VKL_LOADER_ICD_INTERFACE_VERSION);
+            return false;
+        }
+        if (negotiate_via_gipa && version < 7) {
+            vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "driver %s: negotiation is only queryable through vk_icdGetInstanceProcAddr but the "
+                    "driver chose interface version %u (< 7 requires the export); driver ignored "
+                    "[LDP_LOADER_5]",
+                    name, version);
+            return false;
+        }
+    }
+    if (gipa == NULL) {
+        if (version != 0) {
+            vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "driver %s: interface version %u without vk_icdGetInstanceProcAddr; driver ignored "
+                    "[LDP_LOADER_5]",
+                    name, version);
+            return false;
+        }
+        /* Interface 0: the driver exports the Vulkan entry points themselves. */
+        gipa = (PFN_vkGetInstanceProcAddr)lib_sym(d->lib, "vkGetInstanceProcAddr");
+        if (gipa == NULL || lib_sym(d->lib, "vkCreateInstance") == NULL ||
+            lib_sym(d->lib, "vkEnumerateInstanceExtensionProperties") == NULL) {
+            vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "driver %s: exports neither vk_icdNegotiateLoaderICDInterfaceVersion, "
+                    "vk_icdGetInstanceProcAddr nor the interface-0 entry points; driver ignored [LDP_LOADER_5]",
+                    name);
+            return false;
+        }
+        vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                "driver %s: uses the deprecated interface version 0 (exported vkGetInstanceProcAddr)", name);
+    } else if (negotiate == NULL) {
+        version = 1; /* vk_icdGetInstanceProcAddr without negotiation */
+    }
+    d->interface_version = version;
+    d->gipa = gipa;
+    if (version >= 4) {
+        if (version >= 7)
+            d->gpdpa = (PFN_vk_icdGetPhysicalDeviceProcAddr)gipa(VK_NULL_HANDLE, "vk_icdGetPhysicalDeviceProcAddr");
+        if (d->gpdpa == NULL)
+            d->gpdpa = (PFN_vk_icdGetPhysicalDeviceProcAddr)lib_sym(d->lib, "vk_icdGetPhysicalDeviceProcAddr");
+    }
+    d->create_instance = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    d->enumerate_instance_extensions =
+        (PFN_vkEnumerateInstanceExtensionProperties)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
+    if (d->create_instance == NULL || d->enumerate_instance_extensions == NULL) {
+        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "driver %s: vkGetInstanceProcAddr(NULL, ...) gives no vkCreateInstance or "
+                "vkEnumerateInstanceExtensionProperties; driver ignored [LDP_LOADER_5]",
+                name);
+        return false;
+    }
+
+    /* Driver API version: manifest, refined by the driver's own vkEnumerateInstanceVersion. */
+    uint32_t api = d->manifest.api_version;
+    if (VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) {
+        PFN_vkEnumerateInstanceVersion eiv =
+            (PFN_vkEnumerateInstanceVersion)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+        uint32_t reported = 0;
+        if (eiv == NULL) {
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
+                    "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
+                    name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+            api = VK_API_VERSION_1_0;
+        } else if (eiv(&reported) != VK_SUCCESS) {
+            api = VK_API_VERSION_1_0;
+        } else {
+            api = reported;
+        }
+    }
+    d->api_version = api;
+    if ((VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) && version < 5) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver %s: supports Vulkan %u.%u with interface version %u; interface version 5 or newer "
+                "is required for Vulkan 1.1 and later [LDP_DRIVER_7]",
+                name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api), version);
+    }
+
+    /* Instance extensions, queried once. pLayerName is always NULL (LDP_LOADER_12). */
+    uint32_t count = 0;
+    VkResult r = d->enumerate_instance_extensions(NULL, &count, NULL);
+    if (r == VK_SUCCESS && count > 0) {
+        d->extensions = calloc(count, sizeof(VkExtensionProperties));
+        if (d->extensions == NULL) return false;
+        r = d->enumerate_instance_extensions(NULL, &count, d->extensions);
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE) count = 0;
+    } else if (r != VK_SUCCESS) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver %s: vkEnumerateInstanceExtensionProperties failed with %d; assuming no extensions",
+                name, (int)r);
+        count = 0;
+    }
+    d->extension_count = count;
+    vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+            "driver %s: loaded %s, interface version %u, Vulkan %u.%u.%u, %u instance extensions", name,
+            d->manifest.library_path, version, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api),
+            VK_API_VERSION_PATCH(api), count);
+    return true;
+}
+
+static bool driver_load(const struct vkl_log_sink *log, struct vkl_driver *d) {
+    if (d->load_attempted) return d->loaded;
+    d->load_attempted = true;
+    /* RTLD_LOCAL keeps one driver's symbols from resolving another's (LDP_DRIVER_1). */
+    d->lib = dlopen(d->manifest.library_path, RTLD_NOW | RTLD_LOCAL);
+    if (d->lib == NULL) {
+        const char *err = dlerror();
+        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",
+                d->manifest_path, d->manifest.library_path, err != NULL ? err : "unknown error");
+        return false;
+    }
+    if (!driver_negotiate(log, d)) {
+        driver_unload(d);
+        return false;
+    }
+    d->loaded = true;
+    return true;
+}
+
+VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_set *out) {
+    memset(out, 0, sizeof(*out));
+    struct vkl_strlist files = {0};
+    VkResult result = VK_SUCCESS;
+    struct vkl_filter select, disable;
+    const char *sel = vkl_getenv("VK_LOADER_DRIVERS_SELECT");
+    const char *dis = vkl_getenv("VK_LOADER_DRIVERS_DISABLE");
+    vkl_filter_parse(sel, sel != NULL ? strlen(sel) : 0, &select);
+    vkl_filter_parse(dis, dis != NULL ? strlen(dis) : 0, &disable);
+
+    pthread_mutex_lock(&g_driver_lock);
+    result = vkl_driver_manifest_files(log, &files);
+    if (result != VK_SUCCESS) goto out;
+    out->drivers = calloc(files.count ? files.count : 1, sizeof(*out->drivers));
+    if (out->drivers == NULL) {
+        result = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    for (size_t i = 0; i < files.count; i++) {
+        struct vkl_driver *d = driver_scan(log, files.items[i]);
+        if (d == NULL || !d->manifest_ok) continue;
+        bool dup = false; /* the same manifest reached twice (e.g. VK_ADD_DRIVER_FILES and a dir) */
+        for (uint32_t j = 0; j < out->count; j++) dup = dup || out->drivers[j] == d;
+        if (dup) continue;
+        switch (vkl_driver_filter_check(&select, &disable, d->manifest_path)) {
+            case VKL_DRIVER_DISABLED:
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "driver %s: ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'",
+                        d->manifest_path);
+                continue;
+            case VKL_DRIVER_NOT_SELECTED:
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "driver %s: ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT'",
+                        d->manifest_path);
+                continue;
+            default:
+                break;
+        }
+        if (!driver_load(log, d)) continue;
+        d->refs++;
+        out->drivers[out->count++] = d;
+    }
+    /* Drop cache entries whose manifest vanished or changed and nobody uses any more. */
+    for (struct vkl_driver *d = g_drivers, *n; d != NULL; d = n) {
+        n = d->next;
+        if (d->stale && d->refs == 0) cache_unlink_free(d);
+    }
+out:
+    pthread_mutex_unlock(&g_driver_lock);
+    vkl_strlist_finish(&files);
+    if (result != VK_SUCCESS) vkl_drivers_release(out);
+    return result;
+}
+
+void vkl_drivers_release(struct vkl_driver_set *set) {
+    pthread_mutex_lock(&g_driver_lock);
+    for (uint32_t i = 0; i < set->count; i++) {
+        struct vkl_driver *d = set->drivers[i];
+        if (d->refs > 0) d->refs--;
+        if (d->stale && d->refs == 0) cache_unlink_free(d);
+    }
+    pthread_mutex_unlock(&g_driver_lock);
+    free(set->drivers);
+    memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,391 @@
+/*
+ * Instances: global enumeration, vkCreateInstance / vkDestroyInstance (trampolines and
+ * terminators), and the per-driver instance fan-out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal/loader.h"
+
+/* Instance extensions the loader itself implements, whatever the drivers support. */
+static const VkExtensionProperties g_loader_extensions[] = {
+    {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_SPEC_VERSION},
+    {VK_EXT_DEBUG_REPORT_EXTENSION_NAME, VK_EXT_DEBUG_REPORT_SPEC_VERSION},
+    {VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME, VK_KHR_PORTABILITY_ENUMERATION_SPEC_VERSION},
+};
+#define LOADER_EXTENSION_COUNT (sizeof(g_loader_extensions) / sizeof(g_loader_extensions[0]))
+
+static bool is_loader_extension(const char *name) {
+    for (size_t i = 0; i < LOADER_EXTENSION_COUNT; i++)
+        if (strcmp(g_loader_extensions[i].extensionName, name) == 0) return true;
+    return false;
+}
+
+struct vkl_instance *vkl_instance_from_handle(VkInstance instance) { return (struct vkl_instance *)(void *)instance; }
+
+bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name) {
+    for (uint32_t i = 0; i < inst->enabled_extension_count; i++)
+        if (strcmp(inst->enabled_extensions[i], name) == 0) return true;
+    return false;
+}
+
+struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) {
+    return vkl_instance_from_handle(instance)->icds;
+}
+
+void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd) {
+    struct vkl_instance *inst = NULL;
+    const char *driver = "?";
+    if (pd != VK_NULL_HANDLE) {
+        const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
+        inst = vkl_physdev_from_term(pd)->tramp.instance;
+        driver = vkl_driver_name(t->icd->driver);
+    } else if (instance != VK_NULL_HANDLE) {
+        inst = vkl_instance_from_handle(instance);
+    }
+    vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+            "terminator %s: not supported by driver %s", cmd, driver);
+}
+
+VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) {
+    return (VkInstance)(void *)vkl_physdev_from_term(pd)->tramp.instance;
+}
+
+/* Copies `n` properties into the application's array with the two-call idiom. */
+static VkResult copy_out_extensions(const VkExtensionProperties *src, uint32_t n, uint32_t *pCount,
+                                    VkExtensionProperties *pProps) {
+    if (pProps == NULL) {
+        *pCount = n;
+        return VK_SUCCESS;
+    }
+    uint32_t c = *pCount < n ? *pCount : n;
+    memcpy(pProps, src, c * sizeof(*src));
+    *pCount = c;
+    return c < n ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *pApiVersion) {
+    if (pApiVersion == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    *pApiVersion = VK_HEADER_VERSION_COMPLETE;
+    return VK_SUCCESS;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
+                                                                             VkLayerProperties *pProperties) {
+    (void)pProperties;
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    *pPropertyCount = 0; /* layers: see the layers work (issue 3) */
+    return VK_SUCCESS;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(const char *pLayerName,
+                                                                                 uint32_t *pPropertyCount,
+                                                                                 VkExtensionProperties *pProperties) {
+    vkl_log_init();
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pLayerName != NULL) {
+        /* Answered from layer manifests, never by asking a driver (LDP_LOADER_12). */
+        vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkEnumerateInstanceExtensionProperties: layer %s not found", pLayerName);
+        return VK_ERROR_LAYER_NOT_PRESENT;
+    }
+    struct vkl_driver_set set;
+    VkResult r = vkl_drivers_acquire(NULL, &set);
+    if (r != VK_SUCCESS) return r;
+    uint32_t cap = (uint32_t)LOADER_EXTENSION_COUNT;
+    for (uint32_t i = 0; i < set.count; i++) cap += set.drivers[i]->extension_count;
+    VkExtensionProperties *all = calloc(cap, sizeof(*all));
+    if (all == NULL) {
+        vkl_drivers_release(&set);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    uint32_t n = 0;
+    /* Union of the drivers' extensions and the loader's own, first occurrence wins. Portability
+     * drivers are included: pre-instance enumeration does not know the instance's flags. */
+    for (uint32_t i = 0; i <= set.count; i++) {
+        const VkExtensionProperties *src = i < set.count ? set.drivers[i]->extensions : g_loader_extensions;
+        uint32_t sn = i < set.count ? set.drivers[i]->extension_count : (uint32_t)LOADER_EXTENSION_COUNT;
+        for (uint32_t k = 0; k < sn; k++) {
+            bool dup = false;
+            for (uint32_t j = 0; j < n && !dup; j++)
+                dup = strncmp(all[j].extensionName, src[k].extensionName, VK_MAX_EXTENSION_NAME_SIZE) == 0;
+            if (!dup) all[n++] = src[k];
+        }
+    }
+    r = copy_out_extensions(all, n, pPropertyCount, pProperties);
+    free(all);
+    vkl_drivers_release(&set);
+    return r;
+}
+
+static void instance_free(struct vkl_instance *inst) {
+    struct vkl_alloc a = inst->alloc;
+    for (struct vkl_physdev *p = inst->physdevs, *n; p != NULL; p = n) {
+        n = p->next;
+        vkl_free(&a, p);
+    }
+    for (struct vkl_icd_instance *ii = inst->icds, *n; ii != NULL; ii = n) {
+        n = ii->next;
+        vkl_free(&a, ii);
+    }
+    for (uint32_t i = 0; i < inst->enabled_extension_count; i++) vkl_free(&a, inst->enabled_extensions[i]);
+    vkl_free(&a, inst->enabled_extensions);
+    for (uint32_t i = 0; i < inst->unknown_physdev_count; i++) vkl_free(&a, inst->unknown_physdev_names[i]);
+    for (uint32_t i = 0; i < inst->unknown_device_count; i++) vkl_free(&a, inst->unknown_device_names[i]);
+    vkl_debug_destroy_all(inst);
+    if (inst->drivers.drivers != NULL) vkl_drivers_release(&inst->drivers);
+    pthread_mutex_destroy(&inst->lock);
+    vkl_free(&a, inst);
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreateInfo *pCreateInfo,
+                                                           const VkAllocationCallbacks *pAllocator,
+                                                           VkInstance *pInstance) {
+    vkl_log_init();
+    if (pCreateInfo == NULL || pInstance == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    *pInstance = VK_NULL_HANDLE;
+    struct vkl_alloc a;
+    vkl_alloc_init(&a, pAllocator);
+    struct vkl_instance *inst = vkl_calloc(&a, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (inst == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    inst->alloc = a;
+    inst->disp = &vkl_gen_terminators;
+    inst->log.emit = vkl_debug_emit;
+    inst->log.ctx = inst;
+    inst->in_create_or_destroy = true;
+    pthread_mutex_init(&inst->lock, NULL);
+
+    VkResult r = vkl_debug_add_create_info_messengers(inst, pCreateInfo->pNext);
+    if (r != VK_SUCCESS) goto fail;
+
+    const VkApplicationInfo *app = pCreateInfo->pApplicationInfo;
+    inst->app_api_version = (app != NULL && app->apiVersion != 0) ? app->apiVersion : VK_API_VERSION_1_0;
+    if (app != NULL && app->apiVersion != 0 && app->apiVersion < VK_API_VERSION_1_0)
+        vkl_log(&inst->log, VKL_LOG_ERROR, "vkCreateInstance: apiVersion 0x%x is below Vulkan 1.0",
+                app->apiVersion);
+
+    if (pCreateInfo->enabledExtensionCount > 0) {
+        inst->enabled_extensions = vkl_calloc(&a, pCreateInfo->enabledExtensionCount * sizeof(char *),
+                                              VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        if (inst->enabled_extensions == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < pCreateInfo->enabledExtensionCount; i++) {
+            const char *e = pCreateInfo->ppEnabledExtensionNames[i];
+            inst->enabled_extensions[i] = vkl_strdup_alloc(&a, e != NULL ? e : "", VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+            if (inst->enabled_extensions[i] == NULL) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto fail;
+            }
+            inst->enabled_extension_count++;
+        }
+    }
+    for (uint32_t i = 0; i < pCreateInfo->enabledLayerCount; i++) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER, "vkCreateInstance: layer %s requested but not found",
+                pCreateInfo->ppEnabledLayerNames[i]);
+        r = VK_ERROR_LAYER_NOT_PRESENT;
+        goto fail;
+    }
+
+    r = vkl_drivers_acquire(&inst->log, &inst->drivers);
+    if (r != VK_SUCCESS) goto fail;
+
+    *pInstance = (VkInstance)(void *)inst;
+    /* No layer is active: the top of the chain is the terminator. */
+    r = vkl_term_CreateInstance(pCreateInfo, pAllocator, pInstance);
+    if (r != VK_SUCCESS) goto fail;
+    inst->in_create_or_destroy = false;
+    return VK_SUCCESS;
+
+fail:
+    *pInstance = VK_NULL_HANDLE;
+    instance_free(inst);
+    return r;
+}
+
+static bool any_driver_has(const struct vkl_instance *inst, const char *ext) {
+    for (uint32_t i = 0; i < inst->drivers.count; i++)
+        if (vkl_driver_has_extension(inst->drivers.drivers[i], ext)) return true;
+    return false;
+}
+
+/* Vulkan versions compared as variant.major.minor; the patch level never decides support. */
+static bool api_supports(uint32_t have, uint32_t want) {
+    if (VK_API_VERSION_VARIANT(have) != VK_API_VERSION_VARIANT(want)) return false;
+    if (VK_API_VERSION_MAJOR(have) != VK_API_VERSION_MAJOR(want)) return false;
+    return VK_API_VERSION_MINOR(have) >= VK_API_VERSION_MINOR(want);
+}
+
+VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
+                                 VkInstance *pInstance) {
+    struct vkl_instance *inst = vkl_instance_from_handle(*pInstance);
+    const struct vkl_alloc *a = &inst->alloc;
+    VkResult r = VK_SUCCESS;
+    const char **names = NULL;
+
+    /* Every requested extension must come from the loader or at least one driver. */
+    for (uint32_t i = 0; i < inst->enabled_extension_count; i++) {
+        const char *e = inst->enabled_extensions[i];
+        if (!is_loader_extension(e) && !any_driver_has(inst, e)) {
+            vkl_log(&inst->log, VKL_LOG_ERROR,
+                    "vkCreateInstance: extension %s is not supported by the loader or any driver", e);
+            return VK_ERROR_EXTENSION_NOT_PRESENT;
+        }
+    }
+    if (inst->drivers.count == 0) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "vkCreateInstance: found no drivers [LDP_LOADER_1]");
+        return VK_ERROR_INCOMPATIBLE_DRIVER;
+    }
+
+    /* VK_KHR_portability_enumeration: portability drivers only with the flag and the extension. */
+    bool flag = (pCreateInfo->flags & VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR) != 0;
+    bool ext = vkl_instance_extension_enabled(inst, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+    uint32_t candidates = 0, skipped_portability = 0;
+    bool any_v5 = false, api_ok = false;
+    for (uint32_t i = 0; i < inst->drivers.count; i++) {
+        const struct vkl_driver *d = inst->drivers.drivers[i];
+        if (d->manifest.is_portability_driver && !(flag && ext)) {
+            skipped_portability++;
+            continue;
+        }
+        candidates++;
+        any_v5 = any_v5 || d->interface_version >= 5;
+        api_ok = api_ok || api_supports(d->api_version, inst->app_api_version);
+    }
+    if (candidates == 0) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "vkCreateInstance: all %u drivers are portability drivers and the application %s; enable "
+                "VK_KHR_portability_enumeration and set VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR "
+                "[LDP_LOADER_1]",
+                skipped_portability,
+                !flag && !ext ? "set neither the flag nor the extension"
+                : !flag       ? "did not set VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR"
+                              : "did not enable VK_KHR_portability_enumeration");
+        return VK_ERROR_INCOMPATIBLE_DRIVER;
+    }
+    /* LDP_LOADER_6: with interface >= 5 the loader, not the driver, rejects an API version no
+     * driver supports. (The Khronos loader does not implement this check.) */
+    if (any_v5 && !api_ok) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "vkCreateInstance: apiVersion %u.%u.%u is not supported by any driver [LDP_LOADER_6]",
+                VK_API_VERSION_MAJOR(inst->app_api_version), VK_API_VERSION_MINOR(inst->app_api_version),
+                VK_API_VERSION_PATCH(inst->app_api_version));
+        return VK_ERROR_INCOMPATIBLE_DRIVER;
+    }
+
+    names = vkl_alloc(a, (inst->enabled_extension_count + 1) * sizeof(char *), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (names == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    struct vkl_icd_instance **tail = &inst->icds;
+    for (uint32_t i = 0; i < inst->drivers.count; i++) {
+        struct vkl_driver *d = inst->drivers.drivers[i];
+        if (d->manifest.is_portability_driver && !(flag && ext)) {
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "driver %s: portability driver skipped (portability enumeration not requested)",
+                    vkl_driver_name(d));
+            continue;
+        }
+        /* LDP_LOADER_9: each driver receives only the extensions it advertised. */
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < inst->enabled_extension_count; k++)
+            if (vkl_driver_has_extension(d, inst->enabled_extensions[k])) names[n++] = inst->enabled_extensions[k];
+        bool is_1_0 = VK_API_VERSION_MAJOR(d->api_version) == 1 && VK_API_VERSION_MINOR(d->api_version) == 0;
+        /* LDP_LOADER_8: physical-device queries of a 1.0 driver go through the KHR extension when
+         * it has it, so the loader enables it on the driver's behalf. */
+        if (is_1_0 && vkl_driver_has_extension(d, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) &&
+            !vkl_instance_extension_enabled(inst, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME))
+            names[n++] = VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME;
+
+        VkInstanceCreateInfo ci = *pCreateInfo;
+        ci.enabledLayerCount = 0;
+        ci.ppEnabledLayerNames = NULL;
+        ci.enabledExtensionCount = n;
+        ci.ppEnabledExtensionNames = n > 0 ? names : NULL;
+        if (!vkl_driver_has_extension(d, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME))
+            ci.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+        VkApplicationInfo app;
+        uint32_t api = inst->app_api_version;
+        if (pCreateInfo->pApplicationInfo != NULL) {
+            app = *pCreateInfo->pApplicationInfo;
+            /* LDP_LOADER_7: a driver that only knows Vulkan 1.0 gets apiVersion 1.0. */
+            if (is_1_0 && app.apiVersion != 0 && !api_supports(d->api_version, app.apiVersion)) {
+                app.apiVersion = VK_API_VERSION_1_0;
+                vkl_log(&inst->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
+                        "driver %s: Vulkan 1.0 driver receives apiVersion 1.0 instead of %u.%u [LDP_LOADER_7]",
+                        vkl_driver_name(d), VK_API_VERSION_MAJOR(inst->app_api_version),
+                        VK_API_VERSION_MINOR(inst->app_api_version));
+            }
+            api = app.apiVersion != 0 ? app.apiVersion : VK_API_VERSION_1_0;
+            ci.pApplicationInfo = &app;
+        }
+        VkInstance handle = VK_NULL_HANDLE;
+        VkResult dr = d->create_instance(&ci, pAllocator, &handle);
+        if (dr == VK_ERROR_OUT_OF_HOST_MEMORY) {
+            r = dr;
+            goto out;
+        }
+        if (dr != VK_SUCCESS || handle == VK_NULL_HANDLE) {
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver %s: vkCreateInstance returned %d; driver skipped, the others keep working [LDP_DRIVER_1]",
+                    vkl_driver_name(d), (int)dr);
+            continue;
+        }
+        struct vkl_icd_instance *ii = vkl_calloc(a, sizeof(*ii), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        if (ii == NULL) {
+            PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)d->gipa(handle, "vkDestroyInstance");
+            if (destroy != NULL) destroy(handle, pAllocator);
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            goto out;
+        }
+        ii->driver = d;
+        ii->handle = handle;
+        ii->api_version = api;
+        vkl_gen_instance_dispatch_fill(&ii->disp, d->gipa, handle);
+        const char *missing = ii->disp.DestroyInstance == NULL              ? "vkDestroyInstance"
+                              : ii->disp.EnumeratePhysicalDevices == NULL   ? "vkEnumeratePhysicalDevices"
+                              : ii->disp.GetPhysicalDeviceProperties == NULL ? "vkGetPhysicalDeviceProperties"
+                              : ii->disp.CreateDevice == NULL               ? "vkCreateDevice"
+                              : ii->disp.GetDeviceProcAddr == NULL          ? "vkGetDeviceProcAddr"
+                              : ii->disp.EnumerateDeviceExtensionProperties == NULL
+                                  ? "vkEnumerateDeviceExtensionProperties"
+                                  : NULL;
+        if (missing != NULL) {
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver %s: vkGetInstanceProcAddr gives no %s; driver skipped", vkl_driver_name(d), missing);
+            if (ii->disp.DestroyInstance != NULL) ii->disp.DestroyInstance(handle, pAllocator);
+            vkl_free(a, ii);
+            continue;
+        }
+        *tail = ii;
+        tail = &ii->next;
+        inst->icd_count++;
+    }
+    if (inst->icd_count == 0) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "vkCreateInstance: no driver could create an instance [LDP_LOADER_1]");
+        r = VK_ERROR_INCOMPATIBLE_DRIVER;
+    }
+out:
+    vkl_free(a, names);
+    if (r != VK_SUCCESS) {
+        for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+            ii->disp.DestroyInstance(ii->handle, pAllocator);
+    }
+    return r;
+}
+
+void vkl_term_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *pAllocator) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+        ii->disp.DestroyInstance(ii->handle, pAllocator);
+}
+
+VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks *pAllocator) {
+    if (instance == VK_NULL_HANDLE) return;
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    inst->in_create_or_destroy = true;
+    vkl_log(&inst->log, VKL_LOG_DEBUG, "vkDestroyInstance: destroying instance %p", (void *)inst);
+    inst->disp->DestroyInstance(instance, pAllocator);
+    instance_free(inst);
+}

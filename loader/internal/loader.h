@@ -1,0 +1,172 @@
+/*
+ * Core loader state: the driver cache, instances, physical devices and devices.
+ *
+ * Ownership:
+ *  - `struct vkl_driver` objects live in a process-wide cache (icd.c), created with malloc because
+ *    they outlive any one instance; an instance holds a reference on every driver it uses.
+ *  - everything hanging off a `struct vkl_instance` is allocated with that instance's allocation
+ *    callbacks (alloc.c) and freed in vkDestroyInstance.
+ * Thread safety: the driver cache is guarded by a process-wide mutex (icd.c); an instance's
+ * physical-device list and unknown-function registry by the instance's own mutex.
+ */
+#ifndef VKL_INTERNAL_LOADER_H
+#define VKL_INTERNAL_LOADER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vk_icd.h>
+#include <vulkan/vulkan.h>
+
+#include "loader/internal/handles.h"
+#include "loader/internal/log.h"
+#include "loader/internal/manifest.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VKL_EXPORT __attribute__((visibility("default")))
+#define VKL_LOADER_ICD_INTERFACE_VERSION 7u
+
+/* ------------------------------------------------------------------ alloc.c */
+struct vkl_alloc {
+    VkAllocationCallbacks cb; /* the application's callbacks, or our malloc-based defaults */
+    bool app;                 /* true when the application gave callbacks */
+};
+void vkl_alloc_init(struct vkl_alloc *a, const VkAllocationCallbacks *app);
+void *vkl_alloc(const struct vkl_alloc *a, size_t size, VkSystemAllocationScope scope);
+void *vkl_calloc(const struct vkl_alloc *a, size_t size, VkSystemAllocationScope scope);
+void vkl_free(const struct vkl_alloc *a, void *p);
+char *vkl_strdup_alloc(const struct vkl_alloc *a, const char *s, VkSystemAllocationScope scope);
+
+/* ------------------------------------------------------------------ icd.c */
+/* A driver found by the search, parsed, (when selected) loaded and negotiated. Cached. */
+struct vkl_driver {
+    struct vkl_driver *next;      /* cache list */
+    unsigned refs;                /* instances and acquisitions holding it */
+    bool stale;                   /* manifest changed or vanished: freed when refs drops to 0 */
+    /* manifest identity, for "do not re-parse unchanged manifests" */
+    char *manifest_path;
+    uint64_t st_dev, st_ino, st_size;
+    int64_t st_mtime_ns;
+    bool manifest_ok;             /* parsed and accepted */
+    char *manifest_error;         /* the log line re-emitted to each new instance when !manifest_ok */
+    uint32_t manifest_error_flags;
+    struct vkl_icd_manifest manifest;
+    /* library state (valid once `loaded`) */
+    bool load_attempted, loaded;
+    void *lib;
+    uint32_t interface_version;
+    PFN_vkGetInstanceProcAddr gipa; /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
+    PFN_vk_icdGetPhysicalDeviceProcAddr gpdpa; /* only used for interface >= 4 */
+    PFN_vkCreateInstance create_instance;
+    PFN_vkEnumerateInstanceExtensionProperties enumerate_instance_extensions;
+    uint32_t api_version; /* what the driver supports (manifest + vkEnumerateInstanceVersion) */
+    VkExtensionProperties *extensions;
+    uint32_t extension_count;
+};
+
+/* The drivers usable for one call: search, parse (cached), filter, load and negotiate (cached). */
+struct vkl_driver_set {
+    struct vkl_driver **drivers;
+    uint32_t count;
+};
+VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_set *out);
+void vkl_drivers_release(struct vkl_driver_set *set);
+bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name);
+const char *vkl_driver_name(const struct vkl_driver *d); /* manifest path, for logs */
+
+/* ------------------------------------------------------------------ debug.c */
+struct vkl_messenger {
+    struct vkl_messenger *next;
+    bool is_report;          /* VK_EXT_debug_report callback rather than debug-utils messenger */
+    bool create_destroy_only; /* chained into VkInstanceCreateInfo: active only in create/destroy */
+    VkDebugUtilsMessageSeverityFlagsEXT severity;
+    VkDebugUtilsMessageTypeFlagsEXT types;
+    PFN_vkDebugUtilsMessengerCallbackEXT utils_cb;
+    VkDebugReportFlagsEXT report_flags;
+    PFN_vkDebugReportCallbackEXT report_cb;
+    void *user_data;
+    /* per-driver handles of an application-created messenger/callback */
+    uint32_t driver_count;
+    uint64_t *driver_handles; /* indexed like the instance's icd list */
+};
+
+/* ------------------------------------------------------------------ instance.c */
+struct vkl_physdev {
+    struct vkl_physdev_term term;   /* what the chain below the loader trampolines sees */
+    struct vkl_physdev_tramp tramp; /* what the application sees */
+    struct vkl_physdev *next;
+};
+
+struct vkl_instance {
+    /* word 0: dispatch for the top of the chain (read by generated trampolines) */
+    const struct vkl_gen_instance_dispatch *disp;
+    /* word 1..: chain-top functions for unknown physical-device slots (unknown_func_x86_64.S) */
+    PFN_vkVoidFunction unknown_physdev_chain[VKL_MAX_UNKNOWN_FUNCS];
+
+    struct vkl_alloc alloc;
+    struct vkl_log_sink log;
+    pthread_mutex_t lock;
+    bool in_create_or_destroy;
+    uint32_t app_api_version;
+    char **enabled_extensions;
+    uint32_t enabled_extension_count;
+
+    struct vkl_driver_set drivers;
+    struct vkl_icd_instance *icds;
+    uint32_t icd_count;
+    struct vkl_physdev *physdevs;
+    struct vkl_messenger *messengers;
+
+    /* unknown functions (unknown_func.c) */
+    char *unknown_physdev_names[VKL_MAX_UNKNOWN_FUNCS];
+    uint32_t unknown_physdev_count;
+    char *unknown_device_names[VKL_MAX_UNKNOWN_FUNCS];
+    uint32_t unknown_device_count;
+    struct vkl_device *devices;
+};
+
+struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
+bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name);
+struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term);
+
+/* ------------------------------------------------------------------ device.c */
+struct vkl_device {
+    struct vkl_device_dispatch disp; /* the device's first word points at disp.gen */
+    struct vkl_device *next;         /* in instance->devices */
+    struct vkl_instance *instance;
+    struct vkl_icd_instance *icd;
+    VkDevice handle;
+    struct vkl_alloc alloc;
+};
+struct vkl_device *vkl_device_from_handle(const void *dispatchable);
+
+/* ------------------------------------------------------------------ debug.c */
+void vkl_debug_emit(void *instance, uint32_t flags, const char *line);
+VkResult vkl_debug_add_create_info_messengers(struct vkl_instance *inst, const void *pnext);
+void vkl_debug_destroy_all(struct vkl_instance *inst);
+
+/* ------------------------------------------------------------------ unknown_func.c */
+PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name);
+void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev);
+extern const PFN_vkVoidFunction vkl_unknown_physdev_tramps[VKL_MAX_UNKNOWN_FUNCS];
+extern const PFN_vkVoidFunction vkl_unknown_physdev_terms[VKL_MAX_UNKNOWN_FUNCS];
+extern const PFN_vkVoidFunction vkl_unknown_device_tramps[VKL_MAX_UNKNOWN_FUNCS];
+
+/* ------------------------------------------------------------------ hand-written terminators */
+VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *, const VkAllocationCallbacks *, VkInstance *);
+void vkl_term_DestroyInstance(VkInstance, const VkAllocationCallbacks *);
+VkResult vkl_term_EnumeratePhysicalDevices(VkInstance, uint32_t *, VkPhysicalDevice *);
+VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance, uint32_t *, VkPhysicalDeviceGroupProperties *);
+VkResult vkl_term_CreateDevice(VkPhysicalDevice, const VkDeviceCreateInfo *, const VkAllocationCallbacks *, VkDevice *);
+VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice, const char *, uint32_t *, VkExtensionProperties *);
+VkResult vkl_term_EnumerateDeviceLayerProperties(VkPhysicalDevice, uint32_t *, VkLayerProperties *);
+void vkl_unknown_physdev_missing(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKL_INTERNAL_LOADER_H */

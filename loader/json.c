@@ -1,0 +1,221 @@
+/*
+ * Opaque JSON tree over cJSON (see loader/internal/json.h). The only file that includes cJSON.
+ * A `struct vkl_json *` is a `cJSON *` in disguise; nothing outside this file may rely on that.
+ */
+#include "loader/internal/json.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if CJSON_NESTING_LIMIT < VKL_JSON_MAX_DEPTH
+#error "cJSON's nesting limit is below ours: the depth pre-scan would not be the only limit"
+#endif
+
+static const cJSON *cj(const struct vkl_json *node) { return (const cJSON *)node; }
+static const struct vkl_json *vj(const cJSON *node) { return (const struct vkl_json *)node; }
+
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t err_len, const char *fmt, ...) {
+    if (err == NULL || err_len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+/* 1-based line and column of byte `offset`. */
+static void line_col(const char *buf, size_t offset, size_t *line, size_t *col) {
+    size_t l = 1, c = 1;
+    for (size_t i = 0; i < offset; i++) {
+        if (buf[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+/*
+ * Checks nesting depth without recursion, skipping string contents (brackets inside strings do not
+ * count). Only depth is checked here; syntax is cJSON's job. Returns the offset of the bracket that
+ * exceeds the limit, or SIZE_MAX when the input is within it.
+ */
+static size_t depth_scan(const char *buf, size_t len) {
+    size_t depth = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = buf[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++; /* skip the escaped character */
+            else if (ch == '"')
+                in_string = 0;
+            continue;
+        }
+        if (ch == '"') {
+            in_string = 1;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > VKL_JSON_MAX_DEPTH) return i;
+        } else if ((ch == ']' || ch == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return SIZE_MAX;
+}
+
+VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root, char *err,
+                        size_t err_len) {
+    VkResult result = VK_ERROR_INITIALIZATION_FAILED;
+    char *copy = NULL;
+    cJSON *root = NULL;
+
+    if (out_root) *out_root = NULL;
+    set_err(err, err_len, "%s", "");
+    if (out_root == NULL || (buf == NULL && len != 0)) {
+        set_err(err, err_len, "invalid arguments");
+        goto out;
+    }
+    if (len == 0) {
+        set_err(err, err_len, "empty input");
+        goto out;
+    }
+    if (len > VKL_JSON_MAX_SIZE) {
+        set_err(err, err_len, "input is %zu bytes, more than the %u byte limit", len,
+                (unsigned)VKL_JSON_MAX_SIZE);
+        goto out;
+    }
+    const char *nul = memchr(buf, '\0', len);
+    if (nul != NULL) {
+        size_t line, col;
+        line_col(buf, (size_t)(nul - buf), &line, &col);
+        set_err(err, err_len, "embedded NUL byte at line %zu, column %zu", line, col);
+        goto out;
+    }
+    size_t deep = depth_scan(buf, len);
+    if (deep != SIZE_MAX) {
+        size_t line, col;
+        line_col(buf, deep, &line, &col);
+        set_err(err, err_len, "nesting deeper than %d levels at line %zu, column %zu",
+                VKL_JSON_MAX_DEPTH, line, col);
+        goto out;
+    }
+
+    /* cJSON 1.7's "require null terminated" check needs the NUL inside the given length, so parse a
+     * NUL-terminated copy of len + 1 bytes: trailing garbage after the value is then an error. */
+    copy = malloc(len + 1);
+    if (copy == NULL) {
+        result = VK_ERROR_OUT_OF_HOST_MEMORY;
+        set_err(err, err_len, "out of memory");
+        goto out;
+    }
+    memcpy(copy, buf, len);
+    copy[len] = '\0';
+
+    const char *end = NULL;
+    root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+    if (root == NULL) {
+        /* cJSON does not report allocation failure separately; a syntax error is far likelier. */
+        size_t pos = (end != NULL && end >= copy && end <= copy + len) ? (size_t)(end - copy) : 0;
+        size_t line, col;
+        line_col(copy, pos, &line, &col);
+        if (pos >= len) {
+            set_err(err, err_len, "unexpected end of input at line %zu, column %zu", line, col);
+        } else {
+            char near[17];
+            size_t n = 0;
+            for (size_t i = pos; i < len && n < sizeof(near) - 1 && copy[i] != '\n'; i++)
+                near[n++] = (copy[i] >= 0x20 && copy[i] < 0x7f) ? copy[i] : '?';
+            near[n] = '\0';
+            set_err(err, err_len, "syntax error at line %zu, column %zu near '%s'", line, col,
+                    near);
+        }
+        goto out;
+    }
+    *out_root = (struct vkl_json *)root;
+    root = NULL;
+    result = VK_SUCCESS;
+
+out:
+    cJSON_Delete(root);
+    free(copy);
+    return result;
+}
+
+void vkl_json_free(struct vkl_json *root) { cJSON_Delete((cJSON *)root); }
+
+const struct vkl_json *vkl_json_get(const struct vkl_json *obj, const char *key) {
+    if (!cJSON_IsObject(cj(obj)) || key == NULL) return NULL;
+    /* Case-sensitive by choice (json.h); the Khronos loader is case-insensitive here. */
+    return vj(cJSON_GetObjectItemCaseSensitive(cj(obj), key));
+}
+
+bool vkl_json_is_null(const struct vkl_json *n) { return n != NULL && cJSON_IsNull(cj(n)); }
+bool vkl_json_is_bool(const struct vkl_json *n) { return n != NULL && cJSON_IsBool(cj(n)); }
+bool vkl_json_is_number(const struct vkl_json *n) { return n != NULL && cJSON_IsNumber(cj(n)); }
+bool vkl_json_is_string(const struct vkl_json *n) { return n != NULL && cJSON_IsString(cj(n)); }
+bool vkl_json_is_array(const struct vkl_json *n) { return n != NULL && cJSON_IsArray(cj(n)); }
+bool vkl_json_is_object(const struct vkl_json *n) { return n != NULL && cJSON_IsObject(cj(n)); }
+
+const char *vkl_json_type_name(const struct vkl_json *n) {
+    if (n == NULL) return "missing";
+    if (vkl_json_is_null(n)) return "null";
+    if (vkl_json_is_bool(n)) return "bool";
+    if (vkl_json_is_number(n)) return "number";
+    if (vkl_json_is_string(n)) return "string";
+    if (vkl_json_is_array(n)) return "array";
+    if (vkl_json_is_object(n)) return "object";
+    return "invalid";
+}
+
+const char *vkl_json_string(const struct vkl_json *n) {
+    return vkl_json_is_string(n) ? cj(n)->valuestring : NULL;
+}
+
+bool vkl_json_bool(const struct vkl_json *n) { return n != NULL && cJSON_IsTrue(cj(n)); }
+
+double vkl_json_number(const struct vkl_json *n) {
+    return vkl_json_is_number(n) ? cj(n)->valuedouble : 0.0;
+}
+
+static size_t child_count(const cJSON *node) {
+    size_t count = 0;
+    for (const cJSON *c = node->child; c != NULL; c = c->next) count++;
+    return count;
+}
+
+static const cJSON *child_at(const cJSON *node, size_t index) {
+    const cJSON *c = node->child;
+    while (c != NULL && index > 0) {
+        c = c->next;
+        index--;
+    }
+    return c;
+}
+
+size_t vkl_json_array_size(const struct vkl_json *n) {
+    return vkl_json_is_array(n) ? child_count(cj(n)) : 0;
+}
+
+const struct vkl_json *vkl_json_array_at(const struct vkl_json *n, size_t index) {
+    return vkl_json_is_array(n) ? vj(child_at(cj(n), index)) : NULL;
+}
+
+size_t vkl_json_object_size(const struct vkl_json *n) {
+    return vkl_json_is_object(n) ? child_count(cj(n)) : 0;
+}
+
+const struct vkl_json *vkl_json_member_at(const struct vkl_json *n, size_t index,
+                                          const char **out_key) {
+    if (out_key) *out_key = NULL;
+    if (!vkl_json_is_object(n)) return NULL;
+    const cJSON *c = child_at(cj(n), index);
+    if (c != NULL && out_key) *out_key = c->string;
+    return vj(c);
+}

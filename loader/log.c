@@ -1,0 +1,146 @@
+/*
+ * Loader logging (see loader/internal/log.h for the contract).
+ */
+#include "loader/internal/log.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loader/internal/env.h"
+
+static pthread_once_t g_log_once = PTHREAD_ONCE_INIT;
+static _Atomic uint32_t g_log_level = 0;
+
+struct level_word {
+    const char *word;
+    uint32_t bits;
+};
+
+/* The documented VK_LOADER_DEBUG words ([Arch] "Table of Debug Environment Variables", [Dbg]
+ * "Loader Logging"). The Khronos loader matches any prefix of these (strncmp with the token length)
+ * and also takes perf/implem/icd (spec §1.5, Appendix A.6); the documents list whole words only, so
+ * we take whole words only and ignore everything else. */
+static const struct level_word k_level_words[] = {
+    {"error", VKL_LOG_ERROR}, {"warn", VKL_LOG_WARN},     {"info", VKL_LOG_INFO},
+    {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER},   {"driver", VKL_LOG_DRIVER},
+    {"all", VKL_LOG_ALL},
+};
+
+uint32_t vkl_log_parse_level(const char *value, size_t len) {
+    uint32_t level = 0;
+    if (value == NULL) return 0;
+    size_t start = 0;
+    while (start <= len) {
+        size_t end = start;
+        while (end < len && value[end] != ',') end++;
+        size_t word_len = end - start;
+        for (size_t i = 0; word_len > 0 && i < sizeof(k_level_words) / sizeof(k_level_words[0]);
+             i++) {
+            if (strlen(k_level_words[i].word) == word_len &&
+                memcmp(k_level_words[i].word, value + start, word_len) == 0) {
+                level |= k_level_words[i].bits;
+                break;
+            }
+        }
+        start = end + 1;
+    }
+    return level;
+}
+
+static void log_init_once(void) {
+    /* VK_LOADER_DEBUG is a plain variable: honoured even when elevated (spec §2.2). */
+    const char *value = vkl_getenv("VK_LOADER_DEBUG");
+    uint32_t level = value != NULL ? vkl_log_parse_level(value, strlen(value)) : 0;
+    atomic_store(&g_log_level, level);
+}
+
+void vkl_log_init(void) { pthread_once(&g_log_once, log_init_once); }
+
+uint32_t vkl_log_level(void) {
+    vkl_log_init();
+    return atomic_load(&g_log_level);
+}
+
+void vkl_log_set_level_for_testing(uint32_t level) {
+    vkl_log_init(); /* so a later first-use init cannot overwrite the forced level */
+    atomic_store(&g_log_level, level);
+}
+
+/* Cuts `s` to at most `max` bytes without splitting a UTF-8 sequence; returns the new length. */
+static size_t utf8_cut(const char *s, size_t len, size_t max) {
+    if (len <= max) return len;
+    size_t n = max;
+    /* step back over continuation bytes (10xxxxxx) to the start of the cut sequence */
+    while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u) n--;
+    return n;
+}
+
+size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char *message) {
+    if (buf == NULL || buf_len == 0) return 0;
+    const char *sev = NULL;
+    if (flags & VKL_LOG_ERROR)
+        sev = "ERROR";
+    else if (flags & VKL_LOG_WARN)
+        sev = "WARNING";
+    else if (flags & VKL_LOG_INFO)
+        sev = "INFO";
+    else if (flags & VKL_LOG_DEBUG)
+        sev = "DEBUG";
+    const char *cat = NULL;
+    if (flags & VKL_LOG_PERF)
+        cat = "PERF";
+    else if (flags & VKL_LOG_DRIVER)
+        cat = "DRIVER";
+    else if (flags & VKL_LOG_LAYER)
+        cat = "LAYER";
+
+    char header[64];
+    int n = snprintf(header, sizeof(header), "[Vulkan Loader] %s%s%s: ", sev ? sev : "",
+                     (sev && cat) ? " | " : "", cat ? cat : "");
+    size_t hlen = n > 0 ? (size_t)n : 0;
+    /* Khronos log.c pads the header with spaces so messages start at column 32 (spec §7.11). */
+    while (hlen < 32 && hlen + 1 < sizeof(header)) header[hlen++] = ' ';
+    header[hlen] = '\0';
+
+    if (message == NULL) message = "";
+    size_t mlen = utf8_cut(message, strlen(message), VKL_LOG_MAX_MESSAGE);
+    int w = snprintf(buf, buf_len, "%s%.*s\n", header, (int)mlen, message);
+    if (w < 0) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return (size_t)w < buf_len ? (size_t)w : buf_len - 1;
+}
+
+void vkl_logv(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, va_list ap) {
+    uint32_t level = vkl_log_level();
+    bool to_stderr = (flags & level) != 0;
+    bool to_sink = sink != NULL && sink->emit != NULL;
+    if (!to_stderr && !to_sink) return;
+
+    /* Format into a larger buffer so the byte after the cut is known and the cut can land on a
+     * UTF-8 sequence boundary. */
+    char message[2 * (VKL_LOG_MAX_MESSAGE + 1)];
+    int n = vsnprintf(message, sizeof(message), fmt, ap);
+    if (n < 0) message[0] = '\0';
+    message[utf8_cut(message, strlen(message), VKL_LOG_MAX_MESSAGE)] = '\0';
+
+    if (to_stderr) {
+        char line[VKL_LOG_LINE_MAX];
+        vkl_log_format_line(line, sizeof(line), flags, message);
+        /* One fputs per line so concurrent lines do not interleave mid-line (stdio locks the
+         * stream per call). Khronos writes to stderr although [Dbg] says stdout (spec §1.5). */
+        fputs(line, stderr);
+    }
+    if (to_sink) sink->emit(sink->ctx, flags, message);
+}
+
+void vkl_log(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vkl_logv(sink, flags, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,361 @@
+/*
+ * Physical devices and groups aggregated across drivers, and the loader's emulation of the
+ * VK_KHR_get_physical_device_properties2 queries for drivers that lack them (LDP_LOADER_8).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "loader/internal/loader.h"
+
+struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
+    return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
+}
+
+static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice h) {
+    for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
+        if (p->term.icd == ii && p->term.handle == h) return p;
+    struct vkl_physdev *p = vkl_calloc(&inst->alloc, sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (p == NULL) return NULL;
+    p->term.disp = &vkl_gen_terminators;
+    p->term.icd = ii;
+    p->term.handle = h;
+    p->term.unknown = ii->unknown_physdev;
+    p->tramp.instance = inst;
+    p->tramp.disp = inst->disp;
+    p->tramp.next = (VkPhysicalDevice)(void *)&p->term;
+    p->next = inst->physdevs;
+    inst->physdevs = p;
+    return p;
+}
+
+/* Collects every driver's physical devices (terminator objects) into a fresh array. A driver that
+ * fails is logged and skipped: it must not hide the others (LDP_DRIVER_1). */
+static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev ***out, uint32_t *out_count) {
+    *out = NULL;
+    *out_count = 0;
+    VkResult r = VK_SUCCESS;
+    uint32_t total = 0, cap = 0;
+    struct vkl_physdev **all = NULL;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
+        uint32_t n = 0;
+        VkResult dr = ii->disp.EnumeratePhysicalDevices(ii->handle, &n, NULL);
+        VkPhysicalDevice *hs = NULL;
+        if (dr == VK_SUCCESS && n > 0) {
+            hs = vkl_alloc(&inst->alloc, n * sizeof(*hs), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+            if (hs == NULL) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto out;
+            }
+            dr = ii->disp.EnumeratePhysicalDevices(ii->handle, &n, hs);
+            if (dr == VK_INCOMPLETE) dr = VK_SUCCESS;
+        }
+        if (dr != VK_SUCCESS) {
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver %s: vkEnumeratePhysicalDevices returned %d; its devices are left out [LDP_DRIVER_1]",
+                    vkl_driver_name(ii->driver), (int)dr);
+            vkl_free(&inst->alloc, hs);
+            continue;
+        }
+        if (total + n > cap) {
+            uint32_t ncap = (total + n) * 2;
+            struct vkl_physdev **nall = vkl_alloc(&inst->alloc, ncap * sizeof(*nall), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+            if (nall == NULL) {
+                vkl_free(&inst->alloc, hs);
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto out;
+            }
+            if (all != NULL) memcpy(nall, all, total * sizeof(*all));
+            vkl_free(&inst->alloc, all);
+            all = nall;
+            cap = ncap;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            struct vkl_physdev *p = physdev_get(inst, ii, hs[i]);
+            if (p == NULL) {
+                vkl_free(&inst->alloc, hs);
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto out;
+            }
+            all[total++] = p;
+        }
+        vkl_free(&inst->alloc, hs);
+    }
+out:
+    if (r != VK_SUCCESS) {
+        vkl_free(&inst->alloc, all);
+        return r;
+    }
+    *out = all;
+    *out_count = total;
+    return VK_SUCCESS;
+}
+
+VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount, VkPhysicalDevice *pDevices) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    struct vkl_physdev **all = NULL;
+    uint32_t n = 0;
+    pthread_mutex_lock(&inst->lock);
+    VkResult r = collect_physdevs(inst, &all, &n);
+    pthread_mutex_unlock(&inst->lock);
+    if (r != VK_SUCCESS) return r;
+    if (pDevices == NULL) {
+        *pCount = n;
+    } else {
+        uint32_t c = *pCount < n ? *pCount : n;
+        for (uint32_t i = 0; i < c; i++) pDevices[i] = (VkPhysicalDevice)(void *)&all[i]->term;
+        *pCount = c;
+        if (c < n) r = VK_INCOMPLETE;
+    }
+    vkl_free(&inst->alloc, all);
+    return r;
+}
+
+/* Maps a handle returned by the top of the chain to the application-side object. */
+static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice next) {
+    for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
+        if (p->tramp.next == next) return (VkPhysicalDevice)(void *)&p->tramp;
+    return VK_NULL_HANDLE;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,
+                                                                     VkPhysicalDevice *pDevices) {
+    if (instance == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    VkResult r = inst->disp->EnumeratePhysicalDevices(instance, pCount, pDevices);
+    if (pDevices == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
+    for (uint32_t i = 0; i < *pCount; i++) {
+        VkPhysicalDevice t = tramp_for(inst, pDevices[i]);
+        if (t == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
+        pDevices[i] = t;
+    }
+    return r;
+}
+
+static bool icd_has_groups(const struct vkl_icd_instance *ii) {
+    return ii->disp.EnumeratePhysicalDeviceGroups != NULL &&
+           (VK_API_VERSION_MINOR(ii->api_version) >= 1 || VK_API_VERSION_MAJOR(ii->api_version) > 1 ||
+            vkl_driver_has_extension(ii->driver, VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME));
+}
+
+VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *pCount,
+                                                VkPhysicalDeviceGroupProperties *pGroups) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    struct vkl_physdev **all = NULL;
+    uint32_t ndev = 0;
+    pthread_mutex_lock(&inst->lock);
+    VkResult r = collect_physdevs(inst, &all, &ndev);
+    if (r != VK_SUCCESS) goto out;
+    /* Worst case every device is its own group. */
+    VkPhysicalDeviceGroupProperties *groups =
+        vkl_calloc(&inst->alloc, (ndev ? ndev : 1) * sizeof(*groups), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (groups == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    uint32_t ng = 0;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
+        uint32_t dn = 0;
+        bool native = false;
+        if (icd_has_groups(ii) && ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, NULL) == VK_SUCCESS &&
+            dn > 0 && ng + dn <= (ndev ? ndev : 1)) {
+            VkPhysicalDeviceGroupProperties *dg = groups + ng;
+            for (uint32_t i = 0; i < dn; i++) dg[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+            VkResult dr = ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, dg);
+            if (dr == VK_SUCCESS) {
+                native = true;
+                for (uint32_t g = 0; g < dn; g++) {
+                    for (uint32_t m = 0; m < dg[g].physicalDeviceCount; m++) {
+                        struct vkl_physdev *p = physdev_get(inst, ii, dg[g].physicalDevices[m]);
+                        if (p == NULL) {
+                            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                            vkl_free(&inst->alloc, groups);
+                            goto out;
+                        }
+                        dg[g].physicalDevices[m] = (VkPhysicalDevice)(void *)&p->term;
+                    }
+                    dg[g].pNext = NULL;
+                }
+                ng += dn;
+            }
+        }
+        if (!native) {
+            /* Drivers without group support: one group per device. */
+            for (uint32_t i = 0; i < ndev; i++) {
+                if (all[i]->term.icd != ii) continue;
+                VkPhysicalDeviceGroupProperties *g = &groups[ng++];
+                memset(g, 0, sizeof(*g));
+                g->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+                g->physicalDeviceCount = 1;
+                g->physicalDevices[0] = (VkPhysicalDevice)(void *)&all[i]->term;
+                g->subsetAllocation = VK_FALSE;
+            }
+        }
+    }
+    if (pGroups == NULL) {
+        *pCount = ng;
+    } else {
+        uint32_t c = *pCount < ng ? *pCount : ng;
+        for (uint32_t i = 0; i < c; i++) {
+            void *pnext = pGroups[i].pNext; /* the application's chain stays its own */
+            pGroups[i] = groups[i];
+            pGroups[i].pNext = pnext;
+        }
+        *pCount = c;
+        if (c < ng) r = VK_INCOMPLETE;
+    }
+    vkl_free(&inst->alloc, groups);
+out:
+    pthread_mutex_unlock(&inst->lock);
+    vkl_free(&inst->alloc, all);
+    return r;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *pCount,
+                                                                          VkPhysicalDeviceGroupProperties *pGroups) {
+    if (instance == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    VkResult r = inst->disp->EnumeratePhysicalDeviceGroups(instance, pCount, pGroups);
+    if (pGroups == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
+    for (uint32_t g = 0; g < *pCount; g++) {
+        for (uint32_t m = 0; m < pGroups[g].physicalDeviceCount; m++) {
+            VkPhysicalDevice t = tramp_for(inst, pGroups[g].physicalDevices[m]);
+            if (t == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
+            pGroups[g].physicalDevices[m] = t;
+        }
+    }
+    return r;
+}
+
+/* ---- LDP_LOADER_8: the *2 queries for drivers that only have the Vulkan 1.0 forms ---- */
+
+static bool has_pd2(const struct vkl_icd_instance *ii) {
+    return VK_API_VERSION_MINOR(ii->api_version) >= 1 || VK_API_VERSION_MAJOR(ii->api_version) > 1 ||
+           vkl_driver_has_extension(ii->driver, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+}
+
+static void note_emulation(VkPhysicalDevice pd, const char *cmd) {
+    const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
+    vkl_log(&vkl_physdev_from_term(pd)->tramp.instance->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+            "driver %s: emulating %s with its Vulkan 1.0 query; pNext structures are left untouched [LDP_LOADER_8]",
+            vkl_driver_name(t->icd->driver), cmd);
+}
+
+#define TERM_PD(pd) ((const struct vkl_physdev_term *)(const void *)(pd))
+
+void vkl_term_GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceProperties2 != NULL) {
+        ii->disp.GetPhysicalDeviceProperties2(TERM_PD(pd)->handle, p);
+        return;
+    }
+    note_emulation(pd, "vkGetPhysicalDeviceProperties2");
+    ii->disp.GetPhysicalDeviceProperties(TERM_PD(pd)->handle, &p->properties);
+}
+
+void vkl_term_GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceFeatures2 != NULL) {
+        ii->disp.GetPhysicalDeviceFeatures2(TERM_PD(pd)->handle, p);
+        return;
+    }
+    note_emulation(pd, "vkGetPhysicalDeviceFeatures2");
+    if (ii->disp.GetPhysicalDeviceFeatures != NULL) ii->disp.GetPhysicalDeviceFeatures(TERM_PD(pd)->handle, &p->features);
+}
+
+void vkl_term_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice pd, VkFormat f, VkFormatProperties2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceFormatProperties2 != NULL) {
+        ii->disp.GetPhysicalDeviceFormatProperties2(TERM_PD(pd)->handle, f, p);
+        return;
+    }
+    note_emulation(pd, "vkGetPhysicalDeviceFormatProperties2");
+    if (ii->disp.GetPhysicalDeviceFormatProperties != NULL)
+        ii->disp.GetPhysicalDeviceFormatProperties(TERM_PD(pd)->handle, f, &p->formatProperties);
+}
+
+VkResult vkl_term_GetPhysicalDeviceImageFormatProperties2(VkPhysicalDevice pd,
+                                                          const VkPhysicalDeviceImageFormatInfo2 *info,
+                                                          VkImageFormatProperties2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceImageFormatProperties2 != NULL)
+        return ii->disp.GetPhysicalDeviceImageFormatProperties2(TERM_PD(pd)->handle, info, p);
+    note_emulation(pd, "vkGetPhysicalDeviceImageFormatProperties2");
+    if (info->pNext != NULL) return VK_ERROR_FORMAT_NOT_SUPPORTED; /* cannot honour extended queries */
+    if (ii->disp.GetPhysicalDeviceImageFormatProperties == NULL) return VK_ERROR_FORMAT_NOT_SUPPORTED;
+    return ii->disp.GetPhysicalDeviceImageFormatProperties(TERM_PD(pd)->handle, info->format, info->type, info->tiling,
+                                                           info->usage, info->flags, &p->imageFormatProperties);
+}
+
+void vkl_term_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice pd, uint32_t *pCount,
+                                                      VkQueueFamilyProperties2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceQueueFamilyProperties2 != NULL) {
+        ii->disp.GetPhysicalDeviceQueueFamilyProperties2(TERM_PD(pd)->handle, pCount, p);
+        return;
+    }
+    note_emulation(pd, "vkGetPhysicalDeviceQueueFamilyProperties2");
+    if (ii->disp.GetPhysicalDeviceQueueFamilyProperties == NULL) {
+        *pCount = 0;
+        return;
+    }
+    if (p == NULL) {
+        ii->disp.GetPhysicalDeviceQueueFamilyProperties(TERM_PD(pd)->handle, pCount, NULL);
+        return;
+    }
+    const struct vkl_alloc *a = &vkl_physdev_from_term(pd)->tramp.instance->alloc;
+    uint32_t n = *pCount;
+    VkQueueFamilyProperties *tmp = vkl_alloc(a, (n ? n : 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (tmp == NULL) {
+        *pCount = 0;
+        return;
+    }
+    ii->disp.GetPhysicalDeviceQueueFamilyProperties(TERM_PD(pd)->handle, &n, tmp);
+    for (uint32_t i = 0; i < n; i++) p[i].queueFamilyProperties = tmp[i];
+    *pCount = n;
+    vkl_free(a, tmp);
+}
+
+void vkl_term_GetPhysicalDeviceMemoryProperties2(VkPhysicalDevice pd, VkPhysicalDeviceMemoryProperties2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceMemoryProperties2 != NULL) {
+        ii->disp.GetPhysicalDeviceMemoryProperties2(TERM_PD(pd)->handle, p);
+        return;
+    }
+    note_emulation(pd, "vkGetPhysicalDeviceMemoryProperties2");
+    if (ii->disp.GetPhysicalDeviceMemoryProperties != NULL)
+        ii->disp.GetPhysicalDeviceMemoryProperties(TERM_PD(pd)->handle, &p->memoryProperties);
+}
+
+void vkl_term_GetPhysicalDeviceSparseImageFormatProperties2(VkPhysicalDevice pd,
+                                                            const VkPhysicalDeviceSparseImageFormatInfo2 *info,
+                                                            uint32_t *pCount, VkSparseImageFormatProperties2 *p) {
+    const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
+    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceSparseImageFormatProperties2 != NULL) {
+        ii->disp.GetPhysicalDeviceSparseImageFormatProperties2(TERM_PD(pd)->handle, info, pCount, p);
+        return;
+    }
+    note_emulation(pd, "vkGetPhysicalDeviceSparseImageFormatProperties2");
+    if (ii->disp.GetPhysicalDeviceSparseImageFormatProperties == NULL) {
+        *pCount = 0;
+        return;
+    }
+    uint32_t n = 0;
+    ii->disp.GetPhysicalDeviceSparseImageFormatProperties(TERM_PD(pd)->handle, info->format, info->type, info->samples,
+                                                          info->usage, info->tiling, &n, NULL);
+    if (p == NULL) {
+        *pCount = n;
+        return;
+    }
+    const struct vkl_alloc *a = &vkl_physdev_from_term(pd)->tramp.instance->alloc;
+    if (n > *pCount) n = *pCount;
+    VkSparseImageFormatProperties *tmp = vkl_alloc(a, (n ? n : 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (tmp == NULL) {
+        *pCount = 0;
+        return;
+    }
+    ii->disp.GetPhysicalDeviceSparseImageFormatProperties(TERM_PD(pd)->handle, info->format, info->type, info->samples,
+                                                          info->usage, info->tiling, &n, tmp);
+    for (uint32_t i = 0; i < n; i++) p[i].properties = tmp[i];
+    *pCount = n;
+    vkl_free(a, tmp);
+}

@@ -1,0 +1,285 @@
+/*
+ * Search directories and driver-manifest discovery (see loader/internal/search_paths.h).
+ */
+#include "loader/internal/search_paths.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "loader/internal/env.h"
+
+VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl_strlist *out) {
+    size_t before = out->count;
+    size_t start = 0;
+    if (value == NULL) return VK_SUCCESS;
+    while (start < len) {
+        size_t end = start;
+        while (end < len && value[end] != sep) end++;
+        if (end > start) { /* empty entries ("a::b", leading/trailing ':') are dropped */
+            VkResult r = vkl_strlist_append_n(out, value + start, end - start);
+            if (r != VK_SUCCESS) {
+                while (out->count > before) free(out->items[--out->count]);
+                return r;
+            }
+        }
+        start = end + 1;
+    }
+    return VK_SUCCESS;
+}
+
+static bool non_empty(const char *s) { return s != NULL && s[0] != '\0'; }
+
+/* Appends "<base>/<suffix>" (base without trailing '/', "/" kept as root) unless already present. */
+static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_len,
+                        const char *suffix) {
+    while (base_len > 1 && base[base_len - 1] == '/') base_len--;
+    size_t suffix_len = strlen(suffix);
+    bool root = base_len == 1 && base[0] == '/';
+    size_t total = base_len + (root ? 0 : 1) + suffix_len;
+    char *dir = malloc(total + 1);
+    if (dir == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(dir, base, base_len);
+    size_t pos = base_len;
+    if (!root) dir[pos++] = '/';
+    memcpy(dir + pos, suffix, suffix_len + 1);
+    /* spec §1.2: the directory list is de-duplicated (first occurrence wins) */
+    if (vkl_strlist_contains(out, dir)) {
+        free(dir);
+        return VK_SUCCESS;
+    }
+    return vkl_strlist_append_owned(out, dir);
+}
+
+static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const char *home,
+                         const char *home_rel, const char *suffix) {
+    /* XDG Base Directory: use $XDG_*_HOME unless unset or empty, else $HOME/<home_rel>; with
+     * neither, the user location is skipped (spec §1.2 item 3). */
+    if (non_empty(xdg_home)) return add_dir(out, xdg_home, strlen(xdg_home), suffix);
+    if (!non_empty(home)) return VK_SUCCESS;
+    size_t hl = strlen(home), rl = strlen(home_rel);
+    while (hl > 1 && home[hl - 1] == '/') hl--;
+    char *base = malloc(hl + 1 + rl + 1);
+    if (base == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(base, home, hl);
+    base[hl] = '/';
+    memcpy(base + hl + 1, home_rel, rl + 1);
+    VkResult r = add_dir(out, base, strlen(base), suffix);
+    free(base);
+    return r;
+}
+
+static VkResult add_dirs_list(struct vkl_strlist *out, const char *list, const char *fallback,
+                              const char *suffix) {
+    /* "$XDG_*_DIRS ... fallback ... if the corresponding environment variable is not defined";
+     * an empty value counts as not defined (XDG Base Directory spec; Khronos does the same). */
+    const char *value = non_empty(list) ? list : fallback;
+    size_t len = strlen(value), start = 0;
+    while (start < len) {
+        size_t end = start;
+        while (end < len && value[end] != ':') end++;
+        if (end > start) {
+            VkResult r = add_dir(out, value + start, end - start, suffix);
+            if (r != VK_SUCCESS) return r;
+        }
+        start = end + 1;
+    }
+    return VK_SUCCESS;
+}
+
+VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix,
+                               struct vkl_strlist *out) {
+    VkResult r;
+    size_t before = out->count;
+    /* [Drv] "Driver Discovery on Linux" table order (same for layers, [Lyr]). */
+    if ((r = add_home(out, env->xdg_config_home, env->home, ".config", suffix)) != VK_SUCCESS)
+        goto out;
+    if ((r = add_dirs_list(out, env->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS, suffix)) !=
+        VK_SUCCESS)
+        goto out;
+    if (non_empty(env->sysconfdir) &&
+        (r = add_dir(out, env->sysconfdir, strlen(env->sysconfdir), suffix)) != VK_SUCCESS)
+        goto out;
+    if (non_empty(env->extrasysconfdir) &&
+        (r = add_dir(out, env->extrasysconfdir, strlen(env->extrasysconfdir), suffix)) !=
+            VK_SUCCESS)
+        goto out;
+    if ((r = add_home(out, env->xdg_data_home, env->home, ".local/share", suffix)) != VK_SUCCESS)
+        goto out;
+    r = add_dirs_list(out, env->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS, suffix);
+out:
+    if (r != VK_SUCCESS)
+        while (out->count > before) free(out->items[--out->count]);
+    return r;
+}
+
+VkResult vkl_search_env_from_process(struct vkl_search_env *out) {
+    memset(out, 0, sizeof(*out));
+    out->xdg_config_home = vkl_getenv("XDG_CONFIG_HOME");
+    out->home = vkl_getenv("HOME");
+    out->xdg_config_dirs = vkl_getenv("XDG_CONFIG_DIRS");
+    out->xdg_data_home = vkl_getenv("XDG_DATA_HOME");
+    out->xdg_data_dirs = vkl_getenv("XDG_DATA_DIRS");
+    out->sysconfdir = VKL_SYSCONFDIR;
+#ifdef VKL_EXTRASYSCONFDIR
+    out->extrasysconfdir = VKL_EXTRASYSCONFDIR;
+#else
+    out->extrasysconfdir = NULL;
+#endif
+    return VK_SUCCESS;
+}
+
+static bool ends_with_json(const char *s) {
+    size_t n = strlen(s);
+    return n >= 5 && strcmp(s + n - 5, ".json") == 0; /* case-sensitive, as Khronos is_json */
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static VkResult add_manifest(const struct vkl_log_sink *log, struct vkl_strlist *out,
+                             const char *path) {
+    if (vkl_strlist_contains(out, path)) return VK_SUCCESS;
+    VkResult r = vkl_strlist_append(out, path);
+    if (r == VK_SUCCESS)
+        vkl_log(log, VKL_LOG_DEBUG | VKL_LOG_DRIVER, "driver search: found manifest %s", path);
+    return r;
+}
+
+VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
+                                   const char *from_env, struct vkl_strlist *out) {
+    VkResult r = VK_SUCCESS;
+    DIR *dir = NULL;
+    struct vkl_strlist names = VKL_STRLIST_INIT;
+    char *full = NULL;
+    struct stat st;
+
+    if (ends_with_json(entry)) {
+        /* spec §1.2 item 4: an entry ending in ".json" is one manifest file */
+        int rc = stat(entry, &st);
+        if (rc != 0 || !S_ISREG(st.st_mode)) {
+            const char *why = rc != 0 ? strerror(errno) : "not a regular file";
+            if (from_env != NULL)
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "driver search %s: manifest %s: cannot be used (%s) [LDP_LOADER_3]",
+                        from_env, entry, why);
+            goto out;
+        }
+        r = add_manifest(log, out, entry);
+        goto out;
+    }
+
+    dir = opendir(entry);
+    if (dir == NULL) {
+        /* Non-existent directories are silently skipped (spec §1.2 item 4). */
+        vkl_log(log, VKL_LOG_DEBUG | VKL_LOG_DRIVER, "driver search: skipping directory %s (%s)",
+                entry, strerror(errno));
+        goto out;
+    }
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(dir);
+        if (de == NULL) break;
+        if (!ends_with_json(de->d_name)) continue;
+        if ((r = vkl_strlist_append(&names, de->d_name)) != VK_SUCCESS) goto out;
+    }
+    /* [Drv]: the order within a directory is readdir's ("random"); sorting makes it deterministic. */
+    if (names.count > 1) qsort(names.items, names.count, sizeof(char *), cmp_str);
+
+    size_t elen = strlen(entry);
+    bool slash = elen > 0 && entry[elen - 1] == '/';
+    for (size_t i = 0; i < names.count; i++) {
+        size_t nlen = strlen(names.items[i]);
+        full = malloc(elen + 1 + nlen + 1);
+        if (full == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            goto out;
+        }
+        snprintf(full, elen + 1 + nlen + 1, "%s%s%s", entry, slash ? "" : "/", names.items[i]);
+        /* directories (or dangling links) named *.json are not manifests */
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+            if ((r = add_manifest(log, out, full)) != VK_SUCCESS) goto out;
+        }
+        free(full);
+        full = NULL;
+    }
+
+out:
+    free(full);
+    if (dir) closedir(dir);
+    vkl_strlist_finish(&names);
+    return r;
+}
+
+static VkResult search_env_list(const struct vkl_log_sink *log, const char *var, const char *value,
+                                struct vkl_strlist *out) {
+    struct vkl_strlist entries = VKL_STRLIST_INIT;
+    VkResult r = vkl_path_list_split(value, strlen(value), ':', &entries);
+    for (size_t i = 0; r == VK_SUCCESS && i < entries.count; i++)
+        r = vkl_manifest_search_entry(log, entries.items[i], var, out);
+    vkl_strlist_finish(&entries);
+    return r;
+}
+
+VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_strlist *out_files) {
+    VkResult r = VK_SUCCESS;
+    struct vkl_strlist dirs = VKL_STRLIST_INIT;
+    struct vkl_strlist found = VKL_STRLIST_INIT;
+    struct vkl_search_env env;
+
+    vkl_strlist_finish(out_files);
+
+    /* [Drv] "Overriding the Default Driver Discovery": VK_DRIVER_FILES wins; the deprecated
+     * VK_ICD_FILENAMES is consulted only when VK_DRIVER_FILES is unset. */
+    const char *override_var = "VK_DRIVER_FILES";
+    const char *override = vkl_getenv("VK_DRIVER_FILES");
+    const char *icd_filenames = vkl_getenv("VK_ICD_FILENAMES");
+    if (override != NULL) {
+        if (icd_filenames != NULL)
+            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "env VK_ICD_FILENAMES: ignored because VK_DRIVER_FILES is set [LDP_LOADER_3]");
+    } else if (icd_filenames != NULL) {
+        override_var = "VK_ICD_FILENAMES";
+        override = icd_filenames;
+    }
+    const char *add = vkl_getenv("VK_ADD_DRIVER_FILES");
+
+    if (override != NULL) {
+        /* [Drv] "Additional Driver Discovery": with an override present VK_ADD_DRIVER_FILES "will not
+         * be used by the loader and any values will be ignored". */
+        if (add != NULL)
+            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "env VK_ADD_DRIVER_FILES: ignored because %s is set [LDP_LOADER_3]",
+                    override_var);
+        if (override[0] == '\0')
+            /* Set but empty: an active override with no entries (Khronos behaviour; documents
+             * silent). No manifest-discovered drivers at all. */
+            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "env %s: set but empty, no driver manifests are searched [LDP_LOADER_3]",
+                    override_var);
+        r = search_env_list(log, override_var, override, &found);
+        goto out;
+    }
+
+    if (add != NULL && (r = search_env_list(log, "VK_ADD_DRIVER_FILES", add, &found)) != VK_SUCCESS)
+        goto out;
+
+    vkl_search_env_from_process(&env);
+    if ((r = vkl_search_dirs_build(&env, VKL_ICD_SUFFIX, &dirs)) != VK_SUCCESS) goto out;
+    for (size_t i = 0; i < dirs.count; i++)
+        if ((r = vkl_manifest_search_entry(log, dirs.items[i], NULL, &found)) != VK_SUCCESS)
+            goto out;
+
+out:
+    vkl_strlist_finish(&dirs);
+    if (r == VK_SUCCESS)
+        *out_files = found;
+    else
+        vkl_strlist_finish(&found);
+    return r;
+}

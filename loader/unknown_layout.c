@@ -1,0 +1,14 @@
+/* Compile-time proof that the offsets unknown_func_x86_64.S uses match the C structures. */
+#include <stddef.h>
+
+#include "loader/internal/loader.h"
+
+_Static_assert(offsetof(struct vkl_physdev_tramp, next) == 8, "TRAMP_NEXT");
+_Static_assert(offsetof(struct vkl_physdev_tramp, instance) == 16, "TRAMP_INSTANCE");
+_Static_assert(offsetof(struct vkl_instance, unknown_physdev_chain) == 8, "INST_UNKNOWN");
+_Static_assert(offsetof(struct vkl_physdev_term, handle) == 16, "TERM_HANDLE");
+_Static_assert(offsetof(struct vkl_physdev_term, unknown) == 24, "TERM_UNKNOWN");
+_Static_assert(offsetof(struct vkl_device_dispatch, gen) - offsetof(struct vkl_device_dispatch, unknown) ==
+                   8 * VKL_MAX_UNKNOWN_FUNCS,
+               "DEV_UNKNOWN");
+_Static_assert(VKL_MAX_UNKNOWN_FUNCS == 250, "the .S file repeats 250 times");
