@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 extern "C" {
 #include "loader/internal/env.h"
@@ -13,24 +15,41 @@ extern "C" {
 namespace {
 
 const char *const kSecure[] = {
-    "VK_DRIVER_FILES",          "VK_ICD_FILENAMES",           "VK_ADD_DRIVER_FILES",
-    "VK_LAYER_PATH",            "VK_ADD_LAYER_PATH",          "VK_IMPLICIT_LAYER_PATH",
-    "VK_ADD_IMPLICIT_LAYER_PATH", "VK_LOADER_DRIVERS_SELECT", "VK_LOADER_DRIVERS_DISABLE",
-    "VK_LOADER_LAYERS_ENABLE",  "VK_LOADER_LAYERS_DISABLE",   "VK_LOADER_LAYERS_ALLOW",
-    "VK_LOADER_DEVICE_ID_FILTER", "VK_LOADER_VENDOR_ID_FILTER", "VK_LOADER_DRIVER_ID_FILTER",
-    "XDG_CONFIG_HOME",          "XDG_CONFIG_DIRS",            "XDG_DATA_HOME",
-    "XDG_DATA_DIRS",            "HOME",
+    "VK_DRIVER_FILES",
+    "VK_ICD_FILENAMES",
+    "VK_ADD_DRIVER_FILES",
+    "VK_LAYER_PATH",
+    "VK_ADD_LAYER_PATH",
+    "VK_IMPLICIT_LAYER_PATH",
+    "VK_ADD_IMPLICIT_LAYER_PATH",
+    "VK_LOADER_DRIVERS_SELECT",
+    "VK_LOADER_DRIVERS_DISABLE",
+    "VK_LOADER_LAYERS_ENABLE",
+    "VK_LOADER_LAYERS_DISABLE",
+    "VK_LOADER_LAYERS_ALLOW",
+    "VK_LOADER_DEVICE_ID_FILTER",
+    "VK_LOADER_VENDOR_ID_FILTER",
+    "VK_LOADER_DRIVER_ID_FILTER",
+    "XDG_CONFIG_HOME",
+    "XDG_CONFIG_DIRS",
+    "XDG_DATA_HOME",
+    "XDG_DATA_DIRS",
+    "HOME",
 };
 
 // Plain variables stay live when elevated (spec §2.2).
 const char *const kPlain[] = {
-    "VK_INSTANCE_LAYERS", "VK_LOADER_DEBUG", "VK_LOADER_DISABLE_INST_EXT_FILTER",
-    "VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING", "VK_LOADER_DEVICE_SELECT",
-    "VK_LOADER_DISABLE_SELECT", "PATH",
+    "VK_INSTANCE_LAYERS",
+    "VK_LOADER_DEBUG",
+    "VK_LOADER_DISABLE_INST_EXT_FILTER",
+    "VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING",
+    "VK_LOADER_DEVICE_SELECT",
+    "VK_LOADER_DISABLE_SELECT",
+    "PATH",
 };
 
 class EnvTest : public testing::Test {
-  protected:
+   protected:
     void SetUp() override {
         vkl_env_reset_log_once_for_testing();
         vkl_log_set_level_for_testing(0);
@@ -106,11 +125,44 @@ TEST_F(EnvTest, ElevatedLogsOncePerVariable) {
     EXPECT_EQ(vkl_getenv("VK_DRIVER_FILES"), nullptr);
     EXPECT_EQ(vkl_getenv("VK_LAYER_PATH"), nullptr);
     EXPECT_EQ(vkl_getenv("VK_ADD_LAYER_PATH"), nullptr);  // unset: nothing to report
+    EXPECT_EQ(
+        testing::internal::GetCapturedStderr(),
+        "[Vulkan Loader] WARNING | DRIVER: env VK_DRIVER_FILES: ignored because the process "
+        "runs with elevated privileges [LDP_LOADER_13]\n"
+        "[Vulkan Loader] WARNING | LAYER: env VK_LAYER_PATH: ignored because the process runs "
+        "with elevated privileges [LLP_LOADER_13]\n");
+}
+
+TEST_F(EnvTest, ElevatedLogTagsSearchBasesAndFilters) {
+    vkl_env_set_elevated_for_testing(1);
+    vkl_log_set_level_for_testing(VKL_LOG_WARN);
+    setenv("XDG_CONFIG_HOME", "/x", 1);
+    setenv("VK_LOADER_LAYERS_DISABLE", "~all~", 1);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(vkl_getenv("XDG_CONFIG_HOME"), nullptr);
+    EXPECT_EQ(vkl_getenv("VK_LOADER_LAYERS_DISABLE"), nullptr);
     EXPECT_EQ(testing::internal::GetCapturedStderr(),
-              "[Vulkan Loader] WARNING | DRIVER: env VK_DRIVER_FILES: ignored because the process "
-              "runs with elevated privileges [LDP_LOADER_13]\n"
-              "[Vulkan Loader] WARNING | LAYER: env VK_LAYER_PATH: ignored because the process runs "
-              "with elevated privileges [LLP_LOADER_13]\n");
+              "[Vulkan Loader] WARNING | DRIVER: env XDG_CONFIG_HOME: ignored because the process "
+              "runs with elevated privileges [RULE_ENV_ELEVATED]\n"
+              "[Vulkan Loader] WARNING | LAYER: env VK_LOADER_LAYERS_DISABLE: ignored because the "
+              "process runs with elevated privileges [RULE_ENV_ELEVATED]\n");
+}
+
+TEST_F(EnvTest, ElevatedLogOnceUnderConcurrency) {
+    vkl_env_set_elevated_for_testing(1);
+    vkl_log_set_level_for_testing(VKL_LOG_WARN);
+    setenv("VK_ADD_DRIVER_FILES", "/evil", 1);
+    testing::internal::CaptureStderr();
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 8; i++)
+        threads.emplace_back([] {
+            for (int j = 0; j < 100; j++) EXPECT_EQ(vkl_getenv("VK_ADD_DRIVER_FILES"), nullptr);
+        });
+    for (auto &t : threads) t.join();
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err,
+              "[Vulkan Loader] WARNING | DRIVER: env VK_ADD_DRIVER_FILES: ignored because the "
+              "process runs with elevated privileges [LDP_LOADER_13]\n");
 }
 
 TEST_F(EnvTest, ElevatedLogIsFilteredByVkLoaderDebug) {

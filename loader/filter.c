@@ -13,8 +13,8 @@ static bool token_is(const char *t, size_t n, const char *word) {
 
 static void add_token(struct vkl_filter *f, const char *t, size_t n) {
     f->active = true;
-    /* [Arch] special tokens: "~all~" (and "*" / "**", which the Khronos loader treats the same) match
-     * everything in every filter variable; ~implicit~/~explicit~ only mean something to
+    /* [Arch] special tokens: "~all~" (and "*" / "**", which the Khronos loader treats the same)
+     * match everything in every filter variable; ~implicit~/~explicit~ only mean something to
      * VK_LOADER_LAYERS_DISABLE; other "~" tokens are ignored (spec §1.4). */
     if (token_is(t, n, "~all~") || token_is(t, n, "*") || token_is(t, n, "**")) {
         f->match_all = true;

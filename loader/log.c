@@ -24,8 +24,8 @@ struct level_word {
  * and also takes perf/implem/icd (spec §1.5, Appendix A.6); the documents list whole words only, so
  * we take whole words only and ignore everything else. */
 static const struct level_word k_level_words[] = {
-    {"error", VKL_LOG_ERROR}, {"warn", VKL_LOG_WARN},     {"info", VKL_LOG_INFO},
-    {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER},   {"driver", VKL_LOG_DRIVER},
+    {"error", VKL_LOG_ERROR}, {"warn", VKL_LOG_WARN},   {"info", VKL_LOG_INFO},
+    {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER}, {"driver", VKL_LOG_DRIVER},
     {"all", VKL_LOG_ALL},
 };
 

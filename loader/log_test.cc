@@ -49,7 +49,8 @@ TEST(LogParseLevel, CommaSeparatedAndEmptyWords) {
 }
 
 TEST(LogParseLevel, ExactWordsOnlyUnknownIgnored) {
-    // Documents list whole words; Khronos' prefix matching and perf/implem/icd aliases are not taken.
+    // Documents list whole words; Khronos' prefix matching and perf/implem/icd aliases are not
+    // taken.
     EXPECT_EQ(Parse("err"), 0u);
     EXPECT_EQ(Parse("e"), 0u);
     EXPECT_EQ(Parse("a"), 0u);
@@ -69,9 +70,10 @@ TEST(LogParseLevel, BufferNotNulTerminated) {
 }
 
 TEST(LogFormat, SeverityOnlyPaddedToColumn32) {
-    EXPECT_EQ(Format(VKL_LOG_ERROR, "loader_get_json: Failed to open JSON file /road/to/nowhere.json"),
-              "[Vulkan Loader] ERROR:          loader_get_json: Failed to open JSON file "
-              "/road/to/nowhere.json\n");
+    EXPECT_EQ(
+        Format(VKL_LOG_ERROR, "loader_get_json: Failed to open JSON file /road/to/nowhere.json"),
+        "[Vulkan Loader] ERROR:          loader_get_json: Failed to open JSON file "
+        "/road/to/nowhere.json\n");
     EXPECT_EQ(Format(VKL_LOG_INFO, "m"), "[Vulkan Loader] INFO:           m\n");
     EXPECT_EQ(Format(VKL_LOG_WARN, "m"), "[Vulkan Loader] WARNING:        m\n");
     EXPECT_EQ(Format(VKL_LOG_DEBUG, "m"), "[Vulkan Loader] DEBUG:          m\n");

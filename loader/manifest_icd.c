@@ -5,16 +5,14 @@
  * follows the document (spec §3.2 lists the Khronos behaviour):
  *  - file_format_version and ICD.api_version must be strings "major.minor.patch" (Khronos parses
  *    garbage as 0.0.0 and accepts a non-string api_version as a 1.0 driver);
- *  - is_portability_driver must be a JSON bool, library_arch the string "32" or "64" ("The only
- *    valid values"); Khronos ignores other values;
+ *  - is_portability_driver must be a JSON bool (Khronos treats anything but `true` as false);
  *  - an api_version whose major is not the loader's (1) is an incompatible API version
  *    (LDP_LOADER_4; Khronos only rejects a non-zero variant).
  * Kept from Khronos where the document is silent: a newer file_format_version is accepted with an
- * INFO line; 1.0.1 fields are honoured in a 1.0.0 file; unknown keys are ignored; a 4-part
+ * INFO line; a library_arch other than "32"/"64" is ignored (with a WARN line here); 1.0.1 fields
+ * are honoured in a 1.0.0 file; unknown keys are ignored; a 4-part
  * "variant.major.minor.patch" api_version is understood so a non-zero variant can be reported.
  */
-#include "loader/internal/manifest.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,6 +23,7 @@
 #include <unistd.h>
 
 #include "loader/internal/json.h"
+#include "loader/internal/manifest.h"
 
 #define MALFORMED VK_ERROR_INITIALIZATION_FAILED
 #define INCOMPATIBLE VK_ERROR_INCOMPATIBLE_DRIVER
@@ -105,8 +104,8 @@ static VkResult required_string(const struct vkl_log_sink *log, const char *path
     }
     if (!vkl_json_is_string(node)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver manifest %s: field '%s' has type %s, expected string [LDP_DRIVER_4]",
-                path, field, vkl_json_type_name(node));
+                "driver manifest %s: field '%s' has type %s, expected string [LDP_DRIVER_4]", path,
+                field, vkl_json_type_name(node));
         return MALFORMED;
     }
     *out = vkl_json_string(node);
@@ -157,11 +156,11 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
     if (m.file_format_version != VK_MAKE_API_VERSION(0, 1, 0, 0) &&
         m.file_format_version != VK_MAKE_API_VERSION(0, 1, 0, 1)) {
         /* [Drv]: "Supported versions are: 1.0.0 and 1.0.1." The Khronos loader reads unknown
-         * versions anyway with an INFO line (tests DriverManifest.UnknownManifestVersion); so do we,
-         * with the 1.0.1 field set. Not a rejection, so not the one-line-per-rejection rule. */
+         * versions anyway with an INFO line (tests DriverManifest.UnknownManifestVersion); so do
+         * we, with the 1.0.1 field set. Not a rejection, so not the one-line-per-rejection rule. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
                 "driver manifest %s: file_format_version %s is not a supported version (1.0.0, "
-                "1.0.1); reading it as 1.0.1 [LDP_DRIVER_4]",
+                "1.0.1); reading it as 1.0.1 [RULE_DRV_MANIFEST_V1_0_1]",
                 path, str);
     }
 
@@ -201,27 +200,26 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
         goto out;
     }
 
-    /* ICD.library_arch (1.0.1, optional): "The only valid values are "32" and "64"." */
+    /* ICD.library_arch (1.0.1, optional): "The only valid values are "32" and "64"." It is only a
+     * hint that lets the loader skip a library without opening it; an invalid hint is ignored with
+     * a warning (RULE_DRV_LIBRARY_ARCH: "other values are ignored") and dlopen decides. */
     const struct vkl_json *arch = vkl_json_get(icd, "library_arch");
     if (arch != NULL) {
         const char *a = vkl_json_string(arch);
-        if (a == NULL) {
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "driver manifest %s: field 'ICD.library_arch' has type %s, expected string "
-                    "[LDP_DRIVER_4]",
-                    path, vkl_json_type_name(arch));
-            goto out;
-        }
-        if (strcmp(a, "32") == 0) {
+        if (a != NULL && strcmp(a, "32") == 0) {
             m.library_arch = 32;
-        } else if (strcmp(a, "64") == 0) {
+        } else if (a != NULL && strcmp(a, "64") == 0) {
             m.library_arch = 64;
-        } else {
+        } else if (a != NULL) {
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                     "driver manifest %s: field 'ICD.library_arch' value '%s' is not \"32\" or "
-                    "\"64\" [LDP_DRIVER_4]",
+                    "\"64\", ignored [RULE_DRV_LIBRARY_ARCH]",
                     path, a);
-            goto out;
+        } else {
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver manifest %s: field 'ICD.library_arch' has type %s, expected string, "
+                    "ignored [RULE_DRV_LIBRARY_ARCH]",
+                    path, vkl_json_type_name(arch));
         }
     }
 
@@ -264,7 +262,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
          * the driver matches that of the running application" — skip without dlopen. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
                 "driver manifest %s: field 'ICD.library_arch' is \"%d\" but the loader is %d-bit, "
-                "driver skipped [DRV_MANIFEST_ARCH]",
+                "driver skipped [RULE_DRV_LIBRARY_ARCH]",
                 path, m.library_arch, (int)(sizeof(void *) * CHAR_BIT));
         goto out;
     }

@@ -34,7 +34,8 @@ VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl
 
 static bool non_empty(const char *s) { return s != NULL && s[0] != '\0'; }
 
-/* Appends "<base>/<suffix>" (base without trailing '/', "/" kept as root) unless already present. */
+/* Appends "<base>/<suffix>" (base without trailing '/', "/" kept as root) unless already present.
+ */
 static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_len,
                         const char *suffix) {
     while (base_len > 1 && base[base_len - 1] == '/') base_len--;
@@ -165,9 +166,10 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
         if (rc != 0 || !S_ISREG(st.st_mode)) {
             const char *why = rc != 0 ? strerror(errno) : "not a regular file";
             if (from_env != NULL)
-                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "driver search %s: manifest %s: cannot be used (%s) [LDP_LOADER_3]",
-                        from_env, entry, why);
+                vkl_log(
+                    log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver search %s: manifest %s: cannot be used (%s) [RULE_DRV_SEARCH_DIR_SCAN]",
+                    from_env, entry, why);
             goto out;
         }
         r = add_manifest(log, out, entry);
@@ -176,9 +178,13 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
 
     dir = opendir(entry);
     if (dir == NULL) {
-        /* Non-existent directories are silently skipped (spec §1.2 item 4). */
-        vkl_log(log, VKL_LOG_DEBUG | VKL_LOG_DRIVER, "driver search: skipping directory %s (%s)",
-                entry, strerror(errno));
+        /* Non-existent directories are silently skipped (spec §1.2 item 4,
+         * RULE_DRV_SEARCH_DIR_SCAN); only a directory the user named in a variable earns a DEBUG
+         * line. */
+        if (from_env != NULL)
+            vkl_log(log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
+                    "driver search %s: skipping directory %s (%s) [RULE_DRV_SEARCH_DIR_SCAN]",
+                    from_env, entry, strerror(errno));
         goto out;
     }
     for (;;) {
@@ -188,7 +194,8 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
         if (!ends_with_json(de->d_name)) continue;
         if ((r = vkl_strlist_append(&names, de->d_name)) != VK_SUCCESS) goto out;
     }
-    /* [Drv]: the order within a directory is readdir's ("random"); sorting makes it deterministic. */
+    /* [Drv]: the order within a directory is readdir's ("random"); sorting makes it deterministic.
+     */
     if (names.count > 1) qsort(names.items, names.count, sizeof(char *), cmp_str);
 
     size_t elen = strlen(entry);
@@ -242,7 +249,8 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
     if (override != NULL) {
         if (icd_filenames != NULL)
             vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "env VK_ICD_FILENAMES: ignored because VK_DRIVER_FILES is set [LDP_LOADER_3]");
+                    "env VK_ICD_FILENAMES: ignored because VK_DRIVER_FILES is set "
+                    "[RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED]");
     } else if (icd_filenames != NULL) {
         override_var = "VK_ICD_FILENAMES";
         override = icd_filenames;
@@ -250,17 +258,19 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
     const char *add = vkl_getenv("VK_ADD_DRIVER_FILES");
 
     if (override != NULL) {
-        /* [Drv] "Additional Driver Discovery": with an override present VK_ADD_DRIVER_FILES "will not
-         * be used by the loader and any values will be ignored". */
+        /* [Drv] "Additional Driver Discovery": with an override present VK_ADD_DRIVER_FILES "will
+         * not be used by the loader and any values will be ignored". */
         if (add != NULL)
             vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "env VK_ADD_DRIVER_FILES: ignored because %s is set [LDP_LOADER_3]",
+                    "env VK_ADD_DRIVER_FILES: ignored because %s is set "
+                    "[RULE_DRV_ENV_ADD_DRIVER_FILES]",
                     override_var);
         if (override[0] == '\0')
             /* Set but empty: an active override with no entries (Khronos behaviour; documents
              * silent). No manifest-discovered drivers at all. */
             vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "env %s: set but empty, no driver manifests are searched [LDP_LOADER_3]",
+                    "env %s: set but empty, no driver manifests are searched "
+                    "[RULE_DRV_ENV_DRIVER_FILES_OVERRIDE]",
                     override_var);
         r = search_env_list(log, override_var, override, &found);
         goto out;

@@ -22,9 +22,10 @@ extern "C" {
  * "Secure" variables (vkl_env_is_secure_var) read as NULL when the process is elevated
  * (LDP_LOADER_13 / LLP_LOADER_13); the first time each such variable is found set but suppressed,
  * one WARN line (plus DRIVER or LAYER category) is logged to stderr, e.g.
- *   "env VK_DRIVER_FILES: ignored because the process runs with elevated privileges [LDP_LOADER_13]"
- * (the Khronos loader suppresses silently; a user who set the variable deserves to learn why it has
- * no effect, and the line only prints under VK_LOADER_DEBUG=warn/driver/layer/all).
+ *   "env VK_DRIVER_FILES: ignored because the process runs with elevated privileges
+ * [LDP_LOADER_13]" (the Khronos loader suppresses silently; a user who set the variable deserves to
+ * learn why it has no effect, and the line only prints under
+ * VK_LOADER_DEBUG=warn/driver/layer/all).
  */
 const char *vkl_getenv(const char *name);
 

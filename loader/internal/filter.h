@@ -37,17 +37,17 @@ enum vkl_filter_kind {
 
 struct vkl_filter_token {
     enum vkl_filter_kind kind;
-    uint32_t len;                               /* length of text */
-    char text[VKL_FILTER_MAX_TOKEN_LEN + 1];    /* lower-cased, '*' markers removed */
+    uint32_t len;                            /* length of text */
+    char text[VKL_FILTER_MAX_TOKEN_LEN + 1]; /* lower-cased, '*' markers removed */
 };
 
 struct vkl_filter {
-    bool active;           /* at least one non-empty token was given (even if it matches nothing) */
-    bool match_all;        /* "~all~", "*" or "**" was given */
-    bool implicit_layers;  /* "~implicit~" was given */
-    bool explicit_layers;  /* "~explicit~" was given */
-    uint32_t count;        /* name tokens kept */
-    uint32_t dropped;      /* name tokens beyond VKL_FILTER_MAX_TOKENS, dropped */
+    bool active;          /* at least one non-empty token was given (even if it matches nothing) */
+    bool match_all;       /* "~all~", "*" or "**" was given */
+    bool implicit_layers; /* "~implicit~" was given */
+    bool explicit_layers; /* "~explicit~" was given */
+    uint32_t count;       /* name tokens kept */
+    uint32_t dropped;     /* name tokens beyond VKL_FILTER_MAX_TOKENS, dropped */
     struct vkl_filter_token tokens[VKL_FILTER_MAX_TOKENS];
 };
 

@@ -81,8 +81,8 @@ void vkl_logv(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, 
  * buf_len > 0) and returns the length written. Format (spec §7.11, Khronos log.c):
  *   "[Vulkan Loader] " SEV [" | " CAT] ": " padded with spaces to column 32, message, "\n"
  * SEV is the first of ERROR, WARNING, INFO, DEBUG present in flags; CAT the first of PERF, DRIVER,
- * LAYER. With no severity bit the header is "[Vulkan Loader] CAT: "; with neither, "[Vulkan Loader] : ".
- * Example: "[Vulkan Loader] ERROR:          msg\n", "[Vulkan Loader] WARNING | DRIVER: msg\n".
+ * LAYER. With no severity bit the header is "[Vulkan Loader] CAT: "; with neither, "[Vulkan Loader]
+ * : ". Example: "[Vulkan Loader] ERROR:          msg\n", "[Vulkan Loader] WARNING | DRIVER: msg\n".
  * The message is cut to VKL_LOG_MAX_MESSAGE bytes. Pure function, exposed for tests.
  */
 size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char *message);

@@ -3,9 +3,9 @@
  * file-reading layer for manifests.
  *
  * Ownership: vkl_icd_manifest_parse fills caller storage; the strings inside are owned by the
- * struct and released by vkl_icd_manifest_finish. vkl_read_file returns a malloc'd buffer the caller
- * free()s. Thread-safety: all functions are reentrant (no shared state); logging goes through
- * vkl_log (thread-safe).
+ * struct and released by vkl_icd_manifest_finish. vkl_read_file returns a malloc'd buffer the
+ * caller free()s. Thread-safety: all functions are reentrant (no shared state); logging goes
+ * through vkl_log (thread-safe).
  */
 #ifndef VKL_INTERNAL_MANIFEST_H
 #define VKL_INTERNAL_MANIFEST_H
@@ -28,14 +28,14 @@ extern "C" {
 #define VKL_ICD_MANIFEST_NEWEST_VERSION VK_MAKE_API_VERSION(0, 1, 0, 1)
 
 struct vkl_icd_manifest {
-    char *manifest_path;           /* copy of the path given to the parser */
-    char *library_path;            /* resolved: absolute verbatim; relative (contains '/') joined to
-                                      the manifest's directory; bare name kept for dlopen's search */
-    uint32_t file_format_version;  /* VK_MAKE_API_VERSION(0, maj, min, patch) as written */
-    uint32_t api_version;          /* VK_MAKE_API_VERSION(0, maj, min, patch); variant is always 0 */
-    int library_arch;              /* 0 absent, 32 or 64 */
-    bool is_portability_driver;    /* absent = false */
-    bool library_path_is_bare_name;/* no '/' in library_path: dlopen searches the system paths */
+    char *manifest_path;          /* copy of the path given to the parser */
+    char *library_path;           /* resolved: absolute verbatim; relative (contains '/') joined to
+                                     the manifest's directory; bare name kept for dlopen's search */
+    uint32_t file_format_version; /* VK_MAKE_API_VERSION(0, maj, min, patch) as written */
+    uint32_t api_version;         /* VK_MAKE_API_VERSION(0, maj, min, patch); variant is always 0 */
+    int library_arch;             /* 0 absent, 32 or 64 */
+    bool is_portability_driver;   /* absent = false */
+    bool library_path_is_bare_name; /* no '/' in library_path: dlopen searches the system paths */
 };
 
 /*
@@ -44,18 +44,20 @@ struct vkl_icd_manifest {
  * Results:
  *  VK_SUCCESS                     *out filled.
  *  VK_ERROR_INITIALIZATION_FAILED malformed manifest [LDP_DRIVER_4]: not JSON (ERROR|DRIVER line),
- *                                 root not an object, a required field missing, a field of the wrong
- *                                 type, a version string not "maj.min.patch", empty library_path,
- *                                 library_arch not "32"/"64" (WARN|DRIVER line).
+ *                                 root not an object, a required field missing, a field of the
+ * wrong type, a version string not "maj.min.patch", empty library_path (WARN|DRIVER line).
  *  VK_ERROR_INCOMPATIBLE_DRIVER   well-formed but must not be loaded (INFO|DRIVER line):
  *                                 api_version variant != 0 or major != 1 [LDP_LOADER_4];
- *                                 library_arch differs from the loader's pointer size [DRV_ARCH].
+ *                                 library_arch differs from the loader's pointer size
+ *                                 [RULE_DRV_LIBRARY_ARCH].
  *  VK_ERROR_OUT_OF_HOST_MEMORY.
  * Every rejection logs exactly one line naming the file, the field and the rule, e.g.
  *   "driver manifest /x/y.json: field 'ICD.api_version' is missing [LDP_DRIVER_4]".
- * A file_format_version newer than 1.0.1 (or with major != 1) is accepted with one INFO|DRIVER line
- * (as the Khronos loader does), and parsed with the 1.0.1 field set.
- * `log` may be NULL (stderr only). On failure *out is zeroed.
+ * Not rejections: a file_format_version other than 1.0.0/1.0.1 is accepted with one INFO|DRIVER
+ * line (as the Khronos loader does) and parsed with the 1.0.1 field set [RULE_DRV_MANIFEST_V1_0_1];
+ * a library_arch that is not the string "32" or "64" is ignored (library_arch = 0) with one
+ * WARN|DRIVER line [RULE_DRV_LIBRARY_ARCH]. `log` may be NULL (stderr only). On failure *out is
+ * zeroed.
  */
 VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size_t len,
                                 const struct vkl_log_sink *log, struct vkl_icd_manifest *out);

@@ -4,8 +4,9 @@
  *
  * Ownership: lists are caller storage (struct vkl_strlist) that receive owned copies; the caller
  * calls vkl_strlist_finish(). struct vkl_search_env only borrows its strings.
- * Thread-safety: vkl_path_list_split and vkl_search_dirs_build are pure; vkl_search_env_from_process
- * and vkl_driver_manifest_files read the environment (see env.h) and the file system.
+ * Thread-safety: vkl_path_list_split and vkl_search_dirs_build are pure;
+ * vkl_search_env_from_process and vkl_driver_manifest_files read the environment (see env.h) and
+ * the file system.
  */
 #ifndef VKL_INTERNAL_SEARCH_PATHS_H
 #define VKL_INTERNAL_SEARCH_PATHS_H
@@ -20,8 +21,9 @@
 extern "C" {
 #endif
 
-/* Compile-time system locations (override with -DVKL_SYSCONFDIR="..." / -DVKL_EXTRASYSCONFDIR="...").
- * VKL_EXTRASYSCONFDIR is undefined by default (as upstream: only set when SYSCONFDIR != /etc). */
+/* Compile-time system locations (override with -DVKL_SYSCONFDIR="..." /
+ * -DVKL_EXTRASYSCONFDIR="..."). VKL_EXTRASYSCONFDIR is undefined by default (as upstream: only set
+ * when SYSCONFDIR != /etc). */
 #ifndef VKL_SYSCONFDIR
 #define VKL_SYSCONFDIR "/etc"
 #endif
@@ -46,8 +48,8 @@ struct vkl_search_env {
 };
 
 /* Splits a ':'-style list (`len` bytes, need not be NUL-terminated) on `sep`, appending each
- * non-empty entry to `out` in order (duplicates kept; empty entries dropped). On failure the entries
- * appended by this call are removed again. */
+ * non-empty entry to `out` in order (duplicates kept; empty entries dropped). On failure the
+ * entries appended by this call are removed again. */
 VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl_strlist *out);
 
 /*
@@ -75,7 +77,8 @@ VkResult vkl_search_env_from_process(struct vkl_search_env *out);
  * variable it came from, silently when from_env is NULL); anything else is a directory whose
  * entries whose names end in ".json" (case-sensitive) and that are regular files are appended,
  * SORTED by name (strcmp) — [Drv] leaves the order unspecified (readdir order); sorting makes runs
- * reproducible. A missing or unreadable directory is skipped silently (logged at DEBUG|DRIVER).
+ * reproducible. A missing or unreadable directory is skipped silently (a DEBUG|DRIVER line only
+ * when from_env is non-NULL).
  * Files already in `out` are not added twice. Each file added logs DEBUG|DRIVER
  * "driver search: found manifest <path>".
  */
@@ -85,8 +88,8 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
 /*
  * The driver-manifest files, in search order (spec §1.2, §1.3):
  *  - VK_DRIVER_FILES set (even empty) => exactly its entries; else VK_ICD_FILENAMES (deprecated,
- *    consulted only when VK_DRIVER_FILES is unset; ignored with an INFO|DRIVER line when both are set).
- *    An empty-but-set override is an active override with no entries: no driver manifests at all
+ *    consulted only when VK_DRIVER_FILES is unset; ignored with an INFO|DRIVER line when both are
+ * set). An empty-but-set override is an active override with no entries: no driver manifests at all
  *    (Khronos behaviour; the documents are silent) — logged at INFO|DRIVER.
  *  - otherwise VK_ADD_DRIVER_FILES entries first, then the default directories with "vulkan/icd.d".
  *    VK_ADD_DRIVER_FILES is ignored, with an INFO|DRIVER line, when an override is set.

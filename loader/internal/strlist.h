@@ -21,13 +21,15 @@ struct vkl_strlist {
     size_t count, cap;
 };
 
-#define VKL_STRLIST_INIT {NULL, 0, 0}
+#define VKL_STRLIST_INIT \
+    { NULL, 0, 0 }
 
 /* Appends a copy of `s` / of the `len` bytes at `s` (a NUL is added). VK_ERROR_OUT_OF_HOST_MEMORY
  * leaves the list unchanged. */
 VkResult vkl_strlist_append(struct vkl_strlist *list, const char *s);
 VkResult vkl_strlist_append_n(struct vkl_strlist *list, const char *s, size_t len);
-/* Appends a copy unless an equal string (strcmp) is already present (then VK_SUCCESS, no change). */
+/* Appends a copy unless an equal string (strcmp) is already present (then VK_SUCCESS, no change).
+ */
 VkResult vkl_strlist_append_unique(struct vkl_strlist *list, const char *s);
 /* Takes ownership of malloc'd `s` (freed on failure too). */
 VkResult vkl_strlist_append_owned(struct vkl_strlist *list, char *s);

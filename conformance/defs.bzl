@@ -1,0 +1,74 @@
+"""vkt_conformance_test: one test source set, one test target per loader under test."""
+
+load("//bazel:copts.bzl", "CXX_COPTS")
+
+# THE SWITCH. Loaders every conformance test runs against. Add "ours" once //loader:libvulkan.so.1
+# builds: that adds `<name>_ours` targets, with the library as a data dependency, found in the
+# runfiles by vkt::LoaderPath() (no VKT_LOADER set).
+VKT_LOADERS = ["ours", "khronos"]
+
+KHRONOS_LOADER = "/usr/lib/x86_64-linux-gnu/libvulkan.so.1"
+
+_LOADER_ENV = {
+    "khronos": {"VKT_LOADER": KHRONOS_LOADER, "VKT_LOADER_NAME": "khronos"},
+    "ours": {"VKT_LOADER_NAME": "ours"},
+}
+
+_LOADER_DATA = {
+    "khronos": [],
+    "ours": ["//loader:libvulkan.so.1"],
+}
+
+# Mock driver variants the suite copies into sandboxes (//mock_icd:libmock_icd_<v>.so).
+VKT_MOCK_VARIANTS = [
+    "v0",
+    "v1",
+    "v2",
+    "v3",
+    "v4",
+    "v4_gpdpa",
+    "v5",
+    "v6",
+    "v7",
+    "v7_exports",
+    "v7_nogpdpa",
+]
+
+def vkt_conformance_test(name, srcs, deps = [], data = [], shard_count = None, size = "medium",
+                         tags = [], loaders = None):
+    """Declares `<name>_lib` (the compiled tests) and `<name>_<loader>` for each loader.
+
+    `<name>` itself is a test_suite of the per-loader targets.
+    """
+    native.cc_library(
+        name = name + "_lib",
+        testonly = True,
+        srcs = srcs,
+        copts = CXX_COPTS,
+        deps = deps + [
+            "//conformance/framework",
+            "@googletest//:gtest",
+            "@vulkan_headers//:vulkan_headers",
+        ],
+        alwayslink = True,
+    )
+    common_data = data + [
+        "//conformance/framework:vkprobe",
+        "//conformance/deviations:khronos.tsv",
+    ] + ["//mock_icd:libmock_icd_%s.so" % v for v in VKT_MOCK_VARIANTS]
+    tests = []
+    for loader in (loaders or VKT_LOADERS):
+        native.cc_test(
+            name = name + "_" + loader,
+            size = size,
+            shard_count = shard_count,
+            tags = tags + ["vkt-loader-" + loader],
+            env = _LOADER_ENV[loader],
+            data = common_data + _LOADER_DATA[loader],
+            deps = [
+                ":" + name + "_lib",
+                "//conformance/framework:main",
+            ],
+        )
+        tests.append(":" + name + "_" + loader)
+    native.test_suite(name = name, tests = tests, tags = tags)

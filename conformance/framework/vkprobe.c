@@ -1,0 +1,1236 @@
+/* vkprobe: a scripted Vulkan client for the loader-agnostic conformance suite.
+ *
+ *   vkprobe --loader=PATH [--driver-lib=PATH]... STEP...
+ *
+ * dlopens the loader under test, resolves vkGetInstanceProcAddr with dlsym and every other command
+ * through it, runs the steps in order and prints one JSON object per line per step. Vulkan failures
+ * are data: the exit status is 0 unless the command line is wrong (2) or the loader cannot be
+ * dlopened (3). The program reads no environment variable itself (it must behave the same when run
+ * set-uid); only the loader under test does. Step syntax: conformance/framework/README.md.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <vulkan/vulkan.h>
+
+#define MAX_PHYSDEVS 64
+#define MAX_DRIVER_LIBS 16
+#define MAX_LIST 64
+
+/* ------------------------------------------------------------------------------------------ */
+/* JSON output                                                                                 */
+
+static bool g_first_field;
+
+static void put_json_string(const char *s) {
+  if (s == NULL) {
+    fputs("null", stdout);
+    return;
+  }
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    switch (*p) {
+      case '"': fputs("\\\"", stdout); break;
+      case '\\': fputs("\\\\", stdout); break;
+      case '\n': fputs("\\n", stdout); break;
+      case '\r': fputs("\\r", stdout); break;
+      case '\t': fputs("\\t", stdout); break;
+      default:
+        if (*p < 0x20) {
+          printf("\\u%04x", *p);
+        } else {
+          putchar(*p);
+        }
+    }
+  }
+  putchar('"');
+}
+
+static void put_key(const char *key) {
+  if (!g_first_field) putchar(',');
+  g_first_field = false;
+  put_json_string(key);
+  putchar(':');
+}
+
+static void obj_begin(const char *step) {
+  putchar('{');
+  g_first_field = true;
+  put_key("step");
+  put_json_string(step);
+}
+
+static void obj_end(void) {
+  fputs("}\n", stdout);
+  fflush(stdout);
+}
+
+static void kv_str(const char *key, const char *value) {
+  put_key(key);
+  put_json_string(value);
+}
+
+static void kv_int(const char *key, long long value) {
+  put_key(key);
+  printf("%lld", value);
+}
+
+static void kv_bool(const char *key, bool value) {
+  put_key(key);
+  fputs(value ? "true" : "false", stdout);
+}
+
+static const char *result_name(VkResult r) {
+  switch (r) {
+#define R(x) \
+  case x:    \
+    return #x;
+    R(VK_SUCCESS) R(VK_NOT_READY) R(VK_TIMEOUT) R(VK_EVENT_SET) R(VK_EVENT_RESET) R(VK_INCOMPLETE)
+    R(VK_ERROR_OUT_OF_HOST_MEMORY) R(VK_ERROR_OUT_OF_DEVICE_MEMORY) R(VK_ERROR_INITIALIZATION_FAILED)
+    R(VK_ERROR_DEVICE_LOST) R(VK_ERROR_MEMORY_MAP_FAILED) R(VK_ERROR_LAYER_NOT_PRESENT)
+    R(VK_ERROR_EXTENSION_NOT_PRESENT) R(VK_ERROR_FEATURE_NOT_PRESENT) R(VK_ERROR_INCOMPATIBLE_DRIVER)
+    R(VK_ERROR_TOO_MANY_OBJECTS) R(VK_ERROR_FORMAT_NOT_SUPPORTED) R(VK_ERROR_FRAGMENTED_POOL)
+    R(VK_ERROR_UNKNOWN) R(VK_ERROR_OUT_OF_POOL_MEMORY) R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    R(VK_ERROR_FRAGMENTATION) R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS) R(VK_ERROR_SURFACE_LOST_KHR)
+    R(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR) R(VK_ERROR_VALIDATION_FAILED_EXT)
+#undef R
+    default: {
+      static char buf[32];
+      snprintf(buf, sizeof buf, "VK_RESULT_%d", (int)r);
+      return buf;
+    }
+  }
+}
+
+static void kv_result(const char *key, VkResult r) { kv_str(key, result_name(r)); }
+
+static void kv_version(const char *key, uint32_t v) {
+  char buf[48];
+  if (VK_API_VERSION_VARIANT(v) != 0) {
+    snprintf(buf, sizeof buf, "%u.%u.%u.%u", VK_API_VERSION_VARIANT(v), VK_API_VERSION_MAJOR(v),
+             VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+  } else {
+    snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+             VK_API_VERSION_PATCH(v));
+  }
+  kv_str(key, buf);
+}
+
+static void emit_error(const char *step, const char *msg) {
+  obj_begin(step);
+  kv_str("error", msg);
+  obj_end();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Captured debug messages                                                                      */
+
+struct message {
+  char source[16]; /* "debug-utils" | "debug-report" */
+  char severity[16];
+  uint32_t types; /* debug-utils message types or debug-report flags */
+  char *id_name;
+  char *text;
+  bool during_create; /* captured before vkCreateInstance returned */
+};
+
+static struct message *g_msgs;
+static size_t g_msg_count, g_msg_cap;
+static bool g_in_create;
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static void push_message(const char *source, const char *severity, uint32_t types, const char *id,
+                         const char *text) {
+  if (g_msg_count == g_msg_cap) {
+    size_t cap = g_msg_cap ? g_msg_cap * 2 : 64;
+    struct message *n = realloc(g_msgs, cap * sizeof *n);
+    if (n == NULL) return;
+    g_msgs = n;
+    g_msg_cap = cap;
+  }
+  struct message *m = &g_msgs[g_msg_count++];
+  snprintf(m->source, sizeof m->source, "%s", source);
+  snprintf(m->severity, sizeof m->severity, "%s", severity);
+  m->types = types;
+  m->id_name = dup_or_null(id);
+  m->text = dup_or_null(text);
+  m->during_create = g_in_create;
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL utils_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT types,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                     void *user) {
+  const char *sev = "unknown";
+  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) sev = "error";
+  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) sev = "warning";
+  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT) sev = "info";
+  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT) sev = "verbose";
+  push_message("debug-utils", sev, types, data ? data->pMessageIdName : NULL,
+               data ? data->pMessage : NULL);
+  return VK_FALSE;
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL report_callback(VkDebugReportFlagsEXT flags,
+                                                      VkDebugReportObjectTypeEXT type, uint64_t object,
+                                                      size_t location, int32_t code,
+                                                      const char *layer_prefix, const char *message,
+                                                      void *user) {
+  const char *sev = "unknown";
+  if (flags & VK_DEBUG_REPORT_ERROR_BIT_EXT) sev = "error";
+  else if (flags & (VK_DEBUG_REPORT_WARNING_BIT_EXT | VK_DEBUG_REPORT_PERFORMANCE_WARNING_BIT_EXT))
+    sev = "warning";
+  else if (flags & VK_DEBUG_REPORT_INFORMATION_BIT_EXT) sev = "info";
+  else if (flags & VK_DEBUG_REPORT_DEBUG_BIT_EXT) sev = "verbose";
+  push_message("debug-report", sev, (uint32_t)flags, layer_prefix, message);
+  return VK_FALSE;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Counting allocation callbacks                                                                */
+
+struct live_alloc {
+  void *ptr;
+  size_t size;
+};
+
+static struct {
+  struct live_alloc *live;
+  size_t live_count, live_cap;
+  uint64_t allocations, reallocations, frees, null_frees, bad_frees, bad_reallocs, failed;
+  uint64_t misaligned, peak_outstanding, bytes_outstanding;
+} g_alloc_stats;
+
+static bool g_alloc_used;
+
+static ssize_t live_find(void *p) {
+  for (size_t i = 0; i < g_alloc_stats.live_count; ++i)
+    if (g_alloc_stats.live[i].ptr == p) return (ssize_t)i;
+  return -1;
+}
+
+static bool live_add(void *p, size_t size) {
+  if (g_alloc_stats.live_count == g_alloc_stats.live_cap) {
+    size_t cap = g_alloc_stats.live_cap ? g_alloc_stats.live_cap * 2 : 256;
+    struct live_alloc *n = realloc(g_alloc_stats.live, cap * sizeof *n);
+    if (n == NULL) return false;
+    g_alloc_stats.live = n;
+    g_alloc_stats.live_cap = cap;
+  }
+  g_alloc_stats.live[g_alloc_stats.live_count++] = (struct live_alloc){p, size};
+  g_alloc_stats.bytes_outstanding += size;
+  if (g_alloc_stats.live_count > g_alloc_stats.peak_outstanding)
+    g_alloc_stats.peak_outstanding = g_alloc_stats.live_count;
+  return true;
+}
+
+static void live_remove(size_t i) {
+  g_alloc_stats.bytes_outstanding -= g_alloc_stats.live[i].size;
+  g_alloc_stats.live[i] = g_alloc_stats.live[--g_alloc_stats.live_count];
+}
+
+static void *raw_alloc(size_t size, size_t alignment) {
+  if (alignment < sizeof(void *)) alignment = sizeof(void *);
+  if ((alignment & (alignment - 1)) != 0) {
+    ++g_alloc_stats.misaligned; /* not a power of two: a caller bug */
+    return NULL;
+  }
+  void *p = NULL;
+  if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
+  return p;
+}
+
+static VKAPI_ATTR void *VKAPI_CALL counting_alloc(void *user, size_t size, size_t alignment,
+                                                  VkSystemAllocationScope scope) {
+  ++g_alloc_stats.allocations;
+  void *p = raw_alloc(size, alignment);
+  if (p == NULL || !live_add(p, size)) {
+    free(p);
+    ++g_alloc_stats.failed;
+    return NULL;
+  }
+  return p;
+}
+
+static VKAPI_ATTR void VKAPI_CALL counting_free(void *user, void *mem) {
+  if (mem == NULL) {
+    ++g_alloc_stats.null_frees;
+    return;
+  }
+  ssize_t i = live_find(mem);
+  if (i < 0) {
+    ++g_alloc_stats.bad_frees; /* never ours, or freed twice: do not touch it */
+    return;
+  }
+  ++g_alloc_stats.frees;
+  live_remove((size_t)i);
+  free(mem);
+}
+
+static VKAPI_ATTR void *VKAPI_CALL counting_realloc(void *user, void *orig, size_t size,
+                                                    size_t alignment, VkSystemAllocationScope scope) {
+  if (orig == NULL) return counting_alloc(user, size, alignment, scope);
+  if (size == 0) {
+    counting_free(user, orig);
+    return NULL;
+  }
+  ++g_alloc_stats.reallocations;
+  ssize_t i = live_find(orig);
+  if (i < 0) {
+    ++g_alloc_stats.bad_reallocs;
+    return NULL;
+  }
+  void *p = raw_alloc(size, alignment);
+  if (p == NULL) {
+    ++g_alloc_stats.failed;
+    return NULL;
+  }
+  size_t old = g_alloc_stats.live[i].size;
+  memcpy(p, orig, old < size ? old : size);
+  live_remove((size_t)i);
+  free(orig);
+  if (!live_add(p, size)) {
+    free(p);
+    ++g_alloc_stats.failed;
+    return NULL;
+  }
+  return p;
+}
+
+static const VkAllocationCallbacks g_counting_callbacks = {
+    .pUserData = NULL,
+    .pfnAllocation = counting_alloc,
+    .pfnReallocation = counting_realloc,
+    .pfnFree = counting_free,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* State                                                                                        */
+
+static void *g_loader;
+static PFN_vkGetInstanceProcAddr g_gipa;
+static VkInstance g_instance;
+static const VkAllocationCallbacks *g_allocator;
+static VkPhysicalDevice g_physdevs[MAX_PHYSDEVS];
+static uint32_t g_physdev_count;
+static bool g_physdevs_known;
+static VkDevice g_device;
+static int g_device_index = -1;
+static const char *g_driver_libs[MAX_DRIVER_LIBS];
+static int g_driver_lib_count;
+
+static PFN_vkVoidFunction iproc(const char *name) { return g_gipa(g_instance, name); }
+
+#define IPROC(type, name) ((type)iproc(name))
+
+/* Splits `s` (modified in place) on `sep`; returns the number of pieces (empty ones dropped). */
+static int split(char *s, char sep, char **out, int max) {
+  int n = 0;
+  char *p = s;
+  while (p && *p && n < max) {
+    char *q = strchr(p, sep);
+    if (q) *q = '\0';
+    if (*p) out[n++] = p;
+    p = q ? q + 1 : NULL;
+  }
+  return n;
+}
+
+static bool parse_uint(const char *s, unsigned long *out) {
+  if (s == NULL || *s == '\0') return false;
+  char *end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 0);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+/* "1.1", "1.3.0", "0.1.2.3" (variant.major.minor.patch) or a plain integer ("0"). */
+static bool parse_api(const char *s, uint32_t *out) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  int n = sscanf(s, "%u.%u.%u.%u", &a, &b, &c, &d);
+  if (n == 4) {
+    *out = VK_MAKE_API_VERSION(a, b, c, d);
+  } else if (n == 3) {
+    *out = VK_MAKE_API_VERSION(0, a, b, c);
+  } else if (n == 2) {
+    *out = VK_MAKE_API_VERSION(0, a, b, 0);
+  } else if (n == 1 && strchr(s, '.') == NULL) {
+    *out = a;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+static const char *device_type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_OTHER: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "unknown";
+  }
+}
+
+/* Prints "extensions":[...] for an array of VkExtensionProperties. */
+static void kv_extensions(const char *key, const VkExtensionProperties *e, uint32_t n) {
+  put_key(key);
+  putchar('[');
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i) putchar(',');
+    fputs("{\"name\":", stdout);
+    put_json_string(e[i].extensionName);
+    printf(",\"spec_version\":%u}", e[i].specVersion);
+  }
+  putchar(']');
+}
+
+/* Describes where a function pointer lives: "object" (file name of the ELF object holding it), and
+ * "in_loader" / "in_driver" (index into --driver-lib, or -1). */
+static void kv_pointer_origin(PFN_vkVoidFunction fn) {
+  Dl_info info;
+  memset(&info, 0, sizeof info);
+  if (fn == NULL || dladdr((void *)fn, &info) == 0) {
+    kv_str("object", NULL);
+    return;
+  }
+  kv_str("object", info.dli_fname);
+  Dl_info loader_info;
+  void *loader_sym = dlsym(g_loader, "vkGetInstanceProcAddr");
+  bool in_loader = loader_sym && dladdr(loader_sym, &loader_info) &&
+                   loader_info.dli_fbase == info.dli_fbase;
+  kv_bool("in_loader", in_loader);
+  int driver = -1;
+  for (int i = 0; i < g_driver_lib_count && driver < 0; ++i) {
+    void *h = dlopen(g_driver_libs[i], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (h == NULL) continue;
+    const char *probe_syms[] = {"vk_icdGetInstanceProcAddr", "vkGetInstanceProcAddr",
+                                "vk_icdNegotiateLoaderICDInterfaceVersion", "mock_icd_ctl_reset"};
+    for (size_t s = 0; s < sizeof probe_syms / sizeof probe_syms[0]; ++s) {
+      void *sym = dlsym(h, probe_syms[s]);
+      Dl_info di;
+      if (sym && dladdr(sym, &di)) {
+        if (di.dli_fbase == info.dli_fbase) driver = i;
+        break;
+      }
+    }
+    dlclose(h);
+  }
+  kv_int("in_driver", driver);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Steps                                                                                        */
+
+static void step_version(void) {
+  obj_begin("version");
+  PFN_vkEnumerateInstanceVersion fn =
+      (PFN_vkEnumerateInstanceVersion)g_gipa(NULL, "vkEnumerateInstanceVersion");
+  kv_bool("available", fn != NULL);
+  if (fn) {
+    uint32_t v = 0;
+    VkResult r = fn(&v);
+    kv_result("result", r);
+    kv_version("version", v);
+    kv_int("version_raw", v);
+  }
+  obj_end();
+}
+
+static void step_instance_extensions(const char *layer) {
+  obj_begin("instance-extensions");
+  kv_str("layer", layer);
+  PFN_vkEnumerateInstanceExtensionProperties fn = (PFN_vkEnumerateInstanceExtensionProperties)g_gipa(
+      NULL, "vkEnumerateInstanceExtensionProperties");
+  if (fn == NULL) {
+    kv_str("error", "vkEnumerateInstanceExtensionProperties is NULL");
+    obj_end();
+    return;
+  }
+  uint32_t count = 0;
+  VkResult r = fn(layer, &count, NULL);
+  kv_result("count_result", r);
+  VkExtensionProperties *props = calloc(count ? count : 1, sizeof *props);
+  uint32_t got = count;
+  if (r == VK_SUCCESS) r = fn(layer, &got, props);
+  kv_result("result", r);
+  kv_int("count", got);
+  kv_extensions("extensions", props, r == VK_SUCCESS || r == VK_INCOMPLETE ? got : 0);
+  free(props);
+  obj_end();
+}
+
+static void step_instance_layers(void) {
+  obj_begin("instance-layers");
+  PFN_vkEnumerateInstanceLayerProperties fn =
+      (PFN_vkEnumerateInstanceLayerProperties)g_gipa(NULL, "vkEnumerateInstanceLayerProperties");
+  if (fn == NULL) {
+    kv_str("error", "vkEnumerateInstanceLayerProperties is NULL");
+    obj_end();
+    return;
+  }
+  uint32_t count = 0;
+  VkResult r = fn(&count, NULL);
+  VkLayerProperties *props = calloc(count ? count : 1, sizeof *props);
+  uint32_t got = count;
+  if (r == VK_SUCCESS) r = fn(&got, props);
+  kv_result("result", r);
+  kv_int("count", got);
+  put_key("layers");
+  putchar('[');
+  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
+    if (i) putchar(',');
+    fputs("{\"name\":", stdout);
+    put_json_string(props[i].layerName);
+    putchar(',');
+    g_first_field = true;
+    kv_version("spec_version", props[i].specVersion);
+    printf(",\"implementation_version\":%u}", props[i].implementationVersion);
+  }
+  putchar(']');
+  g_first_field = false;
+  free(props);
+  obj_end();
+}
+
+static void step_create_instance(char *opts) {
+  static char *exts[MAX_LIST], *layers[MAX_LIST];
+  int ext_count = 0, layer_count = 0;
+  bool with_app_info = true, portability = false, utils = false, report = false;
+  uint32_t api = VK_API_VERSION_1_0;
+  bool counting = false;
+  char *pieces[16];
+  int n = opts ? split(opts, ';', pieces, 16) : 0;
+  for (int i = 0; i < n; ++i) {
+    char *eq = strchr(pieces[i], '=');
+    if (eq == NULL) {
+      emit_error("create-instance", "option without '='");
+      return;
+    }
+    *eq = '\0';
+    const char *key = pieces[i];
+    char *value = eq + 1;
+    if (strcmp(key, "api") == 0) {
+      if (strcmp(value, "none") == 0) {
+        with_app_info = false;
+      } else if (!parse_api(value, &api)) {
+        emit_error("create-instance", "bad api version");
+        return;
+      }
+    } else if (strcmp(key, "ext") == 0) {
+      ext_count = split(value, ',', exts, MAX_LIST);
+    } else if (strcmp(key, "layers") == 0) {
+      layer_count = split(value, ',', layers, MAX_LIST);
+    } else if (strcmp(key, "flags") == 0) {
+      portability = strstr(value, "portability") != NULL;
+    } else if (strcmp(key, "alloc") == 0) {
+      counting = strcmp(value, "counting") == 0;
+    } else if (strcmp(key, "messenger") == 0) {
+      utils = strstr(value, "debug-utils") != NULL;
+      report = strstr(value, "debug-report") != NULL;
+    } else {
+      emit_error("create-instance", "unknown option");
+      return;
+    }
+  }
+  if (g_instance != VK_NULL_HANDLE) {
+    emit_error("create-instance", "an instance already exists");
+    return;
+  }
+  VkApplicationInfo app = {
+      .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+      .pApplicationName = "vkprobe",
+      .applicationVersion = 1,
+      .pEngineName = "vkt",
+      .engineVersion = 1,
+      .apiVersion = api,
+  };
+  static VkDebugUtilsMessengerCreateInfoEXT utils_ci;
+  static VkDebugReportCallbackCreateInfoEXT report_ci;
+  const void *chain = NULL;
+  if (report) {
+    report_ci = (VkDebugReportCallbackCreateInfoEXT){
+        .sType = VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT,
+        .pNext = chain,
+        .flags = VK_DEBUG_REPORT_INFORMATION_BIT_EXT | VK_DEBUG_REPORT_WARNING_BIT_EXT |
+                 VK_DEBUG_REPORT_PERFORMANCE_WARNING_BIT_EXT | VK_DEBUG_REPORT_ERROR_BIT_EXT |
+                 VK_DEBUG_REPORT_DEBUG_BIT_EXT,
+        .pfnCallback = report_callback,
+    };
+    chain = &report_ci;
+  }
+  if (utils) {
+    utils_ci = (VkDebugUtilsMessengerCreateInfoEXT){
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .pNext = chain,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = utils_callback,
+    };
+    chain = &utils_ci;
+  }
+  VkInstanceCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+      .pNext = chain,
+      .flags = portability ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
+      .pApplicationInfo = with_app_info ? &app : NULL,
+      .enabledLayerCount = (uint32_t)layer_count,
+      .ppEnabledLayerNames = (const char *const *)layers,
+      .enabledExtensionCount = (uint32_t)ext_count,
+      .ppEnabledExtensionNames = (const char *const *)exts,
+  };
+  PFN_vkCreateInstance create = (PFN_vkCreateInstance)g_gipa(NULL, "vkCreateInstance");
+  obj_begin("create-instance");
+  if (create == NULL) {
+    kv_str("error", "vkCreateInstance is NULL");
+    obj_end();
+    return;
+  }
+  g_allocator = counting ? &g_counting_callbacks : NULL;
+  g_alloc_used = g_alloc_used || counting;
+  VkInstance inst = VK_NULL_HANDLE;
+  g_in_create = true;
+  VkResult r = create(&ci, g_allocator, &inst);
+  g_in_create = false;
+  kv_result("result", r);
+  if (with_app_info) kv_version("api", api);
+  kv_bool("instance", inst != VK_NULL_HANDLE);
+  obj_end();
+  if (r == VK_SUCCESS) {
+    g_instance = inst;
+  } else {
+    g_allocator = NULL;
+  }
+}
+
+static bool need_instance(const char *step) {
+  if (g_instance != VK_NULL_HANDLE) return true;
+  emit_error(step, "no instance");
+  return false;
+}
+
+static void step_devices(void) {
+  if (!need_instance("devices")) return;
+  PFN_vkEnumeratePhysicalDevices enumerate =
+      IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
+  PFN_vkGetPhysicalDeviceProperties props_fn =
+      IPROC(PFN_vkGetPhysicalDeviceProperties, "vkGetPhysicalDeviceProperties");
+  obj_begin("devices");
+  if (enumerate == NULL || props_fn == NULL) {
+    kv_str("error", "vkEnumeratePhysicalDevices or vkGetPhysicalDeviceProperties is NULL");
+    obj_end();
+    return;
+  }
+  uint32_t count = 0;
+  VkResult r = enumerate(g_instance, &count, NULL);
+  kv_result("count_result", r);
+  kv_int("reported_count", count);
+  if (r != VK_SUCCESS) {
+    g_physdev_count = 0;
+    obj_end();
+    return;
+  }
+  if (count > 0) {
+    /* The two-call idiom with a short array must give VK_INCOMPLETE. */
+    VkPhysicalDevice *tmp = calloc(count, sizeof *tmp);
+    uint32_t short_count = count - 1;
+    VkResult ri = enumerate(g_instance, &short_count, tmp);
+    kv_result("incomplete_result", ri);
+    kv_int("incomplete_count", short_count);
+    free(tmp);
+  }
+  uint32_t got = count < MAX_PHYSDEVS ? count : MAX_PHYSDEVS;
+  r = enumerate(g_instance, &got, g_physdevs);
+  kv_result("result", r);
+  kv_int("count", got);
+  g_physdev_count = (r == VK_SUCCESS || r == VK_INCOMPLETE) ? got : 0;
+  g_physdevs_known = true;
+  put_key("devices");
+  putchar('[');
+  for (uint32_t i = 0; i < g_physdev_count; ++i) {
+    VkPhysicalDeviceProperties p;
+    memset(&p, 0, sizeof p);
+    props_fn(g_physdevs[i], &p);
+    if (i) putchar(',');
+    putchar('{');
+    g_first_field = true;
+    kv_int("index", i);
+    kv_str("name", p.deviceName);
+    kv_version("api_version", p.apiVersion);
+    kv_int("vendor_id", p.vendorID);
+    kv_int("device_id", p.deviceID);
+    kv_str("type", device_type_name(p.deviceType));
+    kv_int("driver_version", p.driverVersion);
+    putchar('}');
+  }
+  putchar(']');
+  g_first_field = false;
+  obj_end();
+}
+
+static bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
+  unsigned long v = 0;
+  if (!parse_uint(arg, &v)) {
+    emit_error(step, "bad physical-device index");
+    return false;
+  }
+  if (!need_instance(step)) return false;
+  if (!g_physdevs_known) {
+    PFN_vkEnumeratePhysicalDevices enumerate =
+        IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
+    uint32_t got = MAX_PHYSDEVS;
+    if (enumerate && enumerate(g_instance, &got, g_physdevs) >= 0) g_physdev_count = got;
+    g_physdevs_known = true;
+  }
+  if (v >= g_physdev_count) {
+    emit_error(step, "physical-device index out of range");
+    return false;
+  }
+  *index = (uint32_t)v;
+  return true;
+}
+
+static void step_device_extensions(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("device-extensions", arg, &idx)) return;
+  PFN_vkEnumerateDeviceExtensionProperties fn =
+      IPROC(PFN_vkEnumerateDeviceExtensionProperties, "vkEnumerateDeviceExtensionProperties");
+  obj_begin("device-extensions");
+  kv_int("index", idx);
+  uint32_t count = 0;
+  VkResult r = fn(g_physdevs[idx], NULL, &count, NULL);
+  VkExtensionProperties *props = calloc(count ? count : 1, sizeof *props);
+  uint32_t got = count;
+  if (r == VK_SUCCESS) r = fn(g_physdevs[idx], NULL, &got, props);
+  kv_result("result", r);
+  kv_int("count", got);
+  kv_extensions("extensions", props, r == VK_SUCCESS ? got : 0);
+  free(props);
+  obj_end();
+}
+
+static int physdev_index_of(VkPhysicalDevice pd) {
+  for (uint32_t i = 0; i < g_physdev_count; ++i)
+    if (g_physdevs[i] == pd) return (int)i;
+  return -1;
+}
+
+static void step_groups(void) {
+  if (!need_instance("groups")) return;
+  PFN_vkEnumeratePhysicalDeviceGroups fn =
+      IPROC(PFN_vkEnumeratePhysicalDeviceGroups, "vkEnumeratePhysicalDeviceGroups");
+  const char *which = "vkEnumeratePhysicalDeviceGroups";
+  if (fn == NULL) {
+    fn = IPROC(PFN_vkEnumeratePhysicalDeviceGroups, "vkEnumeratePhysicalDeviceGroupsKHR");
+    which = "vkEnumeratePhysicalDeviceGroupsKHR";
+  }
+  obj_begin("groups");
+  if (fn == NULL) {
+    kv_str("error", "vkEnumeratePhysicalDeviceGroups is NULL");
+    obj_end();
+    return;
+  }
+  kv_str("function", which);
+  uint32_t count = 0;
+  VkResult r = fn(g_instance, &count, NULL);
+  kv_result("count_result", r);
+  VkPhysicalDeviceGroupProperties *g = calloc(count ? count : 1, sizeof *g);
+  for (uint32_t i = 0; i < count; ++i) g[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+  uint32_t got = count;
+  if (r == VK_SUCCESS) r = fn(g_instance, &got, g);
+  kv_result("result", r);
+  kv_int("count", got);
+  put_key("groups");
+  putchar('[');
+  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
+    if (i) putchar(',');
+    putchar('[');
+    for (uint32_t j = 0; j < g[i].physicalDeviceCount; ++j)
+      printf("%s%d", j ? "," : "", physdev_index_of(g[i].physicalDevices[j]));
+    putchar(']');
+  }
+  putchar(']');
+  free(g);
+  obj_end();
+}
+
+static void step_properties2(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("properties2", arg, &idx)) return;
+  PFN_vkGetPhysicalDeviceProperties2 fn =
+      IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2");
+  const char *which = "vkGetPhysicalDeviceProperties2";
+  if (fn == NULL) {
+    fn = IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2KHR");
+    which = "vkGetPhysicalDeviceProperties2KHR";
+  }
+  obj_begin("properties2");
+  kv_int("index", idx);
+  if (fn == NULL) {
+    kv_str("error", "vkGetPhysicalDeviceProperties2 is NULL");
+    obj_end();
+    return;
+  }
+  kv_str("function", which);
+  VkPhysicalDeviceDriverProperties drv;
+  memset(&drv, 0, sizeof drv);
+  drv.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+  VkPhysicalDeviceProperties2 p2;
+  memset(&p2, 0, sizeof p2);
+  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  p2.pNext = &drv;
+  fn(g_physdevs[idx], &p2);
+  kv_str("name", p2.properties.deviceName);
+  kv_version("api_version", p2.properties.apiVersion);
+  kv_int("vendor_id", p2.properties.vendorID);
+  kv_int("device_id", p2.properties.deviceID);
+  kv_int("driver_id", drv.driverID);
+  kv_str("driver_name", drv.driverName);
+  kv_str("driver_info", drv.driverInfo);
+  char conf[64];
+  snprintf(conf, sizeof conf, "%u.%u.%u.%u", drv.conformanceVersion.major,
+           drv.conformanceVersion.minor, drv.conformanceVersion.subminor,
+           drv.conformanceVersion.patch);
+  kv_str("conformance_version", conf);
+  obj_end();
+}
+
+static void step_create_device(char *arg) {
+  char *pieces[4];
+  int n = arg ? split(arg, ';', pieces, 4) : 0;
+  static char *exts[MAX_LIST];
+  int ext_count = 0;
+  for (int i = 1; i < n; ++i) {
+    if (strncmp(pieces[i], "ext=", 4) == 0) {
+      ext_count = split(pieces[i] + 4, ',', exts, MAX_LIST);
+    } else {
+      emit_error("create-device", "unknown option");
+      return;
+    }
+  }
+  uint32_t idx;
+  if (!physdev_arg("create-device", n ? pieces[0] : "", &idx)) return;
+  if (g_device != VK_NULL_HANDLE) {
+    emit_error("create-device", "a device already exists");
+    return;
+  }
+  PFN_vkCreateDevice create = IPROC(PFN_vkCreateDevice, "vkCreateDevice");
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo q = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+      .queueFamilyIndex = 0,
+      .queueCount = 1,
+      .pQueuePriorities = &priority,
+  };
+  VkDeviceCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+      .queueCreateInfoCount = 1,
+      .pQueueCreateInfos = &q,
+      .enabledExtensionCount = (uint32_t)ext_count,
+      .ppEnabledExtensionNames = (const char *const *)exts,
+  };
+  obj_begin("create-device");
+  kv_int("index", idx);
+  VkDevice dev = VK_NULL_HANDLE;
+  VkResult r = create(g_physdevs[idx], &ci, g_allocator, &dev);
+  kv_result("result", r);
+  kv_bool("device", dev != VK_NULL_HANDLE);
+  obj_end();
+  if (r == VK_SUCCESS) {
+    g_device = dev;
+    g_device_index = (int)idx;
+  }
+}
+
+static PFN_vkGetDeviceProcAddr loader_gdpa(void) {
+  return (PFN_vkGetDeviceProcAddr)g_gipa(g_instance, "vkGetDeviceProcAddr");
+}
+
+static void step_gipa(const char *name, bool force_null) {
+  obj_begin(force_null ? "gipa-null" : "gipa");
+  kv_str("name", name);
+  VkInstance inst = force_null ? VK_NULL_HANDLE : g_instance;
+  kv_bool("with_instance", inst != VK_NULL_HANDLE);
+  PFN_vkVoidFunction fn = g_gipa(inst, name);
+  kv_bool("non_null", fn != NULL);
+  kv_pointer_origin(fn);
+  obj_end();
+}
+
+/* The driver's own vkGetDeviceProcAddr, found without the loader's help. */
+static PFN_vkGetDeviceProcAddr driver_gdpa(int driver) {
+  void *h = dlopen(g_driver_libs[driver], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (h == NULL) return NULL;
+  PFN_vkGetDeviceProcAddr fn = (PFN_vkGetDeviceProcAddr)dlsym(h, "vkGetDeviceProcAddr");
+  if (fn == NULL) {
+    PFN_vkGetInstanceProcAddr icd_gipa =
+        (PFN_vkGetInstanceProcAddr)dlsym(h, "vk_icdGetInstanceProcAddr");
+    if (icd_gipa == NULL) icd_gipa = (PFN_vkGetInstanceProcAddr)dlsym(h, "vkGetInstanceProcAddr");
+    if (icd_gipa) fn = (PFN_vkGetDeviceProcAddr)icd_gipa(VK_NULL_HANDLE, "vkGetDeviceProcAddr");
+  }
+  dlclose(h); /* the loader still holds it: NOLOAD only took an extra reference */
+  return fn;
+}
+
+static void step_gdpa(const char *name) {
+  obj_begin("gdpa");
+  kv_str("name", name);
+  if (g_device == VK_NULL_HANDLE) {
+    kv_str("error", "no device");
+    obj_end();
+    return;
+  }
+  PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+  PFN_vkVoidFunction fn = gdpa ? gdpa(g_device, name) : NULL;
+  kv_bool("non_null", fn != NULL);
+  kv_pointer_origin(fn);
+  int equal = -1;
+  bool driver_known = false;
+  for (int i = 0; i < g_driver_lib_count; ++i) {
+    PFN_vkGetDeviceProcAddr d = driver_gdpa(i);
+    if (d == NULL) continue;
+    driver_known = true;
+    PFN_vkVoidFunction own = d(g_device, name);
+    if (own != NULL && own == fn) equal = i;
+  }
+  kv_bool("driver_pointer_known", driver_known);
+  kv_int("equals_driver", equal);
+  obj_end();
+}
+
+/* NAME,ARG[,via] for devices (via = gdpa|gipa); NAME,ARG[,N] for physical devices. */
+static void step_call_unknown(char *arg, bool device) {
+  const char *step = device ? "call-unknown-device" : "call-unknown-physdev";
+  char *pieces[3];
+  int n = arg ? split(arg, ',', pieces, 3) : 0;
+  unsigned long x = 0;
+  if (n < 2 || !parse_uint(pieces[1], &x)) {
+    emit_error(step, "expected NAME,ARG");
+    return;
+  }
+  if (!need_instance(step)) return;
+  PFN_vkVoidFunction fn = NULL;
+  void *handle = NULL;
+  const char *via = "gipa";
+  if (device) {
+    if (g_device == VK_NULL_HANDLE) {
+      emit_error(step, "no device");
+      return;
+    }
+    handle = g_device;
+    if (n < 3 || strcmp(pieces[2], "gdpa") == 0) {
+      via = "gdpa";
+      PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+      fn = gdpa ? gdpa(g_device, pieces[0]) : NULL;
+    } else {
+      fn = g_gipa(g_instance, pieces[0]);
+    }
+  } else {
+    uint32_t idx = 0;
+    if (!physdev_arg(step, n >= 3 ? pieces[2] : "0", &idx)) return;
+    handle = g_physdevs[idx];
+    fn = g_gipa(g_instance, pieces[0]);
+  }
+  obj_begin(step);
+  kv_str("name", pieces[0]);
+  kv_str("via", via);
+  kv_bool("non_null", fn != NULL);
+  if (fn != NULL) {
+    typedef uint32_t (*unknown_fn)(void *, uint32_t);
+    uint32_t ret = ((unknown_fn)(void (*)(void))fn)(handle, (uint32_t)x);
+    kv_int("returned", ret);
+  }
+  obj_end();
+}
+
+/* unknown-many:device|physdev,PREFIX,COUNT,ARG: resolves PREFIX0..PREFIX<COUNT-1> (all names first,
+ * then calls), prints the returned values (null where the pointer was NULL). */
+static void step_unknown_many(char *arg) {
+  char *pieces[4];
+  int n = arg ? split(arg, ',', pieces, 4) : 0;
+  unsigned long count = 0, x = 0;
+  if (n != 4 || !parse_uint(pieces[2], &count) || !parse_uint(pieces[3], &x) || count > 4096) {
+    emit_error("unknown-many", "expected device|physdev,PREFIX,COUNT,ARG");
+    return;
+  }
+  bool device = strcmp(pieces[0], "device") == 0;
+  if (!need_instance("unknown-many")) return;
+  void *handle = NULL;
+  PFN_vkGetDeviceProcAddr gdpa = NULL;
+  if (device) {
+    if (g_device == VK_NULL_HANDLE) {
+      emit_error("unknown-many", "no device");
+      return;
+    }
+    handle = g_device;
+    gdpa = loader_gdpa();
+  } else {
+    uint32_t idx = 0;
+    if (!physdev_arg("unknown-many", "0", &idx)) return;
+    handle = g_physdevs[idx];
+  }
+  PFN_vkVoidFunction *fns = calloc(count ? count : 1, sizeof *fns);
+  char name[256];
+  for (unsigned long i = 0; i < count; ++i) {
+    snprintf(name, sizeof name, "%s%lu", pieces[1], i);
+    fns[i] = device ? (gdpa ? gdpa(g_device, name) : NULL) : g_gipa(g_instance, name);
+  }
+  obj_begin("unknown-many");
+  kv_str("kind", device ? "device" : "physdev");
+  kv_str("prefix", pieces[1]);
+  kv_int("count", (long long)count);
+  unsigned long resolved = 0;
+  put_key("returned");
+  putchar('[');
+  for (unsigned long i = 0; i < count; ++i) {
+    if (i) putchar(',');
+    if (fns[i] == NULL) {
+      fputs("null", stdout);
+      continue;
+    }
+    ++resolved;
+    typedef uint32_t (*unknown_fn)(void *, uint32_t);
+    printf("%u", ((unknown_fn)(void (*)(void))fns[i])(handle, (uint32_t)x));
+  }
+  putchar(']');
+  kv_int("resolved", (long long)resolved);
+  free(fns);
+  obj_end();
+}
+
+static void step_destroy_device(void) {
+  obj_begin("destroy-device");
+  if (g_device == VK_NULL_HANDLE) {
+    kv_str("error", "no device");
+    obj_end();
+    return;
+  }
+  PFN_vkDestroyDevice fn = IPROC(PFN_vkDestroyDevice, "vkDestroyDevice");
+  if (fn) fn(g_device, g_allocator);
+  kv_bool("called", fn != NULL);
+  g_device = VK_NULL_HANDLE;
+  g_device_index = -1;
+  obj_end();
+}
+
+static void step_destroy_instance(void) {
+  obj_begin("destroy-instance");
+  if (g_instance == VK_NULL_HANDLE) {
+    kv_str("error", "no instance");
+    obj_end();
+    return;
+  }
+  PFN_vkDestroyInstance fn = IPROC(PFN_vkDestroyInstance, "vkDestroyInstance");
+  if (fn) fn(g_instance, g_allocator);
+  kv_bool("called", fn != NULL);
+  g_instance = VK_NULL_HANDLE;
+  g_allocator = NULL;
+  g_physdev_count = 0;
+  g_physdevs_known = false;
+  obj_end();
+}
+
+static void step_env_dump(void) {
+  static const char *const vars[] = {
+      "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS",
+      "VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_SELECT",
+      "VK_LOADER_DRIVERS_DISABLE", "VK_LOADER_DEBUG"};
+  obj_begin("env-dump");
+  kv_int("at_secure", (long long)getauxval(AT_SECURE));
+  kv_int("uid", getuid());
+  kv_int("euid", geteuid());
+  kv_int("gid", getgid());
+  kv_int("egid", getegid());
+  put_key("vars");
+  putchar('{');
+  g_first_field = true;
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) {
+    /* Diagnostic only: shows what the loader can see through getenv and secure_getenv. */
+    put_key(vars[i]);
+    printf("{\"set\":%s,\"secure_visible\":%s}", getenv(vars[i]) ? "true" : "false",
+           secure_getenv(vars[i]) ? "true" : "false");
+  }
+  putchar('}');
+  g_first_field = false;
+  obj_end();
+}
+
+static void emit_messages(void) {
+  obj_begin("messages");
+  kv_int("count", (long long)g_msg_count);
+  put_key("messages");
+  putchar('[');
+  for (size_t i = 0; i < g_msg_count; ++i) {
+    if (i) putchar(',');
+    putchar('{');
+    g_first_field = true;
+    kv_str("source", g_msgs[i].source);
+    kv_str("severity", g_msgs[i].severity);
+    kv_int("types", g_msgs[i].types);
+    kv_str("id", g_msgs[i].id_name);
+    kv_str("text", g_msgs[i].text);
+    kv_bool("during_create", g_msgs[i].during_create);
+    putchar('}');
+  }
+  putchar(']');
+  g_first_field = false;
+  obj_end();
+}
+
+static void emit_alloc_stats(void) {
+  obj_begin("alloc");
+  kv_bool("used", g_alloc_used);
+  kv_int("allocations", (long long)g_alloc_stats.allocations);
+  kv_int("reallocations", (long long)g_alloc_stats.reallocations);
+  kv_int("frees", (long long)g_alloc_stats.frees);
+  kv_int("null_frees", (long long)g_alloc_stats.null_frees);
+  kv_int("bad_frees", (long long)g_alloc_stats.bad_frees);
+  kv_int("bad_reallocs", (long long)g_alloc_stats.bad_reallocs);
+  kv_int("failed", (long long)g_alloc_stats.failed);
+  kv_int("misaligned_requests", (long long)g_alloc_stats.misaligned);
+  kv_int("outstanding", (long long)g_alloc_stats.live_count);
+  kv_int("outstanding_bytes", (long long)g_alloc_stats.bytes_outstanding);
+  kv_int("peak_outstanding", (long long)g_alloc_stats.peak_outstanding);
+  obj_end();
+}
+
+static int usage(const char *msg) {
+  fprintf(stderr,
+          "vkprobe: %s\nusage: vkprobe --loader=PATH [--driver-lib=PATH]... STEP...\n"
+          "see conformance/framework/README.md for the steps\n",
+          msg);
+  return 2;
+}
+
+static bool is_step(const char *name, const char *step, const char **arg) {
+  size_t n = strlen(name);
+  if (strncmp(step, name, n) != 0) return false;
+  if (step[n] == '\0') {
+    *arg = NULL;
+    return true;
+  }
+  if (step[n] == ':') {
+    *arg = step + n + 1;
+    return true;
+  }
+  return false;
+}
+
+int main(int argc, char **argv) {
+  const char *loader = NULL;
+  int first_step = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (strncmp(argv[i], "--loader=", 9) == 0) {
+      loader = argv[i] + 9;
+    } else if (strncmp(argv[i], "--driver-lib=", 13) == 0) {
+      if (g_driver_lib_count == MAX_DRIVER_LIBS) return usage("too many --driver-lib");
+      g_driver_libs[g_driver_lib_count++] = argv[i] + 13;
+    } else if (strncmp(argv[i], "--", 2) == 0) {
+      return usage("unknown option");
+    } else {
+      first_step = i;
+      break;
+    }
+  }
+  if (loader == NULL || *loader == '\0') return usage("--loader=PATH is required");
+  static const char *const known[] = {
+      "version", "instance-extensions", "instance-layers", "create-instance", "devices",
+      "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
+      "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
+      "destroy-instance", "env-dump"};
+  for (int i = first_step; i < argc; ++i) {
+    bool ok = false;
+    const char *arg;
+    for (size_t k = 0; k < sizeof known / sizeof known[0] && !ok; ++k)
+      ok = is_step(known[k], argv[i], &arg);
+    if (!ok) {
+      fprintf(stderr, "vkprobe: unknown step '%s'\n", argv[i]);
+      return usage("unknown step");
+    }
+  }
+
+  g_loader = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
+  if (g_loader == NULL) {
+    obj_begin("load");
+    kv_str("error", dlerror());
+    obj_end();
+    return 3;
+  }
+  g_gipa = (PFN_vkGetInstanceProcAddr)dlsym(g_loader, "vkGetInstanceProcAddr");
+  if (g_gipa == NULL) {
+    obj_begin("load");
+    kv_str("error", "vkGetInstanceProcAddr not exported");
+    obj_end();
+    return 3;
+  }
+
+  for (int i = first_step; i < argc; ++i) {
+    const char *arg = NULL;
+    char *copy = NULL;
+    const char *s = argv[i];
+    if (is_step("version", s, &arg)) {
+      step_version();
+    } else if (is_step("instance-extensions", s, &arg)) {
+      step_instance_extensions(arg);
+    } else if (is_step("instance-layers", s, &arg)) {
+      step_instance_layers();
+    } else if (is_step("create-instance", s, &arg)) {
+      copy = arg ? strdup(arg) : NULL;
+      step_create_instance(copy);
+    } else if (is_step("devices", s, &arg)) {
+      step_devices();
+    } else if (is_step("device-extensions", s, &arg)) {
+      step_device_extensions(arg);
+    } else if (is_step("groups", s, &arg)) {
+      step_groups();
+    } else if (is_step("properties2", s, &arg)) {
+      step_properties2(arg);
+    } else if (is_step("create-device", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_create_device(copy);
+    } else if (is_step("gipa-null", s, &arg)) {
+      step_gipa(arg ? arg : "", true);
+    } else if (is_step("gipa", s, &arg)) {
+      step_gipa(arg ? arg : "", false);
+    } else if (is_step("gdpa", s, &arg)) {
+      step_gdpa(arg ? arg : "");
+    } else if (is_step("call-unknown-device", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_call_unknown(copy, true);
+    } else if (is_step("call-unknown-physdev", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_call_unknown(copy, false);
+    } else if (is_step("unknown-many", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_unknown_many(copy);
+    } else if (is_step("destroy-device", s, &arg)) {
+      step_destroy_device();
+    } else if (is_step("destroy-instance", s, &arg)) {
+      step_destroy_instance();
+    } else if (is_step("env-dump", s, &arg)) {
+      step_env_dump();
+    }
+    free(copy);
+  }
+  emit_messages();
+  emit_alloc_stats();
+  /* The loader is not dlclosed: a live instance may still reference it (results are data). */
+  return 0;
+}

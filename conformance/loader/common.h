@@ -1,0 +1,50 @@
+// Helpers shared by the driver-path conformance tests.
+#ifndef VKT_LOADER_COMMON_H_
+#define VKT_LOADER_COMMON_H_
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "conformance/framework/policy.h"
+#include "conformance/framework/sandbox.h"
+#include "gtest/gtest.h"
+
+namespace vkt {
+
+// Scenario whose physical devices carry the given names; `extra` is spliced into the object.
+inline std::string DeviceScenario(const std::vector<std::string>& names, const std::string& extra = "") {
+  std::string s = "{\"physical_devices\":[";
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + names[i] + "\",\"device_id\":" +
+         std::to_string(100 + i) + "}";
+  s += "]";
+  if (!extra.empty()) s += "," + extra;
+  return s + "}";
+}
+
+// Driver `name` whose single physical device is named "<name>-dev".
+inline const Driver& AddNamedDriver(Sandbox& s, const std::string& name,
+                                    const std::string& variant = "v7_exports",
+                                    const std::string& extra = "") {
+  return s.AddDriver(name, variant, DeviceScenario({name + "-dev"}, extra));
+}
+
+inline std::vector<std::string> Sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// create-instance[:opts] + devices; the device names (empty when creation failed).
+inline ProbeResult CreateAndEnumerate(const Sandbox& s, const std::string& opts = "") {
+  return RunProbe(s, {opts.empty() ? "create-instance" : "create-instance:" + opts, "devices",
+                      "destroy-instance"});
+}
+
+inline std::string CreateResult(const ProbeResult& r) {
+  return r.Step("create-instance")["result"].str("<no create-instance line>");
+}
+
+}  // namespace vkt
+
+#endif  // VKT_LOADER_COMMON_H_

@@ -1,0 +1,300 @@
+// Instance creation: no-driver case, API versions, extension filtering, portability, allocators,
+// messengers.
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+
+namespace vkt {
+namespace {
+
+using Names = std::vector<std::string>;
+
+Names Unique(Names v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::string Ext(const std::vector<std::string>& names) {
+  std::string s = "\"instance_extensions\":[";
+  for (size_t i = 0; i < names.size(); ++i)
+    s += std::string(i ? "," : "") + "{\"name\":\"" + names[i] + "\",\"spec_version\":1}";
+  return s + "]";
+}
+
+TEST(Instance, NoDriverGivesIncompatibleDriver) {
+  VKT_POLICY("LDP_LOADER_1");
+  VKT_REQUIRE_ISOLATION();
+  Sandbox s;
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.exit_status, 0);
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+}
+
+TEST(Instance, EveryDriverFailingCreateInstanceGivesIncompatibleDriver) {
+  VKT_POLICY("LDP_LOADER_1");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports", "\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+}
+
+TEST(Instance, EnumerateInstanceVersion) {
+  VKT_POLICY("RULE_INST_ENUMERATE_VERSION");
+  Sandbox s;
+  ProbeResult r = RunProbe(s, {"version"});
+  Json v = r.Step("version");
+  ASSERT_TRUE(v["available"].boolean()) << r.Describe();
+  EXPECT_EQ(v["result"].str(), "VK_SUCCESS");
+  EXPECT_GE(v["version_raw"].num(), (1 << 22) | (1 << 12)) << "at least 1.1";
+}
+
+// LDP_LOADER_7: a 1.0-only driver receives apiVersion 1.0 even when the app asks for 1.3, so it
+// does not fail; a 1.3 sibling receives 1.3.
+TEST(Instance, Api10DriverReceivesApi10) {
+  VKT_POLICY("LDP_LOADER_7", "LDP_DRIVER_9");
+  Sandbox s;
+  AddNamedDriver(s, "old", "v4", "\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false");
+  AddNamedDriver(s, "new", "v7_exports");
+  ManifestSpec m = s.ManifestFor("old");
+  m.api_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
+  s.WriteDriverManifest(Location::kXdgConfigHome, "new");
+  ProbeResult r = CreateAndEnumerate(s, "api=1.3");
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"new-dev", "old-dev"})) << r.Describe();
+  std::vector<Json> old_ci = s.CallsTo("old", "vkCreateInstance");
+  ASSERT_FALSE(old_ci.empty());
+  EXPECT_EQ(old_ci[0]["api_version"].str().substr(0, 4), "1.0.") << old_ci[0].dump();
+  EXPECT_EQ(old_ci[0]["result"].str(), "VK_SUCCESS") << old_ci[0].dump();
+  std::vector<Json> new_ci = s.CallsTo("new", "vkCreateInstance");
+  ASSERT_FALSE(new_ci.empty());
+  EXPECT_EQ(new_ci[0]["api_version"].str(), "1.3.0") << new_ci[0].dump();
+}
+
+// LDP_LOADER_6: with interface >= 5 drivers that only support 1.3, an application asking for 1.9
+// must get VK_ERROR_INCOMPATIBLE_DRIVER from the loader.
+TEST(Instance, ApiVersionNoDriverSupportsGivesIncompatibleDriver) {
+  VKT_POLICY("LDP_LOADER_6", "LDP_DRIVER_10");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "b", "v5");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  ProbeResult r = CreateAndEnumerate(s, "api=1.9");
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+}
+
+TEST(Instance, ApiVersionSupportedBySomeDriverSucceeds) {
+  VKT_POLICY("LDP_LOADER_6", "LDP_DRIVER_10");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = CreateAndEnumerate(s, "api=1.3");
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+}
+
+// LDP_LOADER_9: each driver receives only the extensions it advertises.
+TEST(Instance, DriverReceivesOnlyItsOwnExtensions) {
+  VKT_POLICY("LDP_LOADER_9", "RULE_INST_EXT_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports",
+                 Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
+  AddNamedDriver(s, "b", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2"}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  ProbeResult r = CreateAndEnumerate(
+      s, "ext=VK_KHR_get_physical_device_properties2,VK_KHR_device_group_creation,VK_EXT_debug_utils");
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  std::vector<Json> a = s.CallsTo("a", "vkCreateInstance"), b = s.CallsTo("b", "vkCreateInstance");
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(Unique(a[0]["extensions"].strings()),
+            (Names{"VK_KHR_device_group_creation", "VK_KHR_get_physical_device_properties2"}))
+      << a[0].dump();
+  EXPECT_EQ(Unique(b[0]["extensions"].strings()), Names{"VK_KHR_get_physical_device_properties2"})
+      << b[0].dump();
+  EXPECT_EQ(a[0]["layers"].size(), 0u) << a[0].dump();
+}
+
+// LDP_LOADER_12: pLayerName never reaches a driver.
+TEST(Instance, NoLayerNameReachesDriver) {
+  VKT_POLICY("LDP_LOADER_12");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"instance-extensions:VK_LAYER_VKT_nonexistent", "instance-extensions",
+                               "create-instance", "devices", "device-extensions:0"});
+  EXPECT_EQ(r.Step("instance-extensions", 0)["count_result"].str(), "VK_ERROR_LAYER_NOT_PRESENT")
+      << r.Describe();
+  for (const char* call : {"vkEnumerateInstanceExtensionProperties",
+                           "vkEnumerateDeviceExtensionProperties"}) {
+    for (const Json& c : s.CallsTo("a", call))
+      EXPECT_TRUE(c["layer"].is_null() || !c["layer"].valid()) << c.dump();
+  }
+  EXPECT_TRUE(s.CallsTo("a", "vkEnumerateDeviceLayerProperties").empty());
+}
+
+TEST(Instance, UnknownExtensionNotPresent) {
+  VKT_POLICY("RULE_INST_UNKNOWN_EXT");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = CreateAndEnumerate(s, "ext=VK_VKT_no_such_extension");
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+}
+
+TEST(Instance, KnownExtensionNoDriverHasNotPresent) {
+  VKT_POLICY("RULE_INST_UNKNOWN_EXT", "LDP_LOADER_9");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = CreateAndEnumerate(s, "ext=VK_KHR_device_group_creation");
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+}
+
+TEST(Instance, ExtensionsAggregatedWithoutDuplicates) {
+  VKT_POLICY("RULE_INST_EXT_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports",
+                 Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
+  AddNamedDriver(s, "b", "v7_exports",
+                 Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_external_fence_capabilities"}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  ProbeResult r = RunProbe(s, {"instance-extensions"});
+  Json list = r.Step("instance-extensions")["extensions"];
+  std::multiset<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) names.insert(list[i]["name"].str());
+  for (const char* e : {"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation",
+                        "VK_KHR_external_fence_capabilities", "VK_EXT_debug_utils",
+                        "VK_EXT_debug_report", "VK_KHR_portability_enumeration"})
+    EXPECT_EQ(names.count(e), 1u) << e << "\n" << r.Describe();
+}
+
+// ---- portability enumeration ---------------------------------------------------------------------
+
+class Portability : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    AddNamedDriver(s_, "port", "v7_exports", Ext({"VK_KHR_portability_enumeration"}));
+    ManifestSpec m = s_.ManifestFor("port");
+    m.file_format_version = "1.0.1";
+    m.is_portability_driver = true;
+    s_.WriteManifest(Location::kXdgConfigHome, "port.json", m.ToJson());
+  }
+  Sandbox s_;
+};
+
+TEST_F(Portability, SkippedWithoutFlagAndExtension) {
+  VKT_POLICY("RULE_INST_PORTABILITY", "RULE_DRV_MANIFEST_V1_0_1", "LDP_LOADER_1");
+  ProbeResult r = CreateAndEnumerate(s_);
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_TRUE(s_.CallsTo("port", "vkCreateInstance").empty());
+}
+
+TEST_F(Portability, SkippedWithFlagButNoExtension) {
+  VKT_POLICY("RULE_INST_PORTABILITY");
+  ProbeResult r = CreateAndEnumerate(s_, "flags=portability");
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+}
+
+TEST_F(Portability, EnumeratedWithFlagAndExtension) {
+  VKT_POLICY("RULE_INST_PORTABILITY", "RULE_DRV_MANIFEST_V1_0_1");
+  ProbeResult r = CreateAndEnumerate(s_, "flags=portability;ext=VK_KHR_portability_enumeration");
+  EXPECT_EQ(r.DeviceNames(), Names{"port-dev"}) << r.Describe();
+}
+
+TEST_F(Portability, OrdinaryDriverUnaffected) {
+  VKT_POLICY("RULE_INST_PORTABILITY", "LDP_LOADER_9");
+  AddNamedDriver(s_, "plain", "v7_exports");
+  s_.WriteDriverManifest(Location::kXdgConfigHome, "plain");
+  ProbeResult r = CreateAndEnumerate(s_);
+  EXPECT_EQ(r.DeviceNames(), Names{"plain-dev"}) << r.Describe();
+  ProbeResult both = CreateAndEnumerate(s_, "flags=portability;ext=VK_KHR_portability_enumeration");
+  EXPECT_EQ(Sorted(both.DeviceNames()), (Names{"plain-dev", "port-dev"})) << both.Describe();
+  // The driver without the extension gets neither the extension nor the flag (it may get the
+  // extensions it advertises itself, which the loader is allowed to enable for its own use).
+  std::vector<Json> ci = s_.CallsTo("plain", "vkCreateInstance");
+  ASSERT_FALSE(ci.empty());
+  const Json& last = ci.back();
+  for (const std::string& e : last["extensions"].strings())
+    EXPECT_EQ(e, "VK_KHR_get_physical_device_properties2") << last.dump();
+  EXPECT_EQ(last["flags"].num(), 0) << last.dump();
+}
+
+// ---- allocation callbacks and messengers ----------------------------------------------------------
+
+TEST(Instance, AllocationCallbacksBalanced) {
+  VKT_POLICY("RULE_INST_ALLOCATOR");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "b", "v5");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  ProbeResult r = RunProbe(s, {"create-instance:alloc=counting;api=1.1", "devices", "groups",
+                               "create-device:0", "destroy-device", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json a = r.Alloc();
+  EXPECT_GT(a["allocations"].num(), 0) << a.dump();
+  EXPECT_EQ(a["outstanding"].num(), 0) << a.dump();
+  EXPECT_EQ(a["bad_frees"].num(), 0) << a.dump();
+  EXPECT_EQ(a["bad_reallocs"].num(), 0) << a.dump();
+  EXPECT_EQ(a["misaligned_requests"].num(), 0) << a.dump();
+  std::vector<Json> ci = s.CallsTo("a", "vkCreateInstance");
+  ASSERT_FALSE(ci.empty());
+  EXPECT_TRUE(ci[0]["allocator"].boolean()) << "pAllocator is passed to drivers: " << ci[0].dump();
+}
+
+TEST(Instance, DebugUtilsMessengerInPNextReceivesCreateMessages) {
+  VKT_POLICY("RULE_INST_DEBUG_MESSENGER");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.SetEnv("VK_LOADER_DEBUG", "error");  // the messenger must not depend on VK_LOADER_DEBUG
+  ProbeResult r = RunProbe(s, {"create-instance:messenger=debug-utils", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json m = r.Step("messages")["messages"];
+  size_t during = 0;
+  for (size_t i = 0; i < m.size(); ++i) {
+    EXPECT_EQ(m[i]["source"].str(), "debug-utils");
+    if (m[i]["during_create"].boolean()) ++during;
+  }
+  EXPECT_GT(during, 0u) << r.Describe();
+}
+
+TEST(Instance, DebugReportCallbackInPNextReceivesCreateMessages) {
+  VKT_POLICY("RULE_INST_DEBUG_MESSENGER");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:messenger=debug-report", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_FALSE(r.Messages("debug-report").empty()) << r.Describe();
+}
+
+TEST(Instance, MessengerSeesFailedCreateReason) {
+  VKT_POLICY("RULE_INST_DEBUG_MESSENGER", "RULE_INST_UNKNOWN_EXT");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:messenger=debug-utils;ext=VK_VKT_no_such_extension"});
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+  EXPECT_TRUE(r.MessagesContain("VK_VKT_no_such_extension")) << r.Describe();
+}
+
+TEST(Instance, LogLinesUseLoaderPrefix) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = CreateAndEnumerate(s);
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_TRUE(r.LogContains("[Vulkan Loader] INFO")) << r.Describe();
+}
+
+}  // namespace
+}  // namespace vkt

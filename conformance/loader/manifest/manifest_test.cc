@@ -1,0 +1,149 @@
+// Driver manifest formats, malformed manifests and library_path resolution.
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+
+namespace vkt {
+namespace {
+
+using Names = std::vector<std::string>;
+
+TEST(DriverManifest, Version1_0_0) {
+  VKT_POLICY("RULE_DRV_MANIFEST_V1_0_0", "LDP_DRIVER_4");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  ManifestSpec m = s.ManifestFor("a");
+  m.file_format_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+}
+
+TEST(DriverManifest, Version1_0_1WithArchAndPortabilityFalse) {
+  VKT_POLICY("RULE_DRV_MANIFEST_V1_0_1", "RULE_DRV_LIBRARY_ARCH", "LDP_DRIVER_4");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  ManifestSpec m = s.ManifestFor("a");
+  m.file_format_version = "1.0.1";
+  m.library_arch = "64";
+  m.is_portability_driver = false;
+  s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+}
+
+TEST(DriverManifest, UnknownNewerFileFormatVersionStillLoaded) {
+  VKT_POLICY("RULE_DRV_MANIFEST_V1_0_1", "LDP_LOADER_2");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  ManifestSpec m = s.ManifestFor("a");
+  m.file_format_version = "1.2.0";
+  s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+}
+
+TEST(DriverManifest, LibraryArchMismatchSkipped) {
+  VKT_POLICY("RULE_DRV_LIBRARY_ARCH", "RULE_DRV_MANIFEST_V1_0_1");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  AddNamedDriver(s, "good");
+  ManifestSpec m = s.ManifestFor("a");
+  m.file_format_version = "1.0.1";
+  m.library_arch = "32";
+  s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  EXPECT_FALSE(s.WasLoaded("a"));
+}
+
+TEST(DriverManifest, RelativeLibraryPathIsRelativeToManifest) {
+  VKT_POLICY("RULE_DRV_LIBRARY_PATH_RELATIVE");
+  Sandbox s;
+  const Driver& d = AddNamedDriver(s, "a");
+  ManifestSpec m = s.ManifestFor("a");
+  // <root>/xdg/config_home/vulkan/icd.d -> <root>/drivers/a/<lib>
+  m.library_path = "../../../../drivers/a/" + Basename(d.library);
+  s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  ProbeOptions o;
+  o.cwd = s.home();  // the loader must not resolve against the working directory
+  ProbeResult r = RunProbe(s, {"create-instance", "devices"}, o);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+}
+
+TEST(DriverManifest, BareLibraryNameUsesDynamicLinkerSearch) {
+  VKT_POLICY("RULE_DRV_LIBRARY_PATH_RELATIVE");
+  Sandbox s;
+  const Driver& d = AddNamedDriver(s, "a");
+  ManifestSpec m = s.ManifestFor("a");
+  m.library_path = Basename(d.library);
+  s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  s.SetEnv("LD_LIBRARY_PATH", d.dir);
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+}
+
+// Every class of malformed manifest is skipped, and a well-formed sibling keeps working.
+struct Malformed {
+  const char* name;
+  const char* rule;
+  const char* text;  // %LIB% is replaced by the broken driver's absolute library path
+};
+
+class MalformedManifest : public ::testing::TestWithParam<Malformed> {};
+
+TEST_P(MalformedManifest, SkippedOthersKeepWorking) {
+  VKT_POLICY("RULE_DRV_MANIFEST_MALFORMED", "LDP_DRIVER_4", "LDP_LOADER_2", GetParam().rule);
+  Sandbox s;
+  const Driver& bad = AddNamedDriver(s, "bad");
+  AddNamedDriver(s, "good");
+  std::string text = GetParam().text;
+  size_t pos = text.find("%LIB%");
+  if (pos != std::string::npos) text.replace(pos, 5, bad.library);
+  s.WriteManifest(Location::kXdgConfigHome, "bad.json", text);
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  EXPECT_FALSE(s.WasLoaded("bad"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DriverManifest, MalformedManifest,
+    ::testing::Values(
+        Malformed{"EmptyFile", "RULE_DRV_MANIFEST_MALFORMED", ""},
+        Malformed{"NotJson", "RULE_DRV_MANIFEST_MALFORMED", "this is { not json"},
+        Malformed{"Truncated", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%\""},
+        Malformed{"TopLevelArray", "RULE_DRV_MANIFEST_MALFORMED", "[1,2,3]"},
+        Malformed{"MissingFileFormatVersion", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"ICD\":{\"library_path\":\"%LIB%\",\"api_version\":\"1.3.0\"}}"},
+        Malformed{"FileFormatVersionNotString", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":1,\"ICD\":{\"library_path\":\"%LIB%\",\"api_version\":"
+                  "\"1.3.0\"}}"},
+        Malformed{"MissingIcdObject", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.0\"}"},
+        Malformed{"IcdNotObject", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":\"%LIB%\"}"},
+        Malformed{"MissingLibraryPath", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"api_version\":\"1.3.0\"}}"},
+        Malformed{"EmptyLibraryPath", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"\","
+                  "\"api_version\":\"1.3.0\"}}"},
+        Malformed{"MissingApiVersion", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%\"}}"},
+        Malformed{"NonZeroApiVariant", "RULE_DRV_MANIFEST_API_VARIANT",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%\","
+                  "\"api_version\":\"1.1.3.0\"}}"},
+        Malformed{"LibraryDoesNotExist", "RULE_DRV_LIBRARY_LOAD_FAILURE",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%.missing\","
+                  "\"api_version\":\"1.3.0\"}}"},
+        Malformed{"LibraryNotAnElf", "RULE_DRV_LIBRARY_LOAD_FAILURE",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%.scenario\","
+                  "\"api_version\":\"1.3.0\"}}"}),
+    [](const ::testing::TestParamInfo<Malformed>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace vkt

@@ -1,0 +1,248 @@
+// Physical devices across drivers, groups, properties2 emulation, GIPA/GDPA and unknown functions.
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+
+namespace vkt {
+namespace {
+
+using Names = std::vector<std::string>;
+
+std::string FunctionList(const char* key, const std::string& prefix, int n) {
+  std::string s = std::string("\"") + key + "\":[";
+  for (int i = 0; i < n; ++i) s += (i ? ",\"" : "\"") + prefix + std::to_string(i) + "\"";
+  return s + "]";
+}
+
+TEST(PhysicalDevices, AggregatedAcrossDrivers) {
+  VKT_POLICY("RULE_PHYSDEV_AGGREGATE", "LDP_LOADER_2");
+  Sandbox s;
+  s.AddDriver("a", "v7_exports", DeviceScenario({"a0", "a1"}));
+  s.AddDriver("b", "v5", DeviceScenario({"b0"}));
+  s.AddDriver("c", "v7_exports", "{\"physical_devices\":[]}");
+  for (const char* n : {"a", "b", "c"}) s.WriteDriverManifest(Location::kXdgConfigHome, n);
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups"});
+  Json d = r.Step("devices");
+  EXPECT_EQ(d["reported_count"].num(), 3) << r.Describe();
+  EXPECT_EQ(d["incomplete_result"].str(), "VK_INCOMPLETE") << r.Describe();
+  EXPECT_EQ(d["incomplete_count"].num(), 2) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"a0", "a1", "b0"})) << r.Describe();
+  Json g = r.Step("groups");
+  EXPECT_EQ(g["result"].str(), "VK_SUCCESS") << r.Describe();
+  size_t members = 0;
+  for (size_t i = 0; i < g["groups"].size(); ++i) {
+    members += g["groups"][i].size();
+    for (size_t j = 0; j < g["groups"][i].size(); ++j) EXPECT_GE(g["groups"][i][j].num(), 0);
+  }
+  EXPECT_EQ(members, 3u) << r.Describe();
+}
+
+TEST(PhysicalDevices, FailingDriverDoesNotHideOthers) {
+  VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "bad", "v7_exports", "\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
+  AddNamedDriver(s, "good", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+}
+
+TEST(PhysicalDevices, DriverFailingEnumerationDoesNotHideOthers) {
+  VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "bad", "v7_exports", "\"misbehave\":{\"fail_enumerate_physical_devices\":true}");
+  AddNamedDriver(s, "good", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.Step("devices")["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+}
+
+TEST(PhysicalDevices, ZeroDeviceDriverHarmless) {
+  VKT_POLICY("LDP_DRIVER_2", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  s.AddDriver("empty", "v7_exports", "{\"physical_devices\":[]}");
+  AddNamedDriver(s, "good", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "empty");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  EXPECT_EQ(r.exit_status, 0);
+}
+
+// LDP_LOADER_8: vkGetPhysicalDeviceProperties2 works on a device whose 1.0 driver lacks
+// VK_KHR_get_physical_device_properties2 (the loader emulates it).
+TEST(PhysicalDevices, Properties2EmulatedForDriverLackingIt) {
+  VKT_POLICY("LDP_LOADER_8", "LDP_LOADER_9");
+  Sandbox s;
+  s.AddDriver("old", "v4",
+              "{\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false,"
+              "\"instance_extensions\":[],\"physical_devices\":[{\"name\":\"old-dev\","
+              "\"api_version\":\"1.0.0\",\"device_type\":\"cpu\"}]}");
+  AddNamedDriver(s, "new", "v7_exports");
+  ManifestSpec m = s.ManifestFor("old");
+  m.api_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
+  s.WriteDriverManifest(Location::kXdgConfigHome, "new");
+  ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_get_physical_device_properties2",
+                               "devices", "properties2:0", "properties2:1"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Names names = r.DeviceNames();
+  ASSERT_EQ(names.size(), 2u) << r.Describe();
+  for (size_t i = 0; i < 2; ++i) {
+    Json p = r.Step("properties2", i);
+    EXPECT_FALSE(p.has("error")) << r.Describe();
+    EXPECT_EQ(p["name"].str(), names[i]) << r.Describe();
+  }
+  std::vector<Json> ci = s.CallsTo("old", "vkCreateInstance");
+  ASSERT_FALSE(ci.empty());
+  EXPECT_EQ(ci[0]["extensions"].size(), 0u) << ci[0].dump();
+}
+
+TEST(PhysicalDevices, Properties2WithDriverProperties) {
+  VKT_POLICY("RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.2", "devices", "properties2:0"});
+  Json p = r.Step("properties2");
+  EXPECT_EQ(p["function"].str(), "vkGetPhysicalDeviceProperties2") << r.Describe();
+  EXPECT_EQ(p["name"].str(), "a-dev") << r.Describe();
+}
+
+// ---- vkGetInstanceProcAddr / vkGetDeviceProcAddr -------------------------------------------------
+
+TEST(ProcAddr, GipaNullInstanceGivesOnlyGlobals) {
+  VKT_POLICY("RULE_GIPA_SPEC");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  std::vector<std::string> steps;
+  const std::vector<std::string> globals = {
+      "vkGetInstanceProcAddr", "vkCreateInstance", "vkEnumerateInstanceExtensionProperties",
+      "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion"};
+  const std::vector<std::string> others = {"vkEnumeratePhysicalDevices", "vkCreateDevice",
+                                           "vkDestroyInstance", "vkCmdDraw", "vkVktNoSuchFunction"};
+  for (const auto& n : globals) steps.push_back("gipa-null:" + n);
+  for (const auto& n : others) steps.push_back("gipa-null:" + n);
+  ProbeResult r = RunProbe(s, steps);
+  size_t i = 0;
+  for (const auto& n : globals) EXPECT_TRUE(r.Step("gipa-null", i++)["non_null"].boolean()) << n;
+  for (const auto& n : others) EXPECT_FALSE(r.Step("gipa-null", i++)["non_null"].boolean()) << n;
+}
+
+TEST(ProcAddr, GipaWithInstanceGivesInstanceAndDeviceCommands) {
+  VKT_POLICY("RULE_GIPA_SPEC");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "gipa:vkEnumeratePhysicalDevices",
+                               "gipa:vkCreateDevice", "gipa:vkCmdFillBuffer",
+                               "gipa:vkGetInstanceProcAddr", "gipa:vkVktNoSuchFunction"});
+  EXPECT_TRUE(r.Step("gipa", 0)["non_null"].boolean()) << r.Describe();
+  EXPECT_TRUE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();
+  EXPECT_TRUE(r.Step("gipa", 2)["non_null"].boolean()) << r.Describe();
+  EXPECT_TRUE(r.Step("gipa", 3)["non_null"].boolean()) << r.Describe();
+  EXPECT_FALSE(r.Step("gipa", 4)["non_null"].boolean()) << r.Describe();
+}
+
+TEST(ProcAddr, GdpaReturnsDriverFunctionDirectly) {
+  VKT_POLICY("RULE_GDPA_DIRECT");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
+                               "gdpa:vkCmdFillBuffer", "gdpa:vkVktNoSuchFunction"});
+  ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+  Json g = r.Step("gdpa", 0);
+  EXPECT_TRUE(g["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(g["in_driver"].num(), 0) << "the pointer should lie in the driver library: " << g.dump();
+  if (g["driver_pointer_known"].boolean()) {
+    EXPECT_EQ(g["equals_driver"].num(), 0) << g.dump();
+  }
+  EXPECT_FALSE(r.Step("gdpa", 1)["non_null"].boolean()) << r.Describe();
+}
+
+// ---- unknown functions --------------------------------------------------------------------------
+
+constexpr int kUnknown = 250;
+constexpr uint32_t kArg = 7;
+
+TEST(UnknownFunctions, PhysicalDeviceFunctions250) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V4");
+  Sandbox s;
+  s.AddDriver("a", "v7_exports",
+              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", kUnknown)));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.SetEnv("VK_LOADER_DEBUG", "error");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices",
+                               "unknown-many:physdev,vkVktPhysDevFunc," + std::to_string(kUnknown) +
+                                   "," + std::to_string(kArg)});
+  Json u = r.Step("unknown-many");
+  ASSERT_EQ(u["resolved"].num(), kUnknown) << r.Describe();
+  for (int i = 0; i < kUnknown; ++i)
+    ASSERT_EQ(u["returned"][i].num(), kArg + 20000 + i) << "slot " << i << "\n" << r.Describe();
+}
+
+// Interface 7: vk_icdGetPhysicalDeviceProcAddr (and negotiation) only through
+// vk_icdGetInstanceProcAddr(NULL, name).
+TEST(UnknownFunctions, PhysicalDeviceFunctionViaGpdpaFromGipa) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V7");
+  Sandbox s;
+  s.AddDriver("a", "v7",
+              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "call-unknown-physdev:vkVktPhysDevFunc1,5"});
+  Json c = r.Step("call-unknown-physdev");
+  ASSERT_EQ(r.exit_status, 0) << r.Describe();
+  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(c["returned"].num(), 5 + 20000 + 1) << r.Describe();
+}
+
+TEST(UnknownFunctions, PhysicalDeviceFunctionViaExportedGpdpa) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V4");
+  Sandbox s;
+  s.AddDriver("a", "v4_gpdpa",
+              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "call-unknown-physdev:vkVktPhysDevFunc2,5"});
+  Json c = r.Step("call-unknown-physdev");
+  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(c["returned"].num(), 5 + 20000 + 2) << r.Describe();
+}
+
+TEST(UnknownFunctions, DeviceFunctions250) {
+  VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC");
+  Sandbox s;
+  s.AddDriver("a", "v7_exports",
+              DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", kUnknown)));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.SetEnv("VK_LOADER_DEBUG", "error");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
+                               "unknown-many:device,vkVktDeviceFunc," + std::to_string(kUnknown) +
+                                   "," + std::to_string(kArg)});
+  Json u = r.Step("unknown-many");
+  ASSERT_EQ(u["resolved"].num(), kUnknown) << r.Describe();
+  for (int i = 0; i < kUnknown; ++i)
+    ASSERT_EQ(u["returned"][i].num(), kArg + 10000 + i) << "slot " << i << "\n" << r.Describe();
+}
+
+TEST(UnknownFunctions, DeviceFunctionThroughGipa) {
+  VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC", "RULE_GIPA_SPEC");
+  Sandbox s;
+  s.AddDriver("a", "v7_exports",
+              DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 4)));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
+                               "call-unknown-device:vkVktDeviceFunc3,9,gipa"});
+  Json c = r.Step("call-unknown-device");
+  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(c["returned"].num(), 9 + 10000 + 3) << r.Describe();
+}
+
+}  // namespace
+}  // namespace vkt

@@ -1,0 +1,741 @@
+/*
+ * Layers: discovery, the manifest parse cache, filters, meta-layer validation and expansion,
+ * activation order, and the loader side of the layer interface negotiation.
+ * [Lyr] LoaderLayerInterface.md; [Arch] "Filter Environment Variable Behaviors"; spec §1.2-1.4,
+ * §4.4, §5.5.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader/internal/env.h"
+#include "loader/internal/layer.h"
+#include "loader/internal/manifest.h"
+#include "loader/internal/search_paths.h"
+#include "loader/internal/strlist.h"
+
+#define CAT VKL_LOG_LAYER
+#define OVERRIDE_LAYER_NAME "VK_LAYER_LUNARG_override"
+
+/* ------------------------------------------------------------------ the parse cache */
+
+/* One manifest file as parsed, keyed by path, implicit-ness and (dev, ino, size, mtime): an
+ * unchanged file is never parsed twice. Entries are malloc'd (they outlive instances). */
+struct layer_file {
+    struct layer_file *next;
+    unsigned refs;
+    bool stale;
+    bool implicit;
+    char *path;
+    uint64_t st_dev, st_ino, st_size;
+    int64_t st_mtime_ns;
+    bool ok;
+    char *error; /* first WARN/ERROR/INFO line of the parse, re-emitted to later callers */
+    uint32_t error_flags;
+    struct vkl_layer_manifest_file m;
+};
+
+static pthread_mutex_t g_layer_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct layer_file *g_files;
+static uint32_t g_parse_count;
+
+static void file_free(struct layer_file *f) {
+    vkl_layer_manifest_file_finish(&f->m);
+    free(f->error);
+    free(f->path);
+    free(f);
+}
+
+static void cache_unlink_free(struct layer_file *f) {
+    for (struct layer_file **pp = &g_files; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == f) {
+            *pp = f->next;
+            break;
+        }
+    file_free(f);
+}
+
+__attribute__((destructor)) static void vkl_layers_shutdown(void) {
+    pthread_mutex_lock(&g_layer_lock);
+    while (g_files != NULL) {
+        struct layer_file *f = g_files;
+        g_files = f->next;
+        file_free(f);
+    }
+    pthread_mutex_unlock(&g_layer_lock);
+}
+
+void vkl_layers_cache_flush_for_testing(void) {
+    pthread_mutex_lock(&g_layer_lock);
+    for (struct layer_file *f = g_files, *n; f != NULL; f = n) {
+        n = f->next;
+        if (f->refs == 0) cache_unlink_free(f);
+    }
+    pthread_mutex_unlock(&g_layer_lock);
+}
+
+uint32_t vkl_layers_parse_count_for_testing(void) {
+    pthread_mutex_lock(&g_layer_lock);
+    uint32_t n = g_parse_count;
+    pthread_mutex_unlock(&g_layer_lock);
+    return n;
+}
+
+struct capture {
+    const struct vkl_log_sink *fwd;
+    char *line;
+    uint32_t flags;
+};
+static void capture_emit(void *ctx, uint32_t flags, const char *line) {
+    struct capture *c = ctx;
+    if (c->line == NULL && (flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO)) != 0) {
+        c->line = strdup(line);
+        c->flags = flags;
+    }
+    if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
+}
+
+static int64_t mtime_ns(const struct stat *st) {
+    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Called with g_layer_lock held. Returns a referenced entry, or NULL (unreadable / OOM). */
+static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit) {
+    struct stat st;
+    if (stat(path, &st) != 0) return NULL;
+    for (struct layer_file *f = g_files; f != NULL; f = f->next) {
+        if (f->stale || f->implicit != implicit || strcmp(f->path, path) != 0) continue;
+        if (f->st_dev == (uint64_t)st.st_dev && f->st_ino == (uint64_t)st.st_ino &&
+            f->st_size == (uint64_t)st.st_size && f->st_mtime_ns == mtime_ns(&st)) {
+            if (f->error != NULL) vkl_log(log, f->error_flags, "%s", f->error);
+            f->refs++;
+            return f;
+        }
+        f->stale = true; /* same path, different content */
+    }
+    struct layer_file *f = calloc(1, sizeof(*f));
+    if (f == NULL) return NULL;
+    f->path = strdup(path);
+    if (f->path == NULL) {
+        free(f);
+        return NULL;
+    }
+    f->implicit = implicit;
+    f->st_dev = (uint64_t)st.st_dev;
+    f->st_ino = (uint64_t)st.st_ino;
+    f->st_size = (uint64_t)st.st_size;
+    f->st_mtime_ns = mtime_ns(&st);
+    struct capture cap = {.fwd = log};
+    struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
+    char *buf = NULL;
+    size_t len = 0;
+    VkResult r = vkl_read_file(path, &buf, &len);
+    if (r != VK_SUCCESS) {
+        vkl_log(&sink, VKL_LOG_WARN | CAT, "layer manifest %s: cannot be read; file skipped [LLP_LAYER_6]", path);
+    } else {
+        g_parse_count++;
+        r = vkl_layer_manifest_parse(path, buf, len, implicit, &sink, &f->m);
+        free(buf);
+    }
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        free(cap.line);
+        file_free(f);
+        return NULL;
+    }
+    f->ok = r == VK_SUCCESS;
+    f->error = cap.line;
+    f->error_flags = cap.flags;
+    f->next = g_files;
+    g_files = f;
+    f->refs++;
+    return f;
+}
+
+/* ------------------------------------------------------------------ search locations */
+
+static VkResult search_list(const struct vkl_log_sink *log, const char *var, const char *value,
+                            struct vkl_strlist *out) {
+    struct vkl_strlist entries = VKL_STRLIST_INIT;
+    VkResult r = vkl_path_list_split(value, strlen(value), ':', &entries);
+    for (size_t i = 0; r == VK_SUCCESS && i < entries.count; i++)
+        r = vkl_manifest_search_entry(log, entries.items[i], var, out);
+    vkl_strlist_finish(&entries);
+    return r;
+}
+
+/* [Lyr] "Linux Layer Discovery" / "Overriding the Default Layer Discovery" (RULE_LYR_SEARCH_ORDER,
+ * RULE_LYR_ENV_LAYER_PATH, RULE_LYR_ENV_IMPLICIT_LAYER_PATH). `override_paths` (from the active
+ * override layer) replaces every explicit location, the variables included. All variables are
+ * secure: unset when elevated (LLP_LOADER_13). */
+static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implicit,
+                                     const struct vkl_layer_manifest *override_layer, struct vkl_strlist *out) {
+    VkResult r = VK_SUCCESS;
+    struct vkl_strlist dirs = VKL_STRLIST_INIT;
+    const char *ovar = implicit ? "VK_IMPLICIT_LAYER_PATH" : "VK_LAYER_PATH";
+    const char *avar = implicit ? "VK_ADD_IMPLICIT_LAYER_PATH" : "VK_ADD_LAYER_PATH";
+    const char *ov = vkl_getenv(ovar);
+    const char *add = vkl_getenv(avar);
+    if (!implicit && override_layer != NULL && override_layer->override_path_count > 0) {
+        if (ov != NULL || add != NULL)
+            vkl_log(log, VKL_LOG_INFO | CAT,
+                    "layer search: %s and %s ignored because the override layer sets override_paths "
+                    "[RULE_LYR_OVERRIDE]",
+                    ovar, avar);
+        for (uint32_t i = 0; r == VK_SUCCESS && i < override_layer->override_path_count; i++)
+            r = vkl_manifest_search_entry(log, override_layer->override_paths[i], "override_paths", out);
+        goto out;
+    }
+    if (ov != NULL) {
+        if (add != NULL)
+            vkl_log(log, VKL_LOG_INFO | CAT, "env %s: ignored because %s is set [%s]", avar, ovar,
+                    implicit ? "RULE_LYR_ENV_IMPLICIT_LAYER_PATH" : "RULE_LYR_ENV_LAYER_PATH");
+        r = search_list(log, ovar, ov, out);
+        goto out;
+    }
+    if (add != NULL && (r = search_list(log, avar, add, out)) != VK_SUCCESS) goto out;
+    struct vkl_search_env env;
+    vkl_search_env_from_process(&env);
+    r = vkl_search_dirs_build(&env, implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX, &dirs);
+    for (size_t i = 0; r == VK_SUCCESS && i < dirs.count; i++)
+        r = vkl_manifest_search_entry(log, dirs.items[i], NULL, out);
+out:
+    vkl_strlist_finish(&dirs);
+    return r;
+}
+
+/* ------------------------------------------------------------------ sets */
+
+static VkResult set_push(struct vkl_layer_set *set, uint32_t *cap, const struct vkl_layer_manifest *l) {
+    if (set->count == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        const struct vkl_layer_manifest **n = realloc(set->layers, ncap * sizeof(*n));
+        if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        set->layers = n;
+        *cap = ncap;
+    }
+    set->layers[set->count++] = l;
+    return VK_SUCCESS;
+}
+
+static VkResult set_ref(struct vkl_layer_set *set, struct layer_file *f) {
+    void **n = realloc(set->refs, (set->ref_count + 1) * sizeof(*n));
+    if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    set->refs = n;
+    set->refs[set->ref_count++] = f;
+    return VK_SUCCESS;
+}
+
+const struct vkl_layer_manifest *vkl_layer_set_find(const struct vkl_layer_set *set, const char *name) {
+    for (uint32_t i = 0; i < set->count; i++)
+        if (strcmp(set->layers[i]->props.layerName, name) == 0) return set->layers[i];
+    return NULL;
+}
+
+static bool str_in(char *const *v, uint32_t n, const char *s) {
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0) return true;
+    return false;
+}
+
+/* Scans one class of manifests and appends its layers (deduplicated by name: first wins). */
+static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_layer_set *set, uint32_t *cap) {
+    struct vkl_strlist files = VKL_STRLIST_INIT;
+    VkResult r = layer_manifest_files(log, implicit, set->override_layer, &files);
+    for (size_t i = 0; r == VK_SUCCESS && i < files.count; i++) {
+        struct layer_file *f = file_get(log, files.items[i], implicit);
+        if (f == NULL) continue;
+        if ((r = set_ref(set, f)) != VK_SUCCESS) {
+            f->refs--;
+            break;
+        }
+        if (!f->ok) continue;
+        for (uint32_t k = 0; r == VK_SUCCESS && k < f->m.count; k++) {
+            const struct vkl_layer_manifest *l = &f->m.layers[k];
+            const struct vkl_layer_manifest *prev = vkl_layer_set_find(set, l->props.layerName);
+            /* Several override layers may coexist until app_keys chose one (vkl_layers_acquire). */
+            if (prev != NULL && !(implicit && strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0)) {
+                vkl_log(log, VKL_LOG_WARN | CAT,
+                        "layer %s: manifest %s ignored, a layer of that name was already found in %s [LLP_LOADER_3]",
+                        l->props.layerName, l->manifest_path, prev->manifest_path);
+                continue;
+            }
+            r = set_push(set, cap, l);
+        }
+    }
+    vkl_strlist_finish(&files);
+    return r;
+}
+
+static const char *self_exe(char *buf, size_t len) {
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n < 0) return "";
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The filter decision for one discovered layer ([Arch] "Layer Filtering", RULE_LYR_FILTER_*):
+ * disabled = (~all~ || ~implicit~/~explicit~ || name matches DISABLE) && name does not match ALLOW;
+ * a name matching ENABLE is always available. */
+static bool filtered_out(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l) {
+    const char *name = l->props.layerName;
+    if (vkl_filter_match(&set->enable, name)) return false;
+    bool disabled = set->disable.match_all || (l->is_implicit ? set->disable.implicit_layers : set->disable.explicit_layers) ||
+                    vkl_filter_match(&set->disable, name);
+    return disabled && !vkl_filter_match(&set->allow, name);
+}
+
+/* LLP_LAYER_7/8, LLP_LOADER_10: every component exists and is at least as new (major.minor);
+ * nesting is allowed up to VKL_LAYER_MAX_META_DEPTH; a cycle is invalid. */
+static bool meta_valid(const struct vkl_layer_set *set, const struct vkl_layer_manifest *meta,
+                       const struct vkl_layer_manifest **stack, uint32_t depth, const struct vkl_log_sink *log) {
+    if (depth >= VKL_LAYER_MAX_META_DEPTH) {
+        vkl_log(log, VKL_LOG_WARN | CAT, "meta-layer %s: nested deeper than %d; layer skipped [LLP_LOADER_10]",
+                stack[0]->props.layerName, VKL_LAYER_MAX_META_DEPTH);
+        return false;
+    }
+    stack[depth] = meta;
+    for (uint32_t i = 0; i < meta->component_layer_count; i++) {
+        const char *cn = meta->component_layers[i];
+        const struct vkl_layer_manifest *c = vkl_layer_set_find(set, cn);
+        if (c == NULL) {
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "meta-layer %s: component layer %s (component_layers[%u]) not found; layer skipped [LLP_LAYER_7]",
+                    meta->props.layerName, cn, i);
+            return false;
+        }
+        for (uint32_t k = 0; k <= depth; k++)
+            if (stack[k] == c) {
+                vkl_log(log, VKL_LOG_WARN | CAT,
+                        "meta-layer %s: component layer %s closes a cycle; layer skipped [LLP_LOADER_10]",
+                        meta->props.layerName, cn);
+                return false;
+            }
+        uint32_t mv = meta->props.specVersion, cv = c->props.specVersion;
+        if (VK_API_VERSION_MAJOR(cv) < VK_API_VERSION_MAJOR(mv) ||
+            (VK_API_VERSION_MAJOR(cv) == VK_API_VERSION_MAJOR(mv) && VK_API_VERSION_MINOR(cv) < VK_API_VERSION_MINOR(mv))) {
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "meta-layer %s: uses API version %u.%u but component layer %s has %u.%u; layer skipped "
+                    "[LLP_LAYER_8]",
+                    meta->props.layerName, VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv), cn,
+                    VK_API_VERSION_MAJOR(cv), VK_API_VERSION_MINOR(cv));
+            return false;
+        }
+        if (c->is_meta && !meta_valid(set, c, stack, depth + 1, log)) return false;
+    }
+    return true;
+}
+
+static void remove_at(struct vkl_layer_set *set, uint32_t i) {
+    memmove(&set->layers[i], &set->layers[i + 1], (set->count - i - 1) * sizeof(set->layers[0]));
+    set->count--;
+}
+
+VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out) {
+    memset(out, 0, sizeof(*out));
+    uint32_t cap = 0;
+    VkResult r = VK_SUCCESS;
+    const char *en = vkl_getenv("VK_LOADER_LAYERS_ENABLE");
+    const char *dis = vkl_getenv("VK_LOADER_LAYERS_DISABLE");
+    const char *al = vkl_getenv("VK_LOADER_LAYERS_ALLOW");
+    vkl_filter_parse(en, en ? strlen(en) : 0, &out->enable);
+    vkl_filter_parse(dis, dis ? strlen(dis) : 0, &out->disable);
+    vkl_filter_parse(al, al ? strlen(al) : 0, &out->allow);
+    static const char *const names[3] = {"VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE",
+                                         "VK_LOADER_LAYERS_ALLOW"};
+    const struct vkl_filter *fs[3] = {&out->enable, &out->disable, &out->allow};
+    for (int i = 0; i < 3; i++)
+        if (fs[i]->dropped > 0)
+            vkl_log(log, VKL_LOG_WARN | CAT, "env %s: %u filters beyond the first %d ignored [RULE_LYR_FILTER_%s]",
+                    names[i], fs[i]->dropped, VKL_FILTER_MAX_TOKENS, i == 0 ? "ENABLE" : i == 1 ? "DISABLE" : "ALLOW");
+
+    pthread_mutex_lock(&g_layer_lock);
+    if ((r = scan(log, true, out, &cap)) != VK_SUCCESS) goto out;
+
+    /* The override layer: an implicit meta-layer named VK_LAYER_LUNARG_override that is enabled;
+     * one whose app_keys name this executable beats a global one ([Lyr] "Override Meta-Layer"). */
+    {
+        char exe[PATH_MAX];
+        const char *self = self_exe(exe, sizeof(exe));
+        const struct vkl_layer_manifest *global = NULL, *specific = NULL;
+        for (uint32_t i = 0; i < out->count; i++) {
+            const struct vkl_layer_manifest *l = out->layers[i];
+            if (strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) != 0 || !l->is_meta) continue;
+            if (l->app_key_count == 0) {
+                if (global == NULL) global = l;
+            } else if (str_in(l->app_keys, l->app_key_count, self) && specific == NULL) {
+                specific = l;
+            }
+        }
+        const struct vkl_layer_manifest *ov = specific != NULL ? specific : global;
+        /* Keep only the chosen override layer (or, with none usable, the first one found). */
+        bool kept = false;
+        for (uint32_t i = 0; i < out->count;) {
+            const struct vkl_layer_manifest *l = out->layers[i];
+            if (strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0 && (ov != NULL ? l != ov : kept)) {
+                vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: manifest %s not used (another override layer applies)",
+                        OVERRIDE_LAYER_NAME, l->manifest_path);
+                remove_at(out, i);
+                continue;
+            }
+            if (strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0) kept = true;
+            i++;
+        }
+        if (ov != NULL && !filtered_out(out, ov) && vkl_layer_implicit_enabled(out, ov, log)) out->override_layer = ov;
+        else if (ov != NULL)
+            vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: override layer not active", OVERRIDE_LAYER_NAME);
+    }
+    if ((r = scan(log, false, out, &cap)) != VK_SUCCESS) goto out;
+
+    /* Filters and the override blacklist remove layers from the available list (LLP_LOADER_12). */
+    for (uint32_t i = 0; i < out->count;) {
+        const struct vkl_layer_manifest *l = out->layers[i];
+        const struct vkl_layer_manifest *ov = out->override_layer;
+        if (l != ov && ov != NULL && str_in(ov->blacklisted_layers, ov->blacklisted_layer_count, l->props.layerName)) {
+            vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
+                    l->props.layerName);
+            remove_at(out, i);
+            continue;
+        }
+        if (filtered_out(out, l)) {
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "layer %s: ignored because it was disabled by env var 'VK_LOADER_LAYERS_DISABLE' "
+                    "[RULE_LYR_FILTER_DISABLE]",
+                    l->props.layerName);
+            remove_at(out, i);
+            continue;
+        }
+        i++;
+    }
+    /* Meta-layer validation, repeated until stable (removing one may invalidate another). */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < out->count; i++) {
+            const struct vkl_layer_manifest *stack[VKL_LAYER_MAX_META_DEPTH];
+            if (!out->layers[i]->is_meta || meta_valid(out, out->layers[i], stack, 0, log)) continue;
+            if (out->layers[i] == out->override_layer) out->override_layer = NULL;
+            remove_at(out, i);
+            changed = true;
+            break;
+        }
+    }
+out:
+    pthread_mutex_unlock(&g_layer_lock);
+    if (r != VK_SUCCESS) vkl_layers_release(out);
+    return r;
+}
+
+void vkl_layers_release(struct vkl_layer_set *set) {
+    pthread_mutex_lock(&g_layer_lock);
+    for (uint32_t i = 0; i < set->ref_count; i++) {
+        struct layer_file *f = set->refs[i];
+        if (f->refs > 0) f->refs--;
+        if (f->stale && f->refs == 0) cache_unlink_free(f);
+    }
+    pthread_mutex_unlock(&g_layer_lock);
+    free(set->refs);
+    free(set->layers);
+    memset(set, 0, sizeof(*set));
+}
+
+/* ------------------------------------------------------------------ activation */
+
+static bool is_override_component(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l) {
+    const struct vkl_layer_manifest *ov = set->override_layer;
+    return ov != NULL && str_in(ov->component_layers, ov->component_layer_count, l->props.layerName);
+}
+
+/* [Lyr] "Implicit Layers" and the enable/disable table (LLP_LOADER_6/7). The variables are read
+ * with vkl_getenv; they are not secure variables, so they work when elevated (a layer's own
+ * switch, not a path an attacker controls). */
+bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                                const struct vkl_log_sink *log) {
+    const char *name = l->props.layerName;
+    /* A component of the active override layer ignores its disable variable ([Lyr]). */
+    if (is_override_component(set, l)) return true;
+    bool enabled = true;
+    if (l->enable_env != NULL) {
+        const char *v = vkl_getenv(l->enable_env);
+        /* LLP_LOADER_6: active only while the variable holds the manifest's value. */
+        enabled = v != NULL && strcmp(v, l->enable_env_value) == 0;
+    }
+    if (!enabled && vkl_filter_match(&set->enable, name)) {
+        vkl_log(log, VKL_LOG_WARN | CAT,
+                "layer %s: implicit layer forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE' "
+                "[RULE_LYR_FILTER_ENABLE]",
+                name);
+        enabled = true;
+    }
+    if (enabled && l->disable_env != NULL) {
+        const char *v = vkl_getenv(l->disable_env);
+        /* [Lyr]: disabled when the variable is "defined to any non-empty string value" (LLP_LOADER_7).
+         * The Khronos loader also disables on an empty value (see conformance/deviations). */
+        if (v != NULL && v[0] != '\0') {
+            vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: implicit layer disabled by env var '%s' [LLP_LOADER_7]", name,
+                    l->disable_env);
+            enabled = false;
+        }
+    }
+    return enabled;
+}
+
+struct act {
+    const struct vkl_layer_set *set;
+    const struct vkl_log_sink *log;
+    const struct vkl_layer_manifest **list;
+    uint32_t count, cap;
+};
+
+static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint32_t depth, const char *why) {
+    if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS; /* validated already; defensive */
+    if (l->is_meta) {
+        for (uint32_t i = 0; i < l->component_layer_count; i++) {
+            const struct vkl_layer_manifest *c = vkl_layer_set_find(a->set, l->component_layers[i]);
+            if (c == NULL) continue;
+            VkResult r = act_add(a, c, depth + 1, why);
+            if (r != VK_SUCCESS) return r;
+        }
+        return VK_SUCCESS;
+    }
+    for (uint32_t i = 0; i < a->count; i++)
+        if (a->list[i] == l) {
+            vkl_log(a->log, VKL_LOG_DEBUG | CAT, "layer %s: already enabled; duplicate from %s dropped [LLP_LOADER_3]",
+                    l->props.layerName, why);
+            return VK_SUCCESS;
+        }
+    if (a->count == a->cap) {
+        uint32_t ncap = a->cap ? a->cap * 2 : 8;
+        const struct vkl_layer_manifest **n = realloc(a->list, ncap * sizeof(*n));
+        if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        a->list = n;
+        a->cap = ncap;
+    }
+    a->list[a->count++] = l;
+    vkl_log(a->log, VKL_LOG_INFO | CAT, "layer %s: enabled by %s (%s)", l->props.layerName, why, l->manifest_path);
+    return VK_SUCCESS;
+}
+
+VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
+                             const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
+                             uint32_t *out_count) {
+    struct act a = {.set = set, .log = log};
+    VkResult r = VK_SUCCESS;
+    struct vkl_strlist env_names = VKL_STRLIST_INIT;
+    *out = NULL;
+    *out_count = 0;
+
+    /* 1. implicit layers in discovery order; the override layer and its components last
+     *    (LLP_LOADER_11; the Khronos loader keeps discovery order). */
+    for (uint32_t i = 0; i < set->count; i++) {
+        const struct vkl_layer_manifest *l = set->layers[i];
+        if (!l->is_implicit || l == set->override_layer || is_override_component(set, l)) continue;
+        if (!vkl_layer_implicit_enabled(set, l, log)) continue;
+        if ((r = act_add(&a, l, 0, "implicit layer")) != VK_SUCCESS) goto out;
+    }
+    if (set->override_layer != NULL && (r = act_add(&a, set->override_layer, 0, "override layer")) != VK_SUCCESS)
+        goto out;
+
+    /* 2. VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
+     *    VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
+     *    (LLP_LOADER_13; the Khronos loader honours it there, its issue #1712). */
+    const char *il = vkl_getenv("VK_INSTANCE_LAYERS");
+    if (il != NULL && vkl_env_is_elevated()) {
+        vkl_log(log, VKL_LOG_WARN | CAT,
+                "env VK_INSTANCE_LAYERS: ignored because the process runs with elevated privileges [LLP_LOADER_13]");
+        il = NULL;
+    }
+    if (il != NULL) {
+        if ((r = vkl_path_list_split(il, strlen(il), ':', &env_names)) != VK_SUCCESS) goto out;
+        for (size_t i = 0; i < env_names.count; i++) {
+            const struct vkl_layer_manifest *l = vkl_layer_set_find(set, env_names.items[i]);
+            if (l == NULL) {
+                vkl_log(log, VKL_LOG_ERROR | CAT,
+                        "layer %s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
+                        env_names.items[i]);
+                continue;
+            }
+            if ((r = act_add(&a, l, 0, "VK_INSTANCE_LAYERS")) != VK_SUCCESS) goto out;
+        }
+    }
+
+    /* 3. VK_LOADER_LAYERS_ENABLE matches among explicit layers, discovery order. */
+    for (uint32_t i = 0; set->enable.active && i < set->count; i++) {
+        const struct vkl_layer_manifest *l = set->layers[i];
+        if (l->is_implicit || !vkl_filter_match(&set->enable, l->props.layerName)) continue;
+        vkl_log(log, VKL_LOG_WARN | CAT,
+                "layer %s: forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE' [RULE_LYR_FILTER_ENABLE]",
+                l->props.layerName);
+        if ((r = act_add(&a, l, 0, "VK_LOADER_LAYERS_ENABLE")) != VK_SUCCESS) goto out;
+    }
+
+    /* 4. the application's layers. */
+    for (uint32_t i = 0; i < app_count; i++) {
+        const char *n = app_names[i] != NULL ? app_names[i] : "(null)";
+        const struct vkl_layer_manifest *l = app_names[i] != NULL ? vkl_layer_set_find(set, n) : NULL;
+        if (l == NULL) {
+            vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: requested by the application but not available [LLP_LOADER_1]",
+                    n);
+            r = VK_ERROR_LAYER_NOT_PRESENT;
+            goto out;
+        }
+        if ((r = act_add(&a, l, 0, "the application")) != VK_SUCCESS) goto out;
+    }
+out:
+    vkl_strlist_finish(&env_names);
+    if (r != VK_SUCCESS) {
+        free(a.list);
+        return r;
+    }
+    *out = a.list;
+    *out_count = a.count;
+    return VK_SUCCESS;
+}
+
+static VkResult ext_union(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,
+                          uint32_t depth, VkExtensionProperties **v, uint32_t *n, uint32_t *cap) {
+    if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS;
+    if (l->is_meta) {
+        for (uint32_t i = 0; i < l->component_layer_count; i++) {
+            const struct vkl_layer_manifest *c = vkl_layer_set_find(set, l->component_layers[i]);
+            if (c == NULL) continue;
+            VkResult r = ext_union(set, c, device, depth + 1, v, n, cap);
+            if (r != VK_SUCCESS) return r;
+        }
+        return VK_SUCCESS;
+    }
+    const struct vkl_layer_extension *e = device ? l->device_extensions : l->instance_extensions;
+    uint32_t en = device ? l->device_extension_count : l->instance_extension_count;
+    for (uint32_t i = 0; i < en; i++) {
+        bool dup = false;
+        for (uint32_t k = 0; k < *n && !dup; k++) dup = strcmp((*v)[k].extensionName, e[i].props.extensionName) == 0;
+        if (dup) continue;
+        if (*n == *cap) {
+            uint32_t ncap = *cap ? *cap * 2 : 8;
+            VkExtensionProperties *nv = realloc(*v, ncap * sizeof(**v));
+            if (nv == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+            *v = nv;
+            *cap = ncap;
+        }
+        (*v)[(*n)++] = e[i].props;
+    }
+    return VK_SUCCESS;
+}
+
+VkResult vkl_layer_extensions(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,
+                              VkExtensionProperties **out, uint32_t *out_count) {
+    uint32_t cap = 0;
+    *out = NULL;
+    *out_count = 0;
+    VkResult r = ext_union(set, l, device, 0, out, out_count, &cap);
+    if (r != VK_SUCCESS) {
+        free(*out);
+        *out = NULL;
+        *out_count = 0;
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------------ negotiation */
+
+bool vkl_layer_negotiate(const struct vkl_layer_manifest *m, vkl_sym_lookup_fn lookup, void *ctx,
+                         const struct vkl_log_sink *log, struct vkl_layer_lib *out) {
+    memset(out, 0, sizeof(*out));
+    out->manifest = m;
+    const char *name = m->props.layerName;
+    const char *gipa_name = m->fn_get_instance_proc_addr ? m->fn_get_instance_proc_addr : "vkGetInstanceProcAddr";
+    const char *gdpa_name = m->fn_get_device_proc_addr ? m->fn_get_device_proc_addr : "vkGetDeviceProcAddr";
+    const char *neg_name = m->fn_negotiate ? m->fn_negotiate : "vkNegotiateLoaderLayerInterfaceVersion";
+    PFN_vkNegotiateLoaderLayerInterfaceVersion neg = (PFN_vkNegotiateLoaderLayerInterfaceVersion)lookup(ctx, neg_name);
+    uint32_t version = 1;
+    if (neg != NULL) {
+        VkNegotiateLayerInterface ni;
+        memset(&ni, 0, sizeof(ni));
+        ni.sType = LAYER_NEGOTIATE_INTERFACE_STRUCT;
+        ni.loaderLayerInterfaceVersion = VKL_LOADER_LAYER_INTERFACE_VERSION;
+        VkResult r = neg(&ni);
+        if (r != VK_SUCCESS) {
+            /* LLP_LOADER_5: not loaded, even when vkGetInstanceProcAddr is exported (the Khronos
+             * loader falls back to the export; see conformance/deviations). */
+            vkl_log(log, VKL_LOG_ERROR | CAT,
+                    "layer %s: %s returned %d; interface negotiation failed, layer not loaded [LLP_LOADER_5]", name,
+                    neg_name, (int)r);
+            return false;
+        }
+        if (ni.loaderLayerInterfaceVersion > VKL_LOADER_LAYER_INTERFACE_VERSION) {
+            vkl_log(log, VKL_LOG_ERROR | CAT,
+                    "layer %s: negotiated layer interface version %u is above the offered %u; layer not loaded "
+                    "[LLP_LOADER_5]",
+                    name, ni.loaderLayerInterfaceVersion, VKL_LOADER_LAYER_INTERFACE_VERSION);
+            return false;
+        }
+        version = ni.loaderLayerInterfaceVersion;
+        if (version >= 2) {
+            out->gipa = ni.pfnGetInstanceProcAddr;
+            out->gdpa = ni.pfnGetDeviceProcAddr;
+            out->gpdpa = ni.pfnGetPhysicalDeviceProcAddr;
+        }
+    }
+    /* Interfaces 0/1 (and a v2 layer that left a pointer NULL): exported functions, the manifest's
+     * renames first, then the v0 "<layerName>GetInstanceProcAddr" form (RULE_LYR_IFACE_V0/V1). */
+    if (out->gipa == NULL) out->gipa = (PFN_vkGetInstanceProcAddr)lookup(ctx, gipa_name);
+    if (out->gdpa == NULL) out->gdpa = (PFN_vkGetDeviceProcAddr)lookup(ctx, gdpa_name);
+    if (out->gipa == NULL && neg == NULL) {
+        char sym[VK_MAX_EXTENSION_NAME_SIZE + 32];
+        snprintf(sym, sizeof(sym), "%sGetInstanceProcAddr", name);
+        out->gipa = (PFN_vkGetInstanceProcAddr)lookup(ctx, sym);
+        snprintf(sym, sizeof(sym), "%sGetDeviceProcAddr", name);
+        if (out->gdpa == NULL) out->gdpa = (PFN_vkGetDeviceProcAddr)lookup(ctx, sym);
+        if (out->gipa != NULL) version = 0;
+    }
+    if (out->gipa == NULL) {
+        vkl_log(log, VKL_LOG_ERROR | CAT,
+                "layer %s: no %s (negotiated interface %u); layer not loaded [LLP_LOADER_5]", name, gipa_name, version);
+        memset(out, 0, sizeof(*out));
+        return false;
+    }
+    if (out->gpdpa == NULL && version >= 2)
+        out->gpdpa = (PFN_GetPhysicalDeviceProcAddr)lookup(ctx, "vk_layerGetPhysicalDeviceProcAddr");
+    out->interface_version = version;
+    out->manifest = m;
+    vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: layer interface version %u%s", name, version,
+            out->gpdpa != NULL ? ", with vk_layerGetPhysicalDeviceProcAddr" : "");
+    return true;
+}
+
+static PFN_vkVoidFunction dl_lookup(void *lib, const char *name) {
+    PFN_vkVoidFunction f;
+    void *p = dlsym(lib, name);
+    memcpy(&f, &p, sizeof(f));
+    return f;
+}
+
+VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl_log_sink *log,
+                            struct vkl_layer_lib *out) {
+    memset(out, 0, sizeof(*out));
+    /* RTLD_LOCAL: one layer's symbols never resolve another's. */
+    void *lib = dlopen(m->library_path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *e = dlerror();
+        vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: cannot load library %s: %s [LLP_LAYER_6]", m->props.layerName,
+                m->library_path, e != NULL ? e : "unknown error");
+        return VK_ERROR_LAYER_NOT_PRESENT;
+    }
+    if (!vkl_layer_negotiate(m, (vkl_sym_lookup_fn)dl_lookup, lib, log, out)) {
+        dlclose(lib);
+        return VK_ERROR_LAYER_NOT_PRESENT;
+    }
+    out->lib = lib;
+    return VK_SUCCESS;
+}
+
+void vkl_layer_lib_unload(struct vkl_layer_lib *lib) {
+    if (lib->lib != NULL) {
+        const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
+        if (keep == NULL || strcmp(keep, "1") != 0) dlclose(lib->lib);
+    }
+    memset(lib, 0, sizeof(*lib));
+}

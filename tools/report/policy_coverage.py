@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""Policy coverage gate: every live policy/rule has a test, and every cited ID exists.
+
+Scans C++ test sources for VKT_POLICY("ID", "ID2", ...) citations and checks them against
+conformance/policies/policies.tsv. Fails (exit 1) when:
+  * a test cites an ID that is not in the table, or cites it in a form that cannot be checked. A
+    citation is a string literal argument of VKT_POLICY; when a file passes a non-literal argument
+    (say GetParam().rule in a parameterised test), every string literal in that file that is exactly
+    an ID (the parameter table) counts as a citation instead, and it is an error if there is none;
+  * a live policy has no citing test, no untestable_reason, and is not listed in the pending file;
+  * the pending file is stale or wrong: an ID in it already has a test, is unknown, is removed or
+    untestable, is listed twice, or has no reason (so the pending list can only shrink);
+With --tree-root DIR, DIR/conformance/**/*_test.cc are scanned in addition to SOURCE.
+
+Usage:
+  policy_coverage.py --policies policies.tsv [--pending pending.txt] [--strict]
+                     [--tree-root DIR] [--print-pending] [--prune] SOURCE...
+  SOURCE may be @FILE: one path per line.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import policies as policy_table  # noqa: E402  (stdlib-only sibling module)
+
+MACRO = "VKT_POLICY"
+
+
+def strip_comments(text):
+    """Replaces C/C++ comments with spaces (newlines kept, so line numbers stay right).
+
+    String and character literals (including raw strings R"d(...)d") are left intact, so a "//"
+    inside a string is not taken for a comment.
+    """
+    out = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join("\n" if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            m = re.match(r'R"([^()\\ ]{0,16})\(', text[i:])
+            if not m:
+                out.append(c)
+                i += 1
+                continue
+            end = text.find(")" + m.group(1) + '"', i + m.end())
+            end = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(text[i:end])
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def mask_literals(code):
+    """Same length as code, with the inside of string and character literals replaced by '_'.
+
+    Used to find macro names only where they are code, not text inside a string.
+    """
+    out = list(code)
+    for m in re.finditer(r'R"([^()\\ ]{0,16})\((?:.|\n)*?\)\1"|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', code):
+        for k in range(m.start() + 1, m.end() - 1):
+            if out[k] != "\n":
+                out[k] = "_"
+    return "".join(out)
+
+
+def find_citations(path, text):
+    """Returns (citations, problems): citations are (id, line) pairs, problems are messages."""
+    code = strip_comments(text)
+    masked = mask_literals(code)
+    citations = []
+    problems = []
+    indirect = []  # non-literal arguments (e.g. GetParam().rule in a parameterised test)
+    spans = []  # argument spans of the macro calls, to tell ID literals inside and outside them apart
+    for m in re.finditer(r"\b" + MACRO + r"\s*\(", masked):
+        line = code.count("\n", 0, m.start()) + 1
+        # Skip the macro's own definition if a scanned file happens to contain it.
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        if re.match(r"\s*#\s*define\b", code[line_start : m.start()]):
+            continue
+        depth = 1
+        j = m.end()
+        args_start = j
+        while j < len(code) and depth:
+            if code[j] == '"':
+                s = _STRING.match(code, j)
+                j = s.end() if s else j + 1
+                continue
+            if code[j] == "(":
+                depth += 1
+            elif code[j] == ")":
+                depth -= 1
+            j += 1
+        if depth:
+            problems.append("%s:%d: unterminated %s(" % (path, line, MACRO))
+            continue
+        args = code[args_start : j - 1]
+        spans.append((args_start, j - 1))
+        pieces = [a.strip() for a in _split_args(args)]
+        if not pieces or pieces == [""]:
+            problems.append("%s:%d: %s() cites no policy" % (path, line, MACRO))
+            continue
+        for piece in pieces:
+            s = _STRING.fullmatch(piece)
+            if not s:
+                indirect.append((piece, line))
+                continue
+            value = s.group(1)
+            if not policy_table.ID_SYNTAX.match(value):
+                problems.append("%s:%d: %r is not a policy ID (one ID per string)" % (path, line, value))
+                continue
+            citations.append((value, line))
+    if indirect:
+        # The IDs reach the macro through a variable: count every string literal in the file that is
+        # exactly an ID (the parameter table), so they are still checked against the table.
+        found = []
+        for s in _STRING.finditer(code):
+            if any(a <= s.start() < b for a, b in spans):
+                continue
+            if policy_table.ID_SYNTAX.match(s.group(1)):
+                found.append((s.group(1), code.count("\n", 0, s.start()) + 1))
+        if found:
+            citations.extend(found)
+        else:
+            for piece, line in indirect:
+                problems.append(
+                    "%s:%d: %s argument %r is not a string literal and the file has no ID string literal "
+                    "(such as a parameter table) it could come from" % (path, line, MACRO, piece))
+    return citations, problems
+
+
+def _split_args(args):
+    parts, depth, cur, i = [], 0, [], 0
+    while i < len(args):
+        ch = args[i]
+        if ch == '"':
+            s = _STRING.match(args, i)
+            if s:
+                cur.append(s.group(0))
+                i = s.end()
+                continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    parts.append("".join(cur))
+    return parts
+
+
+def load_pending(path):
+    """Pending file: 'ID reason...' per line; '#' comments and blank lines ignored.
+
+    Returns (entries, problems), entries being {id: (reason, line)}.
+    """
+    entries, problems = {}, []
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, start=1):
+            text = raw.strip()
+            if not text or text.startswith("#"):
+                continue
+            parts = text.split(None, 1)
+            pid = parts[0]
+            reason = parts[1].strip() if len(parts) > 1 else ""
+            where = "%s:%d" % (path, number)
+            if pid in entries:
+                problems.append("%s: %s listed twice (also line %d)" % (where, pid, entries[pid][1]))
+                continue
+            if not reason:
+                problems.append("%s: %s has no reason (write why it has no test yet, e.g. 'layers issue #3')" % (where, pid))
+            entries[pid] = (reason, number)
+    return entries, problems
+
+
+def expand_sources(items):
+    out = []
+    for item in items:
+        if item.startswith("@"):
+            with open(item[1:], encoding="utf-8") as f:
+                out.extend(line.strip() for line in f if line.strip())
+        else:
+            out.append(item)
+    return out
+
+
+def disk_test_sources(tree_root):
+    """Workspace-relative paths of conformance/**/*_test.cc in the real source tree."""
+    found = []
+    base = os.path.join(tree_root, "conformance")
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith("_test.cc"):
+                found.append(os.path.relpath(os.path.join(dirpath, name), tree_root))
+    return found
+
+
+def run(argv, out=sys.stdout):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--policies", required=True)
+    ap.add_argument("--pending", help="allowlist of IDs without tests yet (the list may only shrink)")
+    ap.add_argument("--strict", action="store_true", help="ignore --pending: every live policy needs a test now")
+    ap.add_argument("--tree-root", help="also scan this source tree's conformance/**/*_test.cc")
+    ap.add_argument("--print-pending", action="store_true", help="print pending lines for uncovered IDs and exit 0")
+    ap.add_argument("--prune", action="store_true",
+                    help="rewrite --pending without the lines of IDs that now have a test, then check")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("sources", nargs="*")
+    args = ap.parse_args(argv)
+
+    errors, warnings = [], []
+    try:
+        rows, by_id = policy_table.load(args.policies)
+    except policy_table.TableError as e:
+        print("FAIL: policy table is malformed:\n  " + "\n  ".join(e.problems), file=out)
+        return 1
+
+    sources = expand_sources(args.sources)
+    if args.tree_root:
+        # Also scan the real tree, so a test file is covered the moment it exists, whether or not its
+        # package exports :policy_sources yet.
+        given = {os.path.normpath(s) for s in sources}
+        for rel in disk_test_sources(args.tree_root):
+            if os.path.normpath(rel) not in given:
+                sources.append(os.path.normpath(os.path.join(args.tree_root, rel)))
+    cited = {}  # id -> [where]
+    for path in sources:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        citations, problems = find_citations(path, text)
+        errors.extend(problems)
+        for pid, line in citations:
+            cited.setdefault(pid, []).append("%s:%d" % (path, line))
+
+    for pid in sorted(cited):
+        if pid not in by_id:
+            errors.append("unknown policy ID %s cited at %s" % (pid, ", ".join(cited[pid])))
+        elif by_id[pid].untestable:
+            warnings.append("%s is cited by a test but also has an untestable_reason; consider clearing it" % pid)
+
+    if args.prune and args.pending:
+        with open(args.pending, encoding="utf-8") as f:
+            lines = f.readlines()
+        kept = [l for l in lines if not (l.strip() and not l.startswith("#") and l.split()[0] in cited)]
+        if len(kept) != len(lines):
+            with open(args.pending, "w", encoding="utf-8") as f:
+                f.writelines(kept)
+            print("pruned %d line(s) from %s" % (len(lines) - len(kept), args.pending), file=out)
+
+    pending = {}
+    if args.pending and not args.strict:
+        pending, problems = load_pending(args.pending)
+        errors.extend(problems)
+        for pid, (reason, line) in sorted(pending.items(), key=lambda kv: kv[1][1]):
+            where = "%s:%d" % (args.pending, line)
+            p = by_id.get(pid)
+            if p is None:
+                errors.append("%s: pending ID %s is not in the policy table" % (where, pid))
+            elif not p.live:
+                errors.append("%s: pending ID %s is removed; delete the line" % (where, pid))
+            elif p.untestable:
+                errors.append("%s: pending ID %s has an untestable_reason; delete the line" % (where, pid))
+            elif pid in cited:
+                errors.append(
+                    "%s: %s is pending but now has a test (%s); delete the line (stale)" % (where, pid, cited[pid][0])
+                )
+
+    uncovered = [p for p in rows if p.live and not p.untestable and p.id not in cited]
+    if args.print_pending:
+        for p in uncovered:
+            print("%s\tTODO reason" % p.id, file=out)
+        return 0
+    missing = [p for p in uncovered if p.id not in pending]
+    for p in missing:
+        errors.append("%s has no test and no untestable_reason (%s)" % (p.id, p.summary))
+
+    live = [p for p in rows if p.live]
+    tested = [p for p in live if p.id in cited]
+    untestable = [p for p in live if p.untestable and p.id not in cited]
+    waiting = [p for p in uncovered if p.id in pending]
+    for w in warnings:
+        print("warning: " + w, file=out)
+    if args.verbose:
+        for p in rows:
+            state = ("tested by " + ", ".join(cited[p.id])) if p.id in cited else (
+                "removed" if not p.live else "untestable" if p.untestable else "pending" if p.id in pending else "MISSING")
+            print("%-40s %s" % (p.id, state), file=out)
+    print(
+        "policy coverage: %d live policies/rules: %d tested, %d untestable, %d pending, %d missing; "
+        "%d source file(s), %d citation(s)"
+        % (len(live), len(tested), len(untestable), len(waiting), len(missing), len(sources),
+           sum(len(v) for v in cited.values())),
+        file=out,
+    )
+    if errors:
+        print("FAIL: %d problem(s):" % len(errors), file=out)
+        for e in errors:
+            print("  " + e, file=out)
+        return 1
+    print("OK", file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(sys.argv[1:]))
