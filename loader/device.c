@@ -7,6 +7,7 @@
  * writes its dispatch pointer there so exported trampolines find the table.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "loader/internal/loader.h"
@@ -64,6 +65,8 @@ static void unpatch_groups(VkDeviceCreateInfo *ci, const struct group_patch *gp)
 
 VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *pCreateInfo,
                                const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
+    /* LLP_LAYER_22: a layer must not replace *pDevice before calling down. */
+    if (!vkl_layer_chain_check_device(pDevice)) return VK_ERROR_INITIALIZATION_FAILED;
     const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)physicalDevice;
     struct vkl_instance *inst = vkl_physdev_from_term(physicalDevice)->tramp.instance;
     struct vkl_icd_instance *ii = t->icd;
@@ -97,7 +100,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
      * the driver did not reserve it and writing there would corrupt the driver's object. */
     if (ii->driver->interface_version >= 2 && ((const VK_LOADER_DATA *)(const void *)device)->loaderMagic != ICD_LOADER_MAGIC) {
         vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "driver %s: VkDevice does not start with ICD_LOADER_MAGIC; device rejected [LDP_DRIVER_3]",
+                "driver %s: VkDevice does not start with ICD_LOADER_MAGIC; device rejected [RULE_DRV_DISPATCHABLE_OBJECT]",
                 vkl_driver_name(ii->driver));
         PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)ii->disp.GetDeviceProcAddr(device, "vkDestroyDevice");
         if (destroy != NULL) destroy(device, pAllocator);
@@ -125,7 +128,12 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     VkDeviceCreateInfo ci = *pCreateInfo;
     struct group_patch gp;
     if (!patch_groups(&ci, &gp, true)) return VK_ERROR_INITIALIZATION_FAILED;
-    VkResult r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
+    struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)physicalDevice)->instance;
+    VkResult r;
+    if (inst->layer_lib_count > 0) /* the device chain: layers, then the driver (LLP_LOADER_9) */
+        r = vkl_layer_chain_create_device(inst, vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
+    else
+        r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
     unpatch_groups(&ci, &gp);
     return r;
 }
@@ -199,6 +207,32 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(V
                                                                                const char *pLayerName, uint32_t *pCount,
                                                                                VkExtensionProperties *pProps) {
     if (pd == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pLayerName != NULL) {
+        /* A layer's device extensions come from its manifest (a meta-layer: its components');
+         * neither the chain nor a driver is asked with a layer name (LDP_LOADER_12). Every layer
+         * available to the instance answers, as applications such as vulkaninfo expect. */
+        const struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)pd)->instance;
+        const struct vkl_layer_manifest *m =
+            inst->layer_set_held ? vkl_layer_set_find(&inst->layer_set, pLayerName) : NULL;
+        if (m != NULL) {
+            VkExtensionProperties *e = NULL;
+            uint32_t n = 0;
+            VkResult r = vkl_layer_extensions(&inst->layer_set, m, true, &e, &n);
+            if (r == VK_SUCCESS) {
+                if (pProps == NULL) {
+                    *pCount = n;
+                } else {
+                    uint32_t c = *pCount < n ? *pCount : n;
+                    if (c > 0) memcpy(pProps, e, c * sizeof(*e));
+                    *pCount = c;
+                    if (c < n) r = VK_INCOMPLETE;
+                }
+            }
+            free(e);
+            return r;
+        }
+        return VK_ERROR_LAYER_NOT_PRESENT;
+    }
     return vkl_physdev_disp(pd)->EnumerateDeviceExtensionProperties(vkl_physdev_next(pd), pLayerName, pCount, pProps);
 }
 
@@ -212,5 +246,15 @@ VkResult vkl_term_EnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *pCount,
                                                                            VkLayerProperties *pProps) {
     if (pd == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    return vkl_physdev_disp(pd)->EnumerateDeviceLayerProperties(vkl_physdev_next(pd), pCount, pProps);
+    /* Device layers are deprecated: the answer is the instance's active layers ([Lyr]). */
+    const struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)pd)->instance;
+    uint32_t n = inst->layer_lib_count;
+    if (pProps == NULL) {
+        *pCount = n;
+        return VK_SUCCESS;
+    }
+    uint32_t c = *pCount < n ? *pCount : n;
+    for (uint32_t k = 0; k < c; k++) pProps[k] = inst->layer_libs[k].manifest->props;
+    *pCount = c;
+    return c < n ? VK_INCOMPLETE : VK_SUCCESS;
 }

@@ -73,10 +73,21 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *p
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
                                                                              VkLayerProperties *pProperties) {
-    (void)pProperties;
+    vkl_log_init();
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    *pPropertyCount = 0; /* layers: see the layers work (issue 3) */
-    return VK_SUCCESS;
+    struct vkl_layer_set set;
+    VkResult r = vkl_layers_acquire(NULL, &set);
+    if (r != VK_SUCCESS) return r;
+    if (pProperties == NULL) {
+        *pPropertyCount = set.count;
+    } else {
+        uint32_t c = *pPropertyCount < set.count ? *pPropertyCount : set.count;
+        for (uint32_t i = 0; i < c; i++) pProperties[i] = set.layers[i]->props;
+        *pPropertyCount = c;
+        if (c < set.count) r = VK_INCOMPLETE;
+    }
+    vkl_layers_release(&set);
+    return r;
 }
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(const char *pLayerName,
@@ -86,9 +97,23 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     if (pLayerName != NULL) {
         /* Answered from layer manifests, never by asking a driver (LDP_LOADER_12). */
-        vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER,
-                "vkEnumerateInstanceExtensionProperties: layer %s not found", pLayerName);
-        return VK_ERROR_LAYER_NOT_PRESENT;
+        struct vkl_layer_set lset;
+        VkResult lr = vkl_layers_acquire(NULL, &lset);
+        if (lr != VK_SUCCESS) return lr;
+        const struct vkl_layer_manifest *l = vkl_layer_set_find(&lset, pLayerName);
+        if (l == NULL) {
+            vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER, "vkEnumerateInstanceExtensionProperties: layer %s not found",
+                    pLayerName);
+            vkl_layers_release(&lset);
+            return VK_ERROR_LAYER_NOT_PRESENT;
+        }
+        VkExtensionProperties *le = NULL;
+        uint32_t ln = 0;
+        lr = vkl_layer_extensions(&lset, l, false, &le, &ln);
+        if (lr == VK_SUCCESS) lr = copy_out_extensions(le, ln, pPropertyCount, pProperties);
+        free(le);
+        vkl_layers_release(&lset);
+        return lr;
     }
     struct vkl_driver_set set;
     VkResult r = vkl_drivers_acquire(NULL, &set);
@@ -135,6 +160,7 @@ static void instance_free(struct vkl_instance *inst) {
     for (uint32_t i = 0; i < inst->unknown_device_count; i++) vkl_free(&a, inst->unknown_device_names[i]);
     vkl_debug_destroy_all(inst);
     if (inst->drivers.drivers != NULL) vkl_drivers_release(&inst->drivers);
+    vkl_layer_chain_finish(inst);
     pthread_mutex_destroy(&inst->lock);
     vkl_free(&a, inst);
 }
@@ -182,19 +208,15 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
             inst->enabled_extension_count++;
         }
     }
-    for (uint32_t i = 0; i < pCreateInfo->enabledLayerCount; i++) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER, "vkCreateInstance: layer %s requested but not found",
-                pCreateInfo->ppEnabledLayerNames[i]);
-        r = VK_ERROR_LAYER_NOT_PRESENT;
-        goto fail;
-    }
+    /* Layers: discovery, activation order and library negotiation (layer.c, layer_chain.c). */
+    r = vkl_layer_chain_prepare(inst, pCreateInfo);
+    if (r != VK_SUCCESS) goto fail;
 
     r = vkl_drivers_acquire(&inst->log, &inst->drivers);
     if (r != VK_SUCCESS) goto fail;
 
-    *pInstance = (VkInstance)(void *)inst;
-    /* No layer is active: the top of the chain is the terminator. */
-    r = vkl_term_CreateInstance(pCreateInfo, pAllocator, pInstance);
+    /* The layer chain, or the terminator directly when no layer is active. */
+    r = vkl_layer_chain_create_instance(inst, pCreateInfo, pAllocator, pInstance);
     if (r != VK_SUCCESS) goto fail;
     inst->in_create_or_destroy = false;
     return VK_SUCCESS;
@@ -220,6 +242,8 @@ static bool api_supports(uint32_t have, uint32_t want) {
 
 VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
                                  VkInstance *pInstance) {
+    /* LLP_LAYER_21: a layer must not replace *pInstance before calling down. */
+    if (!vkl_layer_chain_check_instance(pInstance)) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = vkl_instance_from_handle(*pInstance);
     const struct vkl_alloc *a = &inst->alloc;
     VkResult r = VK_SUCCESS;
@@ -228,7 +252,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
     /* Every requested extension must come from the loader or at least one driver. */
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++) {
         const char *e = inst->enabled_extensions[i];
-        if (!is_loader_extension(e) && !any_driver_has(inst, e)) {
+        if (!is_loader_extension(e) && !any_driver_has(inst, e) && !vkl_layer_chain_has_extension(inst, e)) {
             vkl_log(&inst->log, VKL_LOG_ERROR,
                     "vkCreateInstance: extension %s is not supported by the loader or any driver", e);
             return VK_ERROR_EXTENSION_NOT_PRESENT;

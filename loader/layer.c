@@ -112,7 +112,9 @@ static struct layer_file *file_get(const struct vkl_log_sink *log, const char *p
         if (f->stale || f->implicit != implicit || strcmp(f->path, path) != 0) continue;
         if (f->st_dev == (uint64_t)st.st_dev && f->st_ino == (uint64_t)st.st_ino &&
             f->st_size == (uint64_t)st.st_size && f->st_mtime_ns == mtime_ns(&st)) {
-            if (f->error != NULL) vkl_log(log, f->error_flags, "%s", f->error);
+            /* A rejected file's line is repeated to every caller; warnings about single layers of
+             * an accepted file were logged once, at parse time. */
+            if (!f->ok && f->error != NULL) vkl_log(log, f->error_flags, "%s", f->error);
             f->refs++;
             return f;
         }

@@ -234,8 +234,13 @@ TEST_F(LayerTest, Filters) {
     // A disabled layer requested by the application is not present.
     EXPECT_EQ(Active({"VK_LAYER_exp_b"}, VK_ERROR_LAYER_NOT_PRESENT), V{});
     // Filters are secure variables: ignored when elevated.
+    // (XDG_DATA_DIRS is secure too, so only the host's system layers are seen; none is filtered.)
+    setenv("VK_LOADER_LAYERS_DISABLE", "~all~", 1);
+    unsetenv("VK_LOADER_LAYERS_ENABLE");
     vkl_env_set_elevated_for_testing(1);
-    EXPECT_EQ(Available(), (V{"VK_LAYER_imp_a", "VK_LAYER_exp_b", "VK_LAYER_exp_c"}));
+    lines_.clear();
+    Available();
+    EXPECT_FALSE(Logged("disabled by env var 'VK_LOADER_LAYERS_DISABLE'"));
 }
 
 TEST_F(LayerTest, ImplicitForcedEnabledByFilter) {

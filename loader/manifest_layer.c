@@ -373,7 +373,9 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
                 goto out;
             }
             if (i == 2 && c->version < V(1, 1, 0)) {
-                vkl_log(c->log, VKL_LOG_WARN | CAT,
+                /* INFO: real manifests (Mesa's device_select) carry it at 1.0.0 with the default
+                 * name, which changes nothing. */
+                vkl_log(c->log, VKL_LOG_INFO | CAT,
                         LAYER_FMT "field 'functions.%s' needs file_format_version 1.1.0; ignored "
                                   "[RULE_LYR_MANIFEST_V1_1_0]",
                         c->path, c->name, keys[i]);

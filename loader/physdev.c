@@ -16,7 +16,9 @@ static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct vkl_icd
         if (p->term.icd == ii && p->term.handle == h) return p;
     struct vkl_physdev *p = vkl_calloc(&inst->alloc, sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
     if (p == NULL) return NULL;
-    p->term.disp = &vkl_gen_terminators;
+    /* Same dispatch key as the instance, so layers that do not wrap physical devices find their
+     * instance data from either handle. */
+    p->term.disp = inst->disp;
     p->term.icd = ii;
     p->term.handle = h;
     p->term.unknown = ii->unknown_physdev;

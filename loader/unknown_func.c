@@ -58,6 +58,8 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && !physdev; ii = ii->next)
         physdev = ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL &&
                   ii->driver->gpdpa(ii->handle, name) != NULL;
+    /* ... or a layer implements it (its vk_layerGetPhysicalDeviceProcAddr answers). */
+    if (!physdev) physdev = vkl_layer_chain_knows_physdev(inst, name);
     if (physdev) {
         if (inst->unknown_physdev_count >= VKL_MAX_UNKNOWN_FUNCS) {
             vkl_log(&inst->log, VKL_LOG_ERROR, "vkGetInstanceProcAddr: no unknown physical-device slot left for %s "
@@ -72,9 +74,11 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
             if (ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL) f = ii->driver->gpdpa(ii->handle, name);
             ii->unknown_physdev[s] = f != NULL ? f : missing_fn();
         }
-        /* No layers: the top of the chain for this slot is the terminator. */
+        /* The top of the chain for this slot: the terminator, unless a layer's GPDPA answers (it
+         * is asked once the slot is registered, so the terminator GPDPA below it can answer). */
         inst->unknown_physdev_chain[s] = vkl_unknown_physdev_terms[s];
         inst->unknown_physdev_count++;
+        vkl_layer_chain_unknown_physdev(inst, name, s);
         result = vkl_unknown_physdev_tramps[s];
         goto out;
     }

@@ -588,6 +588,18 @@ ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& ste
   result.exit_status = WaitChild(pid, options.timeout_seconds);
   result.out = ReadFileText(out_path);
   result.err = ReadFileText(err_path);
+  // Under --config=asan/ubsan the probe (and our loader) are instrumented: a sanitizer report in
+  // the child is a failure of the test even when the steps' results look right (most tests do not
+  // look at the exit status or stderr).
+  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                             "SUMMARY: UndefinedBehaviorSanitizer"}) {
+    size_t at = result.err.find(marker);
+    if (at == std::string::npos) continue;
+    size_t from = result.err.rfind("=================", at);
+    ADD_FAILURE() << "sanitizer report from the probe (" << err_path << "):\n"
+                  << result.err.substr(from == std::string::npos ? at : from, 8000);
+    break;
+  }
   std::istringstream in(result.out);
   std::string line;
   while (std::getline(in, line)) {

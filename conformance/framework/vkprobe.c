@@ -687,7 +687,8 @@ static void step_devices(void) {
 
 static bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
   unsigned long v = 0;
-  if (!parse_uint(arg, &v)) {
+  bool by_name = arg != NULL && arg[0] == '@'; /* "@NAME": the device whose deviceName is NAME */
+  if (!by_name && !parse_uint(arg, &v)) {
     emit_error(step, "bad physical-device index");
     return false;
   }
@@ -699,6 +700,21 @@ static bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
     if (enumerate && enumerate(g_instance, &got, g_physdevs) >= 0) g_physdev_count = got;
     g_physdevs_known = true;
   }
+  if (by_name) {
+    PFN_vkGetPhysicalDeviceProperties props_fn =
+        IPROC(PFN_vkGetPhysicalDeviceProperties, "vkGetPhysicalDeviceProperties");
+    v = g_physdev_count;
+    for (uint32_t i = 0; props_fn != NULL && i < g_physdev_count && v == g_physdev_count; ++i) {
+      VkPhysicalDeviceProperties p;
+      memset(&p, 0, sizeof p);
+      props_fn(g_physdevs[i], &p);
+      if (strcmp(p.deviceName, arg + 1) == 0) v = i;
+    }
+    if (v >= g_physdev_count) {
+      emit_error(step, "no physical device of that name");
+      return false;
+    }
+  }
   if (v >= g_physdev_count) {
     emit_error(step, "physical-device index out of range");
     return false;
@@ -707,18 +723,23 @@ static bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
   return true;
 }
 
-static void step_device_extensions(const char *arg) {
+/* N[,LAYER]: pLayerName is LAYER when given, else NULL. */
+static void step_device_extensions(char *arg) {
+  char *layer = arg ? strchr(arg, ',') : NULL;
+  if (layer) *layer++ = '\0';
   uint32_t idx;
   if (!physdev_arg("device-extensions", arg, &idx)) return;
   PFN_vkEnumerateDeviceExtensionProperties fn =
       IPROC(PFN_vkEnumerateDeviceExtensionProperties, "vkEnumerateDeviceExtensionProperties");
   obj_begin("device-extensions");
   kv_int("index", idx);
+  kv_str("layer", layer);
   uint32_t count = 0;
-  VkResult r = fn(g_physdevs[idx], NULL, &count, NULL);
+  VkResult r = fn(g_physdevs[idx], layer, &count, NULL);
+  kv_result("count_result", r);
   VkExtensionProperties *props = calloc(count ? count : 1, sizeof *props);
   uint32_t got = count;
-  if (r == VK_SUCCESS) r = fn(g_physdevs[idx], NULL, &got, props);
+  if (r == VK_SUCCESS) r = fn(g_physdevs[idx], layer, &got, props);
   kv_result("result", r);
   kv_int("count", got);
   kv_extensions("extensions", props, r == VK_SUCCESS ? got : 0);
@@ -1015,6 +1036,165 @@ static void step_unknown_many(char *arg) {
   obj_end();
 }
 
+/* resolve-unknown:PREFIX,COUNT[,FIRST]: vkGetInstanceProcAddr(instance, PREFIX<FIRST+i>) for
+ * i < COUNT, kept for call-resolved (so a name can be resolved before the device it is called on
+ * exists). "null" lists the i of the NULL pointers. */
+static PFN_vkVoidFunction *g_resolved;
+static unsigned long g_resolved_count;
+
+static void step_resolve_unknown(char *arg) {
+  char *pieces[3];
+  int n = arg ? split(arg, ',', pieces, 3) : 0;
+  unsigned long count = 0, first_index = 0;
+  if (n < 2 || !parse_uint(pieces[1], &count) || count > 4096 ||
+      (n == 3 && !parse_uint(pieces[2], &first_index))) {
+    emit_error("resolve-unknown", "expected PREFIX,COUNT[,FIRST]");
+    return;
+  }
+  if (!need_instance("resolve-unknown")) return;
+  free(g_resolved);
+  g_resolved = calloc(count ? count : 1, sizeof *g_resolved);
+  g_resolved_count = g_resolved ? count : 0;
+  char name[256];
+  unsigned long resolved = 0;
+  obj_begin("resolve-unknown");
+  kv_str("prefix", pieces[0]);
+  kv_int("count", (long long)g_resolved_count);
+  put_key("null");
+  putchar('[');
+  bool first = true;
+  for (unsigned long i = 0; i < g_resolved_count; ++i) {
+    snprintf(name, sizeof name, "%s%lu", pieces[0], first_index + i);
+    g_resolved[i] = g_gipa(g_instance, name);
+    if (g_resolved[i] != NULL) {
+      ++resolved;
+    } else {
+      printf(first ? "%lu" : ",%lu", i);
+      first = false;
+    }
+  }
+  putchar(']');
+  kv_int("resolved", (long long)resolved);
+  obj_end();
+}
+
+/* call-resolved:device|physdev[,ARG]: calls every pointer of the last resolve-unknown with the
+ * current device / physical device 0; "returned" as in unknown-many. */
+static void step_call_resolved(char *arg) {
+  char *pieces[2];
+  int n = arg ? split(arg, ',', pieces, 2) : 0;
+  unsigned long x = 0;
+  if (n < 1 || (n == 2 && !parse_uint(pieces[1], &x))) {
+    emit_error("call-resolved", "expected device|physdev[,ARG]");
+    return;
+  }
+  bool device = strcmp(pieces[0], "device") == 0;
+  if (!need_instance("call-resolved")) return;
+  void *handle = NULL;
+  if (device) {
+    if (g_device == VK_NULL_HANDLE) {
+      emit_error("call-resolved", "no device");
+      return;
+    }
+    handle = g_device;
+  } else {
+    uint32_t idx = 0;
+    if (!physdev_arg("call-resolved", "0", &idx)) return;
+    handle = g_physdevs[idx];
+  }
+  obj_begin("call-resolved");
+  kv_str("kind", device ? "device" : "physdev");
+  put_key("returned");
+  putchar('[');
+  for (unsigned long i = 0; i < g_resolved_count; ++i) {
+    if (i) putchar(',');
+    if (g_resolved[i] == NULL) {
+      fputs("null", stdout);
+      continue;
+    }
+    typedef uint32_t (*unknown_fn)(void *, uint32_t);
+    printf("%u", ((unknown_fn)(void (*)(void))g_resolved[i])(handle, (uint32_t)x));
+  }
+  putchar(']');
+  obj_end();
+}
+
+/* dispatch-words: the first pointer-sized word of the current VkDevice, of its queue (0,0) and of a
+ * command buffer (through the loader's vkGetDeviceProcAddr): whether each is still
+ * ICD_LOADER_MAGIC, NULL, and whether queue/command buffer carry the same word as the device. */
+static void step_dispatch_words(void) {
+  obj_begin("dispatch-words");
+  if (g_device == VK_NULL_HANDLE) {
+    kv_str("error", "no device");
+    obj_end();
+    return;
+  }
+  const uint64_t magic = 0x01CDC0DEu; /* ICD_LOADER_MAGIC (vk_icd.h) */
+  PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+  uintptr_t dev_word = *(const uintptr_t *)(const void *)g_device;
+  kv_bool("device_magic", dev_word == magic);
+  kv_bool("device_null", dev_word == 0);
+  PFN_vkGetDeviceQueue get_queue = gdpa ? (PFN_vkGetDeviceQueue)gdpa(g_device, "vkGetDeviceQueue") : NULL;
+  VkQueue queue = VK_NULL_HANDLE;
+  if (get_queue) get_queue(g_device, 0, 0, &queue);
+  kv_bool("queue", queue != VK_NULL_HANDLE);
+  if (queue != VK_NULL_HANDLE) {
+    uintptr_t w = *(const uintptr_t *)(const void *)queue;
+    kv_bool("queue_magic", w == magic);
+    kv_bool("queue_same_as_device", w == dev_word);
+  }
+  PFN_vkCreateCommandPool create_pool =
+      gdpa ? (PFN_vkCreateCommandPool)gdpa(g_device, "vkCreateCommandPool") : NULL;
+  PFN_vkDestroyCommandPool destroy_pool =
+      gdpa ? (PFN_vkDestroyCommandPool)gdpa(g_device, "vkDestroyCommandPool") : NULL;
+  PFN_vkAllocateCommandBuffers alloc_cb =
+      gdpa ? (PFN_vkAllocateCommandBuffers)gdpa(g_device, "vkAllocateCommandBuffers") : NULL;
+  PFN_vkFreeCommandBuffers free_cb =
+      gdpa ? (PFN_vkFreeCommandBuffers)gdpa(g_device, "vkFreeCommandBuffers") : NULL;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (create_pool && destroy_pool && alloc_cb && free_cb) {
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .queueFamilyIndex = 0};
+    if (create_pool(g_device, &pci, g_allocator, &pool) == VK_SUCCESS) {
+      VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .commandPool = pool,
+                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                        .commandBufferCount = 1};
+      if (alloc_cb(g_device, &ai, &cb) != VK_SUCCESS) cb = VK_NULL_HANDLE;
+    }
+  }
+  kv_bool("command_buffer", cb != VK_NULL_HANDLE);
+  if (cb != VK_NULL_HANDLE) {
+    uintptr_t w = *(const uintptr_t *)(const void *)cb;
+    kv_bool("command_buffer_magic", w == magic);
+    kv_bool("command_buffer_same_as_device", w == dev_word);
+    free_cb(g_device, pool, 1, &cb);
+  }
+  if (pool != VK_NULL_HANDLE) destroy_pool(g_device, pool, g_allocator);
+  obj_end();
+}
+
+/* write-file:PATH:CONTENT: test-only; replaces the file's content in place (same inode) between two
+ * Vulkan calls, e.g. to change a manifest the loader has already read. PATH must not contain ':'. */
+static void step_write_file(const char *arg) {
+  obj_begin("write-file");
+  const char *colon = arg ? strchr(arg, ':') : NULL;
+  if (colon == NULL || colon == arg) {
+    kv_str("error", "expected PATH:CONTENT");
+    obj_end();
+    return;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%.*s", (int)(colon - arg), arg);
+  kv_str("path", path);
+  FILE *f = fopen(path, "w");
+  bool ok = f != NULL && fputs(colon + 1, f) >= 0;
+  if (f != NULL && fclose(f) != 0) ok = false;
+  kv_bool("ok", ok);
+  obj_end();
+}
+
 static void step_destroy_device(void) {
   obj_begin("destroy-device");
   if (g_device == VK_NULL_HANDLE) {
@@ -1154,7 +1334,8 @@ int main(int argc, char **argv) {
       "version", "instance-extensions", "instance-layers", "create-instance", "devices",
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
-      "destroy-instance", "env-dump"};
+      "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words",
+      "write-file"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -1197,7 +1378,8 @@ int main(int argc, char **argv) {
     } else if (is_step("devices", s, &arg)) {
       step_devices();
     } else if (is_step("device-extensions", s, &arg)) {
-      step_device_extensions(arg);
+      copy = strdup(arg ? arg : "");
+      step_device_extensions(copy);
     } else if (is_step("groups", s, &arg)) {
       step_groups();
     } else if (is_step("properties2", s, &arg)) {
@@ -1226,6 +1408,16 @@ int main(int argc, char **argv) {
       step_destroy_instance();
     } else if (is_step("env-dump", s, &arg)) {
       step_env_dump();
+    } else if (is_step("resolve-unknown", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_resolve_unknown(copy);
+    } else if (is_step("call-resolved", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_call_resolved(copy);
+    } else if (is_step("dispatch-words", s, &arg)) {
+      step_dispatch_words();
+    } else if (is_step("write-file", s, &arg)) {
+      step_write_file(arg);
     }
     free(copy);
   }

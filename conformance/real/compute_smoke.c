@@ -119,7 +119,13 @@ int main(int argc, char **argv) {
                               .pQueueCreateInfos = &qci};
     VkDevice dev;
     CHECK(vkCreateDevice(pd, &dci, NULL, &dev));
-#define DFN(name) PFN_##name name = (PFN_##name)vkGetDeviceProcAddr(dev, #name)
+    int missing = 0;
+#define DFN(name)                                                                       \
+    PFN_##name name = (PFN_##name)vkGetDeviceProcAddr(dev, #name);                      \
+    if (name == NULL) {                                                                 \
+        fprintf(stderr, "compute_smoke: %s: vkGetDeviceProcAddr(%s) is NULL\n", props.deviceName, #name); \
+        missing++;                                                                      \
+    }
     DFN(vkGetDeviceQueue); DFN(vkCreateBuffer); DFN(vkGetBufferMemoryRequirements); DFN(vkAllocateMemory);
     DFN(vkBindBufferMemory); DFN(vkMapMemory); DFN(vkCreateShaderModule); DFN(vkCreateDescriptorSetLayout);
     DFN(vkCreatePipelineLayout); DFN(vkCreateComputePipelines); DFN(vkCreateDescriptorPool);
@@ -129,6 +135,10 @@ int main(int argc, char **argv) {
     DFN(vkDestroyCommandPool); DFN(vkDestroyDescriptorPool); DFN(vkDestroyPipeline); DFN(vkDestroyPipelineLayout);
     DFN(vkDestroyDescriptorSetLayout); DFN(vkDestroyShaderModule); DFN(vkFreeMemory); DFN(vkDestroyBuffer);
     DFN(vkDestroyDevice); DFN(vkUnmapMemory); DFN(vkInvalidateMappedMemoryRanges);
+    if (missing) {
+        printf("result: FAIL (%d device commands missing on %s)\n", missing, props.deviceName);
+        return 1;
+    }
     VkQueue queue;
     vkGetDeviceQueue(dev, qf, 0, &queue);
     VkDeviceSize size = (VkDeviceSize)n * sizeof(uint32_t);

@@ -36,7 +36,7 @@ struct vkl_icd_instance {
 
 /* The terminator-side physical device: one per driver physical device. */
 struct vkl_physdev_term {
-    const struct vkl_gen_instance_dispatch *disp; /* always &vkl_gen_terminators */
+    const struct vkl_gen_instance_dispatch *disp; /* the instance's dispatch key (inst->disp) */
     struct vkl_icd_instance *icd;
     VkPhysicalDevice handle;     /* the driver's VkPhysicalDevice */
     PFN_vkVoidFunction *unknown; /* == icd->unknown_physdev (read by unknown_func_x86_64.S) */

@@ -20,6 +20,7 @@
 #include <vulkan/vulkan.h>
 
 #include "loader/internal/handles.h"
+#include "loader/internal/layer.h"
 #include "loader/internal/log.h"
 #include "loader/internal/manifest.h"
 
@@ -127,6 +128,15 @@ struct vkl_instance {
     char *unknown_device_names[VKL_MAX_UNKNOWN_FUNCS];
     uint32_t unknown_device_count;
     struct vkl_device *devices;
+
+    /* layers (layer_chain.c): the dispatch filled from the top layer's vkGetInstanceProcAddr
+     * (disp points here while layers are active), the layers visible to this instance and the
+     * libraries in the chain, index 0 closest to the application. */
+    struct vkl_gen_instance_dispatch chain_disp;
+    struct vkl_layer_set layer_set;
+    bool layer_set_held;
+    struct vkl_layer_lib *layer_libs;
+    uint32_t layer_lib_count;
 };
 
 struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
@@ -141,6 +151,7 @@ struct vkl_device {
     struct vkl_icd_instance *icd;
     VkDevice handle;
     struct vkl_alloc alloc;
+    bool layered; /* disp.gen filled from the top layer's vkGetDeviceProcAddr */
 };
 struct vkl_device *vkl_device_from_handle(const void *dispatchable);
 
@@ -155,6 +166,22 @@ void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev);
 extern const PFN_vkVoidFunction vkl_unknown_physdev_tramps[VKL_MAX_UNKNOWN_FUNCS];
 extern const PFN_vkVoidFunction vkl_unknown_physdev_terms[VKL_MAX_UNKNOWN_FUNCS];
 extern const PFN_vkVoidFunction vkl_unknown_device_tramps[VKL_MAX_UNKNOWN_FUNCS];
+
+/* ------------------------------------------------------------------ layer_chain.c */
+VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCreateInfo *ci);
+VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInstanceCreateInfo *ci,
+                                         const VkAllocationCallbacks *pAllocator, VkInstance *pInstance);
+void vkl_layer_chain_finish(struct vkl_instance *inst);
+bool vkl_layer_chain_has_extension(const struct vkl_instance *inst, const char *ext);
+bool vkl_layer_chain_check_instance(VkInstance *pInstance);
+VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd, const VkDeviceCreateInfo *ci,
+                                       const VkAllocationCallbacks *pAllocator, VkDevice *pDevice);
+bool vkl_layer_chain_check_device(VkDevice *pDevice);
+void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot);
+bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name);
 
 /* ------------------------------------------------------------------ hand-written terminators */
 VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *, const VkAllocationCallbacks *, VkInstance *);

@@ -202,6 +202,40 @@ TEST_F(Portability, SkippedWithFlagButNoExtension) {
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
 }
 
+TEST_F(Portability, SkippedWithExtensionButNoFlag) {
+  VKT_POLICY("RULE_INST_PORTABILITY");
+  ProbeResult r = CreateAndEnumerate(s_, "ext=VK_KHR_portability_enumeration");
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_TRUE(s_.CallsTo("port", "vkCreateInstance").empty());
+}
+
+// Pre-instance enumeration does not skip portability drivers (spec 7.3): their extensions are listed.
+TEST_F(Portability, PreInstanceEnumerationIncludesPortabilityDriver) {
+  VKT_POLICY("RULE_INST_PORTABILITY", "RULE_INST_EXT_AGGREGATE");
+  s_.SetScenario("port", DeviceScenario({"port-dev"}, Ext({"VK_KHR_portability_enumeration",
+                                                           "VK_KHR_device_group_creation"})));
+  ProbeResult r = RunProbe(s_, {"instance-extensions"});
+  Json list = r.Step("instance-extensions")["extensions"];
+  bool found = false;
+  for (size_t i = 0; i < list.size(); ++i) found = found || list[i]["name"].str() == "VK_KHR_device_group_creation";
+  EXPECT_TRUE(found) << r.Describe();
+}
+
+// Flag and extension, but the only driver is an ordinary one: it is used, without the flag.
+TEST_F(Portability, FlagAndExtensionWithOrdinaryDriverOnly) {
+  VKT_POLICY("RULE_INST_PORTABILITY", "LDP_LOADER_9");
+  Sandbox s;
+  AddNamedDriver(s, "plain", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "plain");
+  ProbeResult r = CreateAndEnumerate(s, "flags=portability;ext=VK_KHR_portability_enumeration");
+  EXPECT_EQ(r.DeviceNames(), Names{"plain-dev"}) << r.Describe();
+  std::vector<Json> ci = s.CallsTo("plain", "vkCreateInstance");
+  ASSERT_FALSE(ci.empty());
+  EXPECT_EQ(ci[0]["flags"].num(), 0) << ci[0].dump();
+  for (const std::string& e : ci[0]["extensions"].strings())
+    EXPECT_NE(e, "VK_KHR_portability_enumeration") << ci[0].dump();
+}
+
 TEST_F(Portability, EnumeratedWithFlagAndExtension) {
   VKT_POLICY("RULE_INST_PORTABILITY", "RULE_DRV_MANIFEST_V1_0_1");
   ProbeResult r = CreateAndEnumerate(s_, "flags=portability;ext=VK_KHR_portability_enumeration");

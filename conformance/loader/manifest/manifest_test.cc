@@ -85,6 +85,38 @@ TEST(DriverManifest, BareLibraryNameUsesDynamicLinkerSearch) {
   EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
 }
 
+// LDP_LOADER_4: a manifest api_version of another Vulkan major version ("2.0.0") or a non-zero
+// variant (a non-Vulkan API) is an API the loader cannot work with: the driver is not loaded (not
+// even opened), and a sibling keeps working. The Khronos loader rejects only the variant.
+struct ApiCase {
+  const char* name;
+  const char* api_version;
+};
+
+class IncompatibleManifestApi : public ::testing::TestWithParam<ApiCase> {};
+
+TEST_P(IncompatibleManifestApi, DriverNotLoadedOthersWork) {
+  VKT_POLICY("LDP_LOADER_4", "LDP_DRIVER_1");
+  Sandbox s;
+  AddNamedDriver(s, "other", "v7_exports");
+  AddNamedDriver(s, "good", "v7_exports");
+  ManifestSpec m = s.ManifestFor("other");
+  m.api_version = GetParam().api_version;
+  s.WriteManifest(Location::kXdgConfigHome, "other.json", m.ToJson());
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance:api=1.1", "devices",
+                               "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  EXPECT_FALSE(s.WasLoaded("other")) << ReadFileText(s.driver("other").calls);
+}
+
+INSTANTIATE_TEST_SUITE_P(DriverManifest, IncompatibleManifestApi,
+                         ::testing::Values(ApiCase{"Major2", "2.0.0"}, ApiCase{"Major0", "0.9.0"},
+                                           ApiCase{"Variant1", "1.1.3.0"},
+                                           ApiCase{"Variant7", "7.1.0.0"}),
+                         [](const ::testing::TestParamInfo<ApiCase>& i) { return std::string(i.param.name); });
+
 // Every class of malformed manifest is skipped, and a well-formed sibling keeps working.
 struct Malformed {
   const char* name;

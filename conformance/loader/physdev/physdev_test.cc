@@ -63,7 +63,7 @@ TEST(PhysicalDevices, DriverFailingEnumerationDoesNotHideOthers) {
 }
 
 TEST(PhysicalDevices, ZeroDeviceDriverHarmless) {
-  VKT_POLICY("LDP_DRIVER_2", "RULE_PHYSDEV_AGGREGATE");
+  VKT_POLICY("LDP_DRIVER_2", "RULE_PHYSDEV_AGGREGATE", "RULE_DRV_ZERO_DEVICE_UNLOAD");
   Sandbox s;
   s.AddDriver("empty", "v7_exports", "{\"physical_devices\":[]}");
   AddNamedDriver(s, "good", "v7_exports");

@@ -268,6 +268,48 @@ TEST(DriverEnv, DriverFilesListOfFileAndDirectory) {
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"a-dev", "b-dev"})) << r.Describe();
 }
 
+// Set but empty: an override with no entries (spec 1.3 item 5), so no driver at all.
+TEST(DriverEnv, DriverFilesSetButEmptyMeansNoDrivers) {
+  VKT_POLICY("RULE_DRV_ENV_DRIVER_FILES_OVERRIDE", "LDP_LOADER_1");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.SetEnv("VK_DRIVER_FILES", "");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_FALSE(s.WasLoaded("a"));
+}
+
+// Relative entries are opened relative to the working directory (spec 1.3 item 6); the probe runs
+// in the sandbox root unless ProbeOptions::cwd says otherwise.
+TEST(DriverEnv, DriverFilesRelativeToWorkingDirectory) {
+  VKT_POLICY("RULE_DRV_ENV_DRIVER_FILES_OVERRIDE", "LDP_LOADER_3");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  AddNamedDriver(s, "b");
+  AddNamedDriver(s, "c");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "c");
+  std::string fa = s.WriteDriverManifest(Location::kLoose, "a");
+  s.WriteDriverManifest(Location::kLoose, "b");
+  ASSERT_EQ(fa.compare(0, s.root().size() + 1, s.root() + "/"), 0) << fa;
+  std::string rel_a = fa.substr(s.root().size() + 1);  // e.g. loose/a.json
+  std::string rel_dir = rel_a.substr(0, rel_a.rfind('/'));
+  // A relative file, and a relative directory with a "./" prefix (holding a and b).
+  s.SetEnv("VK_DRIVER_FILES", rel_a);
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+  s.SetEnv("VK_DRIVER_FILES", "./" + rel_dir);
+  ProbeResult dir = CreateAndEnumerate(s);
+  EXPECT_EQ(Sorted(dir.DeviceNames()), (Names{"a-dev", "b-dev"})) << dir.Describe();
+  // From another working directory the same relative entry names nothing.
+  s.SetEnv("VK_DRIVER_FILES", rel_a);
+  ProbeOptions o;
+  o.cwd = s.home();
+  ProbeResult elsewhere = RunProbe(s, {"create-instance", "devices", "destroy-instance"}, o);
+  EXPECT_EQ(CreateResult(elsewhere), "VK_ERROR_INCOMPATIBLE_DRIVER") << elsewhere.Describe();
+  EXPECT_FALSE(s.WasLoaded("c"));
+}
+
 TEST(DriverEnv, IcdFilenamesUsedWhenDriverFilesUnset) {
   VKT_POLICY("RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED", "LDP_LOADER_3");
   Sandbox s;

@@ -1,0 +1,117 @@
+"""vkl_fuzz_target: one libFuzzer-style target, its engine binary and its replay test.
+
+    vkl_fuzz_target(
+        name = "icd_manifest_fuzzer",
+        srcs = ["icd_manifest_fuzzer.c"],
+        deps = ["//loader:parsing"],
+    )
+
+declares, in the calling package (fuzz/):
+  <name>_lib          cc_library with LLVMFuzzerTestOneInput (alwayslink)
+  <name>              the fuzzer binary. Its engine follows the configuration:
+                        --config=fuzz  libFuzzer (linked with -fsanitize=fuzzer)
+                        --config=afl   AFL++ (instrumented by afl-clang-fast, linked with
+                                       AFL++'s libAFLDriver.a)
+                        otherwise      fuzz/replay_main.c: replays the files/directories given
+                                       as arguments (useful under gdb or valgrind)
+  <name>_corpus       filegroup of corpus/<name>/** (seeds)
+  <name>_regressions  filegroup of regressions/<name>/** (every input that ever failed)
+  <name>_replay_test  cc_test: replay_main over the seeds and regressions. Runs in every
+                      configuration (`bazel test //...` without libFuzzer; under --config=fuzz
+                      the same replay with the fuzz instrumentation and sanitizers).
+The dictionary dicts/<name>.dict is exported as dicts/<name>.dict (when `dict` is true).
+
+Every source is C11 with C_COPTS (-Wall -Wextra -Werror).
+"""
+
+load("//bazel:copts.bzl", "C_COPTS")
+
+# AFL++'s libFuzzer-compatible driver (main() that feeds LLVMFuzzerTestOneInput), Debian's afl++.
+AFL_DRIVER = "/usr/lib/afl/libAFLDriver.a"
+
+def vkl_fuzz_target(
+        name,
+        srcs,
+        deps = [],
+        corpus = None,
+        dict = None,
+        regressions = None,
+        data = [],
+        linkopts = [],
+        copts = [],
+        min_seeds = 1,
+        size = "small",
+        tags = []):
+    """Declares a fuzz target (see the module docstring).
+
+    Args:
+      name: target name; also the corpus/regression directory and dictionary base name.
+      srcs: C sources; one defines LLVMFuzzerTestOneInput (and optionally LLVMFuzzerInitialize).
+      deps: cc deps.
+      corpus: seed directory (default "corpus/<name>").
+      dict: dictionary file (default "dicts/<name>.dict").
+      regressions: regression directory (default "regressions/<name>").
+      data: run-time files the target needs (both the fuzzer and the replay test get them).
+      linkopts: extra link options.
+      copts: extra compile options (after C_COPTS).
+      min_seeds: the replay test fails when fewer seed+regression inputs are found.
+      size: the replay test's size.
+      tags: extra tags for the replay test.
+    """
+    corpus = corpus or ("corpus/" + name)
+    dict = dict or ("dicts/" + name + ".dict")
+    regressions = regressions or ("regressions/" + name)
+    pkg = native.package_name()
+
+    native.cc_library(
+        name = name + "_lib",
+        srcs = srcs,
+        copts = C_COPTS + copts,
+        deps = deps,
+        alwayslink = 1,
+        linkstatic = 1,
+    )
+
+    native.cc_binary(
+        name = name,
+        deps = [":" + name + "_lib"] + select({
+            "//fuzz:engine_libfuzzer": [],
+            "//fuzz:engine_afl": [],
+            "//conditions:default": ["//fuzz:replay_main"],
+        }),
+        linkopts = linkopts + select({
+            "//fuzz:engine_libfuzzer": ["-fsanitize=fuzzer"],
+            # Bazel links through a @params file, which afl-clang-fast does not read, so its
+            # "-fsanitize=fuzzer => libAFLDriver.a" rewrite never happens: name the driver.
+            "//fuzz:engine_afl": [AFL_DRIVER],
+            "//conditions:default": [],
+        }),
+        data = data,
+    )
+
+    native.filegroup(
+        name = name + "_corpus",
+        srcs = native.glob([corpus + "/**"]),
+    )
+    native.filegroup(
+        name = name + "_regressions",
+        srcs = native.glob([regressions + "/**"]),
+    )
+    native.exports_files([dict])
+
+    native.cc_test(
+        name = name + "_replay_test",
+        size = size,
+        deps = [":" + name + "_lib", "//fuzz:replay_main"],
+        linkopts = linkopts,
+        args = [
+            "--expect-min=%d" % min_seeds,
+            (pkg + "/" + corpus) if pkg else corpus,
+            (pkg + "/" + regressions) if pkg else regressions,
+        ],
+        data = data + [
+            ":" + name + "_corpus",
+            ":" + name + "_regressions",
+        ],
+        tags = tags,
+    )

@@ -1,0 +1,198 @@
+// Start-up: the driver cache across pre-instance queries and repeated instances, manifests changed
+// on disk between two calls, and VK_LOADER_DEBUG filtering of the loader's stderr log.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+
+namespace vkt {
+namespace {
+
+using Names = std::vector<std::string>;
+
+size_t CountCalls(const Sandbox& s, const std::string& driver, const std::string& call) {
+  return s.CallsTo(driver, call).size();
+}
+
+// ---- RULE_STARTUP_CACHE -------------------------------------------------------------------------
+
+// Global queries before vkCreateInstance do not open or negotiate a driver again: one first_entry
+// (a fresh dlopen re-initialises the mock, which records first_entry again) and one negotiation.
+TEST(StartupCache, PreInstanceQueriesNegotiateOnce) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_DRIVER_3");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"version", "instance-extensions", "instance-layers", "instance-extensions",
+                               "version", "instance-extensions", "create-instance", "devices",
+                               "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+  EXPECT_EQ(CountCalls(s, "a", "first_entry"), 1u) << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vk_icdNegotiateLoaderICDInterfaceVersion"), 1u)
+      << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 1u);
+}
+
+// Several vkCreateInstance/vkDestroyInstance cycles in one process reuse the opened, negotiated
+// driver (docs/architecture.md: icd.c keeps the driver cache; no second dlopen).
+TEST(StartupCache, RepeatedCreateInstanceNegotiatesOnce) {
+  VKT_POLICY("RULE_STARTUP_CACHE");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "b", "v5");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  std::vector<std::string> steps;
+  for (int i = 0; i < 3; ++i) {
+    steps.push_back("instance-extensions");
+    steps.push_back("create-instance");
+    steps.push_back("devices");
+    steps.push_back("destroy-instance");
+  }
+  ProbeResult r = RunProbe(s, steps);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.Step("create-instance", i)["result"].str(), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(Sorted(r.DeviceNames(i)), (Names{"a-dev", "b-dev"})) << r.Describe();
+  }
+  for (const char* d : {"a", "b"}) {
+    EXPECT_EQ(CountCalls(s, d, "vkCreateInstance"), 3u) << d;
+    EXPECT_EQ(CountCalls(s, d, "first_entry"), 1u) << d << "\n" << ReadFileText(s.driver(d).calls);
+    EXPECT_EQ(CountCalls(s, d, "vk_icdNegotiateLoaderICDInterfaceVersion"), 1u)
+        << d << "\n" << ReadFileText(s.driver(d).calls);
+  }
+}
+
+// A manifest rewritten on disk between two instances is read again: the second instance uses the
+// library the new text names. (The names differ in length so the rewrite also changes the size;
+// a same-size rewrite within one file-system timestamp tick is undetectable by stat.)
+TEST(StartupCache, ManifestChangedOnDiskIsReread) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_LOADER_2");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "bb", "v7_exports");
+  std::string path = s.WriteManifest(Location::kXdgConfigHome, "gpu.json", s.ManifestFor("a").ToJson());
+  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance", "devices", "destroy-instance",
+                               "write-file:" + path + ":" + s.ManifestFor("bb").ToJson(),
+                               "instance-extensions", "create-instance", "devices", "destroy-instance"});
+  ASSERT_TRUE(r.Step("write-file")["ok"].boolean()) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(0), Names{"a-dev"}) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(1), Names{"bb-dev"}) << r.Describe();
+  EXPECT_EQ(CountCalls(s, "bb", "vkCreateInstance"), 1u);
+  EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 1u);
+}
+
+// A manifest that was rejected and is then fixed on disk is accepted by the next call, and one
+// that was accepted and is then broken is dropped.
+TEST(StartupCache, ManifestFixedOrBrokenOnDiskIsReread) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_DRIVER_4");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "keep", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
+  // Parseable but invalid (no library_path) before and after: an unparseable file would trip a
+  // different, known Khronos deviation (RULE_DRV_MANIFEST_MALFORMED).
+  const std::string invalid = "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"api_version\":\"1.3.0\"}}";
+  std::string path = s.WriteManifest(Location::kXdgConfigHome, "a.json", invalid);
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance",
+                               "write-file:" + path + ":" + s.ManifestFor("a").ToJson(),
+                               "create-instance", "devices", "destroy-instance",
+                               "write-file:" + path + ":" + invalid,
+                               "create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(r.DeviceNames(0), Names{"keep-dev"}) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames(1)), (Names{"a-dev", "keep-dev"})) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(2), Names{"keep-dev"}) << r.Describe();
+}
+
+// ---- RULE_LOG_FORMAT: VK_LOADER_DEBUG filtering ------------------------------------------------
+
+// The loader's stderr lines (the probe writes nothing else there).
+std::vector<std::string> LogLines(const ProbeResult& r) {
+  std::vector<std::string> out;
+  std::istringstream in(r.err);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+// A good driver plus a manifest whose library is missing (an ERROR | DRIVER line) and a
+// VK_LOADER_DRIVERS_DISABLE'd one (a WARNING | DRIVER line).
+class LoaderDebug : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const Driver& bad = AddNamedDriver(s_, "missing", "v7_exports");
+    AddNamedDriver(s_, "good", "v7_exports");
+    AddNamedDriver(s_, "off", "v7_exports");
+    ManifestSpec m = s_.ManifestFor("missing");
+    m.library_path = bad.dir + "/libvkt_no_such_library.so";
+    s_.WriteManifest(Location::kXdgConfigHome, "missing.json", m.ToJson());
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "good");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "off");
+    s_.SetEnv("VK_LOADER_DRIVERS_DISABLE", "off.json");
+  }
+  ProbeResult Run() {
+    return RunProbe(s_, {"version", "instance-extensions", "create-instance", "devices",
+                         "create-device:0", "destroy-device", "destroy-instance"});
+  }
+  Sandbox s_;
+};
+
+TEST_F(LoaderDebug, UnsetWritesNothing) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  s_.UnsetEnv("VK_LOADER_DEBUG");
+  ProbeResult r = Run();
+  ASSERT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  EXPECT_EQ(r.err, "") << r.Describe();
+}
+
+TEST_F(LoaderDebug, ErrorShowsOnlyErrors) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  s_.SetEnv("VK_LOADER_DEBUG", "error");
+  ProbeResult r = Run();
+  ASSERT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  std::vector<std::string> lines = LogLines(r);
+  EXPECT_FALSE(lines.empty()) << "the missing library must be reported\n" << r.Describe();
+  for (const std::string& l : lines) {
+    EXPECT_NE(l.find("ERROR"), std::string::npos) << l;
+    EXPECT_EQ(l.find("INFO"), std::string::npos) << l;
+    EXPECT_EQ(l.find("WARNING"), std::string::npos) << l;
+    EXPECT_EQ(l.find("DEBUG"), std::string::npos) << l;
+  }
+}
+
+TEST_F(LoaderDebug, DriverShowsOnlyDriverLines) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  s_.SetEnv("VK_LOADER_DEBUG", "driver");
+  ProbeResult r = Run();
+  ASSERT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  std::vector<std::string> lines = LogLines(r);
+  EXPECT_FALSE(lines.empty()) << r.Describe();
+  bool saw_disabled = false;
+  for (const std::string& l : lines) {
+    EXPECT_NE(l.find("DRIVER"), std::string::npos) << l;
+    EXPECT_EQ(l.find("LAYER"), std::string::npos) << l;
+    if (l.find("off.json") != std::string::npos) saw_disabled = true;
+  }
+  EXPECT_TRUE(saw_disabled) << "the disabled driver is a DRIVER message\n" << r.Describe();
+}
+
+TEST_F(LoaderDebug, WarnAndErrorCombine) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  s_.SetEnv("VK_LOADER_DEBUG", "warn,error");
+  ProbeResult r = Run();
+  ASSERT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  bool saw_error = false, saw_warning = false;
+  for (const std::string& l : LogLines(r)) {
+    EXPECT_EQ(l.find("INFO"), std::string::npos) << l;
+    EXPECT_EQ(l.find("DEBUG"), std::string::npos) << l;
+    saw_error = saw_error || l.find("ERROR") != std::string::npos;
+    saw_warning = saw_warning || l.find("WARNING") != std::string::npos;
+  }
+  EXPECT_TRUE(saw_error) << r.Describe();
+  EXPECT_TRUE(saw_warning) << r.Describe();
+}
+
+}  // namespace
+}  // namespace vkt

@@ -1,0 +1,838 @@
+/*
+ * Decoding an input into a world (fuzz/FRAMING.md), writing it to disk and the environment, and
+ * undoing it (see world.h for the layout).
+ */
+#include "fuzz/world/world.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "fuzz/fuzz_input.h"
+#include "loader/internal/env.h"
+
+void *__real_dlopen(const char *file, int mode);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tables (FRAMING.md lists them; keep both in sync)                                          */
+
+const char *const w_location_dirs[W_LOCATIONS] = {
+    "env/files",                    /* 0: VK_DRIVER_FILES, file entry */
+    "env/dir",                      /* 1: VK_DRIVER_FILES, directory entry */
+    "env/icd_filenames",            /* 2: VK_ICD_FILENAMES, file entry */
+    "env/add",                      /* 3: VK_ADD_DRIVER_FILES, directory entry */
+    "xdg_config_home/vulkan/icd.d", /* 4: $XDG_CONFIG_HOME */
+    "xdg_config_dirs/a/vulkan/icd.d", /* 5: first $XDG_CONFIG_DIRS entry */
+    "xdg_data_dirs/a/vulkan/icd.d", /* 6: $XDG_DATA_DIRS */
+    "home/.local/share/vulkan/icd.d", /* 7: $HOME/.local/share (XDG_DATA_HOME unset) */
+};
+
+const char *const w_stems[8] = {"mock_icd", "intel_icd.x86_64", "radeon_icd.x86_64",
+                                "lvp_icd.x86_64", "nvidia_icd", "MockDriver", "a", "mock icd"};
+
+const char *const w_inst_ext_names[8] = {
+    "VK_KHR_get_physical_device_properties2", "VK_KHR_surface", "VK_KHR_xcb_surface",
+    "VK_EXT_debug_utils", "VK_KHR_portability_enumeration", "VK_KHR_device_group_creation",
+    "VK_KHR_external_memory_capabilities", "VK_EXT_debug_report"};
+
+const char *const w_dev_ext_names[4] = {"VK_KHR_swapchain", "VK_KHR_maintenance1",
+                                        "VK_KHR_portability_subset", "VK_KHR_device_group"};
+
+const char *const w_inject_cmds[10] = {
+    "vk_icdNegotiateLoaderICDInterfaceVersion", "vkCreateInstance",
+    "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion",
+    "vkEnumeratePhysicalDevices", "vkEnumeratePhysicalDeviceGroups", "vkCreateDevice",
+    "vkEnumerateDeviceExtensionProperties", "vkCreateDebugUtilsMessengerEXT",
+    "vkGetPhysicalDeviceImageFormatProperties"};
+
+const int32_t w_inject_results[8] = {
+    VK_ERROR_INCOMPATIBLE_DRIVER, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY,
+    VK_INCOMPLETE,                VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_DEVICE_LOST,
+    VK_EVENT_SET,                 VK_ERROR_UNKNOWN};
+
+const char *const w_misbehave_names[9] = {
+    "crash_with_zero_devices", "no_loader_magic", "gpdpa_answers_everything",
+    "incompatible_for_any_api_above_1_0", "accept_any_api_version", "unpublished_extension",
+    "surface_without_interface_3", "corrupt_other_driver", "fail_enumerate_physical_devices"};
+
+const char *const w_env_names[W_ENV_VARS] = {
+    "VK_DRIVER_FILES",         "VK_ICD_FILENAMES",         "VK_ADD_DRIVER_FILES",
+    "VK_LOADER_DRIVERS_SELECT", "VK_LOADER_DRIVERS_DISABLE", "HOME",
+    "XDG_CONFIG_HOME",         "XDG_CONFIG_DIRS",          "XDG_DATA_HOME",
+    "XDG_DATA_DIRS",           "VK_LAYER_PATH",            "VK_ADD_LAYER_PATH",
+    "VK_IMPLICIT_LAYER_PATH",  "VK_LOADER_LAYERS_ENABLE",  "VK_LOADER_LAYERS_DISABLE",
+    "VK_INSTANCE_LAYERS",      "VK_LOADER_LAYERS_ALLOW",   "VK_LOADER_DEVICE_ID_FILTER"};
+
+/* The mock variants (mock_icd/variants.bzl); those missing from the mock directory are skipped. */
+static const char *const k_all_variants[] = {
+    "v0",           "v1",          "v2",          "v2_gpdpa",          "v2_vkexports",
+    "v2_gpdpa_vkexports", "v3",    "v3_gpdpa",    "v3_vkexports",      "v3_gpdpa_vkexports",
+    "v4",           "v4_gpdpa",    "v4_vkexports", "v4_gpdpa_vkexports", "v5",
+    "v5_gpdpa",     "v5_vkexports", "v5_gpdpa_vkexports", "v6",        "v6_gpdpa",
+    "v6_vkexports", "v6_gpdpa_vkexports", "v7", "v7_nogpdpa",          "v7_exports",
+    "v7_vkexports", "v7_exports_vkexports"};
+#define ALL_VARIANTS (sizeof(k_all_variants) / sizeof(k_all_variants[0]))
+
+static const char *g_variants[ALL_VARIANTS];
+static size_t g_variant_count;
+static char g_mock_dir[W_PATH];
+static char g_root[W_PATH];     /* R */
+static char g_root_real[W_PATH];
+static char g_wdir[W_PATH];     /* R/w */
+static int g_cwd_fd = -1;
+static int g_slot_variant[W_MAX_DRIVERS];
+static char *g_env_buf[W_ENV_VARS];
+static uint64_t g_generation;
+
+const char *world_root(void) { return g_root_real; }
+const char *world_dir(void) { return g_wdir; }
+size_t world_variant_count(void) { return g_variant_count; }
+const char *world_variant_name(uint32_t v) { return v < g_variant_count ? g_variants[v] : "?"; }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Small file helpers                                                                          */
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "loader_world_fuzzer: harness error: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort(); /* a harness failure must not pass silently */
+}
+
+static void pathf(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pathf(char *out, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, W_PATH, fmt, ap);
+    va_end(ap);
+    if (n < 0 || n >= W_PATH) die("path too long");
+}
+
+static void mkdir_p(const char *path) {
+    char tmp[W_PATH];
+    pathf(tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) die("mkdir %s: %s", tmp, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) die("mkdir %s: %s", tmp, strerror(errno));
+}
+
+static void write_file(const char *path, const void *data, size_t len) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) die("open %s: %s", path, strerror(errno));
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            die("write %s: %s", path, strerror(errno));
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    close(fd);
+}
+
+static void copy_file(const char *from, const char *to) {
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0) die("open %s: %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    if (out < 0) die("open %s: %s", to, strerror(errno));
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) die("read %s: %s", from, strerror(errno));
+        if (n == 0) break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) die("write %s: %s", to, strerror(errno));
+            off += w;
+        }
+    }
+    close(in);
+    close(out);
+}
+
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void rm_rf(const char *path) { nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
+
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Start-up                                                                                    */
+
+static bool mock_dir_ok(const char *dir) {
+    char p[W_PATH];
+    pathf(p, "%s/libmock_icd_v7.so", dir);
+    return exists(p);
+}
+
+static bool find_mock_dir(void) {
+    const char *env = getenv("VKL_FUZZ_MOCK_DIR");
+    if (env != NULL && *env) {
+        pathf(g_mock_dir, "%s", env);
+        return mock_dir_ok(g_mock_dir);
+    }
+    char exe[W_PATH];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char exedir[W_PATH];
+    pathf(exedir, "%s", exe);
+    char *slash = strrchr(exedir, '/');
+    if (slash) *slash = '\0';
+    const char *rf = getenv("RUNFILES_DIR");
+    const char *ts = getenv("TEST_SRCDIR");
+    char cand[6][W_PATH];
+    int c = 0;
+    pathf(cand[c++], "%s.runfiles/vk_loader_harness/mock_icd", exe);
+    pathf(cand[c++], "%s/vk_loader_harness/mock_icd", rf ? rf : "/nonexistent");
+    pathf(cand[c++], "%s/vk_loader_harness/mock_icd", ts ? ts : "/nonexistent");
+    pathf(cand[c++], "%s/vkl_mock_icd", exedir); /* OSS-Fuzz / ClusterFuzzLite: $OUT/vkl_mock_icd */
+    pathf(cand[c++], "%s/mock_icd", exedir);     /* bazel-bin/fuzz/../mock_icd is not here, but */
+    pathf(cand[c++], "mock_icd");                /* a Bazel test's working directory has it */
+    for (int i = 0; i < c; i++) {
+        if (mock_dir_ok(cand[i])) {
+            char *real = realpath(cand[i], NULL);
+            pathf(g_mock_dir, "%s", real ? real : cand[i]);
+            free(real);
+            return true;
+        }
+    }
+    /* bazel-bin/fuzz/<binary>: the mocks are in bazel-bin/mock_icd */
+    pathf(cand[0], "%s/../mock_icd", exedir);
+    if (mock_dir_ok(cand[0])) {
+        char *real = realpath(cand[0], NULL);
+        pathf(g_mock_dir, "%s", real ? real : cand[0]);
+        free(real);
+        return true;
+    }
+    return false;
+}
+
+static void remove_root(void) {
+    if (g_root[0]) rm_rf(g_root);
+}
+
+bool world_init(const char *argv0) {
+    (void)argv0;
+    if (!find_mock_dir()) {
+        fprintf(stderr,
+                "loader_world_fuzzer: cannot find the mock drivers (libmock_icd_v7.so); set "
+                "VKL_FUZZ_MOCK_DIR to the directory holding libmock_icd_<variant>.so\n");
+        return false;
+    }
+    for (size_t i = 0; i < ALL_VARIANTS; i++) {
+        char p[W_PATH];
+        pathf(p, "%s/libmock_icd_%s.so", g_mock_dir, k_all_variants[i]);
+        if (exists(p)) g_variants[g_variant_count++] = k_all_variants[i];
+    }
+    const char *tmp = getenv("TMPDIR");
+    pathf(g_root, "%s/vkl-world-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(g_root) == NULL) die("mkdtemp %s: %s", g_root, strerror(errno));
+    char *real = realpath(g_root, NULL);
+    pathf(g_root_real, "%s", real ? real : g_root);
+    free(real);
+    pathf(g_wdir, "%s/w", g_root_real);
+    char lib[W_PATH];
+    pathf(lib, "%s/lib", g_root_real);
+    mkdir_p(lib);
+    for (int i = 0; i < W_MAX_DRIVERS; i++) g_slot_variant[i] = -1;
+    g_cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    atexit(remove_root);
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Decoding (FRAMING.md)                                                                       */
+
+static char *str8(struct fz_in *in) {
+    size_t n;
+    const uint8_t *p = fz_str8(in, &n);
+    return fz_cstr(p, n);
+}
+
+static uint32_t version_from(uint8_t a) {
+    /* bits 0-1 minor 0..3, bit 2: patch 0 or 204, bits 3-7 == 31: a raw odd value */
+    if ((a >> 3) == 31) return 0x00400000u | ((uint32_t)a << 24); /* variant/major garbage */
+    return VK_MAKE_API_VERSION(0, 1, a & 3, (a & 4) ? 204 : 0);
+}
+
+static void decode_scenario(struct fz_in *in, struct w_scenario *sc) {
+    uint8_t iface = fz_u8(in);
+    sc->if_min = (iface & 0x0f) % 9;
+    sc->if_max = (iface >> 4) % 9;
+    if (sc->if_max == 0 && sc->if_min == 0) sc->if_max = 7; /* the common case: any */
+    uint8_t f = fz_u8(in);
+    sc->has_negotiate_result = f & 1;
+    sc->has_report_version = f & 2;
+    sc->hide_eiv = f & 4;
+    sc->record_lookups = f & 8;
+    sc->groups = f & 16;
+    bool dev_funcs = f & 32, pd_funcs = f & 64;
+    if (sc->has_negotiate_result) sc->negotiate_result = w_inject_results[fz_pick(in, 8)];
+    if (sc->has_report_version) sc->report_version = fz_u8(in) % 10;
+    sc->api_version = version_from(fz_u8(in));
+    sc->inst_ext_mask = fz_u8(in);
+    sc->pd_count = fz_pick(in, W_MAX_PHYSDEVS + 1);
+    for (uint32_t i = 0; i < sc->pd_count; i++) {
+        uint8_t d = fz_u8(in);
+        sc->pd[i].api_version = VK_MAKE_API_VERSION(0, 1, d & 3, 0);
+        sc->pd[i].ext_mask = (d >> 2) & 15;
+        sc->pd[i].families = 1 + (d >> 6);
+    }
+    sc->inject_count = fz_pick(in, W_MAX_INJECT + 1);
+    for (uint32_t i = 0; i < sc->inject_count; i++) {
+        sc->inject[i].cmd = (uint8_t)fz_pick(in, 10);
+        sc->inject[i].result = w_inject_results[fz_pick(in, 8)];
+    }
+    sc->misbehave = fz_u16(in) & 0x1ff;
+    sc->dev_funcs = dev_funcs ? 1 + fz_pick(in, 3) : 0;
+    sc->pd_funcs = pd_funcs ? 1 + fz_pick(in, 3) : 0;
+}
+
+void world_decode(const uint8_t *data, size_t size, struct world *w) {
+    struct fz_in in = {data, size};
+    memset(w, 0, sizeof(*w));
+    uint8_t flags = fz_u8(&in);
+    w->elevated = flags & 1;
+    w->chdir_root = flags & 2;
+    w->use_allocator = flags & 4;
+    w->dbg_utils_pnext = flags & 8;
+    w->dbg_report_pnext = flags & 16;
+    w->app_info = flags & 32;
+    w->enum_groups = flags & 64;
+    w->create_device = flags & 128;
+    w->ndrivers = fz_pick(&in, W_MAX_DRIVERS + 1);
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        struct w_driver *d = &w->d[s];
+        d->variant = fz_pick(&in, (uint32_t)g_variant_count);
+        uint8_t place = fz_u8(&in);
+        d->location = place & 7;
+        d->libform = (place >> 3) & 3;
+        d->stem = place >> 5;
+        uint8_t mode = fz_u8(&in);
+        d->raw_manifest = mode & 1;
+        if (d->raw_manifest) {
+            size_t n;
+            const uint8_t *p = fz_str16(&in, &n);
+            d->manifest = malloc(n + 1);
+            if (d->manifest) {
+                memcpy(d->manifest, p, n);
+                d->manifest[n] = '\0';
+                d->manifest_len = n;
+            }
+        } else {
+            /* generated: three option bytes, kept in the manifest field until build time */
+            d->manifest = malloc(4);
+            if (d->manifest) {
+                d->manifest[0] = (char)fz_u8(&in);
+                d->manifest[1] = (char)fz_u8(&in);
+                d->manifest[2] = (char)fz_u8(&in);
+                d->manifest[3] = '\0';
+                d->manifest_len = 3;
+            }
+        }
+        decode_scenario(&in, &d->sc);
+    }
+    uint32_t nenv = fz_pick(&in, 8);
+    for (uint32_t i = 0; i < nenv; i++) {
+        uint32_t v = fz_pick(&in, W_ENV_VARS);
+        uint32_t mode = fz_pick(&in, 4);
+        free(w->env_value[v]);
+        w->env_value[v] = NULL;
+        if (mode == 0) {
+            w->env_mode[v] = W_ENV_UNSET;
+        } else if (mode == 1) {
+            w->env_mode[v] = W_ENV_EMPTY;
+        } else if (mode == 2) {
+            /* a ':' list of world locations; stored as "\x01<mask>" and expanded at build time */
+            w->env_mode[v] = W_ENV_VALUE;
+            w->env_value[v] = malloc(3);
+            if (w->env_value[v]) {
+                w->env_value[v][0] = '\x01';
+                w->env_value[v][1] = (char)(fz_u8(&in) | 0); /* may be 0: an empty list */
+                w->env_value[v][2] = '\0';
+            }
+        } else {
+            w->env_mode[v] = W_ENV_VALUE;
+            w->env_value[v] = str8(&in);
+        }
+    }
+    /* application */
+    uint8_t api = fz_u8(&in);
+    static const uint32_t apis[6] = {0,
+                                     VK_API_VERSION_1_0,
+                                     VK_API_VERSION_1_1,
+                                     VK_API_VERSION_1_2,
+                                     VK_API_VERSION_1_3,
+                                     VK_MAKE_API_VERSION(0, 1, 4, 0)};
+    w->api_version = api < 6 ? apis[api] : api < 250 ? apis[api % 6] : fz_u32(&in);
+    uint8_t iflags = fz_u8(&in);
+    w->inst_flags = ((iflags & 1) ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0) |
+                    ((iflags & 0x80) ? 0x10u : 0);
+    w->app_ext_count = fz_pick(&in, W_MAX_APP_EXTS + 1);
+    for (uint32_t i = 0; i < w->app_ext_count; i++) {
+        uint8_t e = fz_u8(&in);
+        if (e < 8)
+            w->app_ext[i] = strdup(w_inst_ext_names[e]);
+        else if (e < 0xf0)
+            w->app_ext[i] = strdup(e % 3 == 0   ? "VK_MOCK_unpublished_extension"
+                                   : e % 3 == 1 ? "VK_KHR_wayland_surface"
+                                                : w_inst_ext_names[e % 8]);
+        else
+            w->app_ext[i] = str8(&in);
+    }
+    w->app_layer_count = fz_pick(&in, W_MAX_APP_LAYERS + 1);
+    for (uint32_t i = 0; i < w->app_layer_count; i++) w->app_layer[i] = str8(&in);
+    uint8_t q = fz_u8(&in);
+    if (q & 1) w->eiep_layer = str8(&in);
+    w->eiep_short = q & 2;
+    w->pd_short = q & 4;
+    w->devext_with_layer = q & 8;
+    w->app_messenger = q & 16;
+    w->unknown_physdev_calls = q & 32;
+    w->unknown_device_calls = q & 64;
+    w->pd_choice = fz_u8(&in);
+    w->queue_family = fz_u8(&in) % 6;
+    w->queue_count = 1 + fz_pick(&in, 3);
+    w->dev_ext_count = fz_pick(&in, W_MAX_DEV_EXTS + 1);
+    for (uint32_t i = 0; i < w->dev_ext_count; i++) {
+        uint8_t e = fz_u8(&in);
+        w->dev_ext[i] = e < 0xf0 ? strdup(w_dev_ext_names[e % 4]) : str8(&in);
+    }
+    w->alloc_fail_at = fz_u8(&in);
+    uint8_t m = fz_u8(&in);
+    w->msg_severity = (m & 15) ? (uint32_t)(((m & 1) ? 0x1 : 0) | ((m & 2) ? 0x10 : 0) |
+                                            ((m & 4) ? 0x100 : 0) | ((m & 8) ? 0x1000 : 0))
+                               : 0x1111u;
+    w->msg_types = (m >> 4) & 15 ? (m >> 4) & 15 : 7;
+    w->lookup_name = str8(&in);
+}
+
+void world_free(struct world *w) {
+    for (uint32_t s = 0; s < W_MAX_DRIVERS; s++) free(w->d[s].manifest);
+    for (int i = 0; i < W_ENV_VARS; i++) free(w->env_value[i]);
+    for (uint32_t i = 0; i < W_MAX_APP_EXTS; i++) free(w->app_ext[i]);
+    for (uint32_t i = 0; i < W_MAX_APP_LAYERS; i++) free(w->app_layer[i]);
+    for (uint32_t i = 0; i < W_MAX_DEV_EXTS; i++) free(w->dev_ext[i]);
+    free(w->eiep_layer);
+    free(w->lookup_name);
+    memset(w, 0, sizeof(*w));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A growable string                                                                           */
+
+struct sb {
+    char *p;
+    size_t n, cap;
+};
+
+static void sb_add(struct sb *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 256) + n;
+        char *p = realloc(b->p, cap);
+        if (p == NULL) die("out of memory");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+static void sb_s(struct sb *b, const char *s) { sb_add(b, s, strlen(s)); }
+static void sb_f(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_f(struct sb *b, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    sb_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+/* JSON string literal */
+static void sb_q(struct sb *b, const char *s) {
+    sb_s(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            sb_f(b, "\\%c", c);
+        else if (c < 0x20)
+            sb_f(b, "\\u%04x", c);
+        else
+            sb_add(b, (const char *)&c, 1);
+    }
+    sb_s(b, "\"");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Building                                                                                    */
+
+/* A world path as the loader should see it: absolute, or relative to R in chdir mode. */
+static void wpath(const struct world *w, char *out, const char *rel) {
+    if (w->chdir_root)
+        pathf(out, "w/%s", rel);
+    else
+        pathf(out, "%s/%s", g_wdir, rel);
+}
+
+static void gen_manifest(struct w_driver *d, struct sb *b) {
+    uint8_t fmt = (uint8_t)d->manifest[0], api = (uint8_t)d->manifest[1],
+            opt = (uint8_t)d->manifest[2];
+    static const char *const fmts[8] = {"\"1.0.0\"", "\"1.0.1\"", "\"1.1.0\"", "\"1.0\"",
+                                        "\"2.0.0\"", NULL,        "1",         "\"1.0.1 \""};
+    sb_s(b, "{");
+    if (fmts[fmt & 7]) sb_f(b, "\"file_format_version\": %s, ", fmts[fmt & 7]);
+    if (opt & 0x10) sb_s(b, "\"vkl_fuzz_unknown\": {\"a\": [1, 2, null]}, ");
+    sb_s(b, (opt & 0x80) ? "\"ICD\": [{" : "\"ICD\": {");
+    if (!(opt & 0x40)) {
+        sb_s(b, "\"library_path\": ");
+        sb_q(b, d->lib_ref);
+        sb_s(b, ", ");
+    }
+    if (opt & 0x20) sb_s(b, "\"library_path\": \"/nonexistent/first_key_wins.so\", ");
+    switch ((api >> 3) & 3) {
+        case 0: sb_f(b, "\"api_version\": \"1.%u.%u\"", api & 7, (api >> 5) * 37); break;
+        case 1: sb_f(b, "\"api_version\": \"0.1.%u.0\"", api & 7); break;
+        case 2: sb_f(b, "\"api_version\": \"%u.0.0\"", (api & 1) ? 2 : 0); break;
+        default: sb_f(b, "\"api_version\": \"1.%u\"", api & 7); break;
+    }
+    static const char *const arch[4] = {NULL, "\"64\"", "\"32\"", "\"amd64\""};
+    if (arch[opt & 3]) sb_f(b, ", \"library_arch\": %s", arch[opt & 3]);
+    static const char *const port[4] = {NULL, "false", "true", "\"true\""};
+    if (port[(opt >> 2) & 3]) sb_f(b, ", \"is_portability_driver\": %s", port[(opt >> 2) & 3]);
+    sb_s(b, (opt & 0x80) ? "}]}" : "}}");
+    (void)fmt;
+}
+
+static void raw_manifest(struct w_driver *d, struct sb *b) {
+    /* every "@LIB@" becomes the library path the placement computed */
+    const char *p = d->manifest, *end = d->manifest + d->manifest_len;
+    while (p < end) {
+        const char *hit = memmem(p, (size_t)(end - p), "@LIB@", 5);
+        if (hit == NULL) {
+            sb_add(b, p, (size_t)(end - p));
+            break;
+        }
+        sb_add(b, p, (size_t)(hit - p));
+        sb_s(b, d->lib_ref);
+        p = hit + 5;
+    }
+}
+
+static void ext_array(struct sb *b, uint8_t mask, const char *const *names, int n) {
+    sb_s(b, "[");
+    bool first = true;
+    for (int i = 0; i < n; i++) {
+        if (!(mask & (1u << i))) continue;
+        sb_f(b, "%s{\"name\": \"%s\", \"spec_version\": %d}", first ? "" : ", ", names[i], i + 1);
+        first = false;
+    }
+    sb_s(b, "]");
+}
+
+static void gen_scenario(uint32_t slot, const struct w_scenario *sc, struct sb *b) {
+    sb_f(b, "{\"interface\": {\"min\": %u, \"max\": %u", sc->if_min, sc->if_max);
+    if (sc->has_negotiate_result) sb_f(b, ", \"negotiate_result\": %d", sc->negotiate_result);
+    if (sc->has_report_version) sb_f(b, ", \"report_version\": %u", sc->report_version);
+    sb_f(b, "},\n \"api_version\": %u,\n \"expose_enumerate_instance_version\": %s,\n",
+         sc->api_version, sc->hide_eiv ? "false" : "true");
+    sb_f(b, " \"record_lookups\": %s,\n \"instance_extensions\": ",
+         sc->record_lookups ? "true" : "false");
+    ext_array(b, sc->inst_ext_mask, w_inst_ext_names, 8);
+    sb_s(b, ",\n \"physical_devices\": [");
+    for (uint32_t i = 0; i < sc->pd_count; i++) {
+        sb_f(b,
+             "%s{\"name\": \"Fuzz Device %u.%u\", \"api_version\": %u, \"vendor_id\": %u, "
+             "\"device_id\": %u, \"device_type\": \"%s\", \"extensions\": ",
+             i ? ", " : "", slot, i, sc->pd[i].api_version, 0x10000u + slot, (slot << 8) | (i + 1),
+             (i & 1) ? "integrated" : "discrete");
+        ext_array(b, sc->pd[i].ext_mask, w_dev_ext_names, 4);
+        sb_s(b, ", \"queue_families\": [");
+        for (uint32_t f = 0; f < sc->pd[i].families; f++)
+            sb_f(b, "%s{\"flags\": %u, \"count\": %u}", f ? ", " : "", f == 0 ? 7u : 4u, f + 1);
+        sb_s(b, "]}");
+    }
+    sb_s(b, "]");
+    if (sc->groups) {
+        /* devices 0 and 1 together, the rest alone */
+        sb_s(b, ",\n \"groups\": [");
+        for (uint32_t i = 0; i < sc->pd_count; i++) {
+            if (i == 1) continue;
+            if (i == 0 && sc->pd_count > 1)
+                sb_s(b, "[0, 1]");
+            else
+                sb_f(b, "%s[%u]", i ? ", " : "", i);
+        }
+        sb_s(b, "]");
+    }
+    if (sc->inject_count) {
+        sb_s(b, ",\n \"results\": {");
+        for (uint32_t i = 0; i < sc->inject_count; i++)
+            sb_f(b, "%s\"%s\": %d", i ? ", " : "", w_inject_cmds[sc->inject[i].cmd],
+                 sc->inject[i].result);
+        sb_s(b, "}");
+    }
+    if (sc->dev_funcs) {
+        sb_s(b, ",\n \"device_functions\": [");
+        for (uint32_t i = 0; i < sc->dev_funcs; i++)
+            sb_f(b, "%s\"vkFuzzDeviceFunc%u\"", i ? ", " : "", i);
+        sb_s(b, "]");
+    }
+    if (sc->pd_funcs) {
+        sb_s(b, ",\n \"physdev_functions\": [");
+        for (uint32_t i = 0; i < sc->pd_funcs; i++)
+            sb_f(b, "%s\"vkFuzzPhysDevFunc%u\"", i ? ", " : "", i);
+        sb_s(b, "]");
+    }
+    sb_s(b, ",\n \"misbehave\": {");
+    for (int i = 0; i < 9; i++)
+        sb_f(b, "%s\"%s\": %s", i ? ", " : "", w_misbehave_names[i],
+             (sc->misbehave >> i) & 1 ? "true" : "false");
+    sb_s(b, "}}\n");
+}
+
+static void set_env(int i, const char *name, const char *value) {
+    unsetenv(name);
+    free(g_env_buf[i]);
+    g_env_buf[i] = NULL;
+    if (value == NULL) return;
+    size_t n = strlen(name) + 1 + strlen(value) + 1;
+    g_env_buf[i] = malloc(n);
+    if (g_env_buf[i] == NULL) die("out of memory");
+    snprintf(g_env_buf[i], n, "%s=%s", name, value);
+    /* putenv keeps our buffer (no copy): setenv would keep every distinct value forever. */
+    if (putenv(g_env_buf[i]) != 0) die("putenv");
+}
+
+static void list_add(struct sb *b, const char *entry) {
+    if (b->n) sb_s(b, ":");
+    sb_s(b, entry);
+}
+
+void world_build(struct world *w) {
+    g_generation++;
+    rm_rf(g_wdir);
+    for (int l = 0; l < W_LOCATIONS; l++) {
+        char p[W_PATH];
+        pathf(p, "%s/%s", g_wdir, w_location_dirs[l]);
+        mkdir_p(p);
+    }
+    {
+        char p[W_PATH];
+        pathf(p, "%s/xdg_config_dirs/b", g_wdir);
+        mkdir_p(p);
+    }
+
+    /* libraries and scenarios */
+    for (uint32_t s = 0; s < W_MAX_DRIVERS; s++) {
+        char lib[W_PATH], side[W_PATH];
+        pathf(lib, "%s/lib/libvkl_fuzz_drv%u.so", g_root_real, s);
+        pathf(side, "%s.calls", lib);
+        unlink(side);
+        pathf(side, "%s.scenario", lib);
+        if (s >= w->ndrivers) {
+            /* unused slots leave nothing behind that a manifest could reach */
+            unlink(side);
+            unlink(lib);
+            g_slot_variant[s] = -1;
+            continue;
+        }
+        struct w_driver *d = &w->d[s];
+        pathf(d->lib_abs, "%s", lib);
+        if (g_slot_variant[s] != (int)d->variant || !exists(lib)) {
+            char from[W_PATH];
+            pathf(from, "%s/libmock_icd_%s.so", g_mock_dir, g_variants[d->variant]);
+            unlink(lib); /* a new inode: never rewrite a file that might still be mapped */
+            copy_file(from, lib);
+            g_slot_variant[s] = (int)d->variant;
+        }
+        struct sb b = {0};
+        gen_scenario(s, &d->sc, &b);
+        write_file(side, b.p, b.n);
+        free(b.p);
+    }
+
+    /* manifests */
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        struct w_driver *d = &w->d[s];
+        const char *dir = w_location_dirs[d->location];
+        char rel[W_PATH];
+        pathf(rel, "%s/%s_%u.json", dir, w_stems[d->stem], s);
+        pathf(d->manifest_abs, "%s/%s", g_wdir, rel);
+        wpath(w, d->manifest_env, rel);
+        switch (d->libform) {
+            case 0: pathf(d->lib_ref, "%s", d->lib_abs); break;
+            case 1: {
+                /* from R/w/<dir>/ up to R, then lib/ */
+                char up[W_PATH] = "../";
+                for (const char *c = dir; *c; c++)
+                    if (*c == '/') strcat(up, "../");
+                pathf(d->lib_ref, "%s../lib/libvkl_fuzz_drv%u.so", up, s);
+                break;
+            }
+            case 2: pathf(d->lib_ref, "libvkl_fuzz_drv%u.so", s); break;
+            default: pathf(d->lib_ref, "%s/lib/missing_drv%u.so", g_root_real, s); break;
+        }
+        struct sb b = {0};
+        if (d->raw_manifest)
+            raw_manifest(d, &b);
+        else
+            gen_manifest(d, &b);
+        write_file(d->manifest_abs, b.p ? b.p : "", b.n);
+        /* keep the bytes actually written, for the oracle */
+        free(d->manifest);
+        d->manifest = b.p ? b.p : strdup("");
+        d->manifest_len = b.n;
+    }
+
+    /* environment: the world's defaults, then the input's overrides */
+    char *val[W_ENV_VARS] = {NULL};
+    struct sb drv = {0}, icd = {0}, add = {0};
+    bool dir_listed = false, add_listed = false;
+    char p[W_PATH];
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        switch (w->d[s].location) {
+            case 0: list_add(&drv, w->d[s].manifest_env); break;
+            case 1:
+                if (!dir_listed) wpath(w, p, w_location_dirs[1]), list_add(&drv, p);
+                dir_listed = true;
+                break;
+            case 2: list_add(&icd, w->d[s].manifest_env); break;
+            case 3:
+                if (!add_listed) wpath(w, p, w_location_dirs[3]), list_add(&add, p);
+                add_listed = true;
+                break;
+            default: break;
+        }
+    }
+    val[0] = drv.p;
+    val[1] = icd.p;
+    val[2] = add.p;
+    wpath(w, p, "home");
+    val[5] = strdup(p);
+    wpath(w, p, "xdg_config_home");
+    val[6] = strdup(p);
+    {
+        struct sb l = {0};
+        wpath(w, p, "xdg_config_dirs/a");
+        list_add(&l, p);
+        wpath(w, p, "xdg_config_dirs/b");
+        list_add(&l, p);
+        val[7] = l.p;
+    }
+    wpath(w, p, "xdg_data_dirs/a");
+    val[9] = strdup(p);
+    for (int i = 0; i < W_ENV_VARS; i++) {
+        if (w->env_mode[i] == W_ENV_DEFAULT) continue;
+        free(val[i]);
+        val[i] = NULL;
+        if (w->env_mode[i] == W_ENV_EMPTY) {
+            val[i] = strdup("");
+        } else if (w->env_mode[i] == W_ENV_VALUE && w->env_value[i] != NULL) {
+            if (w->env_value[i][0] == '\x01') {
+                struct sb l = {0};
+                uint8_t mask = (uint8_t)w->env_value[i][1];
+                for (int b = 0; b < W_LOCATIONS; b++)
+                    if (mask & (1u << b)) wpath(w, p, w_location_dirs[b]), list_add(&l, p);
+                val[i] = l.p ? l.p : strdup("");
+            } else {
+                /* "@W@" stands for the world directory */
+                struct sb l = {0};
+                const char *s = w->env_value[i];
+                wpath(w, p, "");
+                p[strlen(p) - 1] = '\0'; /* no trailing '/' */
+                for (;;) {
+                    const char *hit = strstr(s, "@W@");
+                    if (hit == NULL) {
+                        sb_s(&l, s);
+                        break;
+                    }
+                    sb_add(&l, s, (size_t)(hit - s));
+                    sb_s(&l, p);
+                    s = hit + 3;
+                }
+                val[i] = l.p ? l.p : strdup("");
+            }
+        }
+    }
+    for (int i = 0; i < W_ENV_VARS; i++) {
+        set_env(i, w_env_names[i], val[i]);
+        free(val[i]);
+    }
+    /* Never let an input keep libraries mapped (the cache cleanup relies on dlclose). */
+    unsetenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
+
+    vkl_env_set_elevated_for_testing(w->elevated ? 1 : 0);
+    if (w->chdir_root && chdir(g_root_real) != 0) die("chdir %s: %s", g_root_real, strerror(errno));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cleanup                                                                                     */
+
+void world_cleanup(struct world *w) {
+    /*
+     * The loader keeps every driver it scanned in a process-wide cache keyed by manifest path and
+     * stat, with its library loaded, and frees an entry only when a later search finds the same
+     * path with a different stat (icd.c). So: replace every manifest with a tombstone (an invalid
+     * manifest whose mtime no real file has), run one more search with the same environment, not
+     * elevated: each old entry is found stale and freed (dlclose), and the tombstones that take
+     * their place load nothing. The world uses the same paths every time, so the cache stays
+     * bounded (one small entry per path ever used).
+     */
+    struct timespec times[2];
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        const struct w_driver *d = &w->d[s];
+        static const char tomb[] = "vkl_fuzz tombstone\n";
+        write_file(d->manifest_abs, tomb, sizeof tomb - 1);
+        times[0].tv_sec = times[1].tv_sec = (time_t)(1000000 + g_generation);
+        times[0].tv_nsec = times[1].tv_nsec = 0;
+        utimensat(AT_FDCWD, d->manifest_abs, times, 0);
+    }
+    vkl_env_set_elevated_for_testing(0);
+    uint32_t n = 0;
+    vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
+
+    /* Every copy must be unloaded now: nothing holds a driver once every instance is gone. */
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        void *h = __real_dlopen(w->d[s].lib_abs, RTLD_LAZY | RTLD_NOLOAD);
+        if (h != NULL) {
+            dlclose(h);
+            world_violation("driver cache",
+                            "slot %u: %s is still loaded after every instance was destroyed and its "
+                            "manifest replaced (a leaked driver reference?)",
+                            s, w->d[s].lib_abs);
+        }
+    }
+    if (w->chdir_root && g_cwd_fd >= 0 && fchdir(g_cwd_fd) != 0) die("fchdir: %s", strerror(errno));
+    rm_rf(g_wdir);
+}

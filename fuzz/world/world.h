@@ -1,0 +1,154 @@
+/*
+ * The loader_world_fuzzer's world: what one input decodes into (fuzz/FRAMING.md), how it is laid
+ * out on disk, and the policy oracle that checks the mocks' call records.
+ *
+ * Files (all under one private directory R made with mkdtemp under $TMPDIR at start-up, removed
+ * at exit):
+ *   R/lib/libvkl_fuzz_drv<s>.so          copy of the mock variant driver slot s uses (kept between
+ *                                        inputs; replaced when the variant changes)
+ *   R/lib/libvkl_fuzz_drv<s>.so.scenario the slot's generated mock scenario (rewritten per input)
+ *   R/lib/libvkl_fuzz_drv<s>.so.calls    the mock's call records (deleted before each input)
+ *   R/w/...                              the world: manifests, HOME, XDG directories (created for
+ *                                        each input and removed after it)
+ * Paths are the same for every input on purpose: the loader caches drivers by manifest path and
+ * stat, so a bounded set of paths keeps the cache bounded (see world_cleanup()).
+ */
+#ifndef VKL_FUZZ_WORLD_H
+#define VKL_FUZZ_WORLD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#define W_MAX_DRIVERS 6
+#define W_MAX_PHYSDEVS 4
+#define W_MAX_INJECT 4
+#define W_MAX_APP_EXTS 8
+#define W_MAX_APP_LAYERS 3
+#define W_MAX_DEV_EXTS 4
+#define W_LOCATIONS 8
+#define W_PATH 1024
+
+/* ---- tables (FRAMING.md) ---- */
+extern const char *const w_location_dirs[W_LOCATIONS]; /* relative to R/w */
+extern const char *const w_stems[8];
+extern const char *const w_inst_ext_names[8];
+extern const char *const w_dev_ext_names[4];
+extern const char *const w_inject_cmds[10];
+extern const int32_t w_inject_results[8];
+extern const char *const w_misbehave_names[9];
+#define W_ENV_VARS 18
+extern const char *const w_env_names[W_ENV_VARS];
+
+struct w_scenario {
+    uint32_t if_min, if_max;
+    bool has_negotiate_result, has_report_version;
+    int32_t negotiate_result;
+    uint32_t report_version;
+    bool hide_eiv, record_lookups;
+    uint32_t api_version;
+    uint8_t inst_ext_mask;
+    uint32_t pd_count;
+    struct {
+        uint32_t api_version;
+        uint8_t ext_mask;
+        uint32_t families;
+    } pd[W_MAX_PHYSDEVS];
+    bool groups;
+    uint32_t inject_count;
+    struct {
+        uint8_t cmd;
+        int32_t result;
+    } inject[W_MAX_INJECT];
+    uint16_t misbehave;
+    uint32_t dev_funcs, pd_funcs;
+};
+
+struct w_driver {
+    uint32_t variant;  /* index into the available variants */
+    uint32_t location; /* 0..7, w_location_dirs */
+    uint32_t libform;  /* 0 absolute, 1 relative, 2 bare name, 3 missing file */
+    uint32_t stem;
+    bool raw_manifest;
+    char *manifest;    /* manifest bytes as written (malloc'd) */
+    size_t manifest_len;
+    char manifest_abs[W_PATH]; /* absolute path of the manifest file */
+    char manifest_env[W_PATH]; /* the path as the loader sees it (relative in chdir mode) */
+    char lib_abs[W_PATH];      /* this slot's library copy */
+    char lib_ref[W_PATH];      /* the library_path written into a generated manifest */
+    struct w_scenario sc;
+};
+
+enum w_env_mode { W_ENV_DEFAULT, W_ENV_UNSET, W_ENV_EMPTY, W_ENV_VALUE };
+
+struct world {
+    /* flags byte */
+    bool elevated, chdir_root, use_allocator, dbg_utils_pnext, dbg_report_pnext, app_info,
+        enum_groups, create_device;
+    uint32_t ndrivers;
+    struct w_driver d[W_MAX_DRIVERS];
+    /* environment overrides (W_ENV_DEFAULT = the world's default for that variable) */
+    enum w_env_mode env_mode[W_ENV_VARS];
+    char *env_value[W_ENV_VARS];
+    /* application */
+    uint32_t api_version;
+    VkInstanceCreateFlags inst_flags;
+    uint32_t app_ext_count;
+    char *app_ext[W_MAX_APP_EXTS];
+    uint32_t app_layer_count;
+    char *app_layer[W_MAX_APP_LAYERS];
+    char *eiep_layer; /* pLayerName for vkEnumerateInstanceExtensionProperties, or NULL */
+    bool eiep_short, pd_short, devext_with_layer, app_messenger, unknown_physdev_calls,
+        unknown_device_calls;
+    uint32_t pd_choice, queue_family, queue_count;
+    uint32_t dev_ext_count;
+    char *dev_ext[W_MAX_DEV_EXTS];
+    uint32_t alloc_fail_at; /* 0 = never */
+    uint32_t msg_severity, msg_types;
+    char *lookup_name; /* looked up with vkGetInstanceProcAddr / vkGetDeviceProcAddr */
+};
+
+/* ---- world.c ---- */
+/* Start-up: finds the mock variants (VKL_FUZZ_MOCK_DIR, runfiles, or next to the executable),
+ * makes R. Returns false (after printing why) when the mocks cannot be found. */
+bool world_init(const char *argv0);
+const char *world_root(void);     /* R */
+const char *world_dir(void);      /* R/w */
+size_t world_variant_count(void);
+const char *world_variant_name(uint32_t v);
+/* Decodes an input (never fails: missing bytes read as zero). */
+void world_decode(const uint8_t *data, size_t size, struct world *w);
+void world_free(struct world *w);
+/* Writes the world (manifests, scenarios, library copies) and the environment. */
+void world_build(struct world *w);
+/* After the run: invalidates the loader's driver cache entries for this world's manifests,
+ * unloads the mock copies, removes R/w, restores the working directory. */
+void world_cleanup(struct world *w);
+
+/* ---- oracle.c ---- */
+struct w_records; /* the parsed call records of every slot */
+struct w_records *oracle_read(const struct world *w);
+void oracle_free(struct w_records *r);
+/* Number of records per slot (for checkpoints). */
+size_t oracle_count(const struct w_records *r, uint32_t slot);
+/* LDP_LOADER_1 on the records appended since `before`, given vkCreateInstance's result. */
+void oracle_check_create(const struct world *w, const struct w_records *before,
+                         const struct w_records *after, VkResult result, bool oom_possible);
+/* Every per-slot invariant at the end of the run (after vkDestroyInstance). */
+void oracle_check_final(const struct world *w, const struct w_records *r);
+/* LDP_LOADER_13 and the dlopen log. */
+void oracle_check_elevated(const struct world *w, const struct w_records *r);
+
+/* ---- loader_world_fuzzer.c: the dlopen seam ---- */
+/* Paths the loader tried to dlopen during this input that lie in R (or bare names mapped there). */
+extern unsigned g_world_dlopen_attempts;
+extern unsigned g_world_dlopen_blocked;
+extern char g_world_dlopen_last[W_PATH];
+
+/* Aborts with a policy-violation message (printed with the world summary). */
+__attribute__((noreturn, format(printf, 2, 3))) void world_violation(const char *policy,
+                                                                     const char *fmt, ...);
+
+#endif /* VKL_FUZZ_WORLD_H */

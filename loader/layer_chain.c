@@ -1,0 +1,312 @@
+/*
+ * Layer call chains: the instance chain (VkLayerInstanceCreateInfo, LLP_LOADER_8) with the
+ * loader's terminators at the bottom, the device chain (VkLayerDeviceCreateInfo, LLP_LOADER_9)
+ * with the driver at the bottom, the set-loader-data callbacks, the terminator-level
+ * vkGetInstanceProcAddr / physical-device / device proc addrs, and the layer answers of the
+ * enumeration commands. [Lyr] "Layer Call Chains and Distributed Dispatch", "Layer Conventions
+ * and Rules"; spec §5.5.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal/loader.h"
+
+/* The loader instance / device creation in progress on this thread: the terminators compare the
+ * handle they receive with it (LLP_LAYER_21/22). */
+static _Thread_local struct vkl_instance *t_creating_instance;
+static _Thread_local bool t_device_check;
+static _Thread_local char t_device_sentinel;
+
+/* ------------------------------------------------------------------ loader-data callbacks */
+
+static VKAPI_ATTR VkResult VKAPI_CALL set_instance_loader_data(VkInstance instance, void *object) {
+    if (instance == VK_NULL_HANDLE || object == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    *(const void **)object = *(const void *const *)(const void *)instance;
+    return VK_SUCCESS;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL set_device_loader_data(VkDevice device, void *object) {
+    if (device == VK_NULL_HANDLE || object == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    *(const void **)object = *(const void *const *)(const void *)device;
+    return VK_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ bottom-of-chain proc addrs */
+
+static int unknown_physdev_slot(const struct vkl_instance *inst, const char *name) {
+    /* No lock: called from inside a layer's GPDPA while unknown_func.c holds the instance lock;
+     * names are only ever appended. */
+    for (uint32_t i = 0; i < inst->unknown_physdev_count && i < VKL_MAX_UNKNOWN_FUNCS; i++)
+        if (inst->unknown_physdev_names[i] != NULL && strcmp(inst->unknown_physdev_names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
+    if (name == NULL) return NULL;
+    const struct vkl_gen_cmd *c = vkl_gen_cmd_find(name);
+    if (c != NULL) return c->kind == VKL_GEN_CMD_PHYSDEV ? c->terminator : NULL;
+    if (instance == VK_NULL_HANDLE) return NULL;
+    int s = unknown_physdev_slot(vkl_instance_from_handle(instance), name);
+    return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name) {
+    if (device == VK_NULL_HANDLE || name == NULL) return NULL;
+    if (strcmp(name, "vkGetDeviceProcAddr") == 0) return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
+    const struct vkl_device *dev = vkl_device_from_handle(device);
+    return dev->icd->disp.GetDeviceProcAddr(device, name);
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name) {
+    if (name == NULL) return NULL;
+    if (strcmp(name, "vkGetInstanceProcAddr") == 0) return (PFN_vkVoidFunction)vkl_term_GetInstanceProcAddr;
+    if (strcmp(name, "vkGetDeviceProcAddr") == 0) return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
+    if (strcmp(name, "vk_layerGetPhysicalDeviceProcAddr") == 0)
+        return (PFN_vkVoidFunction)vkl_term_GetPhysicalDeviceProcAddr;
+    const struct vkl_gen_cmd *c = vkl_gen_cmd_find(name);
+    if (c != NULL) return c->terminator;
+    if (instance == VK_NULL_HANDLE) return NULL;
+    int s = unknown_physdev_slot(vkl_instance_from_handle(instance), name);
+    return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
+}
+
+/* ------------------------------------------------------------------ instance chain */
+
+static _Thread_local PFN_vkGetInstanceProcAddr t_fill_gipa;
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL fill_gipa(VkInstance instance, const char *name) {
+    return instance == VK_NULL_HANDLE ? NULL : t_fill_gipa(instance, name);
+}
+
+static bool app_requested(const VkInstanceCreateInfo *ci, const char *name) {
+    for (uint32_t i = 0; i < ci->enabledLayerCount; i++)
+        if (ci->ppEnabledLayerNames[i] != NULL && strcmp(ci->ppEnabledLayerNames[i], name) == 0) return true;
+    return false;
+}
+
+VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCreateInfo *ci) {
+    const struct vkl_layer_manifest **list = NULL;
+    uint32_t n = 0;
+    VkResult r = vkl_layers_acquire(&inst->log, &inst->layer_set);
+    if (r != VK_SUCCESS) goto out;
+    inst->layer_set_held = true;
+    r = vkl_layers_activate(&inst->layer_set, ci->ppEnabledLayerNames, ci->enabledLayerCount, &inst->log, &list, &n);
+    if (r != VK_SUCCESS || n == 0) goto out;
+    inst->layer_libs = vkl_calloc(&inst->alloc, n * sizeof(*inst->layer_libs), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (inst->layer_libs == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct vkl_layer_lib *lib = &inst->layer_libs[inst->layer_lib_count];
+        if (vkl_layer_lib_load(list[i], &inst->log, lib) != VK_SUCCESS) {
+            /* An application layer that cannot be loaded fails vkCreateInstance; others are skipped. */
+            if (app_requested(ci, list[i]->props.layerName)) {
+                r = VK_ERROR_LAYER_NOT_PRESENT;
+                goto out;
+            }
+            continue;
+        }
+        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "vkCreateInstance: insert instance layer \"%s\" (%s)",
+                list[i]->props.layerName, list[i]->library_path);
+        inst->layer_lib_count++;
+    }
+out:
+    free(list);
+    return r;
+}
+
+void vkl_layer_chain_finish(struct vkl_instance *inst) {
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) vkl_layer_lib_unload(&inst->layer_libs[i]);
+    vkl_free(&inst->alloc, inst->layer_libs);
+    inst->layer_libs = NULL;
+    inst->layer_lib_count = 0;
+    if (inst->layer_set_held) vkl_layers_release(&inst->layer_set);
+    inst->layer_set_held = false;
+}
+
+bool vkl_layer_chain_has_extension(const struct vkl_instance *inst, const char *ext) {
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
+        for (uint32_t k = 0; k < m->instance_extension_count; k++)
+            if (strcmp(m->instance_extensions[k].props.extensionName, ext) == 0) return true;
+    }
+    return false;
+}
+
+VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInstanceCreateInfo *pCreateInfo,
+                                         const VkAllocationCallbacks *pAllocator, VkInstance *pInstance) {
+    uint32_t n = inst->layer_lib_count;
+    *pInstance = (VkInstance)(void *)inst;
+    if (n == 0) return vkl_term_CreateInstance(pCreateInfo, pAllocator, pInstance);
+
+    VkResult r;
+    const char **names = NULL;
+    VkLayerInstanceLink *links = vkl_calloc(&inst->alloc, n * sizeof(*links), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    names = vkl_calloc(&inst->alloc, n * sizeof(*names), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (links == NULL || names == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    /* Link i describes what lies below layer i. A layer without GPDPA is skipped by the
+     * physical-device link (the next one down that has it answers). */
+    PFN_GetPhysicalDeviceProcAddr below_gpdpa = vkl_term_GetPhysicalDeviceProcAddr;
+    for (uint32_t i = n; i-- > 0;) {
+        links[i].pNext = i + 1 < n ? &links[i + 1] : NULL;
+        links[i].pfnNextGetInstanceProcAddr = i + 1 < n ? inst->layer_libs[i + 1].gipa : vkl_term_GetInstanceProcAddr;
+        links[i].pfnNextGetPhysicalDeviceProcAddr = below_gpdpa;
+        if (inst->layer_libs[i].gpdpa != NULL) below_gpdpa = inst->layer_libs[i].gpdpa;
+        names[i] = inst->layer_libs[i].manifest->props.layerName;
+    }
+    VkLayerInstanceCreateInfo chain = {.sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
+                                       .pNext = pCreateInfo->pNext,
+                                       .function = VK_LAYER_LINK_INFO};
+    chain.u.pLayerInfo = &links[0];
+    VkLayerInstanceCreateInfo data = {.sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
+                                      .pNext = &chain,
+                                      .function = VK_LOADER_DATA_CALLBACK};
+    data.u.pfnSetInstanceLoaderData = set_instance_loader_data;
+    VkInstanceCreateInfo ci = *pCreateInfo;
+    ci.pNext = &data;
+    ci.enabledLayerCount = n;
+    ci.ppEnabledLayerNames = names;
+
+    /* The instance's dispatch key is fixed before any layer sees the handle. */
+    inst->disp = &inst->chain_disp;
+    /* The create function is fetched with the instance handle, as layers written for the Khronos
+     * loader expect ([Lyr] "Layer Conventions and Rules"). */
+    PFN_vkCreateInstance create = (PFN_vkCreateInstance)inst->layer_libs[0].gipa(*pInstance, "vkCreateInstance");
+    if (create == NULL) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "layer %s: vkGetInstanceProcAddr gives no vkCreateInstance [LLP_LOADER_8]", names[0]);
+        r = VK_ERROR_INITIALIZATION_FAILED;
+        goto out;
+    }
+    t_creating_instance = inst;
+    r = create(&ci, pAllocator, pInstance);
+    t_creating_instance = NULL;
+    if (r == VK_ERROR_EXTENSION_NOT_PRESENT)
+        vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                "vkCreateInstance: a layer returned VK_ERROR_EXTENSION_NOT_PRESENT for extensions the loader "
+                "validated [LLP_LAYER_17]");
+    if (r != VK_SUCCESS) goto out;
+    if (*pInstance != (VkInstance)(void *)inst) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateInstance: the layer chain returned a different VkInstance than the loader's [LLP_LAYER_21]");
+        *pInstance = (VkInstance)(void *)inst;
+    }
+    /* Global commands never dispatch through the chain, and layers (Mesa's device_select among
+     * them) may crash on vkGetInstanceProcAddr(NULL, ...) for them: the fill gets NULL there. */
+    t_fill_gipa = inst->layer_libs[0].gipa;
+    vkl_gen_instance_dispatch_fill(&inst->chain_disp, fill_gipa, *pInstance);
+    t_fill_gipa = NULL;
+    /* Commands no layer or terminator answers stay unsupported; the instance functions the
+     * trampolines always need fall back to the terminators. */
+    if (inst->chain_disp.DestroyInstance == NULL) inst->chain_disp.DestroyInstance = vkl_term_DestroyInstance;
+out:
+    vkl_free(&inst->alloc, links);
+    vkl_free(&inst->alloc, names);
+    return r;
+}
+
+/* Called by vkl_term_CreateInstance: false when a layer replaced *pInstance before calling down. */
+bool vkl_layer_chain_check_instance(VkInstance *pInstance) {
+    struct vkl_instance *expected = t_creating_instance;
+    if (expected == NULL || *pInstance == (VkInstance)(void *)expected) return true;
+    vkl_log(&expected->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+            "vkCreateInstance: a layer overwrote *pInstance before calling down the chain; instance creation "
+            "refused [LLP_LAYER_21]");
+    return false;
+}
+
+/* ------------------------------------------------------------------ device chain */
+
+VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd,
+                                       const VkDeviceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
+                                       VkDevice *pDevice) {
+    uint32_t n = 0;
+    VkResult r;
+    VkLayerDeviceLink *links = vkl_calloc(&inst->alloc, inst->layer_lib_count * sizeof(*links),
+                                          VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    struct vkl_layer_lib **libs = vkl_calloc(&inst->alloc, inst->layer_lib_count * sizeof(*libs),
+                                             VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (links == NULL || libs == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        if (inst->layer_libs[i].gdpa == NULL) {
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "vkCreateDevice: layer %s has no vkGetDeviceProcAddr; "
+                    "left out of the device chain", inst->layer_libs[i].manifest->props.layerName);
+            continue;
+        }
+        libs[n++] = &inst->layer_libs[i];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        links[i].pNext = i + 1 < n ? &links[i + 1] : NULL;
+        links[i].pfnNextGetInstanceProcAddr = i + 1 < n ? libs[i + 1]->gipa : vkl_term_GetInstanceProcAddr;
+        links[i].pfnNextGetDeviceProcAddr = i + 1 < n ? libs[i + 1]->gdpa : vkl_term_GetDeviceProcAddr;
+    }
+    PFN_vkCreateDevice create = n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa((VkInstance)(void *)inst, "vkCreateDevice")
+                                      : NULL;
+    if (create == NULL) {
+        r = vkl_term_CreateDevice(term_pd, pCreateInfo, pAllocator, pDevice);
+        goto out;
+    }
+    VkLayerDeviceCreateInfo chain = {.sType = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
+                                     .pNext = pCreateInfo->pNext,
+                                     .function = VK_LAYER_LINK_INFO};
+    chain.u.pLayerInfo = &links[0];
+    VkLayerDeviceCreateInfo data = {.sType = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
+                                    .pNext = &chain,
+                                    .function = VK_LOADER_DATA_CALLBACK};
+    data.u.pfnSetDeviceLoaderData = set_device_loader_data;
+    VkDeviceCreateInfo ci = *pCreateInfo;
+    ci.pNext = &data;
+    *pDevice = (VkDevice)(void *)&t_device_sentinel;
+    t_device_check = true;
+    r = create(term_pd, &ci, pAllocator, pDevice);
+    t_device_check = false;
+    if (r != VK_SUCCESS) goto out;
+    /* The device dispatch now comes from the top layer's vkGetDeviceProcAddr. */
+    struct vkl_device *dev = vkl_device_from_handle(*pDevice);
+    pthread_mutex_lock(&inst->lock);
+    vkl_gen_device_dispatch_fill(&dev->disp.gen, libs[0]->gdpa, *pDevice);
+    if (dev->disp.gen.GetDeviceProcAddr == NULL) dev->disp.gen.GetDeviceProcAddr = libs[0]->gdpa;
+    memset(dev->disp.unknown, 0, sizeof(dev->disp.unknown));
+    vkl_unknown_fill_device(inst, dev);
+    dev->layered = true;
+    pthread_mutex_unlock(&inst->lock);
+out:
+    vkl_free(&inst->alloc, links);
+    vkl_free(&inst->alloc, libs);
+    return r;
+}
+
+bool vkl_layer_chain_check_device(VkDevice *pDevice) {
+    if (!t_device_check) return true;
+    t_device_check = false;
+    if (*pDevice == (VkDevice)(void *)&t_device_sentinel) return true;
+    vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER,
+            "vkCreateDevice: a layer overwrote *pDevice before calling down the chain; device creation refused "
+            "[LLP_LAYER_22]");
+    return false;
+}
+
+/* ------------------------------------------------------------------ unknown physical-device functions */
+
+void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot) {
+    /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        if (inst->layer_libs[i].gpdpa == NULL) continue;
+        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa((VkInstance)(void *)inst, name);
+        if (f != NULL) inst->unknown_physdev_chain[slot] = f;
+        return;
+    }
+}
+
+bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++)
+        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa((VkInstance)(void *)inst, name) != NULL)
+            return true;
+    return false;
+}

@@ -1,0 +1,39 @@
+/* In-process control interface of the mock Vulkan layer (mock_layers/mock_layer.c).
+ *
+ * Every variant libmock_layer_<variant>.so exports these functions besides its layer interface.
+ * Each loaded copy has its own state; reach a copy with dlsym(handle, "mock_layer_ctl_...").
+ * Scenario and record schema: mock_layers/README.md.
+ */
+#ifndef MOCK_LAYER_CTL_H_
+#define MOCK_LAYER_CTL_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MOCK_LAYER_BUILDING)
+#define MOCK_LAYER_CTL_API __attribute__((visibility("default")))
+#else
+#define MOCK_LAYER_CTL_API
+#endif
+
+/* Replaces the scenario with the defaults amended by `json` (NULL: defaults). Returns 0, or -1
+ * when `json` does not parse (the scenario in force is unchanged). */
+MOCK_LAYER_CTL_API int mock_layer_ctl_load_scenario(const char *json);
+/* Re-reads `<library file>.scenario` (or the defaults) and clears the in-memory records. */
+MOCK_LAYER_CTL_API void mock_layer_ctl_reset(void);
+/* Records kept in memory since load / the last reset, and record i (one JSON object). */
+MOCK_LAYER_CTL_API size_t mock_layer_ctl_record_count(void);
+MOCK_LAYER_CTL_API const char *mock_layer_ctl_record_get(size_t i);
+
+typedef int (*PFN_mock_layer_ctl_load_scenario)(const char *json);
+typedef void (*PFN_mock_layer_ctl_reset)(void);
+typedef size_t (*PFN_mock_layer_ctl_record_count)(void);
+typedef const char *(*PFN_mock_layer_ctl_record_get)(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MOCK_LAYER_CTL_H_ */
