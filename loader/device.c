@@ -108,9 +108,10 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
         return VK_ERROR_INITIALIZATION_FAILED;
     }
     dev->handle = device;
-    vkl_gen_device_dispatch_fill(&dev->disp.gen, ii->disp.GetDeviceProcAddr, device);
-    if (dev->disp.gen.GetDeviceProcAddr == NULL) dev->disp.gen.GetDeviceProcAddr = ii->disp.GetDeviceProcAddr;
     set_dispatch(device, dev);
+    /* The bottom of the device chain: the driver's own functions, except the few the loader must
+     * see (surface handles); vkGetDeviceProcAddr then still returns the driver's pointers. */
+    vkl_gen_device_dispatch_fill(&dev->disp.gen, vkl_term_GetDeviceProcAddr, device);
     pthread_mutex_lock(&inst->lock);
     dev->next = inst->devices;
     inst->devices = dev;

@@ -383,7 +383,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         }
         *tail = ii;
         tail = &ii->next;
-        inst->icd_count++;
+        ii->index = inst->icd_count++;
     }
     if (inst->icd_count == 0) {
         vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,

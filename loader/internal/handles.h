@@ -32,6 +32,7 @@ struct vkl_icd_instance {
     struct vkl_gen_instance_dispatch disp; /* filled from the driver's vkGetInstanceProcAddr */
     /* unknown physical-device functions from vk_icdGetPhysicalDeviceProcAddr, per slot */
     PFN_vkVoidFunction unknown_physdev[VKL_MAX_UNKNOWN_FUNCS];
+    uint32_t index; /* position in the instance's driver list (per-driver arrays, e.g. surfaces) */
 };
 
 /* The terminator-side physical device: one per driver physical device. */

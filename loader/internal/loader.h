@@ -181,6 +181,12 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name);
+
+/* ------------------------------------------------------------------ wsi.c */
+/* The handle driver `ii` must receive for `surface`: its own surface, or the loader's container. */
+VkSurfaceKHR vkl_wsi_icd_surface(VkSurfaceKHR surface, const struct vkl_icd_instance *ii);
+/* Loader terminators for device commands that name a surface (NULL for every other name). */
+PFN_vkVoidFunction vkl_wsi_device_proc(VkDevice device, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name);
 
 /* ------------------------------------------------------------------ hand-written terminators */
