@@ -115,3 +115,62 @@ def vkl_fuzz_target(
         ],
         tags = tags,
     )
+
+def _mock_defines(row):
+    # Same compile-time choices as mock_icd/variants.bzl (its _defines is private).
+    vk = {None: 0, "v0": 1, "all": 2}[row.vk]
+    return [
+        "-DMOCK_ICD_MAX_INTERFACE=%d" % row.max_interface,
+        "-DMOCK_ICD_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
+        "-DMOCK_ICD_EXPORT_ICD_GIPA=%d" % (1 if row.icd_gipa else 0),
+        "-DMOCK_ICD_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
+        "-DMOCK_ICD_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
+        "-DMOCK_ICD_EXPORT_VK=%d" % vk,
+    ]
+
+def vkl_fuzz_mock_icds(name, variants, exports):
+    """The mock ICD variants, built for the whole-loader fuzz targets.
+
+    Same source and export lists as //mock_icd (variants.bzl), with three differences that matter
+    to a fuzzer which dlopen()s and dlclose()s copies of them for every input:
+      - no sanitizer COVERAGE under --config=fuzz (libFuzzer keeps pointers into the coverage
+        counters of every instrumented module and reads them after dlclose unmapped it); they
+        keep AddressSanitizer and UBSan, so a loader that hands a driver a short array still dies;
+      - linked against Debian's libcjson (uninstrumented, for the same reason) instead of @cjson,
+        which fuzz configurations compile from source with coverage;
+      - no -Wl,--no-undefined: an instrumented shared object takes the sanitizer runtime from the
+        executable that loads it.
+    Outputs: <name>/libmock_icd_<variant>.so and a filegroup `name`.
+
+    Args:
+      name: filegroup name and output directory.
+      variants: dict of variant name -> row (MOCK_ICD_VARIANTS).
+      exports: function variant -> sorted export list (mock_icd_exports).
+    """
+    libs = []
+    for variant in sorted(variants.keys()):
+        row = variants[variant]
+        lib = "%s/libmock_icd_%s.so" % (name, variant)
+        script = "%s/libmock_icd_%s.lds" % (name, variant)
+        native.genrule(
+            name = "%s_%s_lds" % (name, variant),
+            outs = [script],
+            cmd = "echo '{ global: %s; local: *; };' > $@" % "; ".join(exports(variant)),
+        )
+        native.cc_binary(
+            name = lib,
+            srcs = ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h"],
+            copts = C_COPTS + _mock_defines(row) + select({
+                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"],
+                "//conditions:default": [],
+            }),
+            linkshared = 1,
+            linkopts = ["-Wl,--version-script=$(location :%s)" % script],
+            additional_linker_inputs = [":" + script],
+            deps = [
+                "@cjson//:cjson_system",
+                "@vulkan_headers//:vulkan_headers",
+            ],
+        )
+        libs.append(":" + lib)
+    native.filegroup(name = name, srcs = libs)

@@ -5,7 +5,8 @@
  * extensions with entrypoints, enable/disable_environment.
  *
  * Framing: byte 0 = options: bit 0 implicit (else explicit), bits 1-2 the manifest path the
- * parser is told (absolute, relative, bare, NULL). The rest is the manifest (exact length).
+ * parser is told (absolute, relative, bare, in the root directory; never NULL: the contract
+ * does not allow it). The rest is the manifest (exact length).
  * Oracles (loader/internal/layer.h): on failure the output is empty and exactly one rejection line
  * names the file (unless the line was cut by the log length limit); on success every accepted
  * layer is self-consistent: a NUL-terminated non-empty name and description within their arrays,
@@ -74,7 +75,7 @@ static void check_exts(const struct vkl_layer_extension *e, uint32_t n, bool dev
 
 static void check_layer(const struct vkl_layer_manifest *l, bool implicit, const char *path) {
     CHECK(l->manifest_path != NULL);
-    if (path != NULL) CHECK(strcmp(l->manifest_path, path) == 0);
+    CHECK(strcmp(l->manifest_path, path) == 0);
     CHECK(l->is_implicit == implicit);
     CHECK(memchr(l->props.layerName, 0, VK_MAX_EXTENSION_NAME_SIZE) != NULL);
     CHECK(l->props.layerName[0] != '\0');
@@ -109,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t opt = fz_u8(&in);
     bool implicit = opt & 1;
     static const char *const paths[4] = {"/usr/share/vulkan/implicit_layer.d/VkLayer_fuzz.json",
-                                          "layers/VkLayer_fuzz.json", "VkLayer_fuzz.json", NULL};
+                                          "layers/VkLayer_fuzz.json", "VkLayer_fuzz.json",
+                                          "/VkLayer_fuzz.json"};
     const char *path = paths[(opt >> 1) & 3];
     size_t len;
     const uint8_t *body = fz_rest(&in, &len);

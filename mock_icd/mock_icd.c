@@ -1352,6 +1352,30 @@ static VkResult create_surface(const char *call, VkInstance instance, const void
     return r;
 }
 
+/* What kind of surface handle the loader handed us: "own" (one this mock created and has not
+ * destroyed), "container" (below interface 3 the loader's VkIcdSurface*: only then is the handle
+ * read, as VkIcdSurfaceBase, adding "platform"), "foreign" (anything else at interface >= 3; never
+ * dereferenced) or "null". LDP_LOADER_10/11. */
+static void rec_add_surface(cJSON *o, VkSurfaceKHR surface) {
+    const char *kind = "null";
+    if (surface != VK_NULL_HANDLE) {
+        bool own = false;
+        pthread_mutex_lock(&g_lock);
+        for (struct mock_instance *i = g_instances; i && !own; i = i->next)
+            for (struct mock_surface *s = i->surfaces; s && !own; s = s->next) own = (void *)s == (void *)surface;
+        pthread_mutex_unlock(&g_lock);
+        if (own) {
+            kind = "own";
+        } else if (effective_interface() < 3) {
+            kind = "container";
+            cJSON_AddNumberToObject(o, "platform", ((const VkIcdSurfaceBase *)(uintptr_t)surface)->platform);
+        } else {
+            kind = "foreign";
+        }
+    }
+    cJSON_AddStringToObject(o, "surface", kind);
+}
+
 #define SURFACE_CREATE(name)                                                                              \
     static VKAPI_ATTR VkResult VKAPI_CALL mock_##name(VkInstance instance, const void *ci,                \
                                                       const VkAllocationCallbacks *alloc, VkSurfaceKHR *out) { \
@@ -1620,10 +1644,18 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhys
     return VK_SUCCESS;
 }
 
+static void rec_surface_query(const char *call, const struct mock_physdev *pd, VkSurfaceKHR surface) {
+    cJSON *o = rec_new(call);
+    cJSON_AddNumberToObject(o, "physical_device", pd->index);
+    rec_add_surface(o, surface);
+    rec_emit(o);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice physicalDevice,
                                                                               uint32_t family, VkSurfaceKHR surface,
                                                                               VkBool32 *supported) {
     GET_PD("vkGetPhysicalDeviceSurfaceSupportKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_surface_query("vkGetPhysicalDeviceSurfaceSupportKHR", pd, surface);
     if (supported) *supported = family < pd->cfg->family_count ? VK_TRUE : VK_FALSE;
     return injected("vkGetPhysicalDeviceSurfaceSupportKHR");
 }
@@ -1632,6 +1664,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilitiesK
                                                                                    VkSurfaceKHR surface,
                                                                                    VkSurfaceCapabilitiesKHR *caps) {
     GET_PD("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_surface_query("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", pd, surface);
     if (caps) {
         memset(caps, 0, sizeof *caps);
         caps->minImageCount = 1;
@@ -1652,6 +1685,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceFormatsKHR(Vk
                                                                               VkSurfaceKHR surface, uint32_t *count,
                                                                               VkSurfaceFormatKHR *formats) {
     GET_PD("vkGetPhysicalDeviceSurfaceFormatsKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_surface_query("vkGetPhysicalDeviceSurfaceFormatsKHR", pd, surface);
     if (!count) return VK_ERROR_INITIALIZATION_FAILED;
     if (!formats) {
         *count = 1;
@@ -1669,6 +1703,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesK
                                                                                    uint32_t *count,
                                                                                    VkPresentModeKHR *modes) {
     GET_PD("vkGetPhysicalDeviceSurfacePresentModesKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_surface_query("vkGetPhysicalDeviceSurfacePresentModesKHR", pd, surface);
     if (!count) return VK_ERROR_INITIALIZATION_FAILED;
     if (!modes) {
         *count = 1;
@@ -1967,6 +2002,39 @@ static VKAPI_ATTR void VKAPI_CALL mock_CmdFillBuffer(VkCommandBuffer cb, VkBuffe
     rec_emit(o);
 }
 
+/* Swapchains: recorded only (what surface handle the driver received, LDP_LOADER_11); the handle is
+ * an opaque number, nothing is allocated. */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *ci,
+                                                              const VkAllocationCallbacks *alloc,
+                                                              VkSwapchainKHR *out) {
+    (void)alloc;
+    static uint32_t next_swapchain;
+    VkResult r = injected("vkCreateSwapchainKHR");
+    bool valid = find_device(device) != NULL;
+    if (!valid || !ci || !out) r = VK_ERROR_INITIALIZATION_FAILED;
+    if (r >= 0) {
+        pthread_mutex_lock(&g_lock);
+        uint32_t n = ++next_swapchain;
+        pthread_mutex_unlock(&g_lock);
+        *out = (VkSwapchainKHR)(uintptr_t)(0x5C000000u + n);
+    }
+    cJSON *o = rec_new("vkCreateSwapchainKHR");
+    cJSON_AddBoolToObject(o, "valid", valid);
+    rec_add_surface(o, ci ? ci->surface : VK_NULL_HANDLE);
+    rec_add_result(o, r);
+    rec_emit(o);
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                           const VkAllocationCallbacks *alloc) {
+    (void)alloc;
+    cJSON *o = rec_new("vkDestroySwapchainKHR");
+    cJSON_AddBoolToObject(o, "valid", find_device(device) != NULL);
+    cJSON_AddBoolToObject(o, "null", swapchain == VK_NULL_HANDLE);
+    rec_emit(o);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Unknown-function pool                                                                        */
 
@@ -2045,6 +2113,7 @@ enum cmd_gate {
     G_GROUP_KHR,      /* VK_KHR_device_group_creation in instance_extensions */
     G_DEBUG_UTILS,    /* VK_EXT_debug_utils in instance_extensions */
     G_SURFACE,        /* see create_surface */
+    G_SURFACE_QUERY,  /* VK_KHR_surface listed (any interface: below 3 the driver reads the loader's container), or the misbehaviour */
     G_SURFACE_XLIB,   /* G_SURFACE and VK_KHR_xlib_surface */
     G_SURFACE_XCB,    /* G_SURFACE and VK_KHR_xcb_surface */
     G_SURFACE_WAYLAND,/* G_SURFACE and VK_KHR_wayland_surface */
@@ -2112,13 +2181,13 @@ static const struct cmd k_cmds[] = {
      G_ALWAYS},
     {"vkCreateDevice", (PFN_vkVoidFunction)mock_CreateDevice, K_PHYSDEV, G_ALWAYS},
     {"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceSupportKHR, K_PHYSDEV,
-     G_SURFACE},
+     G_SURFACE_QUERY},
     {"vkGetPhysicalDeviceSurfaceCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilitiesKHR,
-     K_PHYSDEV, G_SURFACE},
+     K_PHYSDEV, G_SURFACE_QUERY},
     {"vkGetPhysicalDeviceSurfaceFormatsKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceFormatsKHR, K_PHYSDEV,
-     G_SURFACE},
+     G_SURFACE_QUERY},
     {"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfacePresentModesKHR,
-     K_PHYSDEV, G_SURFACE},
+     K_PHYSDEV, G_SURFACE_QUERY},
     {"vkGetDeviceProcAddr", (PFN_vkVoidFunction)mock_GetDeviceProcAddr, K_DEVICE, G_ALWAYS},
     {"vkDestroyDevice", (PFN_vkVoidFunction)mock_DestroyDevice, K_DEVICE, G_ALWAYS},
     {"vkGetDeviceQueue", (PFN_vkVoidFunction)mock_GetDeviceQueue, K_DEVICE, G_ALWAYS},
@@ -2130,6 +2199,8 @@ static const struct cmd k_cmds[] = {
     {"vkAllocateCommandBuffers", (PFN_vkVoidFunction)mock_AllocateCommandBuffers, K_DEVICE, G_ALWAYS},
     {"vkFreeCommandBuffers", (PFN_vkVoidFunction)mock_FreeCommandBuffers, K_DEVICE, G_ALWAYS},
     {"vkCmdFillBuffer", (PFN_vkVoidFunction)mock_CmdFillBuffer, K_DEVICE, G_ALWAYS},
+    {"vkCreateSwapchainKHR", (PFN_vkVoidFunction)mock_CreateSwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
+    {"vkDestroySwapchainKHR", (PFN_vkVoidFunction)mock_DestroySwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
 };
 
 static bool any_11(void) {
@@ -2155,6 +2226,7 @@ static bool gate_open(enum cmd_gate g) {
     case G_GROUP_KHR: return inst_ext("VK_KHR_device_group_creation");
     case G_DEBUG_UTILS: return inst_ext("VK_EXT_debug_utils");
     case G_SURFACE: return surface_allowed();
+    case G_SURFACE_QUERY: return inst_ext("VK_KHR_surface") || sc_now()->mb.surface_without_interface_3;
     /* The surface misbehaviour exposes every platform's create function. */
     case G_SURFACE_XLIB: return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_xlib_surface"));
     case G_SURFACE_XCB: return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_xcb_surface"));

@@ -42,9 +42,18 @@ static bool open_driver(struct ldp_ctx *c, uint32_t offer, struct ldp_drv *d) {
 /* Instance at the driver's own major.minor (1.0 when it reports nothing newer). */
 static bool make_instance(struct ldp_ctx *c, struct ldp_drv *d, const char *const *exts, uint32_t n,
                           VkInstance *inst) {
-    VkResult r = ldp_create_instance(c, d, MM(d->api), exts, n, inst);
+    d->inst_api = MM(d->api);
+    VkResult r = ldp_create_instance(c, d, d->inst_api, exts, n, inst);
     if (r == VK_SUCCESS && *inst != VK_NULL_HANDLE) return true;
     char v[32];
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER && d->inst_api > VK_API_VERSION_1_0) {
+        /* A driver refusing its own version (see LDP_DRIVER_10): go on with 1.0. */
+        ldp_evidence(c, "vkCreateInstance(apiVersion %s) -> %s; using apiVersion 1.0.0", vs(d->inst_api, v),
+                     ldp_vkresult(r));
+        d->inst_api = VK_API_VERSION_1_0;
+        r = ldp_create_instance(c, d, d->inst_api, exts, n, inst);
+        if (r == VK_SUCCESS && *inst != VK_NULL_HANDLE) return true;
+    }
     ldp_evidence(c, "vkCreateInstance(apiVersion %s) -> %s", vs(MM(d->api), v), ldp_vkresult(r));
     ldp_verdict(c, LDP_NOT_TESTABLE, "vkCreateInstance failed with %s", ldp_vkresult(r));
     return false;
@@ -114,6 +123,24 @@ static void capture_emit(void *ctx, uint32_t flags, const char *line) {
     if (flags & VKL_LOG_DEBUG) return;
     ldp_evidence(cap->c, "loader parser %s: %s", sev, line);
     cap->lines++;
+}
+
+/* ELF class of the library a manifest names (0 when unknown, e.g. a bare name). */
+static int lib_class(const char *manifest, const char *lib) {
+    if (lib == NULL || strchr(lib, '/') == NULL) return 0;
+    char path[PATH_MAX * 2];
+    const char *slash = strrchr(manifest, '/');
+    if (lib[0] == '/')
+        snprintf(path, sizeof path, "%s", lib);
+    else if (slash != NULL)
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - manifest), manifest, lib);
+    else
+        snprintf(path, sizeof path, "%s", lib);
+    struct ldp_elf e;
+    char err[300];
+    int cls = ldp_elf_inspect(path, &e, err, sizeof err) == 0 ? e.elf_class : 0;
+    ldp_elf_free(&e);
+    return cls;
 }
 
 static void check_manifest(struct ldp_ctx *c, void *arg) {
@@ -210,9 +237,10 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
                 if (a == NULL || (strcmp(a, "32") != 0 && strcmp(a, "64") != 0))
                     FAIL("'ICD.library_arch' must be the string \"32\" or \"64\" (is %s%s%s)",
                          a ? "\"" : vkl_json_type_name(arch), a ? a : "", a ? "\"" : "");
-                else if (c->drv->elf_class != 0 && atoi(a) != c->drv->elf_class)
+                else if (lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))) != 0 &&
+                         atoi(a) != lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))))
                     FAIL("'ICD.library_arch' says %s-bit but the library is a %d-bit ELF file", a,
-                         c->drv->elf_class);
+                         lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))));
             }
             const struct vkl_json *port = vkl_json_get(icd, "is_portability_driver");
             if (port != NULL) {
@@ -381,7 +409,7 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
             if (ch.kind != LDP_EXITED || ch.code != 0) {
                 ldp_child_describe(&ch, buf, sizeof buf);
                 ldp_evidence(c, "%s: offered %d: %s", how, offer, buf);
-                if (fails++ == 0) snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d: %s", how, offer, buf);
+                if (fails++ == 0) snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d: %.500s", how, offer, buf);
                 crashed = true;
                 ldp_child_free(&ch);
                 break;
@@ -516,7 +544,8 @@ static void probe_surface(struct ldp_ctx *c, void *arg) {
     }
     VkInstance inst;
     VkResult cr = ldp_create_instance(c, &d, MM(d.api), want, nw, &inst);
-    if (cr != VK_SUCCESS) cr = ldp_create_instance(c, &d, MM(d.api), NULL, 0, &inst);
+    if (cr != VK_SUCCESS) cr = ldp_create_instance(c, &d, VK_API_VERSION_1_0, want, nw, &inst);
+    if (cr != VK_SUCCESS) cr = ldp_create_instance(c, &d, VK_API_VERSION_1_0, NULL, 0, &inst);
     if (cr != VK_SUCCESS) {
         ldp_result(c, "open", "vkCreateInstance failed with %s", ldp_vkresult(cr));
         free(e);
@@ -609,7 +638,7 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     if (lo.kind != LDP_EXITED || lo.code != 0) {
         ldp_child_describe(&lo, buf, sizeof buf);
         v = LDP_FAIL;
-        snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver crashed: %s", buf);
+        snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver crashed: %.900s", buf);
     } else if (ldp_child_get(&lo, "open", buf, sizeof buf) != NULL) {
         ldp_evidence(c, "offered 2: %s", buf);
     } else {
@@ -676,6 +705,11 @@ static void check_iface4_rejects_api(struct ldp_ctx *c, void *arg) {
     if (res == VK_ERROR_INCOMPATIBLE_DRIVER)
         ldp_verdict(c, LDP_PASS, "at interface %u it refuses apiVersion %s (above its %s) with VK_ERROR_INCOMPATIBLE_DRIVER",
                     d.iface, vs(above, a), vs(own, b));
+    else if (res == VK_SUCCESS && own >= VK_API_VERSION_1_1)
+        ldp_verdict(c, LDP_WARN, "at interface %u vkCreateInstance(apiVersion %s, above its own %s) succeeded; LDP_DRIVER_9 "
+                                 "asks for VK_ERROR_INCOMPATIBLE_DRIVER, but the Vulkan specification forbids that error "
+                                 "for drivers of Vulkan 1.1 and newer (a conflict only a loader older than interface 5 "
+                                 "can hit)", d.iface, vs(above, a), vs(own, b));
     else
         ldp_verdict(c, LDP_FAIL, "at interface %u vkCreateInstance(apiVersion %s, above its own %s) returned %s instead of "
                                  "VK_ERROR_INCOMPATIBLE_DRIVER", d.iface, vs(above, a), vs(own, b), ldp_vkresult(res));
@@ -759,7 +793,7 @@ static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance ins
     uint32_t en = 0, ln = 0;
     CALL(vkEnumerateDeviceExtensionProperties, pd, NULL, &en, NULL);
     CALL(vkEnumerateDeviceLayerProperties, pd, &ln, NULL);
-    if (MM(d->api) >= VK_API_VERSION_1_1 && MM(props.apiVersion) >= VK_API_VERSION_1_1) {
+    if (d->inst_api >= VK_API_VERSION_1_1 && MM(props.apiVersion) >= VK_API_VERSION_1_1) {
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
         VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
         VkPhysicalDeviceMemoryProperties2 m2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
@@ -846,7 +880,7 @@ static int exercise_instance(struct ldp_ctx *c, struct ldp_drv *d, VkInstance in
         calls++;
     }
     PFN_vkEnumeratePhysicalDeviceGroups epg = GET(d, inst, vkEnumeratePhysicalDeviceGroups);
-    if (epg != NULL && MM(d->api) >= VK_API_VERSION_1_1) {
+    if (epg != NULL && d->inst_api >= VK_API_VERSION_1_1) {
         uint32_t gn = 0;
         ldp_step(c, "vkEnumeratePhysicalDeviceGroups(count)");
         VkResult gr = epg(inst, &gn, NULL);
@@ -880,6 +914,16 @@ static int exercise_instance(struct ldp_ctx *c, struct ldp_drv *d, VkInstance in
     return calls;
 }
 
+static VKAPI_ATTR VkBool32 VKAPI_CALL quiet_messenger(VkDebugUtilsMessageSeverityFlagBitsEXT s,
+                                                      VkDebugUtilsMessageTypeFlagsEXT t,
+                                                      const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+    (void)s;
+    (void)t;
+    (void)data;
+    (void)user;
+    return VK_FALSE;
+}
+
 static void check_zero_devices(struct ldp_ctx *c, void *arg) {
     (void)arg;
     struct ldp_drv d;
@@ -895,22 +939,28 @@ static void check_zero_devices(struct ldp_ctx *c, void *arg) {
     for (int round = 0; round < 2; round++) {
         VkInstance inst;
         if (!make_instance(c, &d, exts, nx, &inst)) return;
+        PFN_vkDestroyDebugUtilsMessengerEXT dm = NULL;
+        VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
         if (nx > 0) {
             PFN_vkCreateDebugUtilsMessengerEXT cm = GET(&d, inst, vkCreateDebugUtilsMessengerEXT);
-            PFN_vkDestroyDebugUtilsMessengerEXT dm = GET(&d, inst, vkDestroyDebugUtilsMessengerEXT);
+            dm = GET(&d, inst, vkDestroyDebugUtilsMessengerEXT);
             VkDebugUtilsMessengerCreateInfoEXT mi = {
                 .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
                 .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-                .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT};
-            VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
+                .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+                .pfnUserCallback = quiet_messenger};
             if (cm != NULL && dm != NULL) {
                 ldp_step(c, "vkCreateDebugUtilsMessengerEXT");
-                mi.pfnUserCallback = NULL;
-                /* A callback is required by the spec; a no-op one. */
-                (void)m;
+                if (cm(inst, &mi, NULL, &m) != VK_SUCCESS) m = VK_NULL_HANDLE;
+                calls++;
             }
         }
         calls += exercise_instance(c, &d, inst, &ndev);
+        if (m != VK_NULL_HANDLE) {
+            ldp_step(c, "vkDestroyDebugUtilsMessengerEXT");
+            dm(inst, m, NULL);
+            calls++;
+        }
         PFN_vkDestroyInstance di = GET(&d, inst, vkDestroyInstance);
         ldp_step(c, "vkDestroyInstance");
         if (di) di(inst, NULL);
@@ -1073,7 +1123,8 @@ static void loader_log(struct ldp_ctx *c, const struct ldp_child *ch, const char
     for (const char *p = ch->err; p && *p && shown < 6;) {
         const char *eol = strchr(p, '\n');
         int l = eol ? (int)(eol - p) : (int)strlen(p);
-        if (l > 0 && (strstr(p, "[Vulkan Loader]") == p || strncmp(p, "[Vulkan Loader]", 15) == 0)) {
+        bool layer_line = memmem(p, (size_t)l, "| LAYER", 7) != NULL;
+        if (l > 0 && strncmp(p, "[Vulkan Loader]", 15) == 0 && !layer_line) {
             ldp_evidence(c, "%s loader log: %.*s", label, l, p);
             shown++;
         }
@@ -1124,7 +1175,7 @@ static void check_coexistence(struct ldp_ctx *c, void *arg) {
                 snprintf(fail, sizeof fail, "%s: vkCreateInstance through the loader returned %s (the mock alone: VK_SUCCESS)",
                          label, cr);
             else
-                snprintf(fail, sizeof fail, "%s: the process %s", label, buf);
+                snprintf(fail, sizeof fail, "%s: the process %.1000s", label, buf);
             ldp_child_free(&ch);
             break;
         }
@@ -1153,7 +1204,7 @@ static void check_coexistence(struct ldp_ctx *c, void *arg) {
         if (strcmp(enumr, "VK_SUCCESS") != 0)
             snprintf(fail, sizeof fail, "%s: vkEnumeratePhysicalDevices returned %s", label, enumr);
         else if (strcmp(devs, base_devs) != 0)
-            snprintf(fail, sizeof fail, "%s: the mock's devices changed from [%s] to [%s]", label, base_devs, devs);
+            snprintf(fail, sizeof fail, "%s: the mock's devices changed from [%.600s] to [%.600s]", label, base_devs, devs);
         else if (strcmp(cdev, "VK_SUCCESS") != 0 || strcmp(wait, "VK_SUCCESS") != 0)
             snprintf(fail, sizeof fail, "%s: vkCreateDevice/vkDeviceWaitIdle on the mock's device returned %s/%s", label,
                      cdev, wait[0] ? wait : "-");
@@ -1190,6 +1241,7 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
     VkPhysicalDevice *pds = physical_devices(c, &d, inst, &n, &er);
     PFN_vkGetPhysicalDeviceProperties2 gp2 = khr2 ? (PFN_vkGetPhysicalDeviceProperties2)ldp_gipa(&d, inst, "vkGetPhysicalDeviceProperties2KHR")
                                                   : GET(&d, inst, vkGetPhysicalDeviceProperties2);
+    if (!khr2 && d.inst_api < VK_API_VERSION_1_1) gp2 = NULL;
     int shown = 0, claimed = 0;
     for (uint32_t i = 0; i < n; i++) {
         VkPhysicalDeviceProperties p;
@@ -1291,7 +1343,7 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
         char loaded[PATH_MAX];
         ldp_evidence(c, "library loaded from %s", lm->l_name);
         if (have_own && realpath(lm->l_name, loaded) != NULL && strcmp(loaded, own_real) != 0 && warns++ == 0)
-            snprintf(warn, sizeof warn, "the manifest names %s but %s was loaded", own_real, loaded);
+            snprintf(warn, sizeof warn, "the manifest names %.500s but %.500s was loaded", own_real, loaded);
     }
     if (!d.has_eiv) {
         ldp_evidence(c, "no vkEnumerateInstanceVersion: the library's version cannot be compared with the manifest's %s",
@@ -1503,7 +1555,10 @@ static void lint_gpdpa_null(struct ldp_ctx *c, void *arg) {
     ldp_evidence(c, "vk_icdGetPhysicalDeviceProcAddr (%s): vkGetPhysicalDeviceProperties -> %s",
                  d.gpdpa_exported ? "exported" : "through vk_icdGetInstanceProcAddr",
                  d.gpdpa(inst, "vkGetPhysicalDeviceProperties") ? "non-NULL" : "NULL");
-    ldp_evidence(c, "non-NULL for: %s", bad[0] ? bad : "none of the %zu non-physical-device/unknown names", sizeof names / sizeof names[0]);
+    if (bad[0])
+        ldp_evidence(c, "non-NULL for: %s", bad);
+    else
+        ldp_evidence(c, "NULL for all %zu non-physical-device/unknown names", sizeof names / sizeof names[0]);
     if (bad[0])
         ldp_verdict(c, LDP_FAIL, "vk_icdGetPhysicalDeviceProcAddr answers names that are not physical-device commands: %s", bad);
     else

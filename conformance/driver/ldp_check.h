@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <vulkan/vk_icd.h>
 #include <vulkan/vulkan.h>
 
 #include "loader/internal/manifest.h"
@@ -113,6 +114,7 @@ struct ldp_drv {
     bool negotiated;
     uint32_t api;          /* vkEnumerateInstanceVersion, else the manifest's api_version */
     bool has_eiv;
+    uint32_t inst_api;     /* apiVersion of the instance make_instance() created */
 };
 /* Opens the library like a loader of interface `offer` would (offer >= 7: negotiate exported or
  * through vk_icdGetInstanceProcAddr(NULL); 2..6: exported negotiate only; <= 1: no negotiation).

@@ -592,7 +592,8 @@ ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& ste
   // the child is a failure of the test even when the steps' results look right (most tests do not
   // look at the exit status or stderr).
   for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-                             "SUMMARY: UndefinedBehaviorSanitizer"}) {
+                             "SUMMARY: UndefinedBehaviorSanitizer",
+                             "Sanitizer has encountered a fatal error"}) {
     size_t at = result.err.find(marker);
     if (at == std::string::npos) continue;
     size_t from = result.err.rfind("=================", at);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <vulkan/vulkan.h>
@@ -1423,6 +1424,14 @@ int main(int argc, char **argv) {
   }
   emit_messages();
   emit_alloc_stats();
+  /* Sanitizer builds run LeakSanitizer at exit; its tracer must be able to ptrace this process.
+   * A set-gid run (real gid != effective gid) is neither traceable by itself nor dumpable, so
+   * LeakSanitizer would die with "fatal error" and check nothing. All Vulkan work is done: make
+   * the group ids uniform (the effective one) and the process dumpable again. */
+  if (getegid() != getgid()) {
+    gid_t g = getegid();
+    if (setresgid(g, g, g) == 0) (void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  }
   /* The loader is not dlclosed: a live instance may still reference it (results are data). */
   return 0;
 }

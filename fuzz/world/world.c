@@ -210,14 +210,15 @@ static bool find_mock_dir(void) {
     if (slash) *slash = '\0';
     const char *rf = getenv("RUNFILES_DIR");
     const char *ts = getenv("TEST_SRCDIR");
-    char cand[6][W_PATH];
+    char cand[8][W_PATH];
     int c = 0;
-    pathf(cand[c++], "%s.runfiles/vk_loader_harness/mock_icd", exe);
-    pathf(cand[c++], "%s/vk_loader_harness/mock_icd", rf ? rf : "/nonexistent");
-    pathf(cand[c++], "%s/vk_loader_harness/mock_icd", ts ? ts : "/nonexistent");
-    pathf(cand[c++], "%s/vkl_mock_icd", exedir); /* OSS-Fuzz / ClusterFuzzLite: $OUT/vkl_mock_icd */
-    pathf(cand[c++], "%s/mock_icd", exedir);     /* bazel-bin/fuzz/../mock_icd is not here, but */
-    pathf(cand[c++], "mock_icd");                /* a Bazel test's working directory has it */
+    /* Bazel: the fuzzer's own mock build (//fuzz:fuzz_mock_icds) in its runfiles */
+    pathf(cand[c++], "%s.runfiles/vk_loader_harness/fuzz/fuzz_mock_icds", exe);
+    pathf(cand[c++], "%s/vk_loader_harness/fuzz/fuzz_mock_icds", rf ? rf : "/nonexistent");
+    pathf(cand[c++], "%s/vk_loader_harness/fuzz/fuzz_mock_icds", ts ? ts : "/nonexistent");
+    pathf(cand[c++], "%s/fuzz_mock_icds", exedir); /* bazel-bin/fuzz/ */
+    pathf(cand[c++], "fuzz/fuzz_mock_icds");        /* a Bazel test's working directory */
+    pathf(cand[c++], "%s/vkl_mock_icd", exedir);    /* OSS-Fuzz / ClusterFuzzLite: $OUT/vkl_mock_icd */
     for (int i = 0; i < c; i++) {
         if (mock_dir_ok(cand[i])) {
             char *real = realpath(cand[i], NULL);
@@ -225,14 +226,6 @@ static bool find_mock_dir(void) {
             free(real);
             return true;
         }
-    }
-    /* bazel-bin/fuzz/<binary>: the mocks are in bazel-bin/mock_icd */
-    pathf(cand[0], "%s/../mock_icd", exedir);
-    if (mock_dir_ok(cand[0])) {
-        char *real = realpath(cand[0], NULL);
-        pathf(g_mock_dir, "%s", real ? real : cand[0]);
-        free(real);
-        return true;
     }
     return false;
 }

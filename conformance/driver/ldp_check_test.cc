@@ -1,0 +1,524 @@
+// ldp-check against mock ICD configurations: for every failure (or warning) ldp-check claims to
+// detect, a mock configuration committing exactly that violation, and the assertion that the
+// targeted check reports it while every other check gives the same verdict as for the same mock
+// configured well (differences a violation necessarily implies are listed per case, with why).
+// Policy IDs are cited with VKT_POLICY (conformance/framework/policy.h).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conformance/framework/json.h"
+#include "conformance/framework/policy.h"
+#include "conformance/framework/sandbox.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+struct LdpRun {
+  int exit_status = -1;
+  std::string out, err;
+  vkt::Json json;
+  std::map<std::string, std::string> verdict, reason;
+  std::map<std::string, std::vector<std::string>> evidence;
+  std::string Describe() const {
+    std::ostringstream o;
+    o << "exit " << exit_status << "\n";
+    for (const auto& kv : verdict) o << "  " << kv.first << " = " << kv.second << ": " << reason.at(kv.first) << "\n";
+    o << "stderr: " << err.substr(0, 2000);
+    return o.str();
+  }
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs ldp-check with `args` (plus --loader/--mock unless `raw`) and collects its output.
+LdpRun LdpCheck(const std::vector<std::string>& args, bool json = true, bool raw = false,
+             const std::map<std::string, std::string>& env = {}) {
+  std::string dir = ::testing::TempDir();
+  static int n = 0;
+  std::string out_path = dir + "/ldp_out_" + std::to_string(getpid()) + "_" + std::to_string(n);
+  std::string err_path = dir + "/ldp_err_" + std::to_string(getpid()) + "_" + std::to_string(n++);
+  std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check")};
+  if (!raw) {
+    argv.push_back("--loader=" + vkt::Runfile("loader/libvulkan.so.1"));
+    argv.push_back("--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"));
+    argv.push_back("--timeout=20");
+  }
+  if (json) argv.push_back("--format=json");
+  for (const auto& a : args) argv.push_back(a);
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* o = freopen(out_path.c_str(), "w", stdout);
+    FILE* e = freopen(err_path.c_str(), "w", stderr);
+    (void)o;
+    (void)e;
+    for (const auto& kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  LdpRun r;
+  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  unlink(out_path.c_str());
+  unlink(err_path.c_str());
+  if (json) {
+    r.json = vkt::Json::Parse(r.out);
+    vkt::Json results = r.json["drivers"][0]["results"];
+    for (size_t i = 0; i < results.size(); i++) {
+      std::string id = results[i]["id"].str();
+      r.verdict[id] = results[i]["verdict"].str();
+      r.reason[id] = results[i]["reason"].str();
+      r.evidence[id] = results[i]["evidence"].strings();
+    }
+  }
+  return r;
+}
+
+// One mock configuration: the variant, its scenario and its manifest.
+struct Config {
+  std::string variant = "v7";
+  std::string scenario = "{}";
+  std::string manifest_api = "1.3.0";
+  std::string manifest_extra;  // extra JSON members of "ICD" (leading comma included)
+  std::string manifest_text;   // whole manifest text instead (library path placeholder @LIB@)
+  std::string manifest_name = "driver.json";
+  bool missing_library = false;
+  bool duplicate_manifest = false;
+};
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+// Writes the configuration into a fresh sandbox and returns the manifest path.
+std::string Materialise(vkt::Sandbox& sb, const Config& c, const std::string& name = "drv") {
+  const vkt::Driver& d = sb.AddDriver(name, c.variant, c.scenario);
+  std::string lib = c.missing_library ? d.dir + "/libnot_there.so" : d.library;
+  std::string text = c.manifest_text.empty()
+                         ? "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\", "
+                           "\"api_version\": \"" + c.manifest_api + "\"" + c.manifest_extra + "}}\n"
+                         : c.manifest_text;
+  text = Replace(text, "@LIB@", lib);
+  std::string path = sb.WriteManifest(vkt::Location::kLoose, c.manifest_name, text);
+  if (c.duplicate_manifest) sb.WriteManifest(vkt::Location::kLoose, "zz_copy_of_driver.json", text);
+  return path;
+}
+
+LdpRun Check(const Config& c) {
+  vkt::Sandbox sb;
+  return LdpCheck({Materialise(sb, c)});
+}
+
+struct Case {
+  std::string name;
+  const char* policy;       // cited policy
+  std::string id;           // check that must report the violation
+  std::string expected;     // fail or warn (or pass for a "must not flag" case)
+  Config good, bad;
+  std::map<std::string, std::string> also;  // other IDs whose verdict necessarily changes, and to what
+  bool others_not_testable = false;         // the violation makes the driver unusable for the rest
+  std::string evidence_contains;            // a piece of evidence the report must show
+};
+
+std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.name; }
+
+Config V(const std::string& variant, const std::string& scenario, const std::string& api = "1.3.0") {
+  Config c;
+  c.variant = variant;
+  c.scenario = scenario;
+  c.manifest_api = api;
+  return c;
+}
+
+// IDs built at run time: a string literal equal to a policy ID counts as a citation in this file
+// (coverage gate), and LDP_DRIVER_5 (untestable) / LDP_DRIVER_6 (removed) are not tested here.
+std::string Id(int n) { return "LDP_DRIVER_" + std::to_string(n); }
+
+const char* const kUnknownFn = "vkLdpCheckNonexistentFunctionEXT";
+const std::string kApi10 = "{\"api_version\": \"1.0.0\", \"physical_devices\": [{\"api_version\": \"1.0.0\"}]";
+const std::string kSurfaceExts = "\"instance_extensions\": [\"VK_KHR_surface\", \"VK_KHR_xcb_surface\"]";
+
+std::vector<Case> Cases() {
+  std::vector<Case> v;
+  auto add = [&](Case c) { v.push_back(std::move(c)); };
+  // ---- LDP_DRIVER_1
+  add({"Driver1CorruptsOtherDriver", "LDP_DRIVER_1", "LDP_DRIVER_1", "fail", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"corrupt_other_driver": true}})"), {}, false, "its devices are left out"});
+  // ---- LDP_DRIVER_2
+  add({"Driver2CrashWithZeroDevices", "LDP_DRIVER_2", "LDP_DRIVER_2", "fail", V("v7", R"({"physical_devices": []})"),
+       V("v7", R"({"physical_devices": [], "misbehave": {"crash_with_zero_devices": true}})"), {}, false,
+       "vkEnumeratePhysicalDevices -> VK_SUCCESS, 0 devices"});
+  // ---- LDP_DRIVER_3
+  add({"Driver3ReturnsVersionAboveOffered", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+       V("v7_exports", R"({"interface": {"report_version": 9}})"),
+       // offered 4 it answers 9: the interface-4 check cannot run at 4.
+       {{"LDP_DRIVER_9", "not-applicable"}}, false, "offered 4 -> VK_SUCCESS, version 9"});
+  add({"Driver3NegotiateReturnsError", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+       V("v7_exports", R"({"interface": {"negotiate_result": "VK_ERROR_INITIALIZATION_FAILED"}})"), {}, false,
+       "VK_ERROR_INITIALIZATION_FAILED"});
+  add({"Driver3RefusesEveryVersion", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+       V("v7_exports", R"({"results": {"vk_icdNegotiateLoaderICDInterfaceVersion": "VK_ERROR_INCOMPATIBLE_DRIVER"}})"),
+       // no loader can load it: every check that loads the driver cannot run
+       {{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_4", "pass"}, {"LDP_DRIVER_9", "not-applicable"},
+        {"LDP_DRIVER_11", "not-testable-here"}, {"LINT_VK_EXPORTS", "pass"}},
+       true, "offered 0 -> VK_ERROR_INCOMPATIBLE_DRIVER"});
+  add({"Driver3GipaOnlyNegotiationBelow7", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7", "{}"),
+       // at interface 5 a loader looks for vk_icdGetPhysicalDeviceProcAddr only among the exports
+       V("v7", R"({"interface": {"max": 5}})"), {{"LINT_GPDPA_NULL", "not-applicable"}}, false, "through vk_icdGetInstanceProcAddr: offered 7 -> VK_SUCCESS, version 5"});
+  add({"Driver3MinimumAboveOfferedIsFine", "LDP_DRIVER_3", "LDP_DRIVER_3", "pass", V("v7_exports", "{}"),
+       V("v7_exports", R"({"interface": {"min": 3}})"), {}, false, "offered 2 -> VK_ERROR_INCOMPATIBLE_DRIVER"});
+  // ---- LDP_DRIVER_4
+  {
+    Config bad = V("v7", "{}");
+    bad.manifest_text = "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\",, }}";
+    add({"Driver4NotJson", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true, "not valid JSON"});
+  }
+  {
+    Config bad = V("v7", "{}");
+    bad.manifest_text = "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\"}}";
+    add({"Driver4MissingApiVersion", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true,
+         "'ICD.api_version' is missing"});
+  }
+  add({"Driver4BadVersionString", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), V("v7", "{}", "1.3"), {}, true,
+       "is not a major.minor.patch version"});
+  {
+    Config bad = V("v7", "{}");
+    bad.manifest_text = "{\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"@LIB@\", "
+                        "\"api_version\": \"1.3.0\", \"library_arch\": \"32\"}}";
+    add({"Driver4LibraryArchMismatch", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true,
+         "says 32-bit but the library is a 64-bit ELF file"});
+  }
+  {
+    Config bad = V("v7", "{}");
+    bad.manifest_name = "driver.txt";
+    add({"Driver4NameNotJson", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, false,
+         "does not end in \\\".json\\\""});
+  }
+  {
+    Config bad = V("v7", "{}");
+    bad.manifest_text = "{\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"@LIB@\", "
+                        "\"api_version\": \"1.3.0\", \"is_portability_driver\": \"no\"}}";
+    // the loader's parser rejects the manifest too, so nothing else can run
+    add({"Driver4PortabilityNotBool", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true,
+         "'ICD.is_portability_driver' is a string, not a boolean"});
+  }
+  {
+    Config bad = V("v7", "{}");
+    bad.manifest_extra = ", \"library_arch\": \"64\"";  // a 1.0.1 field in a 1.0.0 file
+    add({"Driver4NewerFieldInOldFormat", "LDP_DRIVER_4", "LDP_DRIVER_4", "warn", V("v7", "{}"), bad, {}, false,
+         "file format 1.0.1 field"});
+  }
+  {
+    Config bad = V("v7", "{}");
+    bad.missing_library = true;
+    add({"Driver4And11MissingLibrary", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad,
+         {{"LDP_DRIVER_11", "fail"}}, true, "does not exist"});
+  }
+  // ---- LDP_DRIVER_7
+  add({"Driver7Vulkan13AtInterface4", "LDP_DRIVER_7", "LDP_DRIVER_7", "fail", V("v7_exports", R"({"interface": {"max": 5}})"),
+       V("v7_exports", R"({"interface": {"max": 4}})"), {{"LDP_DRIVER_10", "not-applicable"}}, false,
+       "negotiated interface 4"});
+  add({"Driver7Variant4", "LDP_DRIVER_7", "LDP_DRIVER_7", "fail", V("v4", kApi10 + "}", "1.0.0"), V("v4", "{}"), {},
+       false, "manifest api_version 1.3.0"});
+  // ---- LDP_DRIVER_8
+  add({"Driver8SurfacesBelowInterface3", "LDP_DRIVER_8", "LDP_DRIVER_8", "fail", V("v2", kApi10 + ", " + kSurfaceExts + "}", "1.0.0"),
+       V("v2", kApi10 + ", " + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})", "1.0.0"), {}, false,
+       "interface 2: surface creation through vk_icdGetInstanceProcAddr: vkCreateXcbSurfaceKHR"});
+  add({"Driver8SurfacesExposedToOldLoader", "LDP_DRIVER_8", "LDP_DRIVER_8", "warn", V("v7_exports", "{" + kSurfaceExts + "}"),
+       V("v7_exports", "{" + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})"), {}, false,
+       "offered 2 -> interface 2: surface creation vkCreateXcbSurfaceKHR"});
+  // ---- LDP_DRIVER_9
+  add({"Driver9Vulkan10AcceptsNewerApi", "LDP_DRIVER_9", "LDP_DRIVER_9", "fail", V("v7", kApi10 + "}", "1.0.0"),
+       V("v7", kApi10 + R"(, "misbehave": {"accept_any_api_version": true}})", "1.0.0"), {}, false,
+       "vkCreateInstance(apiVersion 1.1.0) -> VK_SUCCESS"});
+  add({"Driver9Vulkan13AcceptsNewerApi", "LDP_DRIVER_9", "LDP_DRIVER_9", "warn", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"accept_any_api_version": true}})"), {}, false,
+       "vkCreateInstance(apiVersion 1.4.0) -> VK_SUCCESS"});
+  // ---- LDP_DRIVER_10
+  add({"Driver10RefusesApiAt5", "LDP_DRIVER_10", "LDP_DRIVER_10", "fail", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"incompatible_for_any_api_above_1_0": true}})"), {}, false,
+       "vkCreateInstance(apiVersion 1.1.0) -> VK_ERROR_INCOMPATIBLE_DRIVER"});
+  // ---- LDP_DRIVER_11
+  add({"Driver11ManifestClaimsMoreThanLibrary", "LDP_DRIVER_11", "LDP_DRIVER_11", "fail",
+       V("v7", R"({"api_version": "1.1.0"})", "1.1.0"), V("v7", R"({"api_version": "1.1.0"})", "1.3.0"), {}, false,
+       "manifest api_version 1.3.0, library vkEnumerateInstanceVersion 1.1.0"});
+  add({"Driver11ManifestOlderThanLibrary", "LDP_DRIVER_11", "LDP_DRIVER_11", "warn", V("v7", "{}", "1.3.0"),
+       V("v7", "{}", "1.1.0"), {}, false, "manifest api_version 1.1.0, library vkEnumerateInstanceVersion 1.3.0"});
+  {
+    Config bad = V("v7", "{}");
+    bad.duplicate_manifest = true;
+    add({"Driver11DuplicateManifest", "LDP_DRIVER_11", "LDP_DRIVER_11", "warn", V("v7", "{}"), bad, {}, false,
+         "zz_copy_of_driver.json names the same library"});
+  }
+  // ---- LDP_DRIVER_12
+  add({"Driver12UnpublishedExtension", "LDP_DRIVER_12", "LDP_DRIVER_12", "warn", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"unpublished_extension": true}})"), {}, false,
+       "instance extension VK_MOCK_unpublished_extension: not in the registry"});
+  add({"Driver12UnpublishedPlatformInstanceExtension", "LDP_DRIVER_12", "LDP_DRIVER_12", "fail", V("v7", "{}"),
+       V("v7", R"({"instance_extensions": ["VK_KHR_get_physical_device_properties2", "VK_MOCK_acme_surface"]})"), {},
+       false, "VK_MOCK_acme_surface: not in the registry (platform/WSI extension)"});
+  add({"Driver12UnpublishedPlatformDeviceExtension", "LDP_DRIVER_12", "LDP_DRIVER_12", "fail", V("v7", "{}"),
+       V("v7", R"({"physical_devices": [{"extensions": ["VK_MOCK_acme_swapchain"]}]})"), {}, false,
+       "device 0 'Mock Device 0' extension VK_MOCK_acme_swapchain"});
+  // ---- interface lints (LDP_DRIVER_3: the interface's requirements; vk exports: LDP_DRIVER_1 hazard)
+  add({"LintNoLoaderMagic", "LDP_DRIVER_3", "LINT_LOADER_MAGIC", "fail", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"no_loader_magic": true}})"), {}, false, "not ICD_LOADER_MAGIC"});
+  add({"LintGpdpaAnswersEverything", "LDP_DRIVER_3", "LINT_GPDPA_NULL", "fail", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"gpdpa_answers_everything": true}})"), {}, false, "non-NULL for: vkCreateInstance"});
+  add({"LintGipaAnswersUnknownName", "LDP_DRIVER_3", "LINT_GIPA_NULL", "fail", V("v7", "{}"),
+       V("v7", std::string(R"({"device_functions": [")") + kUnknownFn + "\"]}"), {}, false,
+       "unknown name with NULL and with an instance: answered"});
+  add({"LintNoEnumerateInstanceVersion", "LDP_DRIVER_3", "LINT_GLOBAL_NULL_INSTANCE", "warn", V("v7", "{}"),
+       V("v7", R"({"expose_enumerate_instance_version": false})"),
+       // without vkEnumerateInstanceVersion the library's version cannot be compared any more
+       {}, false, "NULL instance: vkEnumerateInstanceVersion -> NULL"});
+  add({"LintVkExportsWithoutBsymbolic", "LDP_DRIVER_1", "LINT_VK_EXPORTS", "warn", V("v7", "{}"), V("v7_vkexports", "{}"),
+       {}, false, "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): no"});
+  return v;
+}
+
+class LdpCheckViolation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LdpCheckViolation, ReportsExactlyThisViolation) {
+  const Case& c = GetParam();
+  VKT_POLICY(c.policy);
+  LdpRun good = Check(c.good);
+  LdpRun bad = Check(c.bad);
+  ASSERT_TRUE(good.json.valid()) << good.out << good.err;
+  ASSERT_TRUE(bad.json.valid()) << bad.out << bad.err;
+  // The well-configured mock: nothing to report for the targeted check.
+  EXPECT_TRUE(good.verdict[c.id] == "pass" || good.verdict[c.id] == "not-applicable") << good.Describe();
+  for (const auto& kv : good.verdict) EXPECT_NE(kv.second, "fail") << kv.first << "\n" << good.Describe();
+  // The violation: reported by the targeted check.
+  EXPECT_EQ(bad.verdict[c.id], c.expected) << bad.Describe();
+  if (!c.evidence_contains.empty()) {
+    std::string all = bad.out;
+    EXPECT_NE(all.find(c.evidence_contains), std::string::npos)
+        << "evidence lacks '" << c.evidence_contains << "'\n" << bad.Describe();
+  }
+  // Every other check: the same verdict as for the well-configured mock.
+  for (const auto& kv : good.verdict) {
+    const std::string& id = kv.first;
+    if (id == c.id) continue;
+    auto also = c.also.find(id);
+    if (also != c.also.end()) {
+      EXPECT_EQ(bad.verdict[id], also->second) << id << "\n" << bad.Describe();
+    } else if (c.others_not_testable && id != Id(6)) {
+      EXPECT_EQ(bad.verdict[id], "not-testable-here") << id << "\n" << bad.Describe();
+    } else {
+      EXPECT_EQ(bad.verdict[id], kv.second) << id << "\n" << bad.Describe();
+    }
+  }
+  bool any_fail = false;
+  for (const auto& kv : bad.verdict) any_fail = any_fail || kv.second == "fail";
+  EXPECT_EQ(bad.exit_status, any_fail ? 1 : 0) << bad.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Mock, LdpCheckViolation, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// ---- the well-behaved mock passes everything ------------------------------------------------
+
+TEST(LdpCheck, WellBehavedMockPassesEverything) {
+  VKT_POLICY("LDP_DRIVER_1", "LDP_DRIVER_2", "LDP_DRIVER_3", "LDP_DRIVER_4", "LDP_DRIVER_7", "LDP_DRIVER_8",
+             "LDP_DRIVER_9", "LDP_DRIVER_10", "LDP_DRIVER_11", "LDP_DRIVER_12");
+  for (const char* variant : {"v7", "v7_exports"}) {
+    Config c = V(variant, "{" + kSurfaceExts + "}");
+    LdpRun r = Check(c);
+    ASSERT_TRUE(r.json.valid()) << r.out << r.err;
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    std::map<std::string, std::string> want = {
+        {"LDP_DRIVER_1", "pass"},  {"LDP_DRIVER_2", "pass"},  {"LDP_DRIVER_3", "pass"},
+        {"LDP_DRIVER_4", "pass"},  {Id(5), "not-testable-here"},
+        {Id(6), "removed"}, {"LDP_DRIVER_7", "pass"}, {"LDP_DRIVER_8", "pass"},
+        {"LDP_DRIVER_9", "pass"},  {"LDP_DRIVER_10", "pass"}, {"LDP_DRIVER_11", "pass"},
+        {"LDP_DRIVER_12", "pass"}, {"LINT_LOADER_MAGIC", "pass"}, {"LINT_GPDPA_NULL", "pass"},
+        {"LINT_GIPA_NULL", "pass"}, {"LINT_GLOBAL_NULL_INSTANCE", "pass"}, {"LINT_VK_EXPORTS", "pass"}};
+    EXPECT_EQ(r.verdict, want) << variant << "\n" << r.Describe();
+  }
+}
+
+TEST(LdpCheck, LegacyInterfaceDriversPass) {
+  VKT_POLICY("LDP_DRIVER_3");
+  for (const char* variant : {"v0", "v2"}) {
+    LdpRun r = Check(V(variant, kApi10 + "}", "1.0.0"));
+    ASSERT_TRUE(r.json.valid()) << r.out << r.err;
+    for (const auto& kv : r.verdict) EXPECT_NE(kv.second, "fail") << variant << " " << kv.first << "\n" << r.Describe();
+    EXPECT_EQ(r.verdict["LDP_DRIVER_3"], "pass") << variant;
+    EXPECT_EQ(r.verdict["LDP_DRIVER_10"], "not-applicable") << variant;
+  }
+}
+
+// LDP_DRIVER_5 is untestable here (policies.tsv says why); ldp-check only shows the value, which
+// this test checks without citing the policy.
+TEST(LdpCheck, ConformanceVersionIsShown) {
+  LdpRun r = Check(V("v7", R"({"physical_devices": [{"conformance_version": "1.3.5.0", "driver_id": 13}]})"));
+  EXPECT_EQ(r.verdict[Id(5)], "not-testable-here") << r.Describe();
+  EXPECT_NE(r.out.find("conformanceVersion 1.3.5.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.reason[Id(5)].find("claimed"), std::string::npos);
+  LdpRun zero = Check(V("v7", "{}"));
+  EXPECT_NE(zero.out.find("conformanceVersion 0.0.0.0"), std::string::npos) << zero.out;
+  EXPECT_NE(zero.reason[Id(5)].find("0.0.0.0"), std::string::npos);
+}
+
+// ---- command line, formats, errors ----------------------------------------------------------
+
+TEST(LdpCheckCli, HelpAndUsageErrors) {
+  VKT_POLICY("LDP_DRIVER_4");
+  LdpRun help = LdpCheck({"--help"}, false, true);
+  EXPECT_EQ(help.exit_status, 0);
+  EXPECT_NE(help.out.find("--installed"), std::string::npos);
+  EXPECT_EQ(LdpCheck({}, false, true).exit_status, 2);
+  LdpRun unknown = LdpCheck({"--frobnicate", "x.json"}, false, true);
+  EXPECT_EQ(unknown.exit_status, 2);
+  EXPECT_NE(unknown.err.find("unknown option"), std::string::npos) << unknown.err;
+  EXPECT_EQ(LdpCheck({"--format=xml", "x.json"}, false, true).exit_status, 2);
+  EXPECT_EQ(LdpCheck({"--timeout=0", "x.json"}, false, true).exit_status, 2);
+  EXPECT_EQ(LdpCheck({"--check=LDP_DRIVER_99", "x.json"}, false, true).exit_status, 2);
+  LdpRun missing = LdpCheck({"/nonexistent/driver.json"}, false);
+  EXPECT_EQ(missing.exit_status, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/driver.json: No such file or directory"), std::string::npos) << missing.err;
+}
+
+TEST(LdpCheckCli, UnreadableAndUnloadable) {
+  VKT_POLICY("LDP_DRIVER_4");
+  vkt::Sandbox sb;
+  std::string dir = sb.root() + "/odd";
+  vkt::MakeDirs(dir);
+  // A "library" that is not an ELF file: LDP_DRIVER_4 fails with dlopen's own words.
+  sb.WriteFile(dir + "/libfake.so", "this is not a shared object\n");
+  sb.WriteFile(dir + "/fake.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + dir +
+                                       "/libfake.so\", \"api_version\": \"1.3.0\"}}");
+  LdpRun r = LdpCheck({dir + "/fake.json"});
+  EXPECT_EQ(r.exit_status, 1);
+  EXPECT_EQ(r.verdict["LDP_DRIVER_4"], "fail") << r.Describe();
+  EXPECT_NE(r.reason["LDP_DRIVER_4"].find("cannot be loaded"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.reason["LDP_DRIVER_4"].find("libfake.so"), std::string::npos) << r.Describe();
+  // Hostile input never crashes the checker: empty file, binary garbage, deep nesting.
+  sb.WriteFile(dir + "/empty.json", "");
+  sb.WriteFile(dir + "/garbage.json", std::string("\x7f" "ELF\x01\x02\xff\x00\x10", 9));
+  sb.WriteFile(dir + "/deep.json", std::string(5000, '[') + std::string(5000, ']'));
+  sb.WriteFile(dir + "/types.json", R"({"file_format_version": 1, "ICD": {"library_path": [], "api_version": {}}})");
+  for (const char* f : {"empty.json", "garbage.json", "deep.json", "types.json"}) {
+    LdpRun x = LdpCheck({dir + "/" + f});
+    EXPECT_EQ(x.exit_status, 1) << f << x.err;
+    EXPECT_EQ(x.verdict["LDP_DRIVER_4"], "fail") << f << "\n" << x.Describe();
+  }
+  // An unreadable manifest (only meaningful when not running as root).
+  if (geteuid() != 0) {
+    sb.WriteFile(dir + "/secret.json", "{}");
+    chmod((dir + "/secret.json").c_str(), 0);
+    LdpRun s = LdpCheck({dir + "/secret.json"}, false);
+    EXPECT_EQ(s.exit_status, 2);
+    EXPECT_NE(s.err.find("Permission denied"), std::string::npos) << s.err;
+  }
+}
+
+TEST(LdpCheckCli, TableJunitOutputFileAndSubset) {
+  VKT_POLICY("LDP_DRIVER_7", "LDP_DRIVER_10");
+  vkt::Sandbox sb;
+  std::string manifest = Materialise(sb, V("v7", R"({"misbehave": {"incompatible_for_any_api_above_1_0": true}})"));
+  // Table, not a terminal: no colour, one row per selected check.
+  LdpRun t = LdpCheck({"--check=LDP_DRIVER_10,ldp_driver_7_api_needs_iface5", manifest}, false);
+  EXPECT_EQ(t.exit_status, 1);
+  EXPECT_EQ(t.out.find("\033["), std::string::npos);
+  EXPECT_NE(t.out.find("LDP_DRIVER_10              fail"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("LDP_DRIVER_7               pass"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("LDP_DRIVER_3 "), std::string::npos) << t.out;
+  // --color forces it.
+  LdpRun col = LdpCheck({"--color", "--check=LDP_DRIVER_7", manifest}, false);
+  EXPECT_NE(col.out.find("\033[32mpass"), std::string::npos) << col.out;
+  // JUnit into a file: one testcase per check, the failure as <failure>.
+  std::string file = sb.root() + "/report.xml";
+  LdpRun j = LdpCheck({"--format=junit", "--output=" + file, manifest}, false);
+  EXPECT_EQ(j.exit_status, 1);
+  EXPECT_TRUE(j.out.empty()) << j.out;
+  std::string xml = vkt::ReadFileText(file);
+  EXPECT_NE(xml.find("<testsuites name=\"ldp-check\""), std::string::npos) << xml;
+  size_t cases = 0;
+  for (size_t p = xml.find("<testcase "); p != std::string::npos; p = xml.find("<testcase ", p + 1)) cases++;
+  EXPECT_EQ(cases, 17u);
+  EXPECT_NE(xml.find("name=\"LDP_DRIVER_10\" time="), std::string::npos);
+  EXPECT_NE(xml.find("<failure message=\"at interface 7 vkCreateInstance(apiVersion 1.1.0)"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"removed: "), std::string::npos);
+  // An unwritable output file is an I/O error.
+  EXPECT_EQ(LdpCheck({"--output=/nonexistent/dir/x", manifest}, false).exit_status, 2);
+}
+
+TEST(LdpCheckCli, InstalledUsesTheLoaderSearch) {
+  VKT_POLICY("LDP_DRIVER_4", "LDP_DRIVER_11");
+  vkt::Sandbox sb;
+  Materialise(sb, V("v7", "{}"), "one");
+  std::string dir = sb.IcdDir(vkt::Location::kLoose);
+  LdpRun r = LdpCheck({"--installed", "--check=LDP_DRIVER_4"}, true, false, {{"VK_DRIVER_FILES", dir}});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  EXPECT_EQ(r.json["drivers"].size(), 1u) << r.out;
+  EXPECT_EQ(r.json["drivers"][0]["manifest"].str(), dir + "/driver.json");
+  EXPECT_EQ(r.verdict["LDP_DRIVER_4"], "pass");
+}
+
+TEST(LdpCheckCli, RegistryOption) {
+  VKT_POLICY("LDP_DRIVER_12");
+  vkt::Sandbox sb;
+  std::string manifest = Materialise(sb, V("v7", "{}"));
+  // A registry without the mock's one instance extension: reported (advisory, not a platform one).
+  std::string xml = sb.root() + "/vk.xml";
+  sb.WriteFile(xml, "<registry><types><type category=\"define\">#define <name>VK_HEADER_VERSION</name> 500</type></types>"
+                    "<extensions><extension name=\"VK_KHR_surface\" supported=\"vulkan\"/></extensions></registry>");
+  LdpRun r = LdpCheck({"--check=LDP_DRIVER_12", "--registry=" + xml, manifest});
+  EXPECT_EQ(r.verdict["LDP_DRIVER_12"], "warn") << r.Describe();
+  EXPECT_NE(r.out.find("VK_KHR_get_physical_device_properties2: not in the registry"), std::string::npos) << r.out;
+  EXPECT_EQ(LdpCheck({"--registry=/nonexistent.xml", manifest}, false).exit_status, 2);
+}
+
+TEST(LdpCheckCli, HangingOrCrashingDriverIsAFindingNotACrash) {
+  VKT_POLICY("LDP_DRIVER_3");
+  vkt::Sandbox sb;
+  std::string dir = sb.root() + "/hang";
+  vkt::MakeDirs(dir);
+  sb.WriteFile(dir + "/hang.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                                       vkt::Runfile("conformance/driver/testdata/libhang_icd.so") +
+                                       "\", \"api_version\": \"1.3.0\"}}");
+  LdpRun h = LdpCheck({"--timeout=1", "--check=LDP_DRIVER_3,LDP_DRIVER_7", dir + "/hang.json"});
+  EXPECT_EQ(h.exit_status, 1) << h.Describe();
+  EXPECT_EQ(h.verdict["LDP_DRIVER_3"], "fail") << h.Describe();
+  EXPECT_NE(h.reason["LDP_DRIVER_3"].find("timed out after"), std::string::npos) << h.Describe();
+  EXPECT_NE(h.reason["LDP_DRIVER_3"].find("during vk_icdNegotiateLoaderICDInterfaceVersion(7)"), std::string::npos)
+      << h.Describe();
+  EXPECT_EQ(h.verdict["LDP_DRIVER_7"], "fail") << h.Describe();
+  EXPECT_NE(h.reason["LDP_DRIVER_7"].find("timed out"), std::string::npos) << h.Describe();
+  LdpRun c = LdpCheck({"--check=LDP_DRIVER_3,LDP_DRIVER_7", dir + "/hang.json"}, true, false,
+                      {{"LDP_TEST_HANG_ICD_CRASH", "1"}});
+  EXPECT_EQ(c.exit_status, 1) << c.Describe();
+  // A plain build reports "killed by signal 11"; under AddressSanitizer its SEGV handler turns the
+  // crash into "exited with status 1". Either way the call in progress is named.
+  EXPECT_EQ(c.verdict["LDP_DRIVER_3"], "fail") << c.Describe();
+  EXPECT_NE(c.reason["LDP_DRIVER_3"].find("during vk_icdNegotiateLoaderICDInterfaceVersion(7)"), std::string::npos)
+      << c.Describe();
+  EXPECT_EQ(c.verdict["LDP_DRIVER_7"], "fail") << c.Describe();
+  EXPECT_NE(c.reason["LDP_DRIVER_7"].find("during vk_icdNegotiateLoaderICDInterfaceVersion(7)"), std::string::npos)
+      << c.Describe();
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_NE(c.reason["LDP_DRIVER_3"].find("killed by signal 11"), std::string::npos) << c.Describe();
+#endif
+}
+
+}  // namespace
