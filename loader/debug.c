@@ -113,39 +113,42 @@ static void messenger_unlink(struct vkl_instance *inst, struct vkl_messenger *m)
     }
 }
 
-VkResult vkl_term_CreateDebugUtilsMessengerEXT(VkInstance instance, const VkDebugUtilsMessengerCreateInfoEXT *ci,
-                                               const VkAllocationCallbacks *pAllocator,
-                                               VkDebugUtilsMessengerEXT *pMessenger) {
-    struct vkl_instance *inst = vkl_instance_from_handle(instance);
-    pthread_mutex_lock(&inst->lock);
+/* Allocates the per-driver handle array of an application-created messenger or callback. */
+static VkResult messenger_new_app(struct vkl_instance *inst, struct vkl_messenger **out) {
     struct vkl_messenger *m = messenger_new(inst, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
-    VkResult r = VK_SUCCESS;
-    if (m == NULL) {
-        r = VK_ERROR_OUT_OF_HOST_MEMORY;
-        goto out;
-    }
-    m->severity = ci->messageSeverity;
-    m->types = ci->messageType;
-    m->utils_cb = ci->pfnUserCallback;
-    m->user_data = ci->pUserData;
+    if (m == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     m->driver_count = inst->icd_count;
     m->driver_handles = vkl_calloc(&inst->alloc, (inst->icd_count ? inst->icd_count : 1) * sizeof(uint64_t),
                                    VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
     if (m->driver_handles == NULL) {
         messenger_unlink(inst, m);
         messenger_free(inst, m);
-        r = VK_ERROR_OUT_OF_HOST_MEMORY;
-        goto out;
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
-    uint32_t i = 0;
-    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next, i++) {
-        if (ii->disp.CreateDebugUtilsMessengerEXT == NULL) continue;
-        VkDebugUtilsMessengerEXT h = VK_NULL_HANDLE;
-        if (ii->disp.CreateDebugUtilsMessengerEXT(ii->handle, ci, pAllocator, &h) == VK_SUCCESS)
-            m->driver_handles[i] = (uint64_t)h;
+    *out = m;
+    return VK_SUCCESS;
+}
+
+VkResult vkl_term_CreateDebugUtilsMessengerEXT(VkInstance instance, const VkDebugUtilsMessengerCreateInfoEXT *ci,
+                                               const VkAllocationCallbacks *pAllocator,
+                                               VkDebugUtilsMessengerEXT *pMessenger) {
+    struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    struct vkl_messenger *m = NULL;
+    pthread_mutex_lock(&inst->lock);
+    VkResult r = messenger_new_app(inst, &m);
+    if (r == VK_SUCCESS) {
+        m->severity = ci->messageSeverity;
+        m->types = ci->messageType;
+        m->utils_cb = ci->pfnUserCallback;
+        m->user_data = ci->pUserData;
+        for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
+            VkDebugUtilsMessengerEXT h = VK_NULL_HANDLE;
+            if (ii->disp.CreateDebugUtilsMessengerEXT != NULL &&
+                ii->disp.CreateDebugUtilsMessengerEXT(ii->handle, ci, pAllocator, &h) == VK_SUCCESS)
+                m->driver_handles[ii->index] = (uint64_t)h;
+        }
+        *pMessenger = (VkDebugUtilsMessengerEXT)(uintptr_t)m;
     }
-    *pMessenger = (VkDebugUtilsMessengerEXT)(uintptr_t)m;
-out:
     pthread_mutex_unlock(&inst->lock);
     return r;
 }
@@ -156,10 +159,10 @@ void vkl_term_DestroyDebugUtilsMessengerEXT(VkInstance instance, VkDebugUtilsMes
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     struct vkl_messenger *m = (struct vkl_messenger *)(uintptr_t)messenger;
     pthread_mutex_lock(&inst->lock);
-    uint32_t i = 0;
-    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && i < m->driver_count; ii = ii->next, i++)
-        if (m->driver_handles[i] != 0 && ii->disp.DestroyDebugUtilsMessengerEXT != NULL)
-            ii->disp.DestroyDebugUtilsMessengerEXT(ii->handle, (VkDebugUtilsMessengerEXT)m->driver_handles[i],
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+        if (ii->index < m->driver_count && m->driver_handles[ii->index] != 0 &&
+            ii->disp.DestroyDebugUtilsMessengerEXT != NULL)
+            ii->disp.DestroyDebugUtilsMessengerEXT(ii->handle, (VkDebugUtilsMessengerEXT)m->driver_handles[ii->index],
                                                    pAllocator);
     messenger_unlink(inst, m);
     messenger_free(inst, m);
@@ -182,35 +185,22 @@ VkResult vkl_term_CreateDebugReportCallbackEXT(VkInstance instance, const VkDebu
                                                const VkAllocationCallbacks *pAllocator,
                                                VkDebugReportCallbackEXT *pCallback) {
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    struct vkl_messenger *m = NULL;
     pthread_mutex_lock(&inst->lock);
-    VkResult r = VK_SUCCESS;
-    struct vkl_messenger *m = messenger_new(inst, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
-    if (m == NULL) {
-        r = VK_ERROR_OUT_OF_HOST_MEMORY;
-        goto out;
+    VkResult r = messenger_new_app(inst, &m);
+    if (r == VK_SUCCESS) {
+        m->is_report = true;
+        m->report_flags = ci->flags;
+        m->report_cb = ci->pfnCallback;
+        m->user_data = ci->pUserData;
+        for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
+            VkDebugReportCallbackEXT h = VK_NULL_HANDLE;
+            if (ii->disp.CreateDebugReportCallbackEXT != NULL &&
+                ii->disp.CreateDebugReportCallbackEXT(ii->handle, ci, pAllocator, &h) == VK_SUCCESS)
+                m->driver_handles[ii->index] = (uint64_t)h;
+        }
+        *pCallback = (VkDebugReportCallbackEXT)(uintptr_t)m;
     }
-    m->is_report = true;
-    m->report_flags = ci->flags;
-    m->report_cb = ci->pfnCallback;
-    m->user_data = ci->pUserData;
-    m->driver_count = inst->icd_count;
-    m->driver_handles = vkl_calloc(&inst->alloc, (inst->icd_count ? inst->icd_count : 1) * sizeof(uint64_t),
-                                   VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
-    if (m->driver_handles == NULL) {
-        messenger_unlink(inst, m);
-        messenger_free(inst, m);
-        r = VK_ERROR_OUT_OF_HOST_MEMORY;
-        goto out;
-    }
-    uint32_t i = 0;
-    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next, i++) {
-        if (ii->disp.CreateDebugReportCallbackEXT == NULL) continue;
-        VkDebugReportCallbackEXT h = VK_NULL_HANDLE;
-        if (ii->disp.CreateDebugReportCallbackEXT(ii->handle, ci, pAllocator, &h) == VK_SUCCESS)
-            m->driver_handles[i] = (uint64_t)h;
-    }
-    *pCallback = (VkDebugReportCallbackEXT)(uintptr_t)m;
-out:
     pthread_mutex_unlock(&inst->lock);
     return r;
 }
@@ -221,10 +211,10 @@ void vkl_term_DestroyDebugReportCallbackEXT(VkInstance instance, VkDebugReportCa
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     struct vkl_messenger *m = (struct vkl_messenger *)(uintptr_t)callback;
     pthread_mutex_lock(&inst->lock);
-    uint32_t i = 0;
-    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && i < m->driver_count; ii = ii->next, i++)
-        if (m->driver_handles[i] != 0 && ii->disp.DestroyDebugReportCallbackEXT != NULL)
-            ii->disp.DestroyDebugReportCallbackEXT(ii->handle, (VkDebugReportCallbackEXT)m->driver_handles[i],
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+        if (ii->index < m->driver_count && m->driver_handles[ii->index] != 0 &&
+            ii->disp.DestroyDebugReportCallbackEXT != NULL)
+            ii->disp.DestroyDebugReportCallbackEXT(ii->handle, (VkDebugReportCallbackEXT)m->driver_handles[ii->index],
                                                    pAllocator);
     messenger_unlink(inst, m);
     messenger_free(inst, m);
