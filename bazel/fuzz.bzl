@@ -128,14 +128,21 @@ def _mock_defines(row):
         "-DMOCK_ICD_EXPORT_VK=%d" % vk,
     ]
 
+# AddressSanitizer registers every instrumented global of a module when it is loaded and keeps
+# that metadata forever (its allocator for globals never frees), so a mock dlopen()ed for every
+# input would grow the fuzzer by a few KB per input: no global instrumentation in the mocks.
+_MOCK_NO_ASAN_GLOBALS = ["-mllvm", "-asan-globals=0"]
+
 def vkl_fuzz_mock_icds(name, variants, exports):
     """The mock ICD variants, built for the whole-loader fuzz targets.
 
     Same source and export lists as //mock_icd (variants.bzl), with three differences that matter
     to a fuzzer which dlopen()s and dlclose()s copies of them for every input:
       - no sanitizer COVERAGE under --config=fuzz (libFuzzer keeps pointers into the coverage
-        counters of every instrumented module and reads them after dlclose unmapped it); they
-        keep AddressSanitizer and UBSan, so a loader that hands a driver a short array still dies;
+        counters of every instrumented module and reads them after dlclose unmapped it) and no
+        ASan instrumentation of GLOBALS (their registration metadata is never freed, see
+        _MOCK_NO_ASAN_GLOBALS); they keep ASan's heap and stack checks and UBSan, so a loader
+        that hands a driver a short array still dies;
       - linked against Debian's libcjson (uninstrumented, for the same reason) instead of @cjson,
         which fuzz configurations compile from source with coverage;
       - no -Wl,--no-undefined: an instrumented shared object takes the sanitizer runtime from the
@@ -161,7 +168,8 @@ def vkl_fuzz_mock_icds(name, variants, exports):
             name = lib,
             srcs = ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h"],
             copts = C_COPTS + _mock_defines(row) + select({
-                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"],
+                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"] + _MOCK_NO_ASAN_GLOBALS,
+                "//fuzz:engine_afl": _MOCK_NO_ASAN_GLOBALS,
                 "//conditions:default": [],
             }),
             linkshared = 1,

@@ -39,9 +39,16 @@ struct sink_state {
     const char *path;
 };
 
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* The rule tag a rejection line ENDS with (values quoted inside the line may contain anything,
+ * tags included: libFuzzer's comparison tracing finds those strings quickly). */
 static bool is_rejection(const char *line) {
-    return strstr(line, "[LDP_DRIVER_4]") != NULL || strstr(line, "[LDP_LOADER_4]") != NULL ||
-           strstr(line, "driver skipped [RULE_DRV_LIBRARY_ARCH]") != NULL;
+    return ends_with(line, "[LDP_DRIVER_4]") || ends_with(line, "[LDP_LOADER_4]") ||
+           ends_with(line, "driver skipped [RULE_DRV_LIBRARY_ARCH]");
 }
 
 static void sink_emit(void *ctx, uint32_t flags, const char *line) {
@@ -54,8 +61,8 @@ static void sink_emit(void *ctx, uint32_t flags, const char *line) {
      * VKL_LOG_MAX_MESSAGE bytes, further back over what looks like UTF-8 continuation bytes, so a
      * long path or value can push the tag off the end: such a line cannot be classified. */
     size_t n = strlen(line);
-    if (n == 0 || line[n - 1] != ']') s->truncated++;
-    if (is_rejection(line)) {
+    if (n == 0 || line[n - 1] != ']' || n + 8 > VKL_LOG_MAX_MESSAGE) s->truncated++;
+    if (is_rejection(line) && n + 8 <= VKL_LOG_MAX_MESSAGE) {
         s->rejections++;
         if (strstr(line, s->path) != NULL) s->rejection_names_file = true;
     }

@@ -82,9 +82,9 @@ static void check_layer(const struct vkl_layer_manifest *l, bool implicit, const
     CHECK(memchr(l->props.description, 0, VK_MAX_DESCRIPTION_SIZE) != NULL);
     CHECK(VK_API_VERSION_VARIANT(l->props.specVersion) == 0);
     CHECK(l->is_meta == (l->library_path == NULL));
-    if (l->is_meta) {
-        CHECK(l->component_layer_count > 0);
-    } else {
+    /* A meta-layer may have no components: vkconfig's override layer with an empty
+     * component_layers list only blacklists or redirects. */
+    if (!l->is_meta) {
         CHECK(l->library_path[0] != '\0');
         CHECK(l->component_layer_count == 0);
     }

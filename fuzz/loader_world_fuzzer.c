@@ -104,6 +104,17 @@ static void print_world(const struct world *w) {
                 d->sc.inject_count, d->sc.pd_count);
         fprintf(stderr, "          manifest: %.*s\n", (int)(d->manifest_len > 300 ? 300 : d->manifest_len),
                 d->manifest ? d->manifest : "");
+        /* the scenario and the call records, as the mock wrote them */
+        for (int k = 0; k < 2; k++) {
+            char path[W_PATH + 16];
+            snprintf(path, sizeof path, "%s.%s", d->lib_abs, k ? "calls" : "scenario");
+            FILE *f = fopen(path, "r");
+            if (f == NULL) continue;
+            fprintf(stderr, "          %s:\n", k ? "call records" : "scenario");
+            char line[1024];
+            for (int n = 0; n < 80 && fgets(line, sizeof line, f) != NULL; n++) fprintf(stderr, "            %s", line);
+            fclose(f);
+        }
     }
     for (int i = 0; i < W_ENV_VARS; i++) {
         const char *v = getenv(w_env_names[i]);
@@ -119,6 +130,7 @@ void world_violation(const char *policy, const char *fmt, ...) {
     fprintf(stderr, "\n");
     va_end(ap);
     if (g_current) print_world(g_current);
+    world_remove_root();
     abort();
 }
 
@@ -268,25 +280,36 @@ static void enumerate_instance_extensions(const struct world *w) {
 
 static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkPhysicalDeviceProperties *props,
                                  const struct world *w) {
-    /* device_id encodes (slot << 8) | (index + 1) (world.c); only call what that driver has */
+    /* device_id encodes (slot << 8) | (index + 1) (world.c); only call what that physical
+     * device's driver serves: calling a command its driver lacks is a usage error the loader
+     * answers with abort() by design (unknown_func.c). */
     uint32_t slot = props->deviceID >> 8;
     if (props->vendorID != 0x10000u + slot || slot >= w->ndrivers) return;
     const struct w_scenario *sc = &w->d[slot].sc;
-    if (sc->misbehave & (1u << 2)) return; /* gpdpa_answers_everything renumbers slots */
+    if (sc->misbehave & (1u << 2)) return; /* gpdpa_answers_everything renumbers pool slots */
+    /* The loader asks vk_icdGetPhysicalDeviceProcAddr at interface >= 4 only; variants without one
+     * (or v7 with it only behind vk_icdGetInstanceProcAddr at a lower interface) cannot serve. */
+    struct w_records *rec = oracle_read(w);
+    int iface = oracle_slot_interface(rec, slot);
+    oracle_free(rec);
+    const char *v = world_variant_name(w->d[slot].variant);
+    bool exported = (strstr(v, "_gpdpa") != NULL && strstr(v, "nogpdpa") == NULL) ||
+                    strstr(v, "_exports") != NULL;
+    bool via_gipa = strcmp(v, "v7") == 0 || strcmp(v, "v7_vkexports") == 0;
+    if (iface < 4 || !(exported || (via_gipa && iface >= 7))) return;
     for (uint32_t i = 0; i < sc->pd_funcs; i++) {
         char name[64];
         snprintf(name, sizeof name, "vkFuzzPhysDevFunc%u", i);
         PFN_vkVoidFunction f = vkGetInstanceProcAddr(inst, name);
-        if (f == NULL) continue; /* the loader may refuse (e.g. driver without GPDPA) */
-        /* Only drivers of interface >= 4 with vk_icdGetPhysicalDeviceProcAddr can serve it; the
-         * mock returns x + 20000 + n through its pool slot n. */
-        const char *v = world_variant_name(w->d[slot].variant);
-        bool has_gpdpa = strstr(v, "gpdpa") != NULL || (strncmp(v, "v7", 2) == 0 && strcmp(v, "v7_nogpdpa") != 0);
-        if (!has_gpdpa) continue;
+        CHECK(f != NULL, "vkGetInstanceProcAddr(%s) is NULL although driver %u serves it", name, slot);
         uint32_t (*fn)(VkPhysicalDevice, uint32_t) = (uint32_t(*)(VkPhysicalDevice, uint32_t))f;
         uint32_t x = 7u + i;
         uint32_t got = fn(pd, x);
-        (void)got; /* the value depends on the negotiated interface; the call must not crash */
+        /* physical-device pool slot n returns x + 20000 + n (mock_icd/README.md): the loader's
+         * trampoline and terminator must pass the call through to the driver's own function with
+         * the driver's handle */
+        CHECK(got == x + 20000u + i, "unknown physical-device function %s returned %u, expected %u", name, got,
+              x + 20000u + i);
     }
 }
 
@@ -538,8 +561,15 @@ static void run_app(const struct world *w) {
 /* ------------------------------------------------------------------------------------------ */
 /* Entry points                                                                                */
 
+/* Sanitizer runtimes call this before they exit on an error (absent without sanitizers). libFuzzer
+ * installs its own death callback afterwards, so under libFuzzer a sanitizer crash leaves the world
+ * directory in $TMPDIR (oracle violations remove it themselves); the replay and AFL++ drivers keep
+ * this one. */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     if (!world_init(argc && *argc > 0 ? (*argv)[0] : NULL)) abort();
+    if (__sanitizer_set_death_callback != NULL) __sanitizer_set_death_callback(world_remove_root);
     /* Nothing on stderr (the debug callbacks still see every message); VKL_FUZZ_LOG=1 prints. */
     const char *log = getenv("VKL_FUZZ_LOG");
     vkl_log_set_level_for_testing(log && *log == '1' ? VKL_LOG_ALL : 0);

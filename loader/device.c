@@ -183,17 +183,31 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice devi
 
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *pName) {
     if (device == VK_NULL_HANDLE || pName == NULL) return NULL;
-    /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
-    if (pName[0] == 'v' && pName[1] == 'k') {
-        const char *n = pName + 2;
-        if (strcmp(n, "GetDeviceProcAddr") == 0) return (PFN_vkVoidFunction)vkGetDeviceProcAddr;
-        if (strcmp(n, "DestroyDevice") == 0) return (PFN_vkVoidFunction)vkDestroyDevice;
-        if (strcmp(n, "GetDeviceQueue") == 0) return (PFN_vkVoidFunction)vkGetDeviceQueue;
-        if (strcmp(n, "GetDeviceQueue2") == 0) return (PFN_vkVoidFunction)vkGetDeviceQueue2;
-        if (strcmp(n, "AllocateCommandBuffers") == 0) return (PFN_vkVoidFunction)vkAllocateCommandBuffers;
+    /* One hashed lookup instead of a strcmp chain; none of the names below has an alias, so
+     * comparing the command's trampoline is comparing the name. */
+    const struct vkl_gen_cmd *c = vkl_gen_cmd_find(pName);
+    if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE) {
+        /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
+        PFN_vkVoidFunction t = c->trampoline;
+        if (t == (PFN_vkVoidFunction)vkGetDeviceProcAddr || t == (PFN_vkVoidFunction)vkDestroyDevice ||
+            t == (PFN_vkVoidFunction)vkGetDeviceQueue || t == (PFN_vkVoidFunction)vkGetDeviceQueue2 ||
+            t == (PFN_vkVoidFunction)vkAllocateCommandBuffers)
+            return t;
     }
-    /* Everything else: the driver's own function pointer, so device calls cost nothing extra. */
-    return vkl_device_from_handle(device)->disp.gen.GetDeviceProcAddr(device, pName);
+    const struct vkl_device *dev = vkl_device_from_handle(device);
+    /* No layer in the device chain: what vkl_term_GetDeviceProcAddr would answer, without its
+     * strcmp's -- the loader's surface-taking terminators (wsi.c) for the three device commands
+     * that name a surface, the driver's own function pointer for everything else. */
+    if (dev->disp.gen.GetDeviceProcAddr == vkl_term_GetDeviceProcAddr) {
+        PFN_vkVoidFunction t = c != NULL ? c->trampoline : NULL;
+        if (t != NULL && (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR ||
+                          t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
+                          t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR))
+            return vkl_term_GetDeviceProcAddr(device, pName);
+        return dev->icd->disp.GetDeviceProcAddr(device, pName);
+    }
+    /* Layers: the chain's answer (the driver's own pointer when no layer intercepts the command). */
+    return dev->disp.gen.GetDeviceProcAddr(device, pName);
 }
 
 VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName, uint32_t *pCount,

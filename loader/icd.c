@@ -6,6 +6,7 @@
  * the cached result. Filters are evaluated on every call because the environment may change.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ static void driver_unload(struct vkl_driver *d) {
 
 static void driver_free(struct vkl_driver *d) {
     driver_unload(d);
+    free(d->lib_path);
     vkl_icd_manifest_finish(&d->manifest);
     free(d->manifest_error);
     free(d->manifest_path);
@@ -97,6 +99,38 @@ static struct vkl_driver *cache_lookup(const char *path, const struct stat *st) 
     return NULL;
 }
 
+/* Records the library file's identity at the load attempt. */
+static void library_identity(struct vkl_driver *d) {
+    free(d->lib_path);
+    d->lib_path = NULL;
+    d->lib_stat_ok = false;
+    struct link_map *lm = NULL;
+    if (d->lib != NULL && dlinfo(d->lib, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL && lm->l_name != NULL &&
+        lm->l_name[0] == '/')
+        d->lib_path = strdup(lm->l_name);
+    else if (d->manifest.library_path != NULL && strchr(d->manifest.library_path, '/') != NULL)
+        d->lib_path = strdup(d->manifest.library_path);
+    struct stat st;
+    if (d->lib_path == NULL || stat(d->lib_path, &st) != 0) return;
+    d->lib_stat_ok = true;
+    d->lib_dev = (uint64_t)st.st_dev;
+    d->lib_ino = (uint64_t)st.st_ino;
+    d->lib_size = (uint64_t)st.st_size;
+    d->lib_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+/* False when the library was replaced, changed, removed or (after a failed load) appeared. A
+ * library found through dlopen's search path that never loaded cannot be checked (no path). */
+static bool library_unchanged(const struct vkl_driver *d) {
+    if (!d->load_attempted || d->lib_path == NULL) return true;
+    struct stat st;
+    bool ok = stat(d->lib_path, &st) == 0;
+    if (ok != d->lib_stat_ok) return false;
+    return !ok || (d->lib_dev == (uint64_t)st.st_dev && d->lib_ino == (uint64_t)st.st_ino &&
+                   d->lib_size == (uint64_t)st.st_size &&
+                   d->lib_mtime_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+}
+
 static struct vkl_driver *driver_scan(const struct vkl_log_sink *log, const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -105,6 +139,14 @@ static struct vkl_driver *driver_scan(const struct vkl_log_sink *log, const char
         return NULL;
     }
     struct vkl_driver *d = cache_lookup(path, &st);
+    if (d != NULL && !library_unchanged(d)) {
+        /* The library changed on disk: re-read the manifest and reopen the library. An entry no
+         * instance holds is closed first, so dlopen maps the new file rather than returning the
+         * old mapping. */
+        d->stale = true;
+        if (d->refs == 0) cache_unlink_free(d);
+        d = NULL;
+    }
     if (d != NULL) {
         if (!d->manifest_ok && d->manifest_error != NULL)
             vkl_log(log, d->manifest_error_flags, "%s", d->manifest_error);
@@ -291,6 +333,7 @@ static bool driver_load(const struct vkl_log_sink *log, struct vkl_driver *d) {
     d->load_attempted = true;
     /* RTLD_LOCAL keeps one driver's symbols from resolving another's (LDP_DRIVER_1). */
     d->lib = dlopen(d->manifest.library_path, RTLD_NOW | RTLD_LOCAL);
+    library_identity(d);
     if (d->lib == NULL) {
         const char *err = dlerror();
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",

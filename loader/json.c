@@ -5,6 +5,7 @@
 #include "loader/internal/json.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,7 +120,12 @@ VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root,
     copy[len] = '\0';
 
     const char *end = NULL;
+    /* cJSON_ParseWithLengthOpts writes cJSON's process-wide error position (cJSON_GetErrorPtr) on
+     * every call: serialize parses so instances created on several threads do not race on it. */
+    static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&parse_lock);
     root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+    pthread_mutex_unlock(&parse_lock);
     if (root == NULL) {
         /* cJSON does not report allocation failure separately; a syntax error is far likelier. */
         size_t pos = (end != NULL && end >= copy && end <= copy + len) ? (size_t)(end - copy) : 0;

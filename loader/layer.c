@@ -165,7 +165,7 @@ static VkResult search_list(const struct vkl_log_sink *log, const char *var, con
     struct vkl_strlist entries = VKL_STRLIST_INIT;
     VkResult r = vkl_path_list_split(value, strlen(value), ':', &entries);
     for (size_t i = 0; r == VK_SUCCESS && i < entries.count; i++)
-        r = vkl_manifest_search_entry(log, entries.items[i], var, out);
+        r = vkl_layer_manifest_search_entry(log, entries.items[i], var, out);
     vkl_strlist_finish(&entries);
     return r;
 }
@@ -189,7 +189,7 @@ static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implic
                     "[RULE_LYR_OVERRIDE]",
                     ovar, avar);
         for (uint32_t i = 0; r == VK_SUCCESS && i < override_layer->override_path_count; i++)
-            r = vkl_manifest_search_entry(log, override_layer->override_paths[i], "override_paths", out);
+            r = vkl_layer_manifest_search_entry(log, override_layer->override_paths[i], "override_paths", out);
         goto out;
     }
     if (ov != NULL) {
@@ -204,7 +204,7 @@ static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implic
     vkl_search_env_from_process(&env);
     r = vkl_search_dirs_build(&env, implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX, &dirs);
     for (size_t i = 0; r == VK_SUCCESS && i < dirs.count; i++)
-        r = vkl_manifest_search_entry(log, dirs.items[i], NULL, out);
+        r = vkl_layer_manifest_search_entry(log, dirs.items[i], NULL, out);
 out:
     vkl_strlist_finish(&dirs);
     return r;

@@ -118,6 +118,17 @@ TEST_F(LayerTest, DefaultSearchLocations) {
     Write("share/vulkan/explicit_layer.d/d.json", F(L("VK_LAYER_data")));
     Write("share/vulkan/implicit_layer.d/e.json", Imp("VK_LAYER_imp"));
     EXPECT_EQ(Available(), (V{"VK_LAYER_imp", "VK_LAYER_home_cfg", "VK_LAYER_xdg_cfg", "VK_LAYER_home_data", "VK_LAYER_data"}));
+    // Layer search lines are LAYER lines that say so (not the driver search's words).
+    bool found = false;
+    for (auto &l : lines_) {
+        EXPECT_EQ(l.second.find("driver search"), std::string::npos) << l.second;
+        if (l.second.find("layer search: found manifest") != std::string::npos) {
+            found = true;
+            EXPECT_TRUE(l.first & VKL_LOG_LAYER) << l.second;
+            EXPECT_FALSE(l.first & VKL_LOG_DRIVER) << l.second;
+        }
+    }
+    EXPECT_TRUE(found);
 }
 
 // RULE_LYR_ENV_LAYER_PATH / RULE_LYR_ENV_IMPLICIT_LAYER_PATH, LLP_LOADER_2.

@@ -78,6 +78,38 @@ static size_t utf8_cut(const char *s, size_t len, size_t max) {
     return n;
 }
 
+/* A trailing " [ID]" (no spaces inside, at most 64 bytes) of `s` (`len` bytes): its length, or 0. */
+static size_t trailing_tag(const char *s, size_t len) {
+    if (len < 3 || s[len - 1] != ']') return 0;
+    for (size_t k = 2; k <= 64 && k < len; k++) {
+        char c = s[len - k];
+        if (c == ' ') return 0;
+        if (c == '[') return s[len - k - 1] == ' ' ? k + 1 : 0;
+    }
+    return 0;
+}
+
+void vkl_log_cut_message(char out[VKL_LOG_MAX_MESSAGE + 1], const char *message) {
+    size_t len = strlen(message);
+    if (len <= VKL_LOG_MAX_MESSAGE) {
+        memcpy(out, message, len + 1);
+        return;
+    }
+    /* Long lines are paths; the rule ID at the end is what readers and tests look for: keep it
+     * ("<head>... [ID]"). */
+    size_t tag = trailing_tag(message, len);
+    static const char ellipsis[] = "...";
+    size_t head = utf8_cut(message, len, tag > 0 ? VKL_LOG_MAX_MESSAGE - tag - (sizeof(ellipsis) - 1) : VKL_LOG_MAX_MESSAGE);
+    memcpy(out, message, head);
+    if (tag > 0) {
+        memcpy(out + head, ellipsis, sizeof(ellipsis) - 1);
+        head += sizeof(ellipsis) - 1;
+        memcpy(out + head, message + len - tag, tag);
+        head += tag;
+    }
+    out[head] = '\0';
+}
+
 size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char *message) {
     if (buf == NULL || buf_len == 0) return 0;
     const char *sev = NULL;
@@ -121,12 +153,13 @@ void vkl_logv(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, 
     bool to_sink = sink != NULL && sink->emit != NULL;
     if (!to_stderr && !to_sink) return;
 
-    /* Format into a larger buffer so the byte after the cut is known and the cut can land on a
-     * UTF-8 sequence boundary. */
-    char message[2 * (VKL_LOG_MAX_MESSAGE + 1)];
-    int n = vsnprintf(message, sizeof(message), fmt, ap);
-    if (n < 0) message[0] = '\0';
-    message[utf8_cut(message, strlen(message), VKL_LOG_MAX_MESSAGE)] = '\0';
+    /* Format into a buffer large enough for two full paths, so the byte after the cut is known,
+     * the cut can land on a UTF-8 sequence boundary, and the trailing rule ID survives it. */
+    char full[2 * VKL_LOG_FULL_PATH_ROOM + VKL_LOG_MAX_MESSAGE + 1];
+    int n = vsnprintf(full, sizeof(full), fmt, ap);
+    if (n < 0) full[0] = '\0';
+    char message[VKL_LOG_MAX_MESSAGE + 1];
+    vkl_log_cut_message(message, full);
 
     if (to_stderr) {
         char line[VKL_LOG_LINE_MAX];

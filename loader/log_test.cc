@@ -159,6 +159,32 @@ TEST(Log, LongFormattedMessageIsCut) {
     EXPECT_EQ(cap.lines[0].second, std::string(VKL_LOG_MAX_MESSAGE, 'z'));
 }
 
+// A cut line keeps its trailing rule ID (long lines are paths; tests and readers look for the ID).
+TEST(Log, CutMessageKeepsRuleId) {
+    vkl_log_set_level_for_testing(0);
+    Captured cap;
+    vkl_log_sink sink = cap.sink();
+    std::string p1 = "/" + std::string(300, 'a'), p2 = "/" + std::string(300, 'b');
+    vkl_log(&sink, VKL_LOG_WARN, "layer X: manifest %s ignored, already found in %s [LLP_LOADER_3]", p1.c_str(),
+            p2.c_str());
+    ASSERT_EQ(cap.lines.size(), 1u);
+    const std::string &m = cap.lines[0].second;
+    EXPECT_EQ(m.size(), (size_t)VKL_LOG_MAX_MESSAGE);
+    EXPECT_EQ(m.substr(0, 30), ("layer X: manifest " + p1).substr(0, 30));
+    const std::string tail = "... [LLP_LOADER_3]";
+    EXPECT_EQ(m.substr(m.size() - tail.size()), tail);
+    // A path longer than the whole message still leaves the ID.
+    std::string huge = "/" + std::string(4000, 'c');
+    vkl_log(&sink, VKL_LOG_WARN, "x %s: unreadable [RULE_X]", huge.c_str());
+    EXPECT_EQ(cap.lines.back().second.substr(cap.lines.back().second.size() - 12), "... [RULE_X]");
+    // Brackets that are not a trailing ID are cut like any text; short lines are untouched.
+    char out[VKL_LOG_MAX_MESSAGE + 1];
+    vkl_log_cut_message(out, (std::string(600, 'q') + " [has space]").c_str());
+    EXPECT_EQ(std::string(out), std::string(VKL_LOG_MAX_MESSAGE, 'q'));
+    vkl_log_cut_message(out, "short [ID]");
+    EXPECT_EQ(std::string(out), "short [ID]");
+}
+
 // vkl_log_init reads VK_LOADER_DEBUG once per process: check it in a fresh process (the
 // "threadsafe" death-test style re-executes the test binary).
 TEST(LogDeathTest, InitReadsVkLoaderDebugOnce) {

@@ -133,6 +133,39 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance 
     return r;
 }
 
+/* Makes room for `need` groups (a driver whose vkEnumeratePhysicalDevices failed can still report
+ * groups, so the device count is not a bound). */
+static bool groups_reserve(struct vkl_instance *inst, VkPhysicalDeviceGroupProperties **groups, uint32_t *cap,
+                           uint32_t need) {
+    if (need <= *cap) return true;
+    uint32_t ncap = need * 2;
+    VkPhysicalDeviceGroupProperties *n =
+        vkl_calloc(&inst->alloc, ncap * sizeof(*n), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (n == NULL) return false;
+    memcpy(n, *groups, *cap * sizeof(*n));
+    vkl_free(&inst->alloc, *groups);
+    *groups = n;
+    *cap = ncap;
+    return true;
+}
+
+/* A driver's own groups are used only when every member is a device the driver's
+ * vkEnumeratePhysicalDevices returned (so the application never sees a device in a group that is
+ * missing from its device list) and every count fits the fixed-size member array. */
+static bool groups_valid(struct vkl_physdev *const *all, uint32_t ndev, const struct vkl_icd_instance *ii,
+                         const VkPhysicalDeviceGroupProperties *dg, uint32_t dn) {
+    for (uint32_t g = 0; g < dn; g++) {
+        if (dg[g].physicalDeviceCount == 0 || dg[g].physicalDeviceCount > VK_MAX_DEVICE_GROUP_SIZE) return false;
+        for (uint32_t m = 0; m < dg[g].physicalDeviceCount; m++) {
+            bool found = false;
+            for (uint32_t i = 0; i < ndev && !found; i++)
+                found = all[i]->term.icd == ii && all[i]->term.handle == dg[g].physicalDevices[m];
+            if (!found) return false;
+        }
+    }
+    return true;
+}
+
 static bool icd_has_groups(const struct vkl_icd_instance *ii) {
     return ii->disp.EnumeratePhysicalDeviceGroups != NULL &&
            (VK_API_VERSION_MINOR(ii->api_version) >= 1 || VK_API_VERSION_MAJOR(ii->api_version) > 1 ||
@@ -154,15 +187,28 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
         r = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
-    uint32_t ng = 0;
+    uint32_t ng = 0, cap = ndev ? ndev : 1;
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
         uint32_t dn = 0;
         bool native = false;
         if (icd_has_groups(ii) && ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, NULL) == VK_SUCCESS &&
-            dn > 0 && ng + dn <= (ndev ? ndev : 1)) {
+            dn > 0 && dn <= 4096) {
+            if (!groups_reserve(inst, &groups, &cap, ng + dn)) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                vkl_free(&inst->alloc, groups);
+                goto out;
+            }
             VkPhysicalDeviceGroupProperties *dg = groups + ng;
             for (uint32_t i = 0; i < dn; i++) dg[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
             VkResult dr = ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, dg);
+            if (dr == VK_SUCCESS && !groups_valid(all, ndev, ii, dg, dn)) {
+                vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "driver %s: vkEnumeratePhysicalDeviceGroups reported a group with a device count outside "
+                        "1..%u or a device its vkEnumeratePhysicalDevices did not return; one group per device is "
+                        "reported instead [LDP_DRIVER_1]",
+                        vkl_driver_name(ii->driver), (unsigned)VK_MAX_DEVICE_GROUP_SIZE);
+                dr = VK_ERROR_INITIALIZATION_FAILED;
+            }
             if (dr == VK_SUCCESS) {
                 native = true;
                 for (uint32_t g = 0; g < dn; g++) {
@@ -184,6 +230,11 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
             /* Drivers without group support: one group per device. */
             for (uint32_t i = 0; i < ndev; i++) {
                 if (all[i]->term.icd != ii) continue;
+                if (!groups_reserve(inst, &groups, &cap, ng + 1)) {
+                    r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                    vkl_free(&inst->alloc, groups);
+                    goto out;
+                }
                 VkPhysicalDeviceGroupProperties *g = &groups[ng++];
                 memset(g, 0, sizeof(*g));
                 g->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;

@@ -143,17 +143,38 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static VkResult add_manifest(const struct vkl_log_sink *log, struct vkl_strlist *out,
+/* What a search is for: the log category, the words of its lines and the rule they cite. */
+struct search_kind {
+    uint32_t cat;
+    const char *what; /* "driver search" / "layer search" */
+    const char *rule;
+};
+static const struct search_kind k_driver_search = {VKL_LOG_DRIVER, "driver search", "RULE_DRV_SEARCH_DIR_SCAN"};
+static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search", "RULE_LYR_SEARCH_ORDER"};
+
+static VkResult add_manifest(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
                              const char *path) {
     if (vkl_strlist_contains(out, path)) return VK_SUCCESS;
     VkResult r = vkl_strlist_append(out, path);
-    if (r == VK_SUCCESS)
-        vkl_log(log, VKL_LOG_DEBUG | VKL_LOG_DRIVER, "driver search: found manifest %s", path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: found manifest %s", k->what, path);
     return r;
 }
 
+static VkResult search_entry(const struct vkl_log_sink *log, const struct search_kind *k, const char *entry,
+                             const char *from_env, struct vkl_strlist *out);
+
 VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
                                    const char *from_env, struct vkl_strlist *out) {
+    return search_entry(log, &k_driver_search, entry, from_env, out);
+}
+
+VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
+                                         const char *from_env, struct vkl_strlist *out) {
+    return search_entry(log, &k_layer_search, entry, from_env, out);
+}
+
+static VkResult search_entry(const struct vkl_log_sink *log, const struct search_kind *k, const char *entry,
+                             const char *from_env, struct vkl_strlist *out) {
     VkResult r = VK_SUCCESS;
     DIR *dir = NULL;
     struct vkl_strlist names = VKL_STRLIST_INIT;
@@ -166,13 +187,11 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
         if (rc != 0 || !S_ISREG(st.st_mode)) {
             const char *why = rc != 0 ? strerror(errno) : "not a regular file";
             if (from_env != NULL)
-                vkl_log(
-                    log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "driver search %s: manifest %s: cannot be used (%s) [RULE_DRV_SEARCH_DIR_SCAN]",
-                    from_env, entry, why);
+                vkl_log(log, VKL_LOG_WARN | k->cat, "%s %s: manifest %s: cannot be used (%s) [%s]", k->what,
+                        from_env, entry, why, k->rule);
             goto out;
         }
-        r = add_manifest(log, out, entry);
+        r = add_manifest(log, k, out, entry);
         goto out;
     }
 
@@ -182,9 +201,8 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
          * RULE_DRV_SEARCH_DIR_SCAN); only a directory the user named in a variable earns a DEBUG
          * line. */
         if (from_env != NULL)
-            vkl_log(log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
-                    "driver search %s: skipping directory %s (%s) [RULE_DRV_SEARCH_DIR_SCAN]",
-                    from_env, entry, strerror(errno));
+            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env,
+                    entry, strerror(errno), k->rule);
         goto out;
     }
     for (;;) {
@@ -210,7 +228,7 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
         snprintf(full, elen + 1 + nlen + 1, "%s%s%s", entry, slash ? "" : "/", names.items[i]);
         /* directories (or dangling links) named *.json are not manifests */
         if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-            if ((r = add_manifest(log, out, full)) != VK_SUCCESS) goto out;
+            if ((r = add_manifest(log, k, out, full)) != VK_SUCCESS) goto out;
         }
         free(full);
         full = NULL;

@@ -17,8 +17,10 @@ static bool instance_ext_gate(const struct vkl_instance *inst, const char *ext) 
 
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *pName) {
     if (pName == NULL) return NULL;
-    if (strcmp(pName, "vkGetInstanceProcAddr") == 0) return (PFN_vkVoidFunction)vkGetInstanceProcAddr;
+    /* One hashed lookup (no strcmp in front of it): vkGetInstanceProcAddr is in the command table. */
     const struct vkl_gen_cmd *c = vkl_gen_cmd_find(pName);
+    if (c != NULL && c->trampoline == (PFN_vkVoidFunction)vkGetInstanceProcAddr)
+        return (PFN_vkVoidFunction)vkGetInstanceProcAddr;
     if (instance == VK_NULL_HANDLE) {
         /* Only the global commands are reachable without an instance. */
         return (c != NULL && c->kind == VKL_GEN_CMD_GLOBAL) ? c->trampoline : NULL;

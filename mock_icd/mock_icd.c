@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,7 +101,7 @@ struct misbehave_cfg {
 };
 
 struct scenario {
-    int refs;
+    _Atomic int refs; /* instances and devices on several threads retain it */
     uint32_t if_min, if_max;
     bool has_negotiate_result, has_report_version;
     VkResult negotiate_result;

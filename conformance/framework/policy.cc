@@ -41,9 +41,12 @@ const Deviation* FindDeviation(const std::string& full_test_name) {
   return nullptr;
 }
 
-PolicyScope::PolicyScope(std::initializer_list<const char*> ids) {
+PolicyScope::PolicyScope(std::initializer_list<const char*> ids)
+    : PolicyScope(std::vector<std::string>(ids.begin(), ids.end())) {}
+
+PolicyScope::PolicyScope(const std::vector<std::string>& ids) {
   std::string joined;
-  for (const char* id : ids) {
+  for (const std::string& id : ids) {
     if (!joined.empty()) joined += ' ';
     joined += id;
   }

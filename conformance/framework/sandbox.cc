@@ -205,6 +205,10 @@ std::string LoaderName() {
 
 std::string ProbePath() { return Runfile("conformance/framework/vkprobe"); }
 
+std::string MockLayerLibrary(const std::string& variant) {
+  return Runfile("mock_layers/libmock_layer_" + variant + ".so");
+}
+
 std::string MockLibrary(const std::string& variant) {
   return Runfile("mock_icd/libmock_icd_" + variant + ".so");
 }
@@ -468,6 +472,66 @@ std::vector<Json> Sandbox::CallsTo(const std::string& driver_name, const std::st
 
 bool Sandbox::WasLoaded(const std::string& driver_name) const {
   return !Calls(driver_name).empty();
+}
+
+// ---- layers ------------------------------------------------------------------------------------
+
+std::string Sandbox::LayerDir(Location loc, bool implicit, int index) {
+  const std::string sub = implicit ? "implicit_layer.d" : "explicit_layer.d";
+  std::string dir = IcdDir(loc, index);  // creates the location's icd.d (harmless)
+  if (loc == Location::kLoose) {
+    dir += "/" + sub;
+  } else {
+    dir = dir.substr(0, dir.rfind('/')) + "/" + sub;
+  }
+  MakeDirs(IsFixedLocation(loc) ? SystemBacking(dir) : dir);
+  return dir;
+}
+
+const Layer& Sandbox::AddLayer(const std::string& layer_name, const std::string& variant,
+                               const std::string& scenario_members) {
+  Layer l;
+  l.name = layer_name;
+  l.variant = variant;
+  l.dir = root_ + "/layers/" + layer_name;
+  l.library = l.dir + "/libmock_layer_" + variant + ".so";
+  l.scenario = l.library + ".scenario";
+  MakeDirs(l.dir);
+  std::string src = MockLayerLibrary(variant);
+  if (!CopyFile(src, l.library, 0755)) throw std::runtime_error("cannot copy " + src);
+  WriteFile(l.scenario, "{\"name\":\"" + layer_name + "\",\"calls_file\":\"" + LayerCallsFile() + "\"" +
+                            (scenario_members.empty() ? "" : "," + scenario_members) + "}");
+  layers_.push_back(l);
+  return layers_.back();
+}
+
+const Layer& Sandbox::layer(const std::string& layer_name) const {
+  for (const Layer& l : layers_)
+    if (l.name == layer_name) return l;
+  throw std::runtime_error("no layer " + layer_name);
+}
+
+std::string Sandbox::WriteLayerManifest(Location loc, bool implicit, const std::string& file_name,
+                                        const std::string& json_text, int index) {
+  std::string path = LayerDir(loc, implicit, index) + "/" + file_name;
+  WriteFile(IsFixedLocation(loc) ? SystemBacking(path) : path, json_text);
+  return path;
+}
+
+std::vector<Json> Sandbox::LayerCalls() const {
+  std::vector<Json> out;
+  std::istringstream in(ReadFileText(LayerCallsFile()));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(Json::Parse(line));
+  return out;
+}
+
+std::vector<std::string> Sandbox::LayerCallOrder(const std::string& call) const {
+  std::vector<std::string> out;
+  for (const Json& j : LayerCalls())
+    if (j["call"].str() == call) out.push_back(j["layer"].str());
+  return out;
 }
 
 // ---- ProbeResult -------------------------------------------------------------------------------

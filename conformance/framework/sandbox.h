@@ -29,6 +29,9 @@ std::string LoaderName();
 std::string ProbePath();
 // Path of //mock_icd:libmock_icd_<variant>.so in the runfiles.
 std::string MockLibrary(const std::string& variant);
+// Path of //mock_layers:libmock_layer_<variant>.so in the runfiles (the test target must list
+// //mock_layers:all_variants in its data).
+std::string MockLayerLibrary(const std::string& variant);
 // Consumes --loader=PATH from argv (called by the suite's main before gtest sees the flags).
 void SetLoaderFromArgs(int* argc, char** argv);
 
@@ -72,6 +75,15 @@ struct Driver {
   std::string dir;        // <sandbox>/drivers/<name>
   std::string library;    // <dir>/libmock_icd_<variant>.so (a copy)
   std::string calls;      // <library>.calls
+  std::string scenario;   // <library>.scenario
+};
+
+// A mock layer copied into the sandbox (mock_layers/README.md).
+struct Layer {
+  std::string name;       // the layer name (also the mock's record name)
+  std::string variant;
+  std::string dir;        // <sandbox>/layers/<name>
+  std::string library;    // <dir>/libmock_layer_<variant>.so (a copy)
   std::string scenario;   // <library>.scenario
 };
 
@@ -155,10 +167,31 @@ class Sandbox {
   std::vector<Json> CallsTo(const std::string& driver_name, const std::string& call) const;
   bool WasLoaded(const std::string& driver_name) const;
 
+  // ---- layers ----
+  // Directory (as the loader sees it) for implicit or explicit layer manifests at `loc`: the
+  // location's vulkan/implicit_layer.d or vulkan/explicit_layer.d (kLoose: <sandbox>/loose/
+  // implicit_layer.d or explicit_layer.d); created on demand.
+  std::string LayerDir(Location loc, bool implicit, int index = 0);
+  // Copies the mock layer variant into layers/<layer_name>/ and writes its scenario:
+  // {"name": layer_name, "calls_file": LayerCallsFile()} plus `scenario_members` (JSON object
+  // members without braces, e.g. "\"misbehave\": {...}").
+  const Layer& AddLayer(const std::string& layer_name, const std::string& variant,
+                        const std::string& scenario_members = "");
+  const Layer& layer(const std::string& layer_name) const;
+  // Writes `json_text` as <LayerDir(loc, implicit, index)>/<file_name>; returns the loader's path.
+  std::string WriteLayerManifest(Location loc, bool implicit, const std::string& file_name,
+                                 const std::string& json_text, int index = 0);
+  // Every mock layer of the sandbox appends its records here, so the order across layers shows.
+  std::string LayerCallsFile() const { return root_ + "/layer_calls.jsonl"; }
+  std::vector<Json> LayerCalls() const;
+  // The layer name of every record of `call` (e.g. "vkCreateInstance"), in call order.
+  std::vector<std::string> LayerCallOrder(const std::string& call) const;
+
  private:
   std::string root_;
   std::map<std::string, std::string> env_;
   std::deque<Driver> drivers_;  // deque: AddDriver references stay valid
+  std::deque<Layer> layers_;    // deque: AddLayer references stay valid
   bool uses_fixed_dirs_ = false;
 };
 

@@ -18,8 +18,13 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+/* Surface create-info types only: the WSI steps pass fake handles that no mock dereferences. */
+#define VK_USE_PLATFORM_XCB_KHR
+#define VK_USE_PLATFORM_XLIB_KHR
+#define VK_USE_PLATFORM_WAYLAND_KHR
 #include <vulkan/vulkan.h>
 
 #define MAX_PHYSDEVS 64
@@ -748,6 +753,40 @@ static void step_device_extensions(char *arg) {
   obj_end();
 }
 
+/* device-layers:N: vkEnumerateDeviceLayerProperties(pd[N]) (deprecated; the loader answers with
+ * the instance's active layers). */
+static void step_device_layers(char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("device-layers", arg, &idx)) return;
+  PFN_vkEnumerateDeviceLayerProperties fn =
+      IPROC(PFN_vkEnumerateDeviceLayerProperties, "vkEnumerateDeviceLayerProperties");
+  obj_begin("device-layers");
+  kv_int("index", idx);
+  if (fn == NULL) {
+    kv_str("error", "vkEnumerateDeviceLayerProperties is NULL");
+    obj_end();
+    return;
+  }
+  uint32_t count = 0;
+  VkResult r = fn(g_physdevs[idx], &count, NULL);
+  kv_result("count_result", r);
+  VkLayerProperties *props = calloc(count ? count : 1, sizeof *props);
+  uint32_t got = count;
+  if (r == VK_SUCCESS) r = fn(g_physdevs[idx], &got, props);
+  kv_result("result", r);
+  kv_int("count", got);
+  put_key("layers");
+  putchar('[');
+  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
+    if (i) putchar(',');
+    put_json_string(props[i].layerName);
+  }
+  putchar(']');
+  g_first_field = false;
+  free(props);
+  obj_end();
+}
+
 static int physdev_index_of(VkPhysicalDevice pd) {
   for (uint32_t i = 0; i < g_physdev_count; ++i)
     if (g_physdevs[i] == pd) return (int)i;
@@ -1196,6 +1235,184 @@ static void step_write_file(const char *arg) {
   obj_end();
 }
 
+/* replace-file:DST:SRC: test-only; copies SRC next to DST and renames it over DST (a new inode, as
+ * package managers replace libraries), e.g. to change a driver library the loader has opened.
+ * Neither path may contain ':'. */
+static void step_replace_file(const char *arg) {
+  obj_begin("replace-file");
+  const char *colon = arg ? strchr(arg, ':') : NULL;
+  if (colon == NULL || colon == arg || colon[1] == '\0') {
+    kv_str("error", "expected DST:SRC");
+    obj_end();
+    return;
+  }
+  char dst[4096], tmp[4200];
+  snprintf(dst, sizeof dst, "%.*s", (int)(colon - arg), arg);
+  snprintf(tmp, sizeof tmp, "%s.vkprobe-tmp", dst);
+  kv_str("path", dst);
+  FILE *in = fopen(colon + 1, "rb");
+  FILE *out = in != NULL ? fopen(tmp, "wb") : NULL;
+  bool ok = in != NULL && out != NULL;
+  char buf[65536];
+  size_t n;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+  if (in != NULL) fclose(in);
+  if (out != NULL && fclose(out) != 0) ok = false;
+  if (ok) ok = chmod(tmp, 0755) == 0 && rename(tmp, dst) == 0;
+  kv_bool("ok", ok);
+  obj_end();
+}
+
+/* ---- WSI: surfaces with fake platform handles, queries, swapchains ---- */
+static VkSurfaceKHR g_surface;
+
+/* create-surface:KIND[,export]: KIND's vkCreate*Surface* through GIPA, or with ",export" the
+ * loader's exported symbol (dlsym), which must also work when GIPA would answer NULL. */
+static PFN_vkVoidFunction surface_proc(const char *name, bool exported) {
+  return exported ? (PFN_vkVoidFunction)dlsym(g_loader, name) : iproc(name);
+}
+
+static void step_create_surface(const char *arg) {
+  char kind[32] = "";
+  bool exported = false;
+  if (arg != NULL) {
+    snprintf(kind, sizeof kind, "%s", arg);
+    char *comma = strchr(kind, ',');
+    if (comma != NULL) {
+      exported = strcmp(comma + 1, "export") == 0;
+      *comma = '\0';
+    }
+  }
+  obj_begin("create-surface");
+  kv_str("kind", kind);
+  kv_bool("export", exported);
+  if (g_instance == VK_NULL_HANDLE) {
+    kv_str("error", "no instance");
+    obj_end();
+    return;
+  }
+  VkSurfaceKHR surface = VK_NULL_HANDLE;
+  VkResult r = VK_ERROR_FEATURE_NOT_PRESENT;
+  bool resolved = false;
+  if (strcmp(kind, "headless") == 0) {
+    PFN_vkCreateHeadlessSurfaceEXT f = (PFN_vkCreateHeadlessSurfaceEXT)surface_proc("vkCreateHeadlessSurfaceEXT", exported);
+    VkHeadlessSurfaceCreateInfoEXT ci = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
+    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+  } else if (strcmp(kind, "xcb") == 0) {
+    PFN_vkCreateXcbSurfaceKHR f = (PFN_vkCreateXcbSurfaceKHR)surface_proc("vkCreateXcbSurfaceKHR", exported);
+    VkXcbSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
+                                    .connection = (xcb_connection_t *)(uintptr_t)0x7c0001,
+                                    .window = 0x4242};
+    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+  } else if (strcmp(kind, "xlib") == 0) {
+    PFN_vkCreateXlibSurfaceKHR f = (PFN_vkCreateXlibSurfaceKHR)surface_proc("vkCreateXlibSurfaceKHR", exported);
+    VkXlibSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_XLIB_SURFACE_CREATE_INFO_KHR,
+                                     .dpy = (Display *)(uintptr_t)0x7c0002,
+                                     .window = 0x4243};
+    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+  } else if (strcmp(kind, "wayland") == 0) {
+    PFN_vkCreateWaylandSurfaceKHR f = (PFN_vkCreateWaylandSurfaceKHR)surface_proc("vkCreateWaylandSurfaceKHR", exported);
+    VkWaylandSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_WAYLAND_SURFACE_CREATE_INFO_KHR,
+                                        .display = (struct wl_display *)(uintptr_t)0x7c0003,
+                                        .surface = (struct wl_surface *)(uintptr_t)0x7c0004};
+    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+  } else {
+    kv_str("error", "unknown kind (headless, xcb, xlib, wayland)");
+    obj_end();
+    return;
+  }
+  kv_bool("resolved", resolved);
+  if (resolved) kv_result("result", r);
+  kv_bool("surface", surface != VK_NULL_HANDLE);
+  obj_end();
+  if (resolved && r == VK_SUCCESS) g_surface = surface;
+}
+
+static void step_surface_queries(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("surface-queries", arg ? arg : "", &idx)) return;
+  VkPhysicalDevice pd = g_physdevs[idx];
+  PFN_vkGetPhysicalDeviceSurfaceSupportKHR support =
+      IPROC(PFN_vkGetPhysicalDeviceSurfaceSupportKHR, "vkGetPhysicalDeviceSurfaceSupportKHR");
+  PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR caps =
+      IPROC(PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
+  PFN_vkGetPhysicalDeviceSurfaceFormatsKHR formats =
+      IPROC(PFN_vkGetPhysicalDeviceSurfaceFormatsKHR, "vkGetPhysicalDeviceSurfaceFormatsKHR");
+  PFN_vkGetPhysicalDeviceSurfacePresentModesKHR modes =
+      IPROC(PFN_vkGetPhysicalDeviceSurfacePresentModesKHR, "vkGetPhysicalDeviceSurfacePresentModesKHR");
+  obj_begin("surface-queries");
+  kv_int("index", idx);
+  kv_bool("resolved", support && caps && formats && modes);
+  if (support && caps && formats && modes) {
+    VkBool32 ok = VK_FALSE;
+    kv_result("support_result", support(pd, 0, g_surface, &ok));
+    kv_bool("supported", ok == VK_TRUE);
+    VkSurfaceCapabilitiesKHR c;
+    memset(&c, 0, sizeof c);
+    kv_result("capabilities_result", caps(pd, g_surface, &c));
+    kv_int("min_image_count", c.minImageCount);
+    uint32_t n = 0;
+    kv_result("formats_count_result", formats(pd, g_surface, &n, NULL));
+    VkSurfaceFormatKHR fmts[16];
+    if (n > 16) n = 16;
+    kv_result("formats_result", formats(pd, g_surface, &n, fmts));
+    kv_int("format_count", n);
+    uint32_t m = 0;
+    kv_result("present_modes_count_result", modes(pd, g_surface, &m, NULL));
+    VkPresentModeKHR pms[16];
+    if (m > 16) m = 16;
+    kv_result("present_modes_result", modes(pd, g_surface, &m, pms));
+    kv_int("present_mode_count", m);
+  }
+  obj_end();
+}
+
+static void step_create_swapchain(void) {
+  obj_begin("create-swapchain");
+  if (g_device == VK_NULL_HANDLE) {
+    kv_str("error", "no device");
+    obj_end();
+    return;
+  }
+  PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+  PFN_vkCreateSwapchainKHR create = (PFN_vkCreateSwapchainKHR)gdpa(g_device, "vkCreateSwapchainKHR");
+  PFN_vkDestroySwapchainKHR destroy = (PFN_vkDestroySwapchainKHR)gdpa(g_device, "vkDestroySwapchainKHR");
+  kv_bool("resolved", create != NULL && destroy != NULL);
+  if (create != NULL && destroy != NULL) {
+    VkSwapchainCreateInfoKHR ci = {
+        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+        .surface = g_surface,
+        .minImageCount = 2,
+        .imageFormat = VK_FORMAT_B8G8R8A8_UNORM,
+        .imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
+        .imageExtent = {640, 480},
+        .imageArrayLayers = 1,
+        .imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .preTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+        .presentMode = VK_PRESENT_MODE_FIFO_KHR,
+        .clipped = VK_TRUE,
+    };
+    VkSwapchainKHR sc = VK_NULL_HANDLE;
+    VkResult r = create(g_device, &ci, NULL, &sc);
+    kv_result("result", r);
+    kv_bool("swapchain", sc != VK_NULL_HANDLE);
+    if (r == VK_SUCCESS) destroy(g_device, sc, NULL);
+  }
+  obj_end();
+}
+
+static void step_destroy_surface(void) {
+  obj_begin("destroy-surface");
+  PFN_vkDestroySurfaceKHR fn =
+      g_instance != VK_NULL_HANDLE ? IPROC(PFN_vkDestroySurfaceKHR, "vkDestroySurfaceKHR") : NULL;
+  kv_bool("called", fn != NULL && g_surface != VK_NULL_HANDLE);
+  if (fn != NULL && g_surface != VK_NULL_HANDLE) fn(g_instance, g_surface, g_allocator);
+  g_surface = VK_NULL_HANDLE;
+  obj_end();
+}
+
 static void step_destroy_device(void) {
   obj_begin("destroy-device");
   if (g_device == VK_NULL_HANDLE) {
@@ -1336,7 +1553,7 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words",
-      "write-file"};
+      "write-file", "replace-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -1381,6 +1598,9 @@ int main(int argc, char **argv) {
     } else if (is_step("device-extensions", s, &arg)) {
       copy = strdup(arg ? arg : "");
       step_device_extensions(copy);
+    } else if (is_step("device-layers", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_device_layers(copy);
     } else if (is_step("groups", s, &arg)) {
       step_groups();
     } else if (is_step("properties2", s, &arg)) {
@@ -1419,6 +1639,16 @@ int main(int argc, char **argv) {
       step_dispatch_words();
     } else if (is_step("write-file", s, &arg)) {
       step_write_file(arg);
+    } else if (is_step("replace-file", s, &arg)) {
+      step_replace_file(arg);
+    } else if (is_step("create-surface", s, &arg)) {
+      step_create_surface(arg);
+    } else if (is_step("surface-queries", s, &arg)) {
+      step_surface_queries(arg);
+    } else if (is_step("create-swapchain", s, &arg)) {
+      step_create_swapchain();
+    } else if (is_step("destroy-surface", s, &arg)) {
+      step_destroy_surface();
     }
     free(copy);
   }

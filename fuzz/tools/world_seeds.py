@@ -44,6 +44,11 @@ INST_EXTS = ["VK_KHR_get_physical_device_properties2", "VK_KHR_surface", "VK_KHR
              "VK_EXT_debug_report"]
 
 
+# Seeds that still crash the loader live in fuzz/crashes/<target>/ until the bug is fixed (then
+# they move to fuzz/regressions/ and the seed comes back here). None is open now.
+OPEN_CRASH_COMMANDS = set()
+
+
 def u8(v):
     return struct.pack("<B", v & 0xff)
 
@@ -254,6 +259,8 @@ def seeds():
         s["interface_min_gt_max_%s" % v] = world([driver(v, sc=scenario(if_min=6, if_max=2))])
     # injected results
     for cmd in INJECT_CMDS:
+        if cmd in OPEN_CRASH_COMMANDS:
+            continue
         for res in ("INITIALIZATION_FAILED", "OUT_OF_HOST_MEMORY", "INCOMPLETE"):
             s["inject_%s_%s" % (cmd, res)] = world(
                 [driver("v7", sc=scenario(inject=((cmd, res),))), driver("v5_gpdpa", stem=3)],

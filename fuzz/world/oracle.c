@@ -177,15 +177,6 @@ static bool variant_exports_negotiate(const char *v) {
     return true;
 }
 
-static bool injected(const struct w_scenario *sc, const char *cmd, int32_t *out) {
-    for (uint32_t i = 0; i < sc->inject_count; i++)
-        if (strcmp(w_inject_cmds[sc->inject[i].cmd], cmd) == 0) {
-            if (out) *out = sc->inject[i].result;
-            return true;
-        }
-    return false;
-}
-
 static bool negotiation_rejected(const struct w_driver *d, const struct w_rec *r) {
     VkResult res = rec_result(r);
     double returned = rec_num(r, "returned", -1);
@@ -195,9 +186,27 @@ static bool negotiation_rejected(const struct w_driver *d, const struct w_rec *r
     return false;
 }
 
-/* Is the slot's advertised instance-extension list what the loader saw? */
-static bool advertises(const struct w_driver *d, const char *ext) {
-    if (injected(&d->sc, "vkEnumerateInstanceExtensionProperties", NULL)) return false;
+/* Did the loader get the driver's extension list? It asks twice (count, then array: icd.c) and
+ * uses the list when the count query returned VK_SUCCESS and the array query VK_SUCCESS or
+ * VK_INCOMPLETE. Injected results make either fail, so read the answer off the records. */
+static bool loader_saw_extensions(const struct w_slot_recs *sr) {
+    for (size_t i = 0; i < sr->n; i++) {
+        if (!rec_is(&sr->r[i], "vkEnumerateInstanceExtensionProperties") ||
+            rec_result(&sr->r[i]) != VK_SUCCESS)
+            continue;
+        for (size_t j = i + 1; j < sr->n; j++) {
+            if (!rec_is(&sr->r[j], "vkEnumerateInstanceExtensionProperties")) continue;
+            VkResult r = rec_result(&sr->r[j]);
+            if (r == VK_SUCCESS || r == VK_INCOMPLETE) return true;
+            break;
+        }
+    }
+    return false;
+}
+
+/* Is `ext` in the list the driver advertised to the loader? */
+static bool advertises(const struct w_driver *d, bool saw_list, const char *ext) {
+    if (!saw_list) return false;
     for (int i = 0; i < 8; i++)
         if ((d->sc.inst_ext_mask & (1u << i)) && strcmp(w_inst_ext_names[i], ext) == 0) return true;
     if ((d->sc.misbehave & (1u << 5)) && strcmp(ext, "VK_MOCK_unpublished_extension") == 0)
@@ -228,9 +237,16 @@ static int lib_slot(const struct world *w, const struct vkl_icd_manifest *m) {
 
 /* 1 when every accepted manifest naming the slot makes it a Vulkan 1.0 driver, 0 when every one
  * makes it newer, -1 when unknown or mixed. */
-static int slot_is_1_0(const struct world *w, uint32_t slot) {
+static int slot_is_1_0(const struct world *w, uint32_t slot, const struct w_slot_recs *sr) {
     int verdict = -2;
     const struct w_scenario *sc = &w->d[slot].sc;
+    /* What vkEnumerateInstanceVersion told the loader: read off the records (none: not exposed). */
+    bool eiv_ok = false, eiv_called = false;
+    for (size_t i = 0; i < sr->n; i++)
+        if (rec_is(&sr->r[i], "vkEnumerateInstanceVersion")) {
+            eiv_called = true;
+            eiv_ok = rec_result(&sr->r[i]) == VK_SUCCESS;
+        }
     for (uint32_t j = 0; j < w->ndrivers; j++) {
         struct vkl_icd_manifest m;
         if (vkl_icd_manifest_parse(w->d[j].manifest_env, w->d[j].manifest, w->d[j].manifest_len,
@@ -243,7 +259,7 @@ static int slot_is_1_0(const struct world *w, uint32_t slot) {
         uint32_t api = m.api_version;
         vkl_icd_manifest_finish(&m);
         if (VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) {
-            if (sc->hide_eiv || injected(sc, "vkEnumerateInstanceVersion", NULL))
+            if (!eiv_called || !eiv_ok || sc->hide_eiv)
                 api = VK_API_VERSION_1_0;
             else
                 api = sc->api_version;
@@ -271,6 +287,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
     long creates_ok = 0, destroys = 0, dev_ok = 0, dev_destroys = 0;
     int is_1_0 = -1;
     bool is_1_0_known = false;
+    bool saw_list = loader_saw_extensions(sr);
     for (size_t i = 0; i < sr->n; i++) {
         const struct w_rec *r = &sr->r[i];
         if (rec_is(r, "mock_icd_scenario_error"))
@@ -324,7 +341,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
             const struct vkl_json *exts = vkl_json_get(r->root, "extensions");
             for (size_t k = 0; k < vkl_json_array_size(exts); k++) {
                 const char *e = vkl_json_string(vkl_json_array_at(exts, k));
-                if (e == NULL || !advertises(d, e))
+                if (e == NULL || !advertises(d, saw_list, e))
                     world_violation("LDP_LOADER_9",
                                     "slot %u: vkCreateInstance received extension %s, which the "
                                     "driver did not advertise",
@@ -332,7 +349,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
             }
             /* LDP_LOADER_7 */
             if (!is_1_0_known) {
-                is_1_0 = slot_is_1_0(w, s);
+                is_1_0 = slot_is_1_0(w, s, sr);
                 is_1_0_known = true;
             }
             if (is_1_0 == 1) {
@@ -418,6 +435,17 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
             world_violation("LDP_LOADER_1", "vkCreateInstance returned the unexpected result %d",
                             (int)result);
     }
+}
+
+int oracle_slot_interface(const struct w_records *rs, uint32_t slot) {
+    int iface = -1;
+    if (slot >= W_MAX_DRIVERS) return -1;
+    for (size_t i = 0; i < rs->s[slot].n; i++) {
+        const struct w_rec *r = &rs->s[slot].r[i];
+        if (rec_is(r, "vkCreateInstance") && rec_result(r) == VK_SUCCESS)
+            iface = (int)rec_num(r, "interface", -1);
+    }
+    return iface;
 }
 
 void oracle_check_elevated(const struct world *w, const struct w_records *rs) {

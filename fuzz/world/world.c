@@ -234,6 +234,8 @@ static void remove_root(void) {
     if (g_root[0]) rm_rf(g_root);
 }
 
+void world_remove_root(void) { remove_root(); }
+
 bool world_init(const char *argv0) {
     (void)argv0;
     if (!find_mock_dir()) {

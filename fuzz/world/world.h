@@ -115,6 +115,7 @@ struct world {
  * makes R. Returns false (after printing why) when the mocks cannot be found. */
 bool world_init(const char *argv0);
 const char *world_root(void);     /* R */
+void world_remove_root(void);     /* rm -rf R (also on a crash: the sanitizer death callback) */
 const char *world_dir(void);      /* R/w */
 size_t world_variant_count(void);
 const char *world_variant_name(uint32_t v);
@@ -138,6 +139,8 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
                          const struct w_records *after, VkResult result, bool oom_possible);
 /* Every per-slot invariant at the end of the run (after vkDestroyInstance). */
 void oracle_check_final(const struct world *w, const struct w_records *r);
+/* The interface version the driver in `slot` ran its last successful vkCreateInstance under, or -1. */
+int oracle_slot_interface(const struct w_records *r, uint32_t slot);
 /* LDP_LOADER_13 and the dlopen log. */
 void oracle_check_elevated(const struct world *w, const struct w_records *r);
 

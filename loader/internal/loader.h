@@ -59,6 +59,12 @@ struct vkl_driver {
     /* library state (valid once `loaded`) */
     bool load_attempted, loaded;
     void *lib;
+    /* library identity at the load attempt (the path dlopen resolved, or the manifest's path when
+     * it has a '/'): a library replaced on disk makes the entry stale, like a changed manifest */
+    char *lib_path;
+    bool lib_stat_ok;
+    uint64_t lib_dev, lib_ino, lib_size;
+    int64_t lib_mtime_ns;
     uint32_t interface_version;
     PFN_vkGetInstanceProcAddr gipa; /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
     PFN_vk_icdGetPhysicalDeviceProcAddr gpdpa; /* only used for interface >= 4 */

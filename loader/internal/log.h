@@ -38,6 +38,8 @@ extern "C" {
 
 /* Longest message (without the header) kept, in bytes; longer ones are cut at a UTF-8 boundary. */
 #define VKL_LOG_MAX_MESSAGE 511
+/* Room for one path in a message before the cut (PATH_MAX). */
+#define VKL_LOG_FULL_PATH_ROOM 4096
 /* Size a buffer for vkl_log_format_line() must have to never truncate. */
 #define VKL_LOG_LINE_MAX (64 + VKL_LOG_MAX_MESSAGE + 2)
 
@@ -86,6 +88,10 @@ void vkl_logv(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, 
  * The message is cut to VKL_LOG_MAX_MESSAGE bytes. Pure function, exposed for tests.
  */
 size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char *message);
+
+/* Copies `message` into `out`, cut to VKL_LOG_MAX_MESSAGE bytes at a UTF-8 boundary; a cut message
+ * that ends with a rule ID " [ID]" keeps it: "<head>... [ID]". Pure function, exposed for tests. */
+void vkl_log_cut_message(char out[VKL_LOG_MAX_MESSAGE + 1], const char *message);
 
 /* TEST ONLY: forces the VK_LOADER_DEBUG mask (marks the one-time init as done first). */
 void vkl_log_set_level_for_testing(uint32_t level);

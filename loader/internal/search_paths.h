@@ -84,6 +84,10 @@ VkResult vkl_search_env_from_process(struct vkl_search_env *out);
  */
 VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
                                    const char *from_env, struct vkl_strlist *out);
+/* The same for layer manifests: its lines use the LAYER category and say "layer search"
+ * (RULE_LYR_SEARCH_ORDER). */
+VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
+                                         const char *from_env, struct vkl_strlist *out);
 
 /*
  * The driver-manifest files, in search order (spec §1.2, §1.3):

@@ -26,7 +26,11 @@ for sys in /usr/lib/x86_64-linux-gnu/libvulkan.so.1 /usr/lib64/libvulkan.so.1 "$
 done
 if [ -x "$here/ldp-check" ]; then
   echo "== 6. ldp-check on NVIDIA's driver"
-  "$here/ldp-check" --loader="$here/libvulkan.so.1" --mock="$here/mock/libmock_icd_v7_exports.so" "$NV"; echo "exit: $?"
-  "$here/ldp-check" --loader="$here/libvulkan.so.1" --mock="$here/mock/libmock_icd_v7_exports.so" --format=json "$NV" > "${OUT:-/tmp}/ldp-check-nvidia.json" 2>&1
+  o=${OUT:-/tmp}
+  "$here/ldp-check" --loader="$here/libvulkan.so.1" --mock="$here/mock/libmock_icd_v7_exports.so" "$NV" | tee "$o/nvidia.txt"
+  echo "exit: ${PIPESTATUS[0]}"
+  "$here/ldp-check" --loader="$here/libvulkan.so.1" --mock="$here/mock/libmock_icd_v7_exports.so" --format=json --output="$o/nvidia.json" "$NV"
+  echo "== 7. ldp-check on NVIDIA's driver without libEGL.so.1 (the machine as it comes)"
+  LD_LIBRARY_PATH="$here" "$here/ldp-check" --loader="$here/libvulkan.so.1" --mock="$here/mock/libmock_icd_v7_exports.so" "$NV" | tee "$o/nvidia-no-egl.txt"
 fi
 exit 0

@@ -243,10 +243,11 @@ def tabulate(rows, columns):
             c = cells[p.id]
             if c.failed:
                 c.verdict = "FAIL"
+            elif c.deviation:
+                # Any listed deviation shows, even beside passing tests: the loaders differ here.
+                c.verdict = "DEVIATION"
             elif c.passed:
                 c.verdict = "PASS"
-            elif c.deviation:
-                c.verdict = "DEVIATION"
             elif c.skipped:
                 c.verdict = "SKIPPED"
             elif not p.live:
@@ -344,7 +345,7 @@ def render_markdown(rows, results, columns, table, unknown):
     for res in results:
         out.append("- " + _md(integrity_line(res, len(_unknown_for(res, columns, unknown)))))
     out.append("")
-    out.append("Verdicts: PASS, FAIL, DEVIATION (only known, listed deviations), SKIPPED, UNTESTABLE, REMOVED, NO TEST.")
+    out.append("Verdicts: PASS, FAIL, DEVIATION (no failure, but at least one citing test is a known, listed deviation), SKIPPED, UNTESTABLE, REMOVED, NO TEST.")
     out.append("")
     head = ["ID", "summary"]
     for col in columns:
@@ -507,6 +508,8 @@ def run(argv, out=sys.stdout):
     ap.add_argument("--junit", metavar="FILE")
     ap.add_argument("--text", metavar="FILE", help="also write the text table to FILE")
     ap.add_argument("--quiet", action="store_true", help="print only the summary lines")
+    ap.add_argument("--durations", action="append", default=[], metavar="LABEL=FILE",
+                    help="per-target durations (durations.py output) to report as time per area; repeatable")
     args = ap.parse_args(argv)
 
     try:
@@ -549,12 +552,20 @@ def run(argv, out=sys.stdout):
             print(summary_line(col, rows, table[col.label]), file=out)
     else:
         out.write(text)
+    timing = load_durations(args.durations)
+    if timing:
+        text += render_durations_text(timing)
+        if not args.quiet:
+            out.write(render_durations_text(timing))
     if args.text:
         _write(args.text, text)
     if args.markdown:
-        _write(args.markdown, render_markdown(rows, results, columns, table, unknown))
+        _write(args.markdown, render_markdown(rows, results, columns, table, unknown) + render_durations_md(timing))
     if args.html:
-        _write(args.html, render_html(rows, results, columns, table, unknown))
+        page = render_html(rows, results, columns, table, unknown)
+        if timing:
+            page = page.replace("</body></html>", render_durations_html(timing) + "</body></html>")
+        _write(args.html, page)
     if args.junit:
         _write(args.junit, render_junit(rows, results, columns, table, unknown))
 
@@ -562,6 +573,83 @@ def run(argv, out=sys.stdout):
     bad = bad or any(res.unattributed_failures for res in results)
     bad = bad or any(unknown[col.label] for col in columns)
     return 1 if bad else 0
+
+
+# ---- time per area (--durations, from durations.py) ------------------------------------------------
+
+def load_durations(specs):
+    """{area: {label: (wall_ms, sum_ms, shards, status)}} and the labels, in the order given."""
+    if not specs:
+        return None
+    areas, labels = {}, []
+    for spec in specs:
+        label, _, path = spec.partition("=")
+        labels.append(label)
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) < 6:
+                    continue
+                areas.setdefault(cols[0], {})[label] = (int(cols[3]), int(cols[4]), int(cols[2]), cols[5])
+    return areas, labels
+
+
+def _secs(ms):
+    return "%.1f s" % (ms / 1000.0)
+
+
+def _duration_rows(timing):
+    areas, labels = timing
+    rows = []
+    for area in sorted(areas):
+        cells = []
+        for label in labels:
+            v = areas[area].get(label)
+            cells.append("-" if v is None else "%s (%d shard%s, %s summed)%s" % (
+                _secs(v[0]), v[2], "" if v[2] == 1 else "s", _secs(v[1]), "" if v[3] == "PASSED" else " " + v[3]))
+        rows.append((area, cells))
+    totals = []
+    for label in labels:
+        totals.append("%s summed over shards" % _secs(sum(areas[a][label][1] for a in areas if label in areas[a])))
+    return rows, totals
+
+
+def render_durations_text(timing):
+    if not timing:
+        return ""
+    rows, totals = _duration_rows(timing)
+    out = ["", "Time per area (longest shard; all shards summed):"]
+    out += ["  %-55s %s" % (area, " | ".join(cells)) for area, cells in rows]
+    out.append("  %-55s %s" % ("total", " | ".join(totals)))
+    return "\n".join(out) + "\n"
+
+
+def render_durations_md(timing):
+    if not timing:
+        return ""
+    rows, totals = _duration_rows(timing)
+    labels = timing[1]
+    out = ["", "## Time per area", "",
+           "Wall time of the longest shard of each test target (the time the area takes when shards run "
+           "in parallel), with the shard count and the sum over shards.", "",
+           "| area | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    out += ["| `%s` | %s |" % (area, " | ".join(_md(c) for c in cells)) for area, cells in rows]
+    out.append("| total | %s |" % " | ".join(totals))
+    return "\n".join(out) + "\n"
+
+
+def render_durations_html(timing):
+    if not timing:
+        return ""
+    e = html.escape
+    rows, totals = _duration_rows(timing)
+    out = ["<h2>Time per area</h2><table><thead><tr><th>area</th>"]
+    out += ["<th>%s</th>" % e(l) for l in timing[1]]
+    out.append("</tr></thead><tbody>")
+    for area, cells in rows:
+        out.append('<tr><td class="id">%s</td>%s</tr>' % (e(area), "".join("<td>%s</td>" % e(c) for c in cells)))
+    out.append("<tr><td>total</td>%s</tr></tbody></table>" % "".join("<td>%s</td>" % e(t) for t in totals))
+    return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":

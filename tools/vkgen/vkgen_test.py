@@ -176,6 +176,14 @@ class HashTableTest(unittest.TestCase):
             if n not in names:
                 self.assertIsNone(vkgen.hash_lookup(names, slots, n), n)
 
+    def test_name_hash_reference_values(self):
+        # Short names (< 8 bytes) hash their bytes as one word; longer ones the last and middle words.
+        self.assertEqual(vkgen.name_hash(""), 0)
+        self.assertEqual(vkgen.name_hash("a"), ((((0x61 ^ 1) * vkgen.HASH_K2) & vkgen.M64) >> 32))
+        w = int.from_bytes(b"abcdefgh", "little")
+        self.assertEqual(vkgen.name_hash("abcdefgh"),
+                         ((((w ^ ((w * vkgen.HASH_K1) & vkgen.M64) ^ 8) * vkgen.HASH_K2) & vkgen.M64) >> 32))
+
     def test_fnv1a_reference_values(self):
         self.assertEqual(vkgen.fnv1a32(""), 0x811C9DC5)
         self.assertEqual(vkgen.fnv1a32("a"), 0xE40C292C)

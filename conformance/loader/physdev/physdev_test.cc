@@ -62,6 +62,38 @@ TEST(PhysicalDevices, DriverFailingEnumerationDoesNotHideOthers) {
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
 }
 
+// Found by loader_world_fuzzer (fuzz/regressions/loader_world_fuzzer/physdev_groups_overflow_*):
+// a driver whose vkEnumeratePhysicalDevices fails still answers vkEnumeratePhysicalDeviceGroups.
+// Its groups name devices the application never saw, so they must not be reported, and the
+// one-group-per-device groups of a 1.0 driver beside it must all be there (our loader once wrote
+// them past the end of its array).
+TEST(PhysicalDevices, GroupsFromDriverWhoseDeviceEnumerationFailed) {
+  VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  s.AddDriver("bad", "v7_exports",
+              "{\"results\":{\"vkEnumeratePhysicalDevices\":\"VK_ERROR_INITIALIZATION_FAILED\"},"
+              "\"physical_devices\":[{\"name\":\"bad0\"},{\"name\":\"bad1\"},{\"name\":\"bad2\"}]}");
+  s.AddDriver("old", "v4",
+              "{\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false,"
+              "\"instance_extensions\":[],\"physical_devices\":[{\"name\":\"old0\",\"api_version\":\"1.0.0\"},"
+              "{\"name\":\"old1\",\"api_version\":\"1.0.0\"}]}");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  ManifestSpec m = s.ManifestFor("old");
+  m.api_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
+  ASSERT_EQ(r.exit_status, 0) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"old0", "old1"})) << r.Describe();
+  Json g = r.Step("groups");
+  EXPECT_EQ(g["result"].str(), "VK_SUCCESS") << r.Describe();
+  ASSERT_EQ(g["groups"].size(), 2u) << r.Describe();
+  for (size_t i = 0; i < g["groups"].size(); ++i) {
+    ASSERT_EQ(g["groups"][i].size(), 1u) << r.Describe();
+    EXPECT_GE(g["groups"][i][0].num(), 0) << "a group member is not one of the enumerated devices\n"
+                                          << r.Describe();
+  }
+}
+
 TEST(PhysicalDevices, ZeroDeviceDriverHarmless) {
   VKT_POLICY("LDP_DRIVER_2", "RULE_PHYSDEV_AGGREGATE", "RULE_DRV_ZERO_DEVICE_UNLOAD");
   Sandbox s;

@@ -83,6 +83,28 @@ TEST(StartupCache, ManifestChangedOnDiskIsReread) {
   EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 1u);
 }
 
+// A driver library replaced on disk (same manifest, new file renamed over the old one) between two
+// vkCreateInstance calls is opened again: the cache compares the library's identity (device, inode,
+// size, mtime) too. The replacement is another mock variant; the scenario sidecar (next to the
+// path) keeps the device name, and the fresh dlopen records a second first_entry.
+TEST(StartupCache, LibraryChangedOnDiskIsReopened) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_LOADER_2");
+  Sandbox s;
+  const std::string a_lib = AddNamedDriver(s, "a", "v7_exports").library;
+  const std::string b_lib = AddNamedDriver(s, "b", "v5").library;  // only its library file is used
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance",
+                               "replace-file:" + a_lib + ":" + b_lib,
+                               "create-instance", "devices", "destroy-instance"});
+  ASSERT_TRUE(r.Step("replace-file")["ok"].boolean()) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(0), Names{"a-dev"}) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(1), Names{"a-dev"}) << r.Describe();
+  EXPECT_EQ(CountCalls(s, "a", "first_entry"), 2u) << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vk_icdNegotiateLoaderICDInterfaceVersion"), 2u)
+      << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 2u);
+}
+
 // A manifest that was rejected and is then fixed on disk is accepted by the next call, and one
 // that was accepted and is then broken is dropped.
 TEST(StartupCache, ManifestFixedOrBrokenOnDiskIsReread) {

@@ -77,7 +77,7 @@ struct vkl_gen_cmd {
 
 #define VKL_GEN_CMD_COUNT 18u
 extern const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT];
-/* Hashed lookup (FNV-1a, open addressing); NULL for names the registry does not define. */
+/* Hashed lookup (length + two words, open addressing); NULL for names the registry does not define. */
 const struct vkl_gen_cmd *vkl_gen_cmd_find(const char *name);
 
 /* ---- hand-written functions named in loader/custom_commands.txt ---- */

@@ -114,27 +114,55 @@ const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {
      (PFN_vkVoidFunction)vkl_gen_tramp_SetInstanceTagFIXTURE, (PFN_vkVoidFunction)vkl_gen_term_SetInstanceTagFIXTURE},
 };
 
-/* FNV-1a hash of each name, open addressing with linear probing; 18 entries in 64 buckets. */
+/* Name hash (tools/vkgen/vkgen.py name_hash), open addressing with linear probing; 18 entries in 64 buckets. */
 #define VKL_GEN_CMD_HASH_EMPTY 0xFFFFu
 static const uint16_t vkl_gen_cmd_hash[64] = {
-    11u, 0xFFFFu, 0xFFFFu, 1u, 15u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 14u, 7u, 0xFFFFu,
-    0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 5u, 0xFFFFu, 0xFFFFu, 2u, 0xFFFFu, 0xFFFFu, 0xFFFFu,
-    0xFFFFu, 0xFFFFu, 12u, 0xFFFFu, 0xFFFFu, 0u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
-    9u, 0xFFFFu, 3u, 4u, 0xFFFFu, 8u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
-    0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 13u, 0xFFFFu, 16u, 10u, 17u, 0xFFFFu,
-    6u, 0xFFFFu, 0xFFFFu, 0xFFFFu,
+    0xFFFFu, 0xFFFFu, 7u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 13u, 5u, 0xFFFFu, 0xFFFFu,
+    0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 2u, 0xFFFFu, 12u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
+    10u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
+    9u, 15u, 0xFFFFu, 0xFFFFu, 4u, 0xFFFFu, 14u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
+    1u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 3u, 0xFFFFu, 16u, 0xFFFFu, 8u, 0xFFFFu, 0u, 11u,
+    6u, 17u, 0xFFFFu, 0xFFFFu,
 };
 
+/* strlen of each command name, compared before memcmp. */
+static const uint8_t vkl_gen_cmd_len[18] = {
+    16u, 17u, 26u, 21u, 19u, 26u, 29u, 30u, 33u, 14u, 13u, 9u, 22u, 19u, 21u, 44u,
+    28u, 23u,
+};
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the generated name hash reads names as little-endian words"
+#endif
+static inline uint64_t vkl_gen_load64(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* Equal names of equal length: 8-byte words inline (the last one overlapping), memcmp below 8. */
+static inline int vkl_gen_name_eq(const char *a, const char *b, size_t len) {
+    if (len < 8) return memcmp(a, b, len) == 0;
+    for (size_t i = 0; i + 8 < len; i += 8)
+        if (vkl_gen_load64(a + i) != vkl_gen_load64(b + i)) return 0;
+    return vkl_gen_load64(a + len - 8) == vkl_gen_load64(b + len - 8);
+}
+
 const struct vkl_gen_cmd *vkl_gen_cmd_find(const char *name) {
-    uint32_t h = 0x811C9DC5u;
     if (!name) return NULL;
-    for (const unsigned char *p = (const unsigned char *)name; *p; ++p) {
-        h ^= *p;
-        h *= 0x01000193u;
+    size_t len = strlen(name);
+    uint64_t lo = 0, hi = 0;
+    if (len >= 8) {
+        lo = vkl_gen_load64(name + len - 8);
+        hi = vkl_gen_load64(name + (len - 8) / 2);
+    } else {
+        memcpy(&lo, name, len);
     }
+    uint32_t h = (uint32_t)(((lo ^ (hi * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)len) * 0xFF51AFD7ED558CCDULL) >> 32);
     for (uint32_t i = h & 63u;; i = (i + 1u) & 63u) {
         uint16_t idx = vkl_gen_cmd_hash[i];
         if (idx == VKL_GEN_CMD_HASH_EMPTY) return NULL;
-        if (strcmp(vkl_gen_cmds[idx].name, name) == 0) return &vkl_gen_cmds[idx];
+        if (vkl_gen_cmd_len[idx] == len && vkl_gen_name_eq(vkl_gen_cmds[idx].name, name, len))
+            return &vkl_gen_cmds[idx];
     }
 }

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Smoke run of //bench (few iterations, two scenarios, both default loaders). No timing assertions:
+# it fails only when a measurement cannot run or the table is not written.
+set -euo pipefail
+out="${TEST_TMPDIR:-/tmp}/bench-smoke"
+bench="${RUNFILES_DIR:-$PWD/..}/vk_loader_harness/bench/bench"
+[ -x "$bench" ] || bench="bench/bench"
+"$bench" --smoke --out="$out"
+test -s "$out/table.md"
+grep -q "vkCreateInstance + vkDestroyInstance" "$out/table.md"
+grep -q "vkCmdDraw: exported trampoline" "$out/table.md"
+echo "bench smoke: ok"

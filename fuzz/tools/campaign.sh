@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# A parallel fuzzing campaign over the binaries fuzz/oss-fuzz/build.sh produced: every target with
+# libFuzzer's fork mode (crashes are saved, the run goes on), plus AFL++ -M/-S instances on the
+# whole-loader target when an AFL++ build and afl-fuzz are given. Writes per-target logs, final
+# figures (summary.tsv), crash artifacts and the grown corpora (corpora.tar.gz) into RESULTS.
+#
+#   fuzz/tools/campaign.sh BIN_DIR RESULTS SECONDS
+# Environment:
+#   VKL_JOBS_<target>   libFuzzer workers per target (defaults spread nproc over the targets,
+#                       loader_world_fuzzer getting the most)
+#   VKL_AFL_DIR         directory with an AFL++ build of loader_world_fuzzer (+ vkl_mock_icd/)
+#   VKL_AFL_FUZZ        the afl-fuzz binary (default: afl-fuzz on PATH);  VKL_AFL_JOBS (default 2)
+#   VKL_CORPUS_IN       directory with <target>/ corpora to start from (default: the seed zips)
+set -uo pipefail
+bin=$1 results=$2 secs=$3
+mkdir -p "$results"
+work=$(mktemp -d "${TMPDIR:-/tmp}/vkl-campaign.XXXXXX")
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
+cores=$(nproc)
+targets="loader_world_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer"
+afl_jobs=0
+if [ -n "${VKL_AFL_DIR:-}" ] && [ -x "$VKL_AFL_DIR/loader_world_fuzzer" ]; then afl_jobs=${VKL_AFL_JOBS:-2}; fi
+rest=$((cores - afl_jobs))
+[ $rest -lt 6 ] && rest=6
+# a third of the rest to the whole-loader target, the others share the remainder equally
+world=$((rest / 3)); [ $world -lt 1 ] && world=1
+each=$(((rest - world) / 5)); [ $each -lt 1 ] && each=1
+echo "campaign: $cores cores, ${secs}s: loader_world_fuzzer x$world, parsers x$each, AFL++ x$afl_jobs"
+
+pids=()
+for t in $targets; do
+  [ -x "$bin/$t" ] || continue
+  var=VKL_JOBS_$t
+  jobs=${!var:-}
+  [ -z "$jobs" ] && { if [ "$t" = loader_world_fuzzer ]; then jobs=$world; else jobs=$each; fi; }
+  corpus=$work/corpus/$t
+  mkdir -p "$corpus" "$results/crashes_$t"
+  if [ -n "${VKL_CORPUS_IN:-}" ] && [ -d "$VKL_CORPUS_IN/$t" ]; then cp "$VKL_CORPUS_IN/$t"/* "$corpus"/ 2>/dev/null; fi
+  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+    "$bin/${t}_seed_corpus.zip" "$corpus"
+  dict=()
+  [ -f "$bin/$t.dict" ] && dict=(-dict="$bin/$t.dict")
+  echo "$jobs" > "$results/jobs_$t"
+  (cd "$work" && ASAN_OPTIONS=detect_leaks=1 "$bin/$t" "${dict[@]}" -fork="$jobs" -ignore_crashes=1 \
+      -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$secs" -timeout=30 -rss_limit_mb=3072 \
+      -artifact_prefix="$results/crashes_$t/" "$corpus" > "$results/$t.log" 2>&1) &
+  pids+=($!)
+done
+
+if [ "$afl_jobs" -gt 0 ]; then
+  afl=${VKL_AFL_FUZZ:-afl-fuzz}
+  ain=$work/afl_in
+  mkdir -p "$ain"
+  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+    "$VKL_AFL_DIR/loader_world_fuzzer_seed_corpus.zip" "$ain"
+  export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
+  for i in $(seq 0 $((afl_jobs - 1))); do
+    role=-S; name=s$i
+    [ "$i" -eq 0 ] && { role=-M; name=main; }
+    (cd "$work" && ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
+        timeout $((secs + 60)) "$afl" -i "$ain" -o "$results/afl" $role $name -V "$secs" \
+        -x "$VKL_AFL_DIR/loader_world_fuzzer.dict" -- "$VKL_AFL_DIR/loader_world_fuzzer" \
+        > "$results/afl_$name.log" 2>&1) &
+    pids+=($!)
+  done
+fi
+wait "${pids[@]}"
+
+# figures: executions and speed from the last fork-mode status line; coverage measured the usual
+# way, by one plain pass over the final corpus (the INITED line: cov = PCs, ft = features)
+printf 'target\tworkers\tseconds\texecs\texec_per_s_total\tcov\tft\tcorpus_files\tcorpus_bytes\tcrashes\n' \
+  > "$results/summary.tsv"
+for t in $targets; do
+  [ -f "$results/$t.log" ] || continue
+  line=$(grep -E '^#[0-9]+: cov: ' "$results/$t.log" | tail -1)
+  execs=$(echo "$line" | sed -nE 's/^#([0-9]+):.*/\1/p')
+  elapsed=$(echo "$line" | sed -nE 's/.* time: ([0-9]+)s.*/\1/p')
+  speed=?
+  [ -n "$execs" ] && [ -n "$elapsed" ] && [ "$elapsed" -gt 0 ] && speed=$((execs / elapsed))
+  (cd "$work" && "$bin/$t" -runs=0 "$work/corpus/$t" > "$results/${t}_final_pass.log" 2>&1)
+  init=$(grep -E 'INITED' "$results/${t}_final_pass.log" | tail -1)
+  cov=$(echo "$init" | sed -nE 's/.* cov: ([0-9]+).*/\1/p')
+  ft=$(echo "$init" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
+  corp=$(ls "$work/corpus/$t" | wc -l)
+  bytes=$(du -sb "$work/corpus/$t" | cut -f1)
+  crashes=$(ls "$results/crashes_$t" | wc -l)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$(cat "$results/jobs_$t")" "$secs" \
+    "${execs:-?}" "$speed" "${cov:-?}" "${ft:-?}" "$corp" "$bytes" "$crashes" >> "$results/summary.tsv"
+done
+if [ "$afl_jobs" -gt 0 ]; then
+  for s in "$results"/afl/*/fuzzer_stats; do
+    [ -f "$s" ] || continue
+    echo "== $s"; grep -E 'execs_done|execs_per_sec|corpus_count|edges_found|total_edges|bitmap_cvg|saved_crashes|saved_hangs' "$s"
+  done > "$results/afl_summary.txt"
+  rm -rf "$results"/afl/*/.cur_input "$results"/afl/*/.synced
+fi
+tar -C "$work" -czf "$results/corpora.tar.gz" corpus
+rm -rf "$work"
+cat "$results/summary.tsv"
+[ -f "$results/afl_summary.txt" ] && cat "$results/afl_summary.txt"
+exit 0
