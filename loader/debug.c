@@ -56,11 +56,19 @@ void vkl_debug_emit(void *ctx, uint32_t flags, const char *line) {
     }
 }
 
+/* The instance's log sink emits only while the instance has a messenger or callback: with none,
+ * vkl_log does not even format its messages (a create/destroy logs dozens of DEBUG lines). Called
+ * wherever the list changes (under the instance lock, or before the instance is shared). */
+static void sync_sink(struct vkl_instance *inst) {
+    inst->log.emit = inst->messengers != NULL ? vkl_debug_emit : NULL;
+}
+
 static struct vkl_messenger *messenger_new(struct vkl_instance *inst, VkSystemAllocationScope scope) {
     struct vkl_messenger *m = vkl_calloc(&inst->alloc, sizeof(*m), scope);
     if (m == NULL) return NULL;
     m->next = inst->messengers;
     inst->messengers = m;
+    sync_sink(inst);
     return m;
 }
 
@@ -88,6 +96,7 @@ VkResult vkl_debug_add_create_info_messengers(struct vkl_instance *inst, const v
             m->user_data = ci->pUserData;
         }
     }
+    sync_sink(inst);
     return VK_SUCCESS;
 }
 
@@ -102,15 +111,17 @@ void vkl_debug_destroy_all(struct vkl_instance *inst) {
         inst->messengers = m->next;
         messenger_free(inst, m);
     }
+    sync_sink(inst);
 }
 
 static void messenger_unlink(struct vkl_instance *inst, struct vkl_messenger *m) {
     for (struct vkl_messenger **pp = &inst->messengers; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == m) {
             *pp = m->next;
-            return;
+            break;
         }
     }
+    sync_sink(inst);
 }
 
 /* Allocates the per-driver handle array of an application-created messenger or callback. */

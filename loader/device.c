@@ -185,7 +185,7 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
     if (device == VK_NULL_HANDLE || pName == NULL) return NULL;
     /* One hashed lookup instead of a strcmp chain; none of the names below has an alias, so
      * comparing the command's trampoline is comparing the name. */
-    const struct vkl_gen_cmd *c = vkl_gen_cmd_find(pName);
+    const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(pName, strlen(pName));
     if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE) {
         /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
         PFN_vkVoidFunction t = c->trampoline;

@@ -76,9 +76,12 @@ bool vkl_env_is_elevated(void) {
 const char *vkl_getenv(const char *name) {
     if (name == NULL) return NULL;
     const char *value = getenv(name);
+    /* Unset, or not elevated: nothing to hide (checked before the table scan, which every
+     * discovery would otherwise pay for each of the dozen variables it reads). */
+    if (value == NULL || !vkl_env_is_elevated()) return value;
     size_t index = 0;
     const struct secure_var *sv = find_secure(name, &index);
-    if (sv == NULL || value == NULL || !vkl_env_is_elevated()) return value;
+    if (sv == NULL) return value;
 
     /* LDP_LOADER_13 / LLP_LOADER_13: no user-defined paths or filters when elevated. */
     if (!atomic_exchange(&g_logged[index], true)) {

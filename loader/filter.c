@@ -3,6 +3,7 @@
  */
 #include "loader/internal/filter.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
@@ -46,7 +47,9 @@ static void add_token(struct vkl_filter *f, const char *t, size_t n) {
 }
 
 void vkl_filter_parse(const char *value, size_t len, struct vkl_filter *out) {
-    memset(out, 0, sizeof(*out));
+    /* Only the fields before the token array: a token is written whole when counted, and the
+     * array (~4 KB) would otherwise be cleared on every layer discovery. */
+    memset(out, 0, offsetof(struct vkl_filter, tokens));
     if (value == NULL) return;
     char token[VKL_FILTER_MAX_TOKEN_LEN + 2]; /* +1 to see a trailing '*' after the cut, +1 NUL */
     size_t start = 0;

@@ -65,82 +65,309 @@ static VkResult copy_out_extensions(const VkExtensionProperties *src, uint32_t n
     return c < n ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
-VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *pApiVersion) {
+/* ------------------------------------------------------------------ global enumeration */
+
+/*
+ * The three global enumerations run through the pre-instance chains of the enabled implicit layers
+ * ([Lyr] "Pre-Instance Functions", RULE_LYR_PRE_INSTANCE): each layer whose manifest names a
+ * function in pre_instance_functions gets that function's chain struct (vk_layer.h) and calls
+ * pfnNextLayer(pNextLink, ...) to reach the next layer, then the loader's own implementation
+ * (term_*). Order: the first enabled implicit layer is outermost, as in the vkCreateInstance chain
+ * (RULE_LYR_ORDER; the Khronos loader builds these chains the other way round, see
+ * conformance/deviations). The layer set is acquired once per call (parse cache, no re-parse) and
+ * handed to the terminator through the struct that holds its link.
+ */
+struct pre_call {
+    struct vkl_layer_set set;
+    const struct vkl_layer_manifest **implicit; /* enabled implicit layers, chain order */
+    uint32_t implicit_count;
+    PFN_vkVoidFunction *fns; /* the pre-instance functions of those that have one, outermost first */
+    uint32_t fn_count;
+};
+
+/* Not memset: the set holds ~12 KB of filter tokens, and vkl_layers_acquire initialises it. */
+static void pre_call_clear(struct pre_call *c) {
+    c->implicit = NULL;
+    c->implicit_count = 0;
+    c->fns = NULL;
+    c->fn_count = 0;
+}
+
+static VkResult pre_call_begin(struct pre_call *c, enum vkl_layer_pre_instance_fn fn) {
+    pre_call_clear(c);
+    VkResult r = vkl_layers_acquire(NULL, &c->set);
+    if (r != VK_SUCCESS) return r;
+    r = vkl_layers_activate_implicit(&c->set, NULL, &c->implicit, &c->implicit_count);
+    if (r == VK_SUCCESS && c->implicit_count > 0) {
+        c->fns = calloc(c->implicit_count, sizeof(*c->fns));
+        if (c->fns == NULL) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t i = 0; r == VK_SUCCESS && i < c->implicit_count; i++) {
+        PFN_vkVoidFunction f = vkl_layer_pre_instance_proc(&c->set, c->implicit[i], fn, NULL);
+        if (f == NULL) continue;
+        vkl_log(NULL, VKL_LOG_DEBUG | VKL_LOG_LAYER, "layer %s: pre-instance function %s in the chain",
+                c->implicit[i]->props.layerName, c->implicit[i]->pre_instance[fn]);
+        c->fns[c->fn_count++] = f;
+    }
+    if (r != VK_SUCCESS) {
+        free(c->fns);
+        free(c->implicit);
+        vkl_layers_release(&c->set);
+        pre_call_clear(c);
+    }
+    return r;
+}
+
+static void pre_call_end(struct pre_call *c) {
+    free(c->fns);
+    free(c->implicit);
+    vkl_layers_release(&c->set);
+}
+
+static VkChainHeader chain_header(VkChainType type, uint32_t size) {
+    VkChainHeader h = {.type = type, .version = VK_CURRENT_CHAIN_VERSION, .size = size};
+    return h;
+}
+
+/* Copies the set's layer properties into the application's array with the two-call idiom. */
+static VkResult copy_out_layers(const struct vkl_layer_set *set, uint32_t *pCount, VkLayerProperties *pProps) {
+    if (pProps == NULL) {
+        *pCount = set->count;
+        return VK_SUCCESS;
+    }
+    uint32_t c = *pCount < set->count ? *pCount : set->count;
+    for (uint32_t i = 0; i < c; i++) pProps[i] = set->layers[i]->props;
+    *pCount = c;
+    return c < set->count ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+/* Appends `src` to `all` (capacity checked by the caller), first occurrence of a name wins. */
+static void ext_append_unique(VkExtensionProperties *all, uint32_t *n, const VkExtensionProperties *src,
+                              uint32_t sn) {
+    for (uint32_t k = 0; k < sn; k++) {
+        bool dup = false;
+        for (uint32_t j = 0; j < *n && !dup; j++)
+            dup = strncmp(all[j].extensionName, src[k].extensionName, VK_MAX_EXTENSION_NAME_SIZE) == 0;
+        if (!dup) all[(*n)++] = src[k];
+    }
+}
+
+/* The loader's vkEnumerateInstanceExtensionProperties. */
+static VkResult enumerate_instance_extensions(const struct pre_call *pc, const char *pLayerName,
+                                              uint32_t *pPropertyCount, VkExtensionProperties *pProperties) {
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    const struct vkl_layer_set *lset = &pc->set;
+    if (pLayerName != NULL) {
+        /* Answered from layer manifests, never by asking a driver (LDP_LOADER_12). */
+        const struct vkl_layer_manifest *l = vkl_layer_set_find(lset, pLayerName);
+        if (l == NULL) {
+            vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER, "vkEnumerateInstanceExtensionProperties: layer %s not found",
+                    pLayerName);
+            return VK_ERROR_LAYER_NOT_PRESENT;
+        }
+        VkExtensionProperties *le = NULL;
+        uint32_t ln = 0;
+        VkResult lr = vkl_layer_extensions(lset, l, false, &le, &ln);
+        if (lr == VK_SUCCESS) lr = copy_out_extensions(le, ln, pPropertyCount, pProperties);
+        free(le);
+        return lr;
+    }
+    /* The enabled implicit layers' instance extensions count too: the application gets those
+     * layers whatever it asks for (the Khronos loader lists them as well). */
+    VkExtensionProperties *layer_exts = NULL;
+    uint32_t layer_ext_count = 0, layer_ext_cap = 0;
+    VkResult r = VK_SUCCESS;
+    for (uint32_t i = 0; r == VK_SUCCESS && i < pc->implicit_count; i++) {
+        VkExtensionProperties *le = NULL;
+        uint32_t ln = 0;
+        if ((r = vkl_layer_extensions(lset, pc->implicit[i], false, &le, &ln)) != VK_SUCCESS) break;
+        if (layer_ext_count + ln > layer_ext_cap) {
+            uint32_t ncap = layer_ext_count + ln;
+            VkExtensionProperties *nv = realloc(layer_exts, ncap * sizeof(*nv));
+            if (nv == NULL) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            } else {
+                layer_exts = nv;
+                layer_ext_cap = ncap;
+            }
+        }
+        if (r == VK_SUCCESS) ext_append_unique(layer_exts, &layer_ext_count, le, ln);
+        free(le);
+    }
+    if (r != VK_SUCCESS) {
+        free(layer_exts);
+        return r;
+    }
+    struct vkl_driver_set set;
+    r = vkl_drivers_acquire(NULL, &set);
+    if (r != VK_SUCCESS) {
+        free(layer_exts);
+        return r;
+    }
+    uint32_t cap = (uint32_t)LOADER_EXTENSION_COUNT + layer_ext_count;
+    for (uint32_t i = 0; i < set.count; i++) cap += set.drivers[i]->extension_count;
+    VkExtensionProperties *all = calloc(cap, sizeof(*all));
+    if (all == NULL) {
+        free(layer_exts);
+        vkl_drivers_release(&set);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    uint32_t n = 0;
+    /* Union of the drivers' extensions, the loader's own and the implicit layers', first occurrence
+     * wins. Portability drivers are included: pre-instance enumeration does not know the
+     * instance's flags. */
+    for (uint32_t i = 0; i < set.count; i++)
+        ext_append_unique(all, &n, set.drivers[i]->extensions, set.drivers[i]->extension_count);
+    ext_append_unique(all, &n, g_loader_extensions, (uint32_t)LOADER_EXTENSION_COUNT);
+    ext_append_unique(all, &n, layer_exts, layer_ext_count);
+    r = copy_out_extensions(all, n, pPropertyCount, pProperties);
+    free(all);
+    free(layer_exts);
+    vkl_drivers_release(&set);
+    return r;
+}
+
+/* Terminators: the bottom link of each chain is the first member of a struct that also points at
+ * the call's state, so the terminator needs no second acquire. */
+struct ext_end {
+    VkEnumerateInstanceExtensionPropertiesChain link;
+    const struct pre_call *pc;
+};
+struct layer_end {
+    VkEnumerateInstanceLayerPropertiesChain link;
+    const struct pre_call *pc;
+};
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_EnumerateInstanceExtensionProperties(
+    const VkEnumerateInstanceExtensionPropertiesChain *link, const char *pLayerName, uint32_t *pPropertyCount,
+    VkExtensionProperties *pProperties) {
+    const struct ext_end *end = (const struct ext_end *)(const void *)link;
+    return enumerate_instance_extensions(end->pc, pLayerName, pPropertyCount, pProperties);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_EnumerateInstanceLayerProperties(
+    const VkEnumerateInstanceLayerPropertiesChain *link, uint32_t *pPropertyCount, VkLayerProperties *pProperties) {
+    const struct layer_end *end = (const struct layer_end *)(const void *)link;
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    return copy_out_layers(&end->pc->set, pPropertyCount, pProperties);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *link,
+                                                                    uint32_t *pApiVersion) {
+    (void)link;
     if (pApiVersion == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     *pApiVersion = VK_HEADER_VERSION_COMPLETE;
     return VK_SUCCESS;
 }
 
-VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
-                                                                             VkLayerProperties *pProperties) {
-    vkl_log_init();
-    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    struct vkl_layer_set set;
-    VkResult r = vkl_layers_acquire(NULL, &set);
-    if (r != VK_SUCCESS) return r;
-    if (pProperties == NULL) {
-        *pPropertyCount = set.count;
-    } else {
-        uint32_t c = *pPropertyCount < set.count ? *pPropertyCount : set.count;
-        for (uint32_t i = 0; i < c; i++) pProperties[i] = set.layers[i]->props;
-        *pPropertyCount = c;
-        if (c < set.count) r = VK_INCOMPLETE;
+/* Builds links[0..n-1] for the layer functions fns[0..n-1] (outermost first): links[i] names the
+ * function below layer i and its link; the last one names the terminator and `end`. The loader
+ * calls fns[0](&links[0], ...). Written once per chain type with this macro because the three
+ * structs differ only in pfnNextLayer's type. */
+#define BUILD_PRE_CHAIN(links, ChainT, PfnT, chain_type, pc, term, end_link)                                 \
+    for (uint32_t i_ = 0; i_ < (pc)->fn_count; i_++) {                                                         \
+        (links)[i_].header = chain_header((chain_type), (uint32_t)sizeof(ChainT));                             \
+        if (i_ + 1 < (pc)->fn_count) {                                                                         \
+            memcpy(&(links)[i_].pfnNextLayer, &(pc)->fns[i_ + 1], sizeof(PfnT));                               \
+            (links)[i_].pNextLink = &(links)[i_ + 1];                                                          \
+        } else {                                                                                               \
+            (links)[i_].pfnNextLayer = (term);                                                                 \
+            (links)[i_].pNextLink = (end_link);                                                                \
+        }                                                                                                      \
     }
-    vkl_layers_release(&set);
-    return r;
-}
+
+typedef VkResult(VKAPI_PTR *vkl_pfn_pre_ext)(const VkEnumerateInstanceExtensionPropertiesChain *, const char *,
+                                             uint32_t *, VkExtensionProperties *);
+typedef VkResult(VKAPI_PTR *vkl_pfn_pre_layers)(const VkEnumerateInstanceLayerPropertiesChain *, uint32_t *,
+                                                VkLayerProperties *);
+typedef VkResult(VKAPI_PTR *vkl_pfn_pre_version)(const VkEnumerateInstanceVersionChain *, uint32_t *);
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(const char *pLayerName,
                                                                                  uint32_t *pPropertyCount,
                                                                                  VkExtensionProperties *pProperties) {
     vkl_log_init();
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    if (pLayerName != NULL) {
-        /* Answered from layer manifests, never by asking a driver (LDP_LOADER_12). */
-        struct vkl_layer_set lset;
-        VkResult lr = vkl_layers_acquire(NULL, &lset);
-        if (lr != VK_SUCCESS) return lr;
-        const struct vkl_layer_manifest *l = vkl_layer_set_find(&lset, pLayerName);
-        if (l == NULL) {
-            vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER, "vkEnumerateInstanceExtensionProperties: layer %s not found",
-                    pLayerName);
-            vkl_layers_release(&lset);
-            return VK_ERROR_LAYER_NOT_PRESENT;
-        }
-        VkExtensionProperties *le = NULL;
-        uint32_t ln = 0;
-        lr = vkl_layer_extensions(&lset, l, false, &le, &ln);
-        if (lr == VK_SUCCESS) lr = copy_out_extensions(le, ln, pPropertyCount, pProperties);
-        free(le);
-        vkl_layers_release(&lset);
-        return lr;
-    }
-    struct vkl_driver_set set;
-    VkResult r = vkl_drivers_acquire(NULL, &set);
+    struct pre_call pc;
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_EXTENSIONS);
     if (r != VK_SUCCESS) return r;
-    uint32_t cap = (uint32_t)LOADER_EXTENSION_COUNT;
-    for (uint32_t i = 0; i < set.count; i++) cap += set.drivers[i]->extension_count;
-    VkExtensionProperties *all = calloc(cap, sizeof(*all));
-    if (all == NULL) {
-        vkl_drivers_release(&set);
-        return VK_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    uint32_t n = 0;
-    /* Union of the drivers' extensions and the loader's own, first occurrence wins. Portability
-     * drivers are included: pre-instance enumeration does not know the instance's flags. */
-    for (uint32_t i = 0; i <= set.count; i++) {
-        const VkExtensionProperties *src = i < set.count ? set.drivers[i]->extensions : g_loader_extensions;
-        uint32_t sn = i < set.count ? set.drivers[i]->extension_count : (uint32_t)LOADER_EXTENSION_COUNT;
-        for (uint32_t k = 0; k < sn; k++) {
-            bool dup = false;
-            for (uint32_t j = 0; j < n && !dup; j++)
-                dup = strncmp(all[j].extensionName, src[k].extensionName, VK_MAX_EXTENSION_NAME_SIZE) == 0;
-            if (!dup) all[n++] = src[k];
+    struct ext_end end = {.pc = &pc};
+    end.link.header = chain_header(VK_CHAIN_TYPE_ENUMERATE_INSTANCE_EXTENSION_PROPERTIES,
+                                   (uint32_t)sizeof(VkEnumerateInstanceExtensionPropertiesChain));
+    if (pc.fn_count == 0) {
+        r = term_EnumerateInstanceExtensionProperties(&end.link, pLayerName, pPropertyCount, pProperties);
+    } else {
+        VkEnumerateInstanceExtensionPropertiesChain *links = calloc(pc.fn_count, sizeof(*links));
+        if (links == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        } else {
+            BUILD_PRE_CHAIN(links, VkEnumerateInstanceExtensionPropertiesChain, vkl_pfn_pre_ext,
+                            VK_CHAIN_TYPE_ENUMERATE_INSTANCE_EXTENSION_PROPERTIES, &pc,
+                            term_EnumerateInstanceExtensionProperties, &end.link);
+            vkl_pfn_pre_ext first;
+            memcpy(&first, &pc.fns[0], sizeof(first));
+            r = first(&links[0], pLayerName, pPropertyCount, pProperties);
+            free(links);
         }
     }
-    r = copy_out_extensions(all, n, pPropertyCount, pProperties);
-    free(all);
-    vkl_drivers_release(&set);
+    pre_call_end(&pc);
+    return r;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
+                                                                             VkLayerProperties *pProperties) {
+    vkl_log_init();
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    struct pre_call pc;
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_LAYERS);
+    if (r != VK_SUCCESS) return r;
+    struct layer_end end = {.pc = &pc};
+    end.link.header = chain_header(VK_CHAIN_TYPE_ENUMERATE_INSTANCE_LAYER_PROPERTIES,
+                                   (uint32_t)sizeof(VkEnumerateInstanceLayerPropertiesChain));
+    if (pc.fn_count == 0) {
+        r = term_EnumerateInstanceLayerProperties(&end.link, pPropertyCount, pProperties);
+    } else {
+        VkEnumerateInstanceLayerPropertiesChain *links = calloc(pc.fn_count, sizeof(*links));
+        if (links == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        } else {
+            BUILD_PRE_CHAIN(links, VkEnumerateInstanceLayerPropertiesChain, vkl_pfn_pre_layers,
+                            VK_CHAIN_TYPE_ENUMERATE_INSTANCE_LAYER_PROPERTIES, &pc,
+                            term_EnumerateInstanceLayerProperties, &end.link);
+            vkl_pfn_pre_layers first;
+            memcpy(&first, &pc.fns[0], sizeof(first));
+            r = first(&links[0], pPropertyCount, pProperties);
+            free(links);
+        }
+    }
+    pre_call_end(&pc);
+    return r;
+}
+
+VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *pApiVersion) {
+    vkl_log_init();
+    if (pApiVersion == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    struct pre_call pc;
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_VERSION);
+    if (r != VK_SUCCESS) return r;
+    VkEnumerateInstanceVersionChain end;
+    memset(&end, 0, sizeof(end));
+    end.header = chain_header(VK_CHAIN_TYPE_ENUMERATE_INSTANCE_VERSION, (uint32_t)sizeof(end));
+    if (pc.fn_count == 0) {
+        r = term_EnumerateInstanceVersion(&end, pApiVersion);
+    } else {
+        VkEnumerateInstanceVersionChain *links = calloc(pc.fn_count, sizeof(*links));
+        if (links == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        } else {
+            BUILD_PRE_CHAIN(links, VkEnumerateInstanceVersionChain, vkl_pfn_pre_version,
+                            VK_CHAIN_TYPE_ENUMERATE_INSTANCE_VERSION, &pc, term_EnumerateInstanceVersion, &end);
+            vkl_pfn_pre_version first;
+            memcpy(&first, &pc.fns[0], sizeof(first));
+            r = first(&links[0], pApiVersion);
+            free(links);
+        }
+    }
+    pre_call_end(&pc);
     return r;
 }
 
@@ -366,17 +593,31 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         ii->handle = handle;
         ii->api_version = api;
         vkl_gen_instance_dispatch_fill(&ii->disp, d->gipa, handle);
+        /* RULE_DRV_REQUIRED_ENTRYPOINTS: the Vulkan 1.0 instance and physical-device commands the
+         * Khronos loader requires (spec 3.4); without one the driver is dropped. */
         const char *missing = ii->disp.DestroyInstance == NULL              ? "vkDestroyInstance"
                               : ii->disp.EnumeratePhysicalDevices == NULL   ? "vkEnumeratePhysicalDevices"
+                              : ii->disp.GetPhysicalDeviceFeatures == NULL  ? "vkGetPhysicalDeviceFeatures"
+                              : ii->disp.GetPhysicalDeviceFormatProperties == NULL
+                                  ? "vkGetPhysicalDeviceFormatProperties"
+                              : ii->disp.GetPhysicalDeviceImageFormatProperties == NULL
+                                  ? "vkGetPhysicalDeviceImageFormatProperties"
                               : ii->disp.GetPhysicalDeviceProperties == NULL ? "vkGetPhysicalDeviceProperties"
+                              : ii->disp.GetPhysicalDeviceQueueFamilyProperties == NULL
+                                  ? "vkGetPhysicalDeviceQueueFamilyProperties"
+                              : ii->disp.GetPhysicalDeviceMemoryProperties == NULL
+                                  ? "vkGetPhysicalDeviceMemoryProperties"
                               : ii->disp.CreateDevice == NULL               ? "vkCreateDevice"
                               : ii->disp.GetDeviceProcAddr == NULL          ? "vkGetDeviceProcAddr"
                               : ii->disp.EnumerateDeviceExtensionProperties == NULL
                                   ? "vkEnumerateDeviceExtensionProperties"
+                              : ii->disp.GetPhysicalDeviceSparseImageFormatProperties == NULL
+                                  ? "vkGetPhysicalDeviceSparseImageFormatProperties"
                                   : NULL;
         if (missing != NULL) {
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "driver %s: vkGetInstanceProcAddr gives no %s; driver skipped", vkl_driver_name(d), missing);
+                    "driver %s: vkGetInstanceProcAddr gives no %s; driver skipped [RULE_DRV_REQUIRED_ENTRYPOINTS]",
+                    vkl_driver_name(d), missing);
             if (ii->disp.DestroyInstance != NULL) ii->disp.DestroyInstance(handle, pAllocator);
             vkl_free(a, ii);
             continue;

@@ -28,6 +28,8 @@
  * unchanged file is never parsed twice. Entries are malloc'd (they outlive instances). */
 struct layer_file {
     struct layer_file *next;
+    struct layer_file *hnext; /* in g_buckets[hash % LAYER_BUCKETS] */
+    uint64_t hash;            /* path_hash(path) */
     unsigned refs;
     bool stale;
     bool implicit;
@@ -38,13 +40,52 @@ struct layer_file {
     char *error; /* first WARN/ERROR/INFO line of the parse, re-emitted to later callers */
     uint32_t error_flags;
     struct vkl_layer_manifest_file m;
+    /* Per layer of `m`: the library dlopen'ed for pre-instance calls (vkl_layer_pre_instance_proc),
+     * kept as long as this entry, like the driver cache keeps driver libraries. NULL until used. */
+    struct pre_lib *pre;
+};
+
+struct pre_lib {
+    void *handle;
+    bool failed; /* dlopen failed once: not retried while the manifest is unchanged */
 };
 
 static pthread_mutex_t g_layer_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct layer_file *g_files;
 static uint32_t g_parse_count;
+/* The same entries by path hash: a lookup costs one hash and, nearly always, one strcmp, whatever
+ * the number of installed manifests (a linear scan made every discovery quadratic). */
+#define LAYER_BUCKETS 256u
+static struct layer_file *g_buckets[LAYER_BUCKETS];
+
+/* 64-bit hash of a string, 8 bytes per step. */
+static uint64_t str_hash(const char *s, size_t len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, sizeof(w));
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, len - i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
+}
+
+static bool unloading_disabled(void) {
+    const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
+    return keep != NULL && strcmp(keep, "1") == 0;
+}
 
 static void file_free(struct layer_file *f) {
+    if (f->pre != NULL) {
+        bool keep = unloading_disabled();
+        for (uint32_t i = 0; i < f->m.count; i++)
+            if (f->pre[i].handle != NULL && !keep) dlclose(f->pre[i].handle);
+        free(f->pre);
+    }
     vkl_layer_manifest_file_finish(&f->m);
     free(f->error);
     free(f->path);
@@ -57,6 +98,11 @@ static void cache_unlink_free(struct layer_file *f) {
             *pp = f->next;
             break;
         }
+    for (struct layer_file **pp = &g_buckets[f->hash % LAYER_BUCKETS]; *pp != NULL; pp = &(*pp)->hnext)
+        if (*pp == f) {
+            *pp = f->hnext;
+            break;
+        }
     file_free(f);
 }
 
@@ -67,6 +113,7 @@ __attribute__((destructor)) static void vkl_layers_shutdown(void) {
         g_files = f->next;
         file_free(f);
     }
+    memset(g_buckets, 0, sizeof(g_buckets));
     pthread_mutex_unlock(&g_layer_lock);
 }
 
@@ -108,8 +155,9 @@ static int64_t mtime_ns(const struct stat *st) {
 static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit) {
     struct stat st;
     if (stat(path, &st) != 0) return NULL;
-    for (struct layer_file *f = g_files; f != NULL; f = f->next) {
-        if (f->stale || f->implicit != implicit || strcmp(f->path, path) != 0) continue;
+    uint64_t hash = str_hash(path, strlen(path));
+    for (struct layer_file *f = g_buckets[hash % LAYER_BUCKETS]; f != NULL; f = f->hnext) {
+        if (f->stale || f->implicit != implicit || f->hash != hash || strcmp(f->path, path) != 0) continue;
         if (f->st_dev == (uint64_t)st.st_dev && f->st_ino == (uint64_t)st.st_ino &&
             f->st_size == (uint64_t)st.st_size && f->st_mtime_ns == mtime_ns(&st)) {
             /* A rejected file's line is repeated to every caller; warnings about single layers of
@@ -154,6 +202,9 @@ static struct layer_file *file_get(const struct vkl_log_sink *log, const char *p
     f->error_flags = cap.flags;
     f->next = g_files;
     g_files = f;
+    f->hash = hash;
+    f->hnext = g_buckets[hash % LAYER_BUCKETS];
+    g_buckets[hash % LAYER_BUCKETS] = f;
     f->refs++;
     return f;
 }
@@ -177,7 +228,6 @@ static VkResult search_list(const struct vkl_log_sink *log, const char *var, con
 static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implicit,
                                      const struct vkl_layer_manifest *override_layer, struct vkl_strlist *out) {
     VkResult r = VK_SUCCESS;
-    struct vkl_strlist dirs = VKL_STRLIST_INIT;
     const char *ovar = implicit ? "VK_IMPLICIT_LAYER_PATH" : "VK_LAYER_PATH";
     const char *avar = implicit ? "VK_ADD_IMPLICIT_LAYER_PATH" : "VK_ADD_LAYER_PATH";
     const char *ov = vkl_getenv(ovar);
@@ -200,13 +250,14 @@ static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implic
         goto out;
     }
     if (add != NULL && (r = search_list(log, avar, add, out)) != VK_SUCCESS) goto out;
-    struct vkl_search_env env;
-    vkl_search_env_from_process(&env);
-    r = vkl_search_dirs_build(&env, implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX, &dirs);
-    for (size_t i = 0; r == VK_SUCCESS && i < dirs.count; i++)
-        r = vkl_layer_manifest_search_entry(log, dirs.items[i], NULL, out);
+    /* Built once per environment (search_paths.c), not per call. */
+    const struct vkl_search_dirs *dirs =
+        vkl_search_dirs_acquire(implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX);
+    if (dirs == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    for (size_t i = 0; r == VK_SUCCESS && i < dirs->dirs.count; i++)
+        r = vkl_layer_manifest_search_entry(log, dirs->dirs.items[i], NULL, out);
+    vkl_search_dirs_release(dirs);
 out:
-    vkl_strlist_finish(&dirs);
     return r;
 }
 
@@ -225,9 +276,13 @@ static VkResult set_push(struct vkl_layer_set *set, uint32_t *cap, const struct 
 }
 
 static VkResult set_ref(struct vkl_layer_set *set, struct layer_file *f) {
-    void **n = realloc(set->refs, (set->ref_count + 1) * sizeof(*n));
-    if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    set->refs = n;
+    /* Capacity: 8, then doubling (grown when the count reaches a power of two). */
+    uint32_t c = set->ref_count;
+    if (c == 0 || (c >= 8 && (c & (c - 1)) == 0)) {
+        void **n = realloc(set->refs, (c == 0 ? 8 : 2 * (size_t)c) * sizeof(*n));
+        if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        set->refs = n;
+    }
     set->refs[set->ref_count++] = f;
     return VK_SUCCESS;
 }
@@ -244,10 +299,51 @@ static bool str_in(char *const *v, uint32_t n, const char *s) {
     return false;
 }
 
+/* The names of a set being built, by hash (open addressing, caller storage, no allocation): the
+ * first layer of each name. Past NAME_SLOTS / 2 names lookups fall back to vkl_layer_set_find. */
+#define NAME_SLOTS 512u
+struct name_index {
+    const struct vkl_layer_manifest *slot[NAME_SLOTS];
+    uint32_t used;
+    bool overflow;
+};
+
+static uint32_t name_slot(const char *name) { return (uint32_t)str_hash(name, strlen(name)) & (NAME_SLOTS - 1); }
+
+static const struct vkl_layer_manifest *name_index_find(const struct name_index *ix, const struct vkl_layer_set *set,
+                                                        const char *name) {
+    if (ix->overflow) return vkl_layer_set_find(set, name);
+    for (uint32_t i = name_slot(name);; i = (i + 1) & (NAME_SLOTS - 1)) {
+        const struct vkl_layer_manifest *l = ix->slot[i];
+        if (l == NULL || strcmp(l->props.layerName, name) == 0) return l;
+    }
+}
+
+static void name_index_add(struct name_index *ix, const struct vkl_layer_manifest *l) {
+    if (ix->overflow) return;
+    if (ix->used >= NAME_SLOTS / 2) {
+        ix->overflow = true;
+        return;
+    }
+    for (uint32_t i = name_slot(l->props.layerName);; i = (i + 1) & (NAME_SLOTS - 1)) {
+        if (ix->slot[i] == NULL) {
+            ix->slot[i] = l;
+            ix->used++;
+            return;
+        }
+        if (strcmp(ix->slot[i]->props.layerName, l->props.layerName) == 0) return; /* first one stays */
+    }
+}
+
 /* Scans one class of manifests and appends its layers (deduplicated by name: first wins). */
 static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_layer_set *set, uint32_t *cap) {
     struct vkl_strlist files = VKL_STRLIST_INIT;
     VkResult r = layer_manifest_files(log, implicit, set->override_layer, &files);
+    struct name_index names;
+    names.used = 0;
+    names.overflow = false;
+    memset(names.slot, 0, sizeof(names.slot));
+    for (uint32_t i = 0; i < set->count; i++) name_index_add(&names, set->layers[i]);
     for (size_t i = 0; r == VK_SUCCESS && i < files.count; i++) {
         struct layer_file *f = file_get(log, files.items[i], implicit);
         if (f == NULL) continue;
@@ -258,7 +354,7 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
         if (!f->ok) continue;
         for (uint32_t k = 0; r == VK_SUCCESS && k < f->m.count; k++) {
             const struct vkl_layer_manifest *l = &f->m.layers[k];
-            const struct vkl_layer_manifest *prev = vkl_layer_set_find(set, l->props.layerName);
+            const struct vkl_layer_manifest *prev = name_index_find(&names, set, l->props.layerName);
             /* Several override layers may coexist until app_keys chose one (vkl_layers_acquire). */
             if (prev != NULL && !(implicit && strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0)) {
                 vkl_log(log, VKL_LOG_WARN | CAT,
@@ -267,6 +363,7 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
                 continue;
             }
             r = set_push(set, cap, l);
+            if (prev == NULL) name_index_add(&names, l);
         }
     }
     vkl_strlist_finish(&files);
@@ -337,8 +434,21 @@ static void remove_at(struct vkl_layer_set *set, uint32_t i) {
     set->count--;
 }
 
+/* Empties a set without clearing its filters' token arrays (~12 KB; vkl_filter_parse sets every
+ * field it reads): pre-instance calls acquire and release a set each time. */
+static void set_clear(struct vkl_layer_set *set) {
+    set->layers = NULL;
+    set->count = 0;
+    set->refs = NULL;
+    set->ref_count = 0;
+    set->override_layer = NULL;
+    vkl_filter_parse(NULL, 0, &set->enable);
+    vkl_filter_parse(NULL, 0, &set->disable);
+    vkl_filter_parse(NULL, 0, &set->allow);
+}
+
 VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out) {
-    memset(out, 0, sizeof(*out));
+    set_clear(out);
     uint32_t cap = 0;
     VkResult r = VK_SUCCESS;
     const char *en = vkl_getenv("VK_LOADER_LAYERS_ENABLE");
@@ -441,7 +551,7 @@ void vkl_layers_release(struct vkl_layer_set *set) {
     pthread_mutex_unlock(&g_layer_lock);
     free(set->refs);
     free(set->layers);
-    memset(set, 0, sizeof(*set));
+    set_clear(set);
 }
 
 /* ------------------------------------------------------------------ activation */
@@ -521,6 +631,35 @@ static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint3
     return VK_SUCCESS;
 }
 
+/* Implicit layers in discovery order; the override layer and its components last (LLP_LOADER_11;
+ * the Khronos loader keeps discovery order). */
+static VkResult act_implicit(struct act *a) {
+    const struct vkl_layer_set *set = a->set;
+    for (uint32_t i = 0; i < set->count; i++) {
+        const struct vkl_layer_manifest *l = set->layers[i];
+        if (!l->is_implicit || l == set->override_layer || is_override_component(set, l)) continue;
+        if (!vkl_layer_implicit_enabled(set, l, a->log)) continue;
+        VkResult r = act_add(a, l, 0, "implicit layer");
+        if (r != VK_SUCCESS) return r;
+    }
+    if (set->override_layer != NULL) return act_add(a, set->override_layer, 0, "override layer");
+    return VK_SUCCESS;
+}
+
+VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const struct vkl_log_sink *log,
+                                      const struct vkl_layer_manifest ***out, uint32_t *out_count) {
+    struct act a = {.set = set, .log = log};
+    VkResult r = act_implicit(&a);
+    if (r != VK_SUCCESS) {
+        free(a.list);
+        a.list = NULL;
+        a.count = 0;
+    }
+    *out = a.list;
+    *out_count = a.count;
+    return r;
+}
+
 VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
                              const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                              uint32_t *out_count) {
@@ -530,16 +669,8 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     *out = NULL;
     *out_count = 0;
 
-    /* 1. implicit layers in discovery order; the override layer and its components last
-     *    (LLP_LOADER_11; the Khronos loader keeps discovery order). */
-    for (uint32_t i = 0; i < set->count; i++) {
-        const struct vkl_layer_manifest *l = set->layers[i];
-        if (!l->is_implicit || l == set->override_layer || is_override_component(set, l)) continue;
-        if (!vkl_layer_implicit_enabled(set, l, log)) continue;
-        if ((r = act_add(&a, l, 0, "implicit layer")) != VK_SUCCESS) goto out;
-    }
-    if (set->override_layer != NULL && (r = act_add(&a, set->override_layer, 0, "override layer")) != VK_SUCCESS)
-        goto out;
+    /* 1. implicit layers */
+    if ((r = act_implicit(&a)) != VK_SUCCESS) goto out;
 
     /* 2. VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
      *    VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
@@ -713,6 +844,54 @@ static PFN_vkVoidFunction dl_lookup(void *lib, const char *name) {
     void *p = dlsym(lib, name);
     memcpy(&f, &p, sizeof(f));
     return f;
+}
+
+/* ------------------------------------------------------------------ pre-instance functions */
+
+/* [Lyr] "Pre-Instance Functions" (RULE_LYR_PRE_INSTANCE). The parser kept pre_instance_functions
+ * only for implicit layers of file format >= 1.1.2 (RULE_LYR_MANIFEST_V1_1_2). The library is
+ * opened once per manifest cache entry and stays open with it (the driver cache does the same with
+ * driver libraries): repeated global enumerations cost no dlopen. [Lyr] says the Khronos loader
+ * releases the libraries after every call, so a layer cannot rely on state surviving either way. */
+PFN_vkVoidFunction vkl_layer_pre_instance_proc(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                                               enum vkl_layer_pre_instance_fn fn, const struct vkl_log_sink *log) {
+    if (l->is_meta || l->library_path == NULL || l->pre_instance[fn] == NULL) return NULL;
+    PFN_vkVoidFunction proc = NULL;
+    pthread_mutex_lock(&g_layer_lock);
+    struct layer_file *f = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < set->ref_count && f == NULL; i++) {
+        struct layer_file *c = set->refs[i];
+        if (c->m.count > 0 && l >= c->m.layers && l < c->m.layers + c->m.count) {
+            f = c;
+            k = (uint32_t)(l - c->m.layers);
+        }
+    }
+    if (f == NULL) goto out; /* not a layer of this set: defensive */
+    if (f->pre == NULL && (f->pre = calloc(f->m.count, sizeof(*f->pre))) == NULL) goto out;
+    struct pre_lib *p = &f->pre[k];
+    if (p->handle == NULL && !p->failed) {
+        /* RTLD_LOCAL as for instance chains: one layer's symbols never resolve another's. */
+        p->handle = dlopen(l->library_path, RTLD_NOW | RTLD_LOCAL);
+        if (p->handle == NULL) {
+            const char *e = dlerror();
+            p->failed = true;
+            vkl_log(log, VKL_LOG_ERROR | CAT,
+                    "layer %s: cannot load library %s for its pre-instance functions: %s [RULE_LYR_PRE_INSTANCE]",
+                    l->props.layerName, l->library_path, e != NULL ? e : "unknown error");
+            goto out;
+        }
+    }
+    if (p->handle == NULL) goto out;
+    proc = dl_lookup(p->handle, l->pre_instance[fn]);
+    if (proc == NULL)
+        vkl_log(log, VKL_LOG_WARN | CAT,
+                "layer %s: pre_instance_functions names %s, which %s does not export; not called "
+                "[RULE_LYR_PRE_INSTANCE]",
+                l->props.layerName, l->pre_instance[fn], l->library_path);
+out:
+    pthread_mutex_unlock(&g_layer_lock);
+    return proc;
 }
 
 VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl_log_sink *log,

@@ -52,10 +52,17 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkIn
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name) {
     if (device == VK_NULL_HANDLE || name == NULL) return NULL;
-    if (strcmp(name, "vkGetDeviceProcAddr") == 0) return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
+    /* One hashed lookup, then pointer compares (none of these names has an alias, so the
+     * command's trampoline identifies the name). */
+    const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(name, strlen(name));
+    PFN_vkVoidFunction t = c != NULL ? c->trampoline : NULL;
+    if (t != NULL && t == (PFN_vkVoidFunction)vkGetDeviceProcAddr) return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
     /* Device commands that name a surface need the driver's own surface handle (LDP_LOADER_11). */
-    PFN_vkVoidFunction wsi = vkl_wsi_device_proc(device, name);
-    if (wsi != NULL) return wsi;
+    if (t != NULL && (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR || t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
+                      t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR)) {
+        PFN_vkVoidFunction wsi = vkl_wsi_device_proc(device, name);
+        if (wsi != NULL) return wsi;
+    }
     const struct vkl_device *dev = vkl_device_from_handle(device);
     return dev->icd->disp.GetDeviceProcAddr(device, name);
 }

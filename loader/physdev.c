@@ -112,11 +112,29 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
     return r;
 }
 
-/* Maps a handle returned by the top of the chain to the application-side object. */
+/* Maps a handle returned by the top of the chain to the application-side object. A layer that
+ * wraps physical devices (LLP_LAYER_10) returns its own handles: each gets a trampoline-only entry
+ * (no terminator side: term.icd stays NULL, so collect_physdevs never matches it) whose `next` is
+ * the layer's handle, created on first sight and kept until vkDestroyInstance. */
 static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice next) {
-    for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
-        if (p->tramp.next == next) return (VkPhysicalDevice)(void *)&p->tramp;
-    return VK_NULL_HANDLE;
+    if (next == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    pthread_mutex_lock(&inst->lock);
+    struct vkl_physdev *p;
+    for (p = inst->physdevs; p != NULL; p = p->next)
+        if (p->tramp.next == next) break;
+    if (p == NULL && inst->layer_lib_count > 0) {
+        p = vkl_calloc(&inst->alloc, sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        if (p != NULL) {
+            p->term.disp = inst->disp;
+            p->tramp.instance = inst;
+            p->tramp.disp = inst->disp;
+            p->tramp.next = next;
+            p->next = inst->physdevs;
+            inst->physdevs = p;
+        }
+    }
+    pthread_mutex_unlock(&inst->lock);
+    return p != NULL ? (VkPhysicalDevice)(void *)&p->tramp : VK_NULL_HANDLE;
 }
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,106 @@ VkResult vkl_search_env_from_process(struct vkl_search_env *out) {
     return VK_SUCCESS;
 }
 
+/* ------------------------------------------------------------------ cached search directories */
+
+/* One built list and the environment values it was built from (owned copies; NULL = unset). An
+ * entry is immutable once published; a newer one replaces it in the slot when a value differs, and
+ * the old one is freed when its last holder releases it. */
+#define ENV_KEYS 5
+struct vkl_search_dirs_entry {
+    struct vkl_search_dirs pub; /* first member: the public view */
+    unsigned refs;              /* holders, plus one while it is the slot's current entry */
+    const char *suffix;         /* borrowed: one of the VKL_*_SUFFIX literals */
+    char *env[ENV_KEYS];
+};
+
+static pthread_mutex_t g_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vkl_search_dirs_entry *g_dirs_slots[4];
+
+static void env_values(const struct vkl_search_env *env, const char *out[ENV_KEYS]) {
+    out[0] = env->xdg_config_home;
+    out[1] = env->home;
+    out[2] = env->xdg_config_dirs;
+    out[3] = env->xdg_data_home;
+    out[4] = env->xdg_data_dirs;
+}
+
+static bool same_value(const char *a, const char *b) {
+    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+static void dirs_entry_free(struct vkl_search_dirs_entry *e) {
+    vkl_strlist_finish(&e->pub.dirs);
+    for (int i = 0; i < ENV_KEYS; i++) free(e->env[i]);
+    free(e);
+}
+
+__attribute__((destructor)) static void search_dirs_shutdown(void) {
+    pthread_mutex_lock(&g_dirs_lock);
+    for (size_t i = 0; i < sizeof(g_dirs_slots) / sizeof(g_dirs_slots[0]); i++) {
+        struct vkl_search_dirs_entry *e = g_dirs_slots[i];
+        g_dirs_slots[i] = NULL;
+        if (e != NULL && --e->refs == 0) dirs_entry_free(e);
+    }
+    pthread_mutex_unlock(&g_dirs_lock);
+}
+
+static struct vkl_search_dirs_entry *dirs_entry_build(const struct vkl_search_env *env, const char *suffix) {
+    struct vkl_search_dirs_entry *e = calloc(1, sizeof(*e));
+    if (e == NULL) return NULL;
+    e->suffix = suffix;
+    const char *vals[ENV_KEYS];
+    env_values(env, vals);
+    for (int i = 0; i < ENV_KEYS; i++) {
+        if (vals[i] != NULL && (e->env[i] = strdup(vals[i])) == NULL) {
+            dirs_entry_free(e);
+            return NULL;
+        }
+    }
+    if (vkl_search_dirs_build(env, suffix, &e->pub.dirs) != VK_SUCCESS) {
+        dirs_entry_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix) {
+    struct vkl_search_env env;
+    vkl_search_env_from_process(&env);
+    const char *vals[ENV_KEYS];
+    env_values(&env, vals);
+    struct vkl_search_dirs_entry *e = NULL;
+    pthread_mutex_lock(&g_dirs_lock);
+    size_t slot = 0, nslots = sizeof(g_dirs_slots) / sizeof(g_dirs_slots[0]);
+    for (; slot < nslots; slot++)
+        if (g_dirs_slots[slot] == NULL || strcmp(g_dirs_slots[slot]->suffix, suffix) == 0) break;
+    struct vkl_search_dirs_entry *cur = slot < nslots ? g_dirs_slots[slot] : NULL;
+    bool same = cur != NULL;
+    for (int i = 0; same && i < ENV_KEYS; i++) same = same_value(cur->env[i], vals[i]);
+    if (same) {
+        e = cur;
+        e->refs++;
+    } else if ((e = dirs_entry_build(&env, suffix)) != NULL) {
+        e->refs = 1; /* the caller's */
+        if (slot < nslots) {
+            if (cur != NULL && --cur->refs == 0) dirs_entry_free(cur);
+            e->refs++; /* the slot's */
+            g_dirs_slots[slot] = e;
+        }
+    }
+    pthread_mutex_unlock(&g_dirs_lock);
+    return e != NULL ? &e->pub : NULL;
+}
+
+void vkl_search_dirs_release(const struct vkl_search_dirs *dirs) {
+    if (dirs == NULL) return;
+    struct vkl_search_dirs_entry *e = (struct vkl_search_dirs_entry *)(void *)dirs;
+    pthread_mutex_lock(&g_dirs_lock);
+    bool last = --e->refs == 0;
+    pthread_mutex_unlock(&g_dirs_lock);
+    if (last) dirs_entry_free(e);
+}
+
 static bool ends_with_json(const char *s) {
     size_t n = strlen(s);
     return n >= 5 && strcmp(s + n - 5, ".json") == 0; /* case-sensitive, as Khronos is_json */
@@ -152,9 +253,30 @@ struct search_kind {
 static const struct search_kind k_driver_search = {VKL_LOG_DRIVER, "driver search", "RULE_DRV_SEARCH_DIR_SCAN"};
 static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search", "RULE_LYR_SEARCH_ORDER"};
 
+/* Whether `path` is among the first `n` items of `list`. */
+static bool listed_before(const struct vkl_strlist *list, size_t n, const char *path) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list->items[i], path) == 0) return true;
+    return false;
+}
+
+/* Appends `path` (owned, malloc'd; freed when not kept) unless it is among the first `checked`
+ * items of `out`: the files of one directory listing are distinct, so only what earlier entries
+ * found needs a comparison (no quadratic scan of a large directory against itself). */
+static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct search_kind *k,
+                                   struct vkl_strlist *out, size_t checked, char *path) {
+    if (listed_before(out, checked, path)) {
+        free(path);
+        return VK_SUCCESS;
+    }
+    VkResult r = vkl_strlist_append_owned(out, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: found manifest %s", k->what, path);
+    return r;
+}
+
 static VkResult add_manifest(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
                              const char *path) {
-    if (vkl_strlist_contains(out, path)) return VK_SUCCESS;
+    if (listed_before(out, out->count, path)) return VK_SUCCESS;
     VkResult r = vkl_strlist_append(out, path);
     if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: found manifest %s", k->what, path);
     return r;
@@ -218,6 +340,7 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
 
     size_t elen = strlen(entry);
     bool slash = elen > 0 && entry[elen - 1] == '/';
+    size_t checked = out->count; /* found before this directory */
     for (size_t i = 0; i < names.count; i++) {
         size_t nlen = strlen(names.items[i]);
         full = malloc(elen + 1 + nlen + 1);
@@ -225,10 +348,15 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
             r = VK_ERROR_OUT_OF_HOST_MEMORY;
             goto out;
         }
-        snprintf(full, elen + 1 + nlen + 1, "%s%s%s", entry, slash ? "" : "/", names.items[i]);
+        size_t pos = elen;
+        memcpy(full, entry, elen);
+        if (!slash) full[pos++] = '/';
+        memcpy(full + pos, names.items[i], nlen + 1);
         /* directories (or dangling links) named *.json are not manifests */
         if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-            if ((r = add_manifest(log, k, out, full)) != VK_SUCCESS) goto out;
+            r = add_manifest_owned(log, k, out, checked, full);
+            full = NULL;
+            if (r != VK_SUCCESS) goto out;
         }
         free(full);
         full = NULL;
@@ -253,9 +381,7 @@ static VkResult search_env_list(const struct vkl_log_sink *log, const char *var,
 
 VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_strlist *out_files) {
     VkResult r = VK_SUCCESS;
-    struct vkl_strlist dirs = VKL_STRLIST_INIT;
     struct vkl_strlist found = VKL_STRLIST_INIT;
-    struct vkl_search_env env;
 
     vkl_strlist_finish(out_files);
 
@@ -297,14 +423,16 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
     if (add != NULL && (r = search_env_list(log, "VK_ADD_DRIVER_FILES", add, &found)) != VK_SUCCESS)
         goto out;
 
-    vkl_search_env_from_process(&env);
-    if ((r = vkl_search_dirs_build(&env, VKL_ICD_SUFFIX, &dirs)) != VK_SUCCESS) goto out;
-    for (size_t i = 0; i < dirs.count; i++)
-        if ((r = vkl_manifest_search_entry(log, dirs.items[i], NULL, &found)) != VK_SUCCESS)
-            goto out;
+    const struct vkl_search_dirs *dirs = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+    if (dirs == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    for (size_t i = 0; r == VK_SUCCESS && i < dirs->dirs.count; i++)
+        r = vkl_manifest_search_entry(log, dirs->dirs.items[i], NULL, &found);
+    vkl_search_dirs_release(dirs);
 
 out:
-    vkl_strlist_finish(&dirs);
     if (r == VK_SUCCESS)
         *out_files = found;
     else

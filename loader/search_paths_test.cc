@@ -355,4 +355,40 @@ TEST_F(DriverSearch, SearchEnvFromProcess) {
 #endif
 }
 
+// The shared search-directory list (vkl_search_dirs_acquire) is rebuilt whenever one of the five
+// variables changes, set, unset or emptied; an unchanged environment shares one list; a list
+// held across a change stays valid and unchanged for its holder.
+TEST_F(DriverSearch, SearchDirsCacheFollowsTheEnvironment) {
+    Set("XDG_CONFIG_HOME", "/a");
+    const vkl_search_dirs *a = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(ToVec(a->dirs)[0], "/a/vulkan/icd.d");
+    const vkl_search_dirs *a2 = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+    EXPECT_EQ(a2, a);  // unchanged environment: shared
+    vkl_search_dirs_release(a2);
+    const vkl_search_dirs *layers = vkl_search_dirs_acquire(VKL_EXPLICIT_LAYER_SUFFIX);
+    ASSERT_NE(layers, nullptr);
+    EXPECT_EQ(ToVec(layers->dirs)[0], "/a/vulkan/explicit_layer.d");  // one list per suffix
+    vkl_search_dirs_release(layers);
+
+    Set("XDG_CONFIG_HOME", "/b");
+    const vkl_search_dirs *b = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(ToVec(b->dirs)[0], "/b/vulkan/icd.d");
+    EXPECT_EQ(ToVec(a->dirs)[0], "/a/vulkan/icd.d");  // the old holder's list is intact
+    vkl_search_dirs_release(a);
+    vkl_search_dirs_release(b);
+
+    Set("XDG_CONFIG_HOME", "");  // empty: $HOME/.config
+    const vkl_search_dirs *c = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(ToVec(c->dirs)[0], root_ + "/home/.config/vulkan/icd.d");
+    vkl_search_dirs_release(c);
+    Set("XDG_DATA_DIRS", "/d1:/d2");
+    const vkl_search_dirs *d = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(ToVec(d->dirs).back(), "/d2/vulkan/icd.d");
+    vkl_search_dirs_release(d);
+}
+
 }  // namespace

@@ -97,8 +97,18 @@ struct result_cfg {
 struct misbehave_cfg {
     bool crash_with_zero_devices, no_loader_magic, gpdpa_answers_everything,
         incompatible_for_any_api_above_1_0, accept_any_api_version, unpublished_extension,
-        surface_without_interface_3, corrupt_other_driver, fail_enumerate_physical_devices;
+        surface_without_interface_3, corrupt_other_driver, fail_enumerate_physical_devices,
+        incompatible_for_api_2, gipa_null_instance_answers_all;
 };
+
+/* interface.per_offer: the answer to one offered version. */
+struct offer_cfg {
+    uint32_t offer;
+    bool is_result; /* true: `result` is returned, *pVersion untouched; false: VK_SUCCESS and `version` */
+    VkResult result;
+    uint32_t version;
+};
+#define MOCK_MAX_PER_OFFER 32
 
 struct scenario {
     _Atomic int refs; /* instances and devices on several threads retain it */
@@ -106,6 +116,10 @@ struct scenario {
     bool has_negotiate_result, has_report_version;
     VkResult negotiate_result;
     uint32_t report_version;
+    struct offer_cfg per_offer[MOCK_MAX_PER_OFFER];
+    uint32_t per_offer_count;
+    bool has_max_through_gipa;
+    uint32_t max_through_gipa;
     uint32_t api_version;
     bool expose_eiv;
     bool record_lookups;
@@ -122,6 +136,8 @@ struct scenario {
     uint32_t dev_func_count;
     char **pd_funcs;
     uint32_t pd_func_count;
+    char **hidden; /* hidden_functions: every proc-addr lookup answers NULL */
+    uint32_t hidden_count;
     struct misbehave_cfg mb;
 };
 
@@ -374,6 +390,8 @@ static void scenario_free(struct scenario *sc) {
     free(sc->dev_funcs);
     for (uint32_t i = 0; i < sc->pd_func_count; i++) free(sc->pd_funcs[i]);
     free(sc->pd_funcs);
+    for (uint32_t i = 0; i < sc->hidden_count; i++) free(sc->hidden[i]);
+    free(sc->hidden);
     free(sc);
 }
 
@@ -612,6 +630,31 @@ static struct scenario *scenario_parse(const char *json, const char **err) {
             if (!parse_u32(x, &sc->report_version)) *err = "interface.report_version";
             sc->has_report_version = true;
         }
+        if ((x = cJSON_GetObjectItemCaseSensitive(v, "max_through_gipa"))) {
+            if (!parse_u32(x, &sc->max_through_gipa)) *err = "interface.max_through_gipa";
+            sc->has_max_through_gipa = true;
+        }
+        if ((x = cJSON_GetObjectItemCaseSensitive(v, "per_offer"))) {
+            const cJSON *po;
+            if (!cJSON_IsObject(x) || cJSON_GetArraySize(x) > MOCK_MAX_PER_OFFER) *err = "interface.per_offer";
+            cJSON_ArrayForEach(po, x) {
+                if (*err) break;
+                struct offer_cfg *o = &sc->per_offer[sc->per_offer_count];
+                char *end = NULL;
+                unsigned long off = strtoul(po->string, &end, 10);
+                if (po->string[0] < '0' || po->string[0] > '9' || *end != '\0' || off > UINT32_MAX) {
+                    *err = "interface.per_offer (keys: offered versions)";
+                    break;
+                }
+                o->offer = (uint32_t)off;
+                o->is_result = cJSON_IsString(po);
+                if (o->is_result ? !parse_result(po, &o->result) : !parse_u32(po, &o->version)) {
+                    *err = "interface.per_offer (values: a version number or a VkResult name)";
+                    break;
+                }
+                sc->per_offer_count++;
+            }
+        }
         if (*err) goto fail;
         sc->if_max = min_u32(sc->if_max, MOCK_ICD_MAX_INTERFACE);
     }
@@ -717,6 +760,11 @@ static struct scenario *scenario_parse(const char *json, const char **err) {
         *err = "physdev_functions (strings, at most 256)";
         goto fail;
     }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "hidden_functions")) &&
+        !parse_names(v, &sc->hidden, &sc->hidden_count)) {
+        *err = "hidden_functions (strings, at most 256)";
+        goto fail;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "misbehave"))) {
         struct misbehave_cfg *m = &sc->mb;
         if (!cJSON_IsObject(v) || !parse_bool(v, "crash_with_zero_devices", &m->crash_with_zero_devices) ||
@@ -727,7 +775,9 @@ static struct scenario *scenario_parse(const char *json, const char **err) {
             !parse_bool(v, "unpublished_extension", &m->unpublished_extension) ||
             !parse_bool(v, "surface_without_interface_3", &m->surface_without_interface_3) ||
             !parse_bool(v, "corrupt_other_driver", &m->corrupt_other_driver) ||
-            !parse_bool(v, "fail_enumerate_physical_devices", &m->fail_enumerate_physical_devices)) {
+            !parse_bool(v, "fail_enumerate_physical_devices", &m->fail_enumerate_physical_devices) ||
+            !parse_bool(v, "incompatible_for_api_2", &m->incompatible_for_api_2) ||
+            !parse_bool(v, "gipa_null_instance_answers_all", &m->gipa_null_instance_answers_all)) {
             *err = "misbehave";
             goto fail;
         }
@@ -971,10 +1021,13 @@ static void maybe_crash(struct mock_instance *inst, const char *call) {
 /* ------------------------------------------------------------------------------------------ */
 /* Negotiation                                                                                  */
 
-__attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL mock_negotiate(uint32_t *pVersion) {
+/* through_gipa: called through the pointer vk_icdGetInstanceProcAddr(NULL, ...) returned (where
+ * interface.max_through_gipa applies) rather than the export. */
+static VkResult negotiate_impl(uint32_t *pVersion, bool through_gipa) {
     note_entry("vk_icdNegotiateLoaderICDInterfaceVersion", NULL);
     struct scenario *sc = sc_now();
     uint32_t max = min_u32(sc->if_max, MOCK_ICD_MAX_INTERFACE);
+    if (through_gipa && sc->has_max_through_gipa) max = min_u32(max, sc->max_through_gipa);
     VkResult r;
     cJSON *o = rec_new("vk_icdNegotiateLoaderICDInterfaceVersion");
     if (!pVersion) {
@@ -992,6 +1045,16 @@ __attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL mock_negotiate(uin
         *pVersion = offered < max ? offered : max;
         r = VK_SUCCESS;
     }
+    for (uint32_t i = 0; i < sc->per_offer_count; i++) {
+        const struct offer_cfg *po = &sc->per_offer[i];
+        if (po->offer != offered) continue;
+        if (po->is_result) {
+            r = po->result;
+        } else {
+            *pVersion = po->version;
+            r = VK_SUCCESS;
+        }
+    }
     if (sc->has_report_version) *pVersion = sc->report_version;
     if (sc->has_negotiate_result) r = sc->negotiate_result;
     VkResult inj = injected("vk_icdNegotiateLoaderICDInterfaceVersion");
@@ -999,9 +1062,18 @@ __attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL mock_negotiate(uin
     /* The loader takes any result but INCOMPATIBLE as success (spec §5.2): mirror that. */
     if (r != VK_ERROR_INCOMPATIBLE_DRIVER) g_negotiated = (int)*pVersion;
     cJSON_AddNumberToObject(o, "returned", *pVersion);
+    cJSON_AddBoolToObject(o, "through_gipa", through_gipa);
     rec_add_result(o, r);
     rec_emit(o);
     return r;
+}
+
+__attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL mock_negotiate(uint32_t *pVersion) {
+    return negotiate_impl(pVersion, false);
+}
+
+__attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL mock_negotiate_through_gipa(uint32_t *pVersion) {
+    return negotiate_impl(pVersion, true);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1063,6 +1135,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateInstance(const VkInstanceCreate
         /* LDP_DRIVER_10: never INCOMPATIBLE for the API version. */
         if (sc->mb.incompatible_for_any_api_above_1_0 && major_minor(effective) > VK_API_VERSION_1_0)
             r = VK_ERROR_INCOMPATIBLE_DRIVER;
+        if (sc->mb.incompatible_for_api_2 && VK_API_VERSION_MAJOR(effective) >= 2) r = VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     for (uint32_t i = 0; r == VK_SUCCESS && i < ci->enabledExtensionCount; i++) {
         const char *e = ci->ppEnabledExtensionNames[i];
@@ -1328,7 +1401,8 @@ static VKAPI_ATTR void VKAPI_CALL mock_DestroyDebugUtilsMessengerEXT(VkInstance 
 /* Surfaces: answered when the scenario lists VK_KHR_surface and the interface is >= 3 (the driver
  * then owns its surfaces), or below 3 with misbehave.surface_without_interface_3 (LDP_DRIVER_8).
  * The create-info type differs per platform but is only read as an opaque pointer. */
-static VkResult create_surface(const char *call, VkInstance instance, const void *ci, VkSurfaceKHR *out) {
+static VkResult create_surface_ex(const char *call, VkInstance instance, const void *ci,
+                                  const VkDisplaySurfaceCreateInfoKHR *display, VkSurfaceKHR *out) {
     struct mock_instance *inst = find_instance(instance);
     maybe_crash(inst, call);
     VkResult r = injected(call);
@@ -1348,9 +1422,17 @@ static VkResult create_surface(const char *call, VkInstance instance, const void
     }
     cJSON *o = rec_new(call);
     cJSON_AddNumberToObject(o, "interface", effective_interface());
+    if (display != NULL) { /* the handles the loader passed through */
+        cJSON_AddNumberToObject(o, "display_mode", (double)(uint64_t)(uintptr_t)display->displayMode);
+        cJSON_AddNumberToObject(o, "plane_index", (double)display->planeIndex);
+    }
     rec_add_result(o, r);
     rec_emit(o);
     return r;
+}
+
+static VkResult create_surface(const char *call, VkInstance instance, const void *ci, VkSurfaceKHR *out) {
+    return create_surface_ex(call, instance, ci, NULL, out);
 }
 
 /* What kind of surface handle the loader handed us: "own" (one this mock created and has not
@@ -1386,6 +1468,15 @@ SURFACE_CREATE(CreateXlibSurfaceKHR)
 SURFACE_CREATE(CreateXcbSurfaceKHR)
 SURFACE_CREATE(CreateWaylandSurfaceKHR)
 SURFACE_CREATE(CreateHeadlessSurfaceEXT)
+
+/* VK_KHR_display: the display mode handle the loader passed through is recorded too. */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDisplayPlaneSurfaceKHR(VkInstance instance,
+                                                                       const VkDisplaySurfaceCreateInfoKHR *ci,
+                                                                       const VkAllocationCallbacks *alloc,
+                                                                       VkSurfaceKHR *out) {
+    (void)alloc;
+    return create_surface_ex("vkCreateDisplayPlaneSurfaceKHR", instance, ci, ci, out);
+}
 
 static VKAPI_ATTR void VKAPI_CALL mock_DestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface,
                                                          const VkAllocationCallbacks *alloc) {
@@ -2119,6 +2210,7 @@ enum cmd_gate {
     G_SURFACE_XCB,    /* G_SURFACE and VK_KHR_xcb_surface */
     G_SURFACE_WAYLAND,/* G_SURFACE and VK_KHR_wayland_surface */
     G_SURFACE_HEADLESS,/* G_SURFACE and VK_EXT_headless_surface */
+    G_SURFACE_DISPLAY, /* G_SURFACE and VK_KHR_display */
 };
 
 struct cmd {
@@ -2152,6 +2244,8 @@ static const struct cmd k_cmds[] = {
     {"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)mock_CreateWaylandSurfaceKHR, K_INSTANCE, G_SURFACE_WAYLAND},
     {"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)mock_CreateHeadlessSurfaceEXT, K_INSTANCE,
      G_SURFACE_HEADLESS},
+    {"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)mock_CreateDisplayPlaneSurfaceKHR, K_INSTANCE,
+     G_SURFACE_DISPLAY},
     {"vkDestroySurfaceKHR", (PFN_vkVoidFunction)mock_DestroySurfaceKHR, K_INSTANCE, G_SURFACE},
     {"vkGetPhysicalDeviceProperties", (PFN_vkVoidFunction)mock_GetPhysicalDeviceProperties, K_PHYSDEV, G_ALWAYS},
     {"vkGetPhysicalDeviceFeatures", (PFN_vkVoidFunction)mock_GetPhysicalDeviceFeatures, K_PHYSDEV, G_ALWAYS},
@@ -2235,6 +2329,8 @@ static bool gate_open(enum cmd_gate g) {
         return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_wayland_surface"));
     case G_SURFACE_HEADLESS:
         return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_EXT_headless_surface"));
+    case G_SURFACE_DISPLAY:
+        return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_display"));
     }
     return false;
 }
@@ -2251,7 +2347,8 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetPhysicalDeviceProcAddr(V
 
 static PFN_vkVoidFunction icd_interface_lookup(const char *name) {
 #if MOCK_ICD_MAX_INTERFACE >= 7
-    if (strcmp(name, "vk_icdNegotiateLoaderICDInterfaceVersion") == 0) return (PFN_vkVoidFunction)mock_negotiate;
+    if (strcmp(name, "vk_icdNegotiateLoaderICDInterfaceVersion") == 0)
+        return (PFN_vkVoidFunction)mock_negotiate_through_gipa;
 #if MOCK_ICD_HAS_GPDPA
     if (strcmp(name, "vk_icdGetPhysicalDeviceProcAddr") == 0) return (PFN_vkVoidFunction)mock_GetPhysicalDeviceProcAddr;
 #endif
@@ -2260,13 +2357,23 @@ static PFN_vkVoidFunction icd_interface_lookup(const char *name) {
     return NULL;
 }
 
+/* hidden_functions: names every proc-addr function answers NULL for. */
+static bool hidden(const char *name) {
+    struct scenario *sc = sc_now();
+    for (uint32_t i = 0; i < sc->hidden_count; i++)
+        if (strcmp(sc->hidden[i], name) == 0) return true;
+    return false;
+}
+
 static PFN_vkVoidFunction gipa_impl(const char *entry, VkInstance instance, const char *name) {
     note_entry(entry, name);
     PFN_vkVoidFunction fn = NULL;
-    if (name) {
+    if (name && hidden(name)) {
+        /* answered NULL */
+    } else if (name) {
         if (instance == VK_NULL_HANDLE) {
             const struct cmd *c = find_cmd(name);
-            if (c && c->kind == K_GLOBAL) fn = c->fn;
+            if (c && (c->kind == K_GLOBAL || sc_now()->mb.gipa_null_instance_answers_all)) fn = c->fn;
             if (!fn) fn = icd_interface_lookup(name);
         } else {
             const struct cmd *c = find_cmd(name);
@@ -2296,7 +2403,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_icd_GetInstanceProcAddr(VkI
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetDeviceProcAddr(VkDevice device, const char *name) {
     PFN_vkVoidFunction fn = NULL;
     struct mock_device *d = find_device(device);
-    if (name && d) {
+    if (name && d && !hidden(name)) {
         const struct cmd *c = find_cmd(name);
         if (c && c->kind == K_DEVICE) {
             fn = c->fn;
@@ -2337,7 +2444,7 @@ static PFN_vkVoidFunction dynamic_physdev_slot(const char *name) {
  * physdev_functions; NULL for anything else (misbehave.gpdpa_answers_everything: everything). */
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
     PFN_vkVoidFunction fn = NULL;
-    if (name) {
+    if (name && !hidden(name)) {
         const struct cmd *c = find_cmd(name);
         if (c && c->kind == K_PHYSDEV) fn = c->fn;
         if (!fn) fn = lookup_unknown_physdev(name);

@@ -70,6 +70,12 @@ def _table():
     t["v7_exports"] = _row(7, gpdpa = "export")
     t["v7_vkexports"] = _row(7, negotiate = False, gpdpa = "gipa", vk = "all")
     t["v7_exports_vkexports"] = _row(7, gpdpa = "export", vk = "all")
+
+    # Broken export sets (ldp-check's LDP_DRIVER_3 proofs): negotiation exported without
+    # vk_icdGetInstanceProcAddr (only the interface-0 exports beside it), and no driver entry point
+    # at all.
+    t["v2_nogipa"] = _row(2, icd_gipa = False, vk = "v0")
+    t["none"] = _row(0, negotiate = False, icd_gipa = False)
     return t
 
 MOCK_ICD_VARIANTS = _table()

@@ -29,6 +29,8 @@
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_OBJECTS 64
 #define MAX_RECORDS 4096
+#define MAX_WRAPPED_PDS 16 /* physical-device wrappers per instance (wrap_handles) */
+#define FN_SLOTS 4         /* "device_functions" the layer answers itself */
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -37,8 +39,13 @@ struct scenario {
     cJSON *intercept; /* array of names, or NULL: every command the mock implements */
     bool fail_negotiation, no_advance_link, clobber_instance, clobber_device, no_call_down;
     bool fail_unknown_extensions, return_disabled_functions;
+    bool wrap_handles; /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
+    char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     int negotiate_version; /* -1: the variant's own */
     uint32_t pre_instance_version; /* 0: pass through */
+    char pre_add_extension[VK_MAX_EXTENSION_NAME_SIZE]; /* "": none */
+    char pre_add_layer[VK_MAX_EXTENSION_NAME_SIZE];     /* "": none */
+    bool pre_no_call_down;
     char calls_file[PATH_MAX];
 };
 
@@ -82,8 +89,22 @@ static int scenario_apply(const char *text) {
     if (cJSON_IsString(cf)) snprintf(g_sc.calls_file, sizeof(g_sc.calls_file), "%s", cf->valuestring);
     const cJSON *ic = cJSON_GetObjectItemCaseSensitive(doc, "intercept");
     g_sc.intercept = cJSON_IsArray(ic) ? (cJSON *)ic : NULL;
+    g_sc.wrap_handles = jbool(doc, "wrap_handles");
+    const cJSON *df = cJSON_GetObjectItemCaseSensitive(doc, "device_functions");
+    int slot = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, df) {
+        if (slot < FN_SLOTS && cJSON_IsString(e))
+            snprintf(g_sc.device_functions[slot++], sizeof(g_sc.device_functions[0]), "%s", e->valuestring);
+    }
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(doc, "pre_instance_version");
     if (cJSON_IsNumber(pv)) g_sc.pre_instance_version = (uint32_t)pv->valuedouble;
+    const cJSON *pre = cJSON_GetObjectItemCaseSensitive(doc, "pre_instance");
+    const cJSON *pe = cJSON_GetObjectItemCaseSensitive(pre, "add_extension");
+    if (cJSON_IsString(pe)) snprintf(g_sc.pre_add_extension, sizeof(g_sc.pre_add_extension), "%s", pe->valuestring);
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pre, "add_layer");
+    if (cJSON_IsString(pl)) snprintf(g_sc.pre_add_layer, sizeof(g_sc.pre_add_layer), "%s", pl->valuestring);
+    g_sc.pre_no_call_down = jbool(pre, "no_call_down");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "misbehave");
     g_sc.fail_negotiation = jbool(m, "fail_negotiation");
     g_sc.no_advance_link = jbool(m, "no_advance_link");
@@ -179,6 +200,40 @@ static bool intercepts(const char *name) {
 
 /* ------------------------------------------------------------------ per-object state */
 
+/* Handle wrapping (wrap_handles): the layer's own dispatchable objects. Their first word is the
+ * loader's dispatch pointer (set through the loader-data callbacks), the rest is the layer's. */
+struct wrapped_pd {
+    void *loader_data;
+    VkPhysicalDevice real; /* the handle the layer below returned */
+};
+struct wrapped_dev {
+    void *loader_data;
+    VkDevice real;
+};
+
+/* Allocation through the application's callbacks when it gave any (LLP_LAYER_14). */
+struct alloc_cb {
+    bool app;
+    VkAllocationCallbacks cb;
+};
+static struct alloc_cb alloc_from(const VkAllocationCallbacks *a) {
+    struct alloc_cb r = {.app = a != NULL && a->pfnAllocation != NULL && a->pfnFree != NULL};
+    if (r.app) r.cb = *a;
+    return r;
+}
+static void *obj_alloc(const struct alloc_cb *a, size_t size, VkSystemAllocationScope scope) {
+    void *p = a->app ? a->cb.pfnAllocation(a->cb.pUserData, size, 16, scope) : malloc(size);
+    if (p != NULL) memset(p, 0, size);
+    return p;
+}
+static void obj_free(const struct alloc_cb *a, void *p) {
+    if (p == NULL) return;
+    if (a->app)
+        a->cb.pfnFree(a->cb.pUserData, p);
+    else
+        free(p);
+}
+
 struct inst_data {
     void *key;
     VkInstance instance;
@@ -188,11 +243,26 @@ struct inst_data {
     PFN_vkEnumeratePhysicalDevices EnumeratePhysicalDevices;
     PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
     PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
+    /* wrap_handles only */
+    bool wrap;
+    struct alloc_cb alloc;
+    PFN_vkSetInstanceLoaderData set_loader_data;
+    PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2, GetPhysicalDeviceProperties2KHR;
+    PFN_vkGetPhysicalDeviceFeatures GetPhysicalDeviceFeatures;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
+    PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
+    PFN_vkEnumeratePhysicalDeviceGroups EnumeratePhysicalDeviceGroups, EnumeratePhysicalDeviceGroupsKHR;
+    struct wrapped_pd *pds[MAX_WRAPPED_PDS];
+    uint32_t pd_count;
 };
 struct dev_data {
     void *key;
     PFN_vkGetDeviceProcAddr next_gdpa;
     PFN_vkDestroyDevice DestroyDevice;
+    PFN_vkGetDeviceQueue GetDeviceQueue;
+    PFN_vkVoidFunction fn_next[FN_SLOTS]; /* "device_functions", from the layer below */
+    struct wrapped_dev *wrapped;           /* wrap_handles: the handle the application holds */
+    struct alloc_cb alloc;                 /* what the wrapper was allocated with */
 };
 static struct inst_data g_inst[MAX_OBJECTS];
 static struct dev_data g_dev[MAX_OBJECTS];
@@ -212,6 +282,33 @@ static struct dev_data *dev_find(const void *h) {
     return NULL;
 }
 
+/* The handle the layer below knows for `pd` (LLP_LAYER_10: unwrap before calling down). */
+static VkPhysicalDevice unwrap_pd(const struct inst_data *d, VkPhysicalDevice pd) {
+    if (d == NULL || !d->wrap) return pd;
+    for (uint32_t i = 0; i < d->pd_count; i++)
+        if ((VkPhysicalDevice)(void *)d->pds[i] == pd) return d->pds[i]->real;
+    return pd;
+}
+static VkDevice unwrap_dev(const struct dev_data *d, VkDevice device) {
+    return d != NULL && d->wrapped != NULL && (VkDevice)(void *)d->wrapped == device ? d->wrapped->real : device;
+}
+
+/* The wrapper of `real` (created on first sight, same wrapper on every later enumeration).
+ * Lock held. VK_NULL_HANDLE when out of room or memory. */
+static VkPhysicalDevice wrap_pd(struct inst_data *d, VkPhysicalDevice real) {
+    for (uint32_t i = 0; i < d->pd_count; i++)
+        if (d->pds[i]->real == real) return (VkPhysicalDevice)(void *)d->pds[i];
+    if (d->pd_count >= MAX_WRAPPED_PDS) return VK_NULL_HANDLE;
+    struct wrapped_pd *w = obj_alloc(&d->alloc, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (w == NULL) return VK_NULL_HANDLE;
+    w->real = real;
+    /* The loader's dispatch pointer in the first word (LLP_LAYER_19); without the callback, the
+     * word the loader put into the handle below. */
+    if (d->set_loader_data == NULL || d->set_loader_data(d->instance, w) != VK_SUCCESS) w->loader_data = key_of(real);
+    d->pds[d->pd_count++] = w;
+    return (VkPhysicalDevice)(void *)w;
+}
+
 /* ------------------------------------------------------------------ intercepted commands */
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
@@ -220,15 +317,20 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     ensure_init();
     VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
     bool have_loader_data = false;
+    PFN_vkSetInstanceLoaderData set_loader_data = NULL;
     VkLayerInstanceCreateInfo *found = NULL;
     for (; link != NULL; link = (VkLayerInstanceCreateInfo *)link->pNext) {
         if (link->sType != VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO) continue;
-        if (link->function == VK_LOADER_DATA_CALLBACK) have_loader_data = link->u.pfnSetInstanceLoaderData != NULL;
+        if (link->function == VK_LOADER_DATA_CALLBACK) {
+            have_loader_data = link->u.pfnSetInstanceLoaderData != NULL;
+            set_loader_data = link->u.pfnSetInstanceLoaderData;
+        }
         if (link->function == VK_LAYER_LINK_INFO && found == NULL) found = link;
     }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "link_info", found != NULL && found->u.pLayerInfo != NULL);
     cJSON_AddBoolToObject(o, "set_instance_loader_data", have_loader_data);
+    cJSON_AddBoolToObject(o, "allocator", a != NULL);
     cJSON *exts = cJSON_AddArrayToObject(o, "extensions");
     for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
         cJSON_AddItemToArray(exts, cJSON_CreateString(ci->ppEnabledExtensionNames[i]));
@@ -246,10 +348,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     if (sc.no_call_down) return VK_SUCCESS;
     VkResult r = next_create(ci, a, pInstance);
     if (r != VK_SUCCESS) return r;
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MAX_OBJECTS; i++) {
-        if (g_inst[i].key != NULL) continue;
-        struct inst_data *d = &g_inst[i];
+    /* The next pointers are fetched without the lock: the layer below may be this very library
+     * (a layer above that did not advance the link, LLP_LAYER_12). */
+    struct inst_data tmp = {0}, *d = &tmp;
+    {
         d->key = key_of(*pInstance);
         d->instance = *pInstance;
         d->next_gipa = next_gipa;
@@ -260,6 +362,30 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
             (PFN_vkGetPhysicalDeviceProperties)next_gipa(*pInstance, "vkGetPhysicalDeviceProperties");
         d->EnumerateDeviceExtensionProperties =
             (PFN_vkEnumerateDeviceExtensionProperties)next_gipa(*pInstance, "vkEnumerateDeviceExtensionProperties");
+        if (sc.wrap_handles) {
+            VkInstance in = *pInstance;
+            d->wrap = true;
+            d->alloc = alloc_from(a);
+            d->set_loader_data = set_loader_data;
+            d->GetPhysicalDeviceProperties2 =
+                (PFN_vkGetPhysicalDeviceProperties2)next_gipa(in, "vkGetPhysicalDeviceProperties2");
+            d->GetPhysicalDeviceProperties2KHR =
+                (PFN_vkGetPhysicalDeviceProperties2)next_gipa(in, "vkGetPhysicalDeviceProperties2KHR");
+            d->GetPhysicalDeviceFeatures = (PFN_vkGetPhysicalDeviceFeatures)next_gipa(in, "vkGetPhysicalDeviceFeatures");
+            d->GetPhysicalDeviceQueueFamilyProperties = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)next_gipa(
+                in, "vkGetPhysicalDeviceQueueFamilyProperties");
+            d->GetPhysicalDeviceMemoryProperties =
+                (PFN_vkGetPhysicalDeviceMemoryProperties)next_gipa(in, "vkGetPhysicalDeviceMemoryProperties");
+            d->EnumeratePhysicalDeviceGroups =
+                (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(in, "vkEnumeratePhysicalDeviceGroups");
+            d->EnumeratePhysicalDeviceGroupsKHR =
+                (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(in, "vkEnumeratePhysicalDeviceGroupsKHR");
+        }
+    }
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MAX_OBJECTS; i++) {
+        if (g_inst[i].key != NULL) continue;
+        g_inst[i] = tmp;
         break;
     }
     pthread_mutex_unlock(&g_lock);
@@ -272,7 +398,10 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance instance, con
     pthread_mutex_lock(&g_lock);
     struct inst_data *d = inst_find(instance);
     PFN_vkDestroyInstance next = d ? d->DestroyInstance : NULL;
-    if (d) memset(d, 0, sizeof(*d));
+    if (d) {
+        for (uint32_t i = 0; i < d->pd_count; i++) obj_free(&d->alloc, d->pds[i]);
+        memset(d, 0, sizeof(*d));
+    }
     pthread_mutex_unlock(&g_lock);
     if (next) next(instance, a);
 }
@@ -281,14 +410,80 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDevices(VkInstance 
                                                                      VkPhysicalDevice *pDevs) {
     rec("vkEnumeratePhysicalDevices");
     struct inst_data *d = inst_find(instance);
-    return d && d->EnumeratePhysicalDevices ? d->EnumeratePhysicalDevices(instance, pCount, pDevs)
-                                            : VK_ERROR_INITIALIZATION_FAILED;
+    if (d == NULL || d->EnumeratePhysicalDevices == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    VkResult r = d->EnumeratePhysicalDevices(instance, pCount, pDevs);
+    if (!d->wrap || pDevs == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
+    pthread_mutex_lock(&g_lock);
+    for (uint32_t i = 0; i < *pCount && r != VK_ERROR_OUT_OF_HOST_MEMORY; i++) {
+        pDevs[i] = wrap_pd(d, pDevs[i]);
+        if (pDevs[i] == VK_NULL_HANDLE) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+/* wrap_handles only: the group members are physical devices too. */
+static VkResult wrap_groups(VkInstance instance, uint32_t *pCount, VkPhysicalDeviceGroupProperties *pGroups, bool khr) {
+    rec("vkEnumeratePhysicalDeviceGroups");
+    struct inst_data *d = inst_find(instance);
+    PFN_vkEnumeratePhysicalDeviceGroups next =
+        d == NULL ? NULL : khr ? d->EnumeratePhysicalDeviceGroupsKHR : d->EnumeratePhysicalDeviceGroups;
+    if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    VkResult r = next(instance, pCount, pGroups);
+    if (pGroups == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
+    pthread_mutex_lock(&g_lock);
+    for (uint32_t g = 0; g < *pCount; g++)
+        for (uint32_t m = 0; m < pGroups[g].physicalDeviceCount && m < VK_MAX_DEVICE_GROUP_SIZE; m++) {
+            pGroups[g].physicalDevices[m] = wrap_pd(d, pGroups[g].physicalDevices[m]);
+            if (pGroups[g].physicalDevices[m] == VK_NULL_HANDLE) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *pCount,
+                                                                          VkPhysicalDeviceGroupProperties *pGroups) {
+    return wrap_groups(instance, pCount, pGroups, false);
+}
+static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDeviceGroupsKHR(VkInstance instance, uint32_t *pCount,
+                                                                             VkPhysicalDeviceGroupProperties *pGroups) {
+    return wrap_groups(instance, pCount, pGroups, true);
+}
+
+/* wrap_handles only: the physical-device queries the mock unwraps (anything else taking a
+ * VkPhysicalDevice is not offered by a wrapping mock: its vkGetInstanceProcAddr answers NULL). */
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2 *p) {
+    rec("vkGetPhysicalDeviceProperties2");
+    struct inst_data *d = inst_find(pd);
+    if (d && d->GetPhysicalDeviceProperties2) d->GetPhysicalDeviceProperties2(unwrap_pd(d, pd), p);
+}
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2KHR(VkPhysicalDevice pd,
+                                                                        VkPhysicalDeviceProperties2 *p) {
+    rec("vkGetPhysicalDeviceProperties2KHR");
+    struct inst_data *d = inst_find(pd);
+    if (d && d->GetPhysicalDeviceProperties2KHR) d->GetPhysicalDeviceProperties2KHR(unwrap_pd(d, pd), p);
+}
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceFeatures(VkPhysicalDevice pd, VkPhysicalDeviceFeatures *f) {
+    struct inst_data *d = inst_find(pd);
+    if (d && d->GetPhysicalDeviceFeatures) d->GetPhysicalDeviceFeatures(unwrap_pd(d, pd), f);
+}
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice pd, uint32_t *pCount,
+                                                                               VkQueueFamilyProperties *p) {
+    struct inst_data *d = inst_find(pd);
+    if (d && d->GetPhysicalDeviceQueueFamilyProperties)
+        d->GetPhysicalDeviceQueueFamilyProperties(unwrap_pd(d, pd), pCount, p);
+    else
+        *pCount = 0;
+}
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceMemoryProperties(VkPhysicalDevice pd,
+                                                                          VkPhysicalDeviceMemoryProperties *p) {
+    struct inst_data *d = inst_find(pd);
+    if (d && d->GetPhysicalDeviceMemoryProperties) d->GetPhysicalDeviceMemoryProperties(unwrap_pd(d, pd), p);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
     rec("vkGetPhysicalDeviceProperties");
     struct inst_data *d = inst_find(pd);
-    if (d && d->GetPhysicalDeviceProperties) d->GetPhysicalDeviceProperties(pd, p);
+    if (d && d->GetPhysicalDeviceProperties) d->GetPhysicalDeviceProperties(unwrap_pd(d, pd), p);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName,
@@ -307,8 +502,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(V
         return VK_SUCCESS;
     }
     struct inst_data *d = inst_find(pd);
-    return d && d->EnumerateDeviceExtensionProperties ? d->EnumerateDeviceExtensionProperties(pd, pLayerName, pCount, pProps)
-                                                      : VK_ERROR_INITIALIZATION_FAILED;
+    return d && d->EnumerateDeviceExtensionProperties
+               ? d->EnumerateDeviceExtensionProperties(unwrap_pd(d, pd), pLayerName, pCount, pProps)
+               : VK_ERROR_INITIALIZATION_FAILED;
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice device, const char *name);
@@ -319,14 +515,22 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     ensure_init();
     VkLayerDeviceCreateInfo *found = NULL;
     bool have_loader_data = false;
+    PFN_vkSetDeviceLoaderData set_loader_data = NULL;
     for (VkLayerDeviceCreateInfo *l = (VkLayerDeviceCreateInfo *)ci->pNext; l != NULL; l = (VkLayerDeviceCreateInfo *)l->pNext) {
         if (l->sType != VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO) continue;
-        if (l->function == VK_LOADER_DATA_CALLBACK) have_loader_data = l->u.pfnSetDeviceLoaderData != NULL;
+        if (l->function == VK_LOADER_DATA_CALLBACK) {
+            have_loader_data = l->u.pfnSetDeviceLoaderData != NULL;
+            set_loader_data = l->u.pfnSetDeviceLoaderData;
+        }
         if (l->function == VK_LAYER_LINK_INFO && found == NULL) found = l;
     }
+    struct inst_data *idp = inst_find(pd);
+    VkPhysicalDevice below = unwrap_pd(idp, pd);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "link_info", found != NULL && found->u.pLayerInfo != NULL);
     cJSON_AddBoolToObject(o, "set_device_loader_data", have_loader_data);
+    cJSON_AddBoolToObject(o, "allocator", a != NULL);
+    if (idp != NULL && idp->wrap) cJSON_AddBoolToObject(o, "unwrapped_physical_device", below != pd);
     record("vkCreateDevice", o);
     struct scenario sc = g_sc;
     struct inst_data *id = inst_find(pd);
@@ -339,14 +543,36 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     if (!sc.no_advance_link) found->u.pLayerInfo = found->u.pLayerInfo->pNext;
     if (sc.clobber_device) *pDevice = (VkDevice)(uintptr_t)0xbad2bad2u;
     if (sc.no_call_down) return VK_SUCCESS;
-    VkResult r = next_create(pd, ci, a, pDevice);
+    VkResult r = next_create(below, ci, a, pDevice);
     if (r != VK_SUCCESS) return r;
+    VkDevice real = *pDevice;
+    struct wrapped_dev *w = NULL;
+    struct alloc_cb ac = alloc_from(a);
+    if (sc.wrap_handles) {
+        w = obj_alloc(&ac, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+        if (w == NULL) {
+            PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)next_gdpa(real, "vkDestroyDevice");
+            if (destroy) destroy(real, a);
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        w->real = real;
+        /* The loader's dispatch pointer in the wrapper's first word (LLP_LAYER_19). */
+        if (set_loader_data == NULL || set_loader_data(real, w) != VK_SUCCESS) w->loader_data = key_of(real);
+        *pDevice = (VkDevice)(void *)w;
+    }
+    struct dev_data tmp = {0}; /* filled without the lock, as in layer_CreateInstance */
+    tmp.key = key_of(real);
+    tmp.next_gdpa = next_gdpa;
+    tmp.DestroyDevice = (PFN_vkDestroyDevice)next_gdpa(real, "vkDestroyDevice");
+    tmp.GetDeviceQueue = (PFN_vkGetDeviceQueue)next_gdpa(real, "vkGetDeviceQueue");
+    for (int k = 0; k < FN_SLOTS; k++)
+        if (sc.device_functions[k][0] != '\0') tmp.fn_next[k] = next_gdpa(real, sc.device_functions[k]);
+    tmp.wrapped = w;
+    tmp.alloc = ac;
     pthread_mutex_lock(&g_lock);
     for (int i = 0; i < MAX_OBJECTS; i++) {
         if (g_dev[i].key != NULL) continue;
-        g_dev[i].key = key_of(*pDevice);
-        g_dev[i].next_gdpa = next_gdpa;
-        g_dev[i].DestroyDevice = (PFN_vkDestroyDevice)next_gdpa(*pDevice, "vkDestroyDevice");
+        g_dev[i] = tmp;
         break;
     }
     pthread_mutex_unlock(&g_lock);
@@ -359,10 +585,53 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     pthread_mutex_lock(&g_lock);
     struct dev_data *d = dev_find(device);
     PFN_vkDestroyDevice next = d ? d->DestroyDevice : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    struct wrapped_dev *w = d ? d->wrapped : NULL;
+    struct alloc_cb ac = d ? d->alloc : alloc_from(NULL);
     if (d) memset(d, 0, sizeof(*d));
     pthread_mutex_unlock(&g_lock);
-    if (next) next(device, a);
+    if (next) next(below, a);
+    obj_free(&ac, w);
 }
+
+static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+    pthread_mutex_lock(&g_lock);
+    struct dev_data *d = dev_find(device);
+    PFN_vkGetDeviceQueue next = d ? d->GetDeviceQueue : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    pthread_mutex_unlock(&g_lock);
+    if (next)
+        next(below, family, index, pQueue);
+    else
+        *pQueue = VK_NULL_HANDLE;
+}
+
+/* "device_functions": commands with the mock ICD's unknown-function signature
+ * (uint32_t fn(VkDevice, uint32_t), mock_icd_ctl.h) that the layer answers itself: it records
+ * {"call": name, "arg": x, "unwrapped": bool} and calls down with the handle the layer below knows. */
+static uint32_t call_device_function(int slot, VkDevice device, uint32_t x) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct dev_data *d = dev_find(device);
+    PFN_vkVoidFunction next = d ? d->fn_next[slot] : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "arg", x);
+    cJSON_AddBoolToObject(o, "unwrapped", below != device);
+    record(g_sc.device_functions[slot], o);
+    pthread_mutex_unlock(&g_lock);
+    typedef uint32_t(VKAPI_PTR * PFN_mock_device_function)(VkDevice, uint32_t);
+    return next ? ((PFN_mock_device_function)next)(below, x) : 0;
+}
+#define DEVICE_FUNCTION(n) \
+    static VKAPI_ATTR uint32_t VKAPI_CALL device_function_##n(VkDevice d, uint32_t x) { return call_device_function(n, d, x); }
+DEVICE_FUNCTION(0)
+DEVICE_FUNCTION(1)
+DEVICE_FUNCTION(2)
+DEVICE_FUNCTION(3)
+static const PFN_vkVoidFunction g_device_function_slots[FN_SLOTS] = {
+    (PFN_vkVoidFunction)device_function_0, (PFN_vkVoidFunction)device_function_1,
+    (PFN_vkVoidFunction)device_function_2, (PFN_vkVoidFunction)device_function_3};
 
 /* ------------------------------------------------------------------ proc addrs */
 
@@ -373,20 +642,41 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(
 
 static PFN_vkVoidFunction own_instance_fn(const char *name) {
     if (strcmp(name, "vkGetInstanceProcAddr") == 0) return FN(layer_GetInstanceProcAddr);
-    if (!intercepts(name)) return NULL;
+    /* A wrapping layer must see every command that takes its handles (LLP_LAYER_10). */
+    if (!intercepts(name) && !g_sc.wrap_handles) return NULL;
     if (strcmp(name, "vkCreateInstance") == 0) return FN(layer_CreateInstance);
     if (strcmp(name, "vkDestroyInstance") == 0) return FN(layer_DestroyInstance);
     if (strcmp(name, "vkEnumeratePhysicalDevices") == 0) return FN(layer_EnumeratePhysicalDevices);
     if (strcmp(name, "vkGetPhysicalDeviceProperties") == 0) return FN(layer_GetPhysicalDeviceProperties);
     if (strcmp(name, "vkEnumerateDeviceExtensionProperties") == 0) return FN(layer_EnumerateDeviceExtensionProperties);
     if (strcmp(name, "vkCreateDevice") == 0) return FN(layer_CreateDevice);
+    if (!g_sc.wrap_handles) return NULL;
+    if (strcmp(name, "vkEnumeratePhysicalDeviceGroups") == 0) return FN(layer_EnumeratePhysicalDeviceGroups);
+    if (strcmp(name, "vkEnumeratePhysicalDeviceGroupsKHR") == 0) return FN(layer_EnumeratePhysicalDeviceGroupsKHR);
+    if (strcmp(name, "vkGetPhysicalDeviceProperties2") == 0) return FN(layer_GetPhysicalDeviceProperties2);
+    if (strcmp(name, "vkGetPhysicalDeviceProperties2KHR") == 0) return FN(layer_GetPhysicalDeviceProperties2KHR);
+    if (strcmp(name, "vkGetPhysicalDeviceFeatures") == 0) return FN(layer_GetPhysicalDeviceFeatures);
+    if (strcmp(name, "vkGetPhysicalDeviceQueueFamilyProperties") == 0)
+        return FN(layer_GetPhysicalDeviceQueueFamilyProperties);
+    if (strcmp(name, "vkGetPhysicalDeviceMemoryProperties") == 0) return FN(layer_GetPhysicalDeviceMemoryProperties);
     return NULL;
+}
+
+/* wrap_handles: physical-device commands the mock does not unwrap are not offered (passing them
+ * down would hand the layer below a handle it never made, LLP_LAYER_10). */
+static bool wrap_hides(const char *name) {
+    return g_sc.wrap_handles && strncmp(name, "vkGetPhysicalDevice", 19) == 0;
 }
 
 static PFN_vkVoidFunction own_device_fn(const char *name) {
     if (strcmp(name, "vkGetDeviceProcAddr") == 0) return FN(layer_GetDeviceProcAddr);
-    if (!intercepts(name)) return NULL;
+    for (int k = 0; k < FN_SLOTS; k++)
+        if (g_sc.device_functions[k][0] != '\0' && strcmp(name, g_sc.device_functions[k]) == 0)
+            return g_device_function_slots[k];
+    /* A wrapping layer must see every command that takes its VkDevice (LLP_LAYER_10). */
+    if (!intercepts(name) && !g_sc.wrap_handles) return NULL;
     if (strcmp(name, "vkDestroyDevice") == 0) return FN(layer_DestroyDevice);
+    if (g_sc.wrap_handles && strcmp(name, "vkGetDeviceQueue") == 0) return FN(layer_GetDeviceQueue);
     return NULL;
 }
 
@@ -396,8 +686,10 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInst
     bool bad = g_sc.return_disabled_functions;
     PFN_vkVoidFunction f = own_instance_fn(name);
     if (f == NULL) f = own_device_fn(name);
+    bool hidden = f == NULL && wrap_hides(name);
     pthread_mutex_unlock(&g_lock);
     if (f != NULL) return f;
+    if (hidden) return NULL;
     if (bad && strstr(name, "KHR") != NULL) return FN(layer_DestroyInstance); /* LLP_LAYER_18 violation */
     if (instance == VK_NULL_HANDLE) return NULL;
     struct inst_data *d = inst_find(instance);
@@ -408,8 +700,9 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(
     pthread_mutex_lock(&g_lock);
     ensure_init();
     PFN_vkVoidFunction f = own_instance_fn(name);
+    bool wrap = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
-    if (f != NULL) return f;
+    if (f != NULL || wrap) return f; /* a wrapping mock offers no physical-device command it cannot unwrap */
     struct inst_data *d = inst_find(instance);
     return d && d->next_gpdpa ? d->next_gpdpa(instance, name) : NULL;
 }
@@ -418,8 +711,9 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice
     pthread_mutex_lock(&g_lock);
     ensure_init();
     PFN_vkVoidFunction f = own_device_fn(name);
+    bool wrap = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
-    if (f != NULL) return f;
+    if (f != NULL || wrap) return f; /* a wrapping mock offers no device command it cannot unwrap */
     struct dev_data *d = dev_find(device);
     return d && d->next_gdpa ? d->next_gdpa(device, name) : NULL;
 }
@@ -505,25 +799,115 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhy
 }
 #endif
 
-/* Pre-instance functions ([Lyr] "Pre-Instance Functions"), named in the manifest. */
+/* Pre-instance functions ([Lyr] "Pre-Instance Functions"), named in the manifest. Each records
+ * its entry with the chain header it received ("pre_<command>"), and after calling down what the
+ * next link answered ("pre_<command>_down"). Scenario "pre_instance": add_extension / add_layer
+ * append one entry to the answer; no_call_down answers without calling pfnNextLayer. */
+static struct scenario pre_enter(const char *call, const VkChainHeader *h, bool has_next, bool props_null,
+                                 const char *layer_name, bool with_layer_name) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct scenario sc = g_sc;
+    cJSON *o = cJSON_CreateObject();
+    if (o != NULL) {
+        cJSON_AddNumberToObject(o, "chain_type", (double)h->type);
+        cJSON_AddNumberToObject(o, "chain_version", (double)h->version);
+        cJSON_AddNumberToObject(o, "chain_size", (double)h->size);
+        cJSON_AddBoolToObject(o, "has_next", has_next);
+        cJSON_AddBoolToObject(o, "props_null", props_null);
+        cJSON_AddBoolToObject(o, "calls_down", !sc.pre_no_call_down);
+        if (with_layer_name) {
+            if (layer_name != NULL) cJSON_AddStringToObject(o, "layer_name", layer_name);
+            else cJSON_AddNullToObject(o, "layer_name");
+        }
+    }
+    record(call, o);
+    pthread_mutex_unlock(&g_lock);
+    return sc;
+}
+
+static void pre_down(const char *call, VkResult r, const char *key, uint32_t value) {
+    pthread_mutex_lock(&g_lock);
+    cJSON *o = cJSON_CreateObject();
+    if (o != NULL) {
+        cJSON_AddNumberToObject(o, "result", (double)r);
+        if (r == VK_SUCCESS || r == VK_INCOMPLETE) cJSON_AddNumberToObject(o, key, (double)value);
+    }
+    record(call, o);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* The two-call idiom over an answer of `own` entries (0 or 1) of `size` bytes at `one`. */
+static VkResult pre_answer_own(uint32_t own, const void *one, size_t size, uint32_t *pCount, void *pProps) {
+    if (pProps == NULL) {
+        *pCount = own;
+        return VK_SUCCESS;
+    }
+    uint32_t n = *pCount < own ? *pCount : own;
+    if (n > 0) memcpy(pProps, one, size);
+    *pCount = n;
+    return n < own ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceExtensionProperties(
     const VkEnumerateInstanceExtensionPropertiesChain *chain, const char *pLayerName, uint32_t *pCount,
     VkExtensionProperties *pProps) {
-    rec("pre_vkEnumerateInstanceExtensionProperties");
-    return chain->pfnNextLayer(chain->pNextLink, pLayerName, pCount, pProps);
+    struct scenario sc = pre_enter("pre_vkEnumerateInstanceExtensionProperties", &chain->header,
+                                   chain->pfnNextLayer != NULL, pProps == NULL, pLayerName, true);
+    VkExtensionProperties mine;
+    memset(&mine, 0, sizeof(mine));
+    snprintf(mine.extensionName, sizeof(mine.extensionName), "%s", sc.pre_add_extension);
+    mine.specVersion = 1;
+    bool add = sc.pre_add_extension[0] != '\0' && pLayerName == NULL;
+    if (sc.pre_no_call_down) return pre_answer_own(add ? 1 : 0, &mine, sizeof(mine), pCount, pProps);
+    /* Leave room for our entry: the level below fills at most *pCount - 1. */
+    uint32_t cap = *pCount;
+    uint32_t n = (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
+    VkResult r = chain->pfnNextLayer(chain->pNextLink, pLayerName, &n, pProps);
+    pre_down("pre_vkEnumerateInstanceExtensionProperties_down", r, "count", n);
+    if (add && r == VK_SUCCESS) {
+        if (pProps == NULL) n++;
+        else if (n < cap) pProps[n++] = mine;
+        else r = VK_INCOMPLETE;
+    }
+    *pCount = n;
+    return r;
 }
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceLayerProperties(
     const VkEnumerateInstanceLayerPropertiesChain *chain, uint32_t *pCount, VkLayerProperties *pProps) {
-    rec("pre_vkEnumerateInstanceLayerProperties");
-    return chain->pfnNextLayer(chain->pNextLink, pCount, pProps);
+    struct scenario sc = pre_enter("pre_vkEnumerateInstanceLayerProperties", &chain->header,
+                                   chain->pfnNextLayer != NULL, pProps == NULL, NULL, false);
+    VkLayerProperties mine;
+    memset(&mine, 0, sizeof(mine));
+    snprintf(mine.layerName, sizeof(mine.layerName), "%s", sc.pre_add_layer);
+    mine.specVersion = VK_API_VERSION_1_3;
+    mine.implementationVersion = 1;
+    snprintf(mine.description, sizeof(mine.description), "added by a pre-instance function");
+    bool add = sc.pre_add_layer[0] != '\0';
+    if (sc.pre_no_call_down) return pre_answer_own(add ? 1 : 0, &mine, sizeof(mine), pCount, pProps);
+    uint32_t cap = *pCount;
+    uint32_t n = (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
+    VkResult r = chain->pfnNextLayer(chain->pNextLink, &n, pProps);
+    pre_down("pre_vkEnumerateInstanceLayerProperties_down", r, "count", n);
+    if (add && r == VK_SUCCESS) {
+        if (pProps == NULL) n++;
+        else if (n < cap) pProps[n++] = mine;
+        else r = VK_INCOMPLETE;
+    }
+    *pCount = n;
+    return r;
 }
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *chain,
                                                                               uint32_t *pApiVersion) {
-    rec("pre_vkEnumerateInstanceVersion");
+    struct scenario sc = pre_enter("pre_vkEnumerateInstanceVersion", &chain->header, chain->pfnNextLayer != NULL,
+                                   false, NULL, false);
+    if (sc.pre_no_call_down) {
+        *pApiVersion = sc.pre_instance_version != 0 ? sc.pre_instance_version : VK_API_VERSION_1_0;
+        return VK_SUCCESS;
+    }
     VkResult r = chain->pfnNextLayer(chain->pNextLink, pApiVersion);
-    pthread_mutex_lock(&g_lock);
-    if (r == VK_SUCCESS && g_sc.pre_instance_version != 0) *pApiVersion = g_sc.pre_instance_version;
-    pthread_mutex_unlock(&g_lock);
+    pre_down("pre_vkEnumerateInstanceVersion_down", r, "version", r == VK_SUCCESS ? *pApiVersion : 0);
+    if (r == VK_SUCCESS && sc.pre_instance_version != 0) *pApiVersion = sc.pre_instance_version;
     return r;
 }
 

@@ -175,7 +175,7 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
     }
     /* The loader's own parser first (its log lines are the evidence of a rejection). */
     struct capture cap = {c, 0};
-    struct vkl_log_sink sink = {capture_emit, &cap};
+    struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
     struct vkl_icd_manifest m;
     VkResult pr = vkl_icd_manifest_parse(path, buf, len, &sink, &m);
     if (pr == VK_SUCCESS) {
@@ -420,6 +420,11 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
                          returned[offer]);
             if (result[offer] != VK_ERROR_INCOMPATIBLE_DRIVER &&
                 (child_int(&ch, "create_instance", 0) == 0 || child_int(&ch, "enumerate_extensions", 0) == 0)) {
+                if (offer == 7)
+                    ldp_evidence(c, "%s: offered 7, then vk_icdGetInstanceProcAddr(NULL, ...): vkCreateInstance %s, "
+                                    "vkEnumerateInstanceExtensionProperties %s", how,
+                                 child_int(&ch, "create_instance", 0) ? "non-NULL" : "NULL",
+                                 child_int(&ch, "enumerate_extensions", 0) ? "non-NULL" : "NULL");
                 if (offer == 7 && fails++ == 0)
                     snprintf(fail_msg, sizeof fail_msg, "after negotiating, vk_icdGetInstanceProcAddr(NULL, ...) does not "
                              "give vkCreateInstance and vkEnumerateInstanceExtensionProperties");
@@ -622,6 +627,7 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
         return;
     }
     if (missing != NULL && *missing) {
+        ldp_evidence(c, "interface %d: surface functions vk_icdGetInstanceProcAddr answers NULL for: %s", iface, missing);
         ldp_verdict(c, LDP_FAIL, "creates its own surfaces but these surface functions are not queryable through "
                                  "vk_icdGetInstanceProcAddr: %s", missing);
         ldp_child_free(&hi);
@@ -659,6 +665,15 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
  * LDP_DRIVER_9 / 10: apiVersion handling by interface
  * ============================================================================================== */
 
+/* false (with the verdict given) when there is no vkCreateInstance to try apiVersions with. */
+static bool have_create_instance(struct ldp_ctx *c, struct ldp_drv *d) {
+    ldp_step(c, "vk_icdGetInstanceProcAddr(NULL, \"vkCreateInstance\")");
+    if (ldp_gipa(d, VK_NULL_HANDLE, "vkCreateInstance") != NULL) return true;
+    ldp_evidence(c, "interface %u: vk_icdGetInstanceProcAddr(NULL, \"vkCreateInstance\") -> NULL", d->iface);
+    ldp_verdict(c, LDP_NOT_TESTABLE, "vkCreateInstance is not queryable with a NULL instance (see LINT_GLOBAL_NULL_INSTANCE)");
+    return false;
+}
+
 static VkResult try_api(struct ldp_ctx *c, struct ldp_drv *d, uint32_t api) {
     VkInstance inst;
     VkResult r = ldp_create_instance(c, d, api, NULL, 0, &inst);
@@ -693,6 +708,7 @@ static void check_iface4_rejects_api(struct ldp_ctx *c, void *arg) {
         ldp_verdict(c, LDP_NA, "offered 4, the driver chose %u (see LDP_DRIVER_3)", d.iface);
         return;
     }
+    if (!have_create_instance(c, &d)) return;
     uint32_t own = MM(d.api);
     uint32_t above = VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(own), VK_API_VERSION_MINOR(own) + 1, 0);
     ldp_evidence(c, "driver version %s (%s)", vs(d.api, a), d.has_eiv ? "vkEnumerateInstanceVersion" : "manifest");
@@ -724,6 +740,7 @@ static void check_iface5_ignores_api(struct ldp_ctx *c, void *arg) {
         ldp_verdict(c, LDP_NA, "the driver's highest interface version is %u (< 5)", d.iface);
         return;
     }
+    if (!have_create_instance(c, &d)) return;
     uint32_t own = MM(d.api);
     uint32_t list[5] = {VK_API_VERSION_1_0, VK_API_VERSION_1_1,
                         VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(own), VK_API_VERSION_MINOR(own) + 1, 0),
@@ -1593,17 +1610,35 @@ static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
     if (ldp_gipa(&d, inst, LDP_UNKNOWN_FUNCTION) != NULL && !fail[0])
         snprintf(fail, sizeof fail, "vk_icdGetInstanceProcAddr(instance, \"%s\") is not NULL (unknown names must give NULL)",
                  LDP_UNKNOWN_FUNCTION);
-    ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"vkGetDeviceProcAddr\")");
-    if (ldp_gipa(&d, inst, "vkGetDeviceProcAddr") == NULL && !fail[0])
-        snprintf(fail, sizeof fail, "vk_icdGetInstanceProcAddr(instance, \"vkGetDeviceProcAddr\") is NULL");
     ldp_evidence(c, "unknown name with NULL and with an instance: %s", fail[0] ? "answered" : "NULL");
+    /* The commands every loader looks up after vkCreateInstance; without one the Khronos loader and
+     * ours drop the driver with a warning (RULE_DRV_REQUIRED_ENTRYPOINTS). */
+    static const char *const required[] = {
+        "vkDestroyInstance", "vkEnumeratePhysicalDevices", "vkGetPhysicalDeviceFeatures",
+        "vkGetPhysicalDeviceFormatProperties", "vkGetPhysicalDeviceImageFormatProperties",
+        "vkGetPhysicalDeviceProperties", "vkGetPhysicalDeviceQueueFamilyProperties",
+        "vkGetPhysicalDeviceMemoryProperties", "vkGetDeviceProcAddr", "vkCreateDevice",
+        "vkEnumerateDeviceExtensionProperties", "vkGetPhysicalDeviceSparseImageFormatProperties"};
+    char missing[800] = "";
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", required[i]);
+        if (ldp_gipa(&d, inst, required[i]) == NULL) {
+            strncat(missing, missing[0] ? ", " : "", sizeof missing - strlen(missing) - 1);
+            strncat(missing, required[i], sizeof missing - strlen(missing) - 1);
+        }
+    }
+    ldp_evidence(c, "instance, the %zu commands a loader requires: %s%s", sizeof required / sizeof required[0],
+                 missing[0] ? "NULL for " : "all answered", missing);
+    if (missing[0] && !fail[0])
+        snprintf(fail, sizeof fail, "vk_icdGetInstanceProcAddr(instance, ...) is NULL for %s, which a loader requires "
+                 "(loaders drop such a driver)", missing);
     if (fail[0])
         ldp_verdict(c, LDP_FAIL, "%s", fail);
     else if (warn[0])
         ldp_verdict(c, LDP_WARN, "%s", warn);
     else
         ldp_verdict(c, LDP_PASS, "NULL for unknown names (NULL instance and instance) and for non-global names with a NULL "
-                                 "instance");
+                                 "instance; every command a loader requires is answered");
 }
 
 static void lint_global_null_instance(struct ldp_ctx *c, void *arg) {
@@ -1698,7 +1733,8 @@ const struct ldp_check_def ldp_checks[] = {
     {"LINT_LOADER_MAGIC", "lint_loader_magic", "dispatchable objects start with ICD_LOADER_MAGIC", lint_loader_magic, 0, true},
     {"LINT_GPDPA_NULL", "lint_gpdpa_null", "vk_icdGetPhysicalDeviceProcAddr: NULL for non-physical-device names",
      lint_gpdpa_null, 0, true},
-    {"LINT_GIPA_NULL", "lint_gipa_null", "vk_icdGetInstanceProcAddr: NULL for unknown names", lint_gipa_null, 0, true},
+    {"LINT_GIPA_NULL", "lint_gipa_null", "vk_icdGetInstanceProcAddr: NULL for unknown names, the loader's required commands answered",
+     lint_gipa_null, 0, true},
     {"LINT_GLOBAL_NULL_INSTANCE", "lint_global_null_instance", "global commands queryable with a NULL instance",
      lint_global_null_instance, 0, true},
     {"LINT_VK_EXPORTS", "lint_vk_exports_bsymbolic", "exported standard vk* symbols need -Bsymbolic (advisory)",

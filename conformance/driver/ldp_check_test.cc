@@ -101,6 +101,11 @@ struct Config {
   std::string manifest_name = "driver.json";
   bool missing_library = false;
   bool duplicate_manifest = false;
+  // The library is also reachable under a second name (a hard link, with the scenario beside it)
+  // that is LD_PRELOADed into ldp-check: dlopen of the manifest's path then returns the copy
+  // already loaded under the other name (same inode), as in a process that loaded the driver
+  // before.
+  bool preload_hard_link = false;
 };
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
@@ -108,9 +113,20 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
-// Writes the configuration into a fresh sandbox and returns the manifest path.
-std::string Materialise(vkt::Sandbox& sb, const Config& c, const std::string& name = "drv") {
+// Writes the configuration into a fresh sandbox and returns the manifest path (and in *env the
+// environment ldp-check needs for it).
+std::string Materialise(vkt::Sandbox& sb, const Config& c, const std::string& name = "drv",
+                        std::map<std::string, std::string>* env = nullptr) {
   const vkt::Driver& d = sb.AddDriver(name, c.variant, c.scenario);
+  if (c.preload_hard_link && env != nullptr) {
+    std::string other = d.dir + "/libpreloaded_copy.so";
+    EXPECT_EQ(link(d.library.c_str(), other.c_str()), 0) << other;
+    sb.WriteFile(other + ".scenario", c.scenario);
+    (*env)["LD_PRELOAD"] = other;
+    // An LD_PRELOADed library comes before the sanitizer runtime in the initial library list.
+    const char* asan = getenv("ASAN_OPTIONS");
+    (*env)["ASAN_OPTIONS"] = std::string(asan ? asan : "") + ":verify_asan_link_order=0";
+  }
   std::string lib = c.missing_library ? d.dir + "/libnot_there.so" : d.library;
   std::string text = c.manifest_text.empty()
                          ? "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\", "
@@ -124,7 +140,9 @@ std::string Materialise(vkt::Sandbox& sb, const Config& c, const std::string& na
 
 LdpRun Check(const Config& c) {
   vkt::Sandbox sb;
-  return LdpCheck({Materialise(sb, c)});
+  std::map<std::string, std::string> env;
+  std::string manifest = Materialise(sb, c, "drv", &env);
+  return LdpCheck({manifest}, true, false, env);
 }
 
 struct Case {
@@ -136,6 +154,7 @@ struct Case {
   std::map<std::string, std::string> also;  // other IDs whose verdict necessarily changes, and to what
   bool others_not_testable = false;         // the violation makes the driver unusable for the rest
   std::string evidence_contains;            // a piece of evidence the report must show
+  std::string reason_contains;              // a piece of the targeted check's reason
 };
 
 std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.name; }
@@ -156,61 +175,148 @@ const char* const kUnknownFn = "vkLdpCheckNonexistentFunctionEXT";
 const std::string kApi10 = "{\"api_version\": \"1.0.0\", \"physical_devices\": [{\"api_version\": \"1.0.0\"}]";
 const std::string kSurfaceExts = "\"instance_extensions\": [\"VK_KHR_surface\", \"VK_KHR_xcb_surface\"]";
 
+// Verdict paths proven by the mock switches added for them (docs/ldp-check.md, "Proof"): each case
+// names the verdict, a piece of its reason and an evidence line of the same check.
+template <typename Add>
+void MoreCases(Add add) {
+  // ---- LDP_DRIVER_3
+  add({"Driver3IncompatibleAboveAcceptedOffer", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+       V("v7_exports", R"({"interface": {"per_offer": {"6": "VK_ERROR_INCOMPATIBLE_DRIVER"}}})"), {}, false,
+       "exported: offered 6 -> VK_ERROR_INCOMPATIBLE_DRIVER",
+       "returns VK_ERROR_INCOMPATIBLE_DRIVER for offered 6 although it accepted 0"});
+  add({"Driver3ChoiceIsNotMinOfOfferedAndMaximum", "LDP_DRIVER_3", "LDP_DRIVER_3", "warn", V("v7_exports", "{}"),
+       V("v7_exports", R"({"interface": {"per_offer": {"6": 4}}})"), {}, false,
+       "exported: offered 6 -> VK_SUCCESS, version 4",
+       "with offered 6 chose 4; the protocol answers min(offered, driver maximum 7) = 6"});
+  add({"Driver3ExportAndGipaNegotiationDisagree", "LDP_DRIVER_3", "LDP_DRIVER_3", "warn", V("v7_exports", "{}"),
+       V("v7_exports", R"({"interface": {"max_through_gipa": 6}})"), {}, false,
+       "through vk_icdGetInstanceProcAddr: minimum accepted offer 0, maximum interface 6",
+       "choose different versions (7 and 6)"});
+  {
+    // Negotiation exported but no vk_icdGetInstanceProcAddr: fine at interface 0 (the v0 exports
+    // serve), a violation once it negotiates more. Nothing can use the driver then.
+    Config good = V("v2_nogipa", kApi10 + R"(, "interface": {"max": 0}})", "1.0.0");
+    Config bad = V("v2_nogipa", kApi10 + "}", "1.0.0");
+    add({"Driver3NegotiatesWithoutIcdGipa", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", good, bad,
+         {{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_4", "pass"}, {"LINT_VK_EXPORTS", "warn"},
+          {"LINT_LOADER_MAGIC", "not-testable-here"}, {"LINT_GPDPA_NULL", "not-testable-here"},
+          {"LDP_DRIVER_9", "not-testable-here"}, {"LDP_DRIVER_10", "not-testable-here"}},
+         true, "exports: vk_icdNegotiateLoaderICDInterfaceVersion yes, vk_icdGetInstanceProcAddr no",
+         "negotiates interface 2 but does not export vk_icdGetInstanceProcAddr"});
+  }
+  add({"Driver3NoEntryPointAtAll", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7", "{}"), V("none", "{}"),
+       {{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_4", "pass"}, {"LINT_VK_EXPORTS", "pass"}}, true,
+       "exports: vk_icdNegotiateLoaderICDInterfaceVersion no, vk_icdGetInstanceProcAddr no",
+       "exports no loader/driver interface entry point"});
+  add({"Driver3GlobalsMissingAfterNegotiation", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7", "{}"),
+       V("v7", R"({"hidden_functions": ["vkEnumerateInstanceExtensionProperties"]})"),
+       // the lint asks the same question without negotiating first
+       {{"LINT_GLOBAL_NULL_INSTANCE", "fail"}}, false,
+       "offered 7, then vk_icdGetInstanceProcAddr(NULL, ...): vkCreateInstance non-NULL, "
+       "vkEnumerateInstanceExtensionProperties NULL",
+       "does not give vkCreateInstance and vkEnumerateInstanceExtensionProperties"});
+  // ---- LDP_DRIVER_8
+  add({"Driver8SurfaceFunctionMissing", "LDP_DRIVER_8", "LDP_DRIVER_8", "fail", V("v7", "{" + kSurfaceExts + "}"),
+       V("v7", "{" + kSurfaceExts + R"(, "hidden_functions": ["vkGetPhysicalDeviceSurfaceSupportKHR"]})"), {}, false,
+       "interface 7: surface functions vk_icdGetInstanceProcAddr answers NULL for: vkGetPhysicalDeviceSurfaceSupportKHR",
+       "not queryable through vk_icdGetInstanceProcAddr: vkGetPhysicalDeviceSurfaceSupportKHR"});
+  // ---- LDP_DRIVER_10
+  add({"Driver10RefusesOnlyApi2", "LDP_DRIVER_10", "LDP_DRIVER_10", "warn", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"incompatible_for_api_2": true}})"), {}, false,
+       "interface 7: vkCreateInstance(apiVersion 2.0.0) -> VK_ERROR_INCOMPATIBLE_DRIVER",
+       "refuses apiVersion 2.0.0 (every 1.x is accepted)"});
+  // ---- LDP_DRIVER_11
+  {
+    Config bad = V("v7", "{}");
+    bad.preload_hard_link = true;
+    add({"Driver11DifferentFileLoaded", "LDP_DRIVER_11", "LDP_DRIVER_11", "warn", V("v7", "{}"), bad, {}, false,
+         "/libpreloaded_copy.so", "/libpreloaded_copy.so was loaded"});
+  }
+  // ---- LDP_DRIVER_12
+  add({"Driver12RegistryOlderThanDriver", "LDP_DRIVER_12", "LDP_DRIVER_12", "warn", V("v7", R"({"api_version": "1.3.900"})"),
+       V("v7", R"({"api_version": "1.3.900", "instance_extensions": ["VK_KHR_get_physical_device_properties2", )"
+               R"("VK_MOCK_acme_surface"]})"),
+       {}, false, "instance extension VK_MOCK_acme_surface: not in the registry (platform/WSI extension)",
+       "is older than the driver (900); use --registry with a newer vk.xml"});
+  // ---- interface lints
+  add({"LintGipaNullInstanceAnswersNonGlobalNames", "LDP_DRIVER_3", "LINT_GIPA_NULL", "warn", V("v7", "{}"),
+       V("v7", R"({"misbehave": {"gipa_null_instance_answers_all": true}})"), {}, false,
+       "NULL instance, non-global names answered: vkCreateDevice, vkDestroyInstance, vkEnumeratePhysicalDevices, "
+       "vkGetPhysicalDeviceProperties",
+       "with a NULL instance it answers non-global names"});
+  add({"LintGipaMissingRequiredCommand", "RULE_DRV_REQUIRED_ENTRYPOINTS", "LINT_GIPA_NULL", "fail", V("v7", "{}"),
+       V("v7", R"({"hidden_functions": ["vkGetDeviceProcAddr"]})"), {}, false,
+       "instance, the 12 commands a loader requires: NULL for vkGetDeviceProcAddr",
+       "is NULL for vkGetDeviceProcAddr, which a loader requires"});
+  add({"LintGipaMissingRequiredPhysicalDeviceQuery", "RULE_DRV_REQUIRED_ENTRYPOINTS", "LINT_GIPA_NULL", "fail",
+       V("v7", "{}"), V("v7", R"({"hidden_functions": ["vkGetPhysicalDeviceSparseImageFormatProperties"]})"), {}, false,
+       "NULL for vkGetPhysicalDeviceSparseImageFormatProperties",
+       "is NULL for vkGetPhysicalDeviceSparseImageFormatProperties, which a loader requires"});
+  add({"LintGlobalCreateInstanceMissing", "LDP_DRIVER_3", "LINT_GLOBAL_NULL_INSTANCE", "fail", V("v7", "{}"),
+       V("v7", R"({"hidden_functions": ["vkCreateInstance"]})"),
+       // without vkCreateInstance nothing can be checked further; negotiation itself is fine
+       // (LDP_DRIVER_7 and 11 only compare versions and files)
+       {{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_3", "fail"}, {"LDP_DRIVER_4", "pass"}, {"LDP_DRIVER_7", "pass"},
+        {"LDP_DRIVER_11", "pass"}, {"LINT_VK_EXPORTS", "pass"}},
+       true,
+       "NULL instance: vkCreateInstance -> NULL", "vkCreateInstance is not queryable with a NULL instance"});
+}
+
 std::vector<Case> Cases() {
   std::vector<Case> v;
   auto add = [&](Case c) { v.push_back(std::move(c)); };
   // ---- LDP_DRIVER_1
   add({"Driver1CorruptsOtherDriver", "LDP_DRIVER_1", "LDP_DRIVER_1", "fail", V("v7", "{}"),
-       V("v7", R"({"misbehave": {"corrupt_other_driver": true}})"), {}, false, "its devices are left out"});
+       V("v7", R"({"misbehave": {"corrupt_other_driver": true}})"), {}, false, "its devices are left out", ""});
   // ---- LDP_DRIVER_2
   add({"Driver2CrashWithZeroDevices", "LDP_DRIVER_2", "LDP_DRIVER_2", "fail", V("v7", R"({"physical_devices": []})"),
        V("v7", R"({"physical_devices": [], "misbehave": {"crash_with_zero_devices": true}})"), {}, false,
-       "vkEnumeratePhysicalDevices -> VK_SUCCESS, 0 devices"});
+       "vkEnumeratePhysicalDevices -> VK_SUCCESS, 0 devices", ""});
   // ---- LDP_DRIVER_3
   add({"Driver3ReturnsVersionAboveOffered", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
        V("v7_exports", R"({"interface": {"report_version": 9}})"),
        // offered 4 it answers 9: the interface-4 check cannot run at 4.
-       {{"LDP_DRIVER_9", "not-applicable"}}, false, "offered 4 -> VK_SUCCESS, version 9"});
+       {{"LDP_DRIVER_9", "not-applicable"}}, false, "offered 4 -> VK_SUCCESS, version 9", ""});
   add({"Driver3NegotiateReturnsError", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
        V("v7_exports", R"({"interface": {"negotiate_result": "VK_ERROR_INITIALIZATION_FAILED"}})"), {}, false,
-       "VK_ERROR_INITIALIZATION_FAILED"});
+       "VK_ERROR_INITIALIZATION_FAILED", ""});
   add({"Driver3RefusesEveryVersion", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
        V("v7_exports", R"({"results": {"vk_icdNegotiateLoaderICDInterfaceVersion": "VK_ERROR_INCOMPATIBLE_DRIVER"}})"),
        // no loader can load it: every check that loads the driver cannot run
        {{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_4", "pass"}, {"LDP_DRIVER_9", "not-applicable"},
         {"LDP_DRIVER_11", "not-testable-here"}, {"LINT_VK_EXPORTS", "pass"}},
-       true, "offered 0 -> VK_ERROR_INCOMPATIBLE_DRIVER"});
+       true, "offered 0 -> VK_ERROR_INCOMPATIBLE_DRIVER", ""});
   add({"Driver3GipaOnlyNegotiationBelow7", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7", "{}"),
        // at interface 5 a loader looks for vk_icdGetPhysicalDeviceProcAddr only among the exports
-       V("v7", R"({"interface": {"max": 5}})"), {{"LINT_GPDPA_NULL", "not-applicable"}}, false, "through vk_icdGetInstanceProcAddr: offered 7 -> VK_SUCCESS, version 5"});
+       V("v7", R"({"interface": {"max": 5}})"), {{"LINT_GPDPA_NULL", "not-applicable"}}, false, "through vk_icdGetInstanceProcAddr: offered 7 -> VK_SUCCESS, version 5", ""});
   add({"Driver3MinimumAboveOfferedIsFine", "LDP_DRIVER_3", "LDP_DRIVER_3", "pass", V("v7_exports", "{}"),
-       V("v7_exports", R"({"interface": {"min": 3}})"), {}, false, "offered 2 -> VK_ERROR_INCOMPATIBLE_DRIVER"});
+       V("v7_exports", R"({"interface": {"min": 3}})"), {}, false, "offered 2 -> VK_ERROR_INCOMPATIBLE_DRIVER", ""});
   // ---- LDP_DRIVER_4
   {
     Config bad = V("v7", "{}");
     bad.manifest_text = "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\",, }}";
-    add({"Driver4NotJson", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true, "not valid JSON"});
+    add({"Driver4NotJson", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true, "not valid JSON", ""});
   }
   {
     Config bad = V("v7", "{}");
     bad.manifest_text = "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\"}}";
     add({"Driver4MissingApiVersion", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true,
-         "'ICD.api_version' is missing"});
+         "'ICD.api_version' is missing", ""});
   }
   add({"Driver4BadVersionString", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), V("v7", "{}", "1.3"), {}, true,
-       "is not a major.minor.patch version"});
+       "is not a major.minor.patch version", ""});
   {
     Config bad = V("v7", "{}");
     bad.manifest_text = "{\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"@LIB@\", "
                         "\"api_version\": \"1.3.0\", \"library_arch\": \"32\"}}";
     add({"Driver4LibraryArchMismatch", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true,
-         "says 32-bit but the library is a 64-bit ELF file"});
+         "says 32-bit but the library is a 64-bit ELF file", ""});
   }
   {
     Config bad = V("v7", "{}");
     bad.manifest_name = "driver.txt";
     add({"Driver4NameNotJson", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, false,
-         "does not end in \\\".json\\\""});
+         "does not end in \\\".json\\\"", ""});
   }
   {
     Config bad = V("v7", "{}");
@@ -218,80 +324,81 @@ std::vector<Case> Cases() {
                         "\"api_version\": \"1.3.0\", \"is_portability_driver\": \"no\"}}";
     // the loader's parser rejects the manifest too, so nothing else can run
     add({"Driver4PortabilityNotBool", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad, {}, true,
-         "'ICD.is_portability_driver' is a string, not a boolean"});
+         "'ICD.is_portability_driver' is a string, not a boolean", ""});
   }
   {
     Config bad = V("v7", "{}");
     bad.manifest_extra = ", \"library_arch\": \"64\"";  // a 1.0.1 field in a 1.0.0 file
     add({"Driver4NewerFieldInOldFormat", "LDP_DRIVER_4", "LDP_DRIVER_4", "warn", V("v7", "{}"), bad, {}, false,
-         "file format 1.0.1 field"});
+         "file format 1.0.1 field", ""});
   }
   {
     Config bad = V("v7", "{}");
     bad.missing_library = true;
     add({"Driver4And11MissingLibrary", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad,
-         {{"LDP_DRIVER_11", "fail"}}, true, "does not exist"});
+         {{"LDP_DRIVER_11", "fail"}}, true, "does not exist", ""});
   }
   // ---- LDP_DRIVER_7
   add({"Driver7Vulkan13AtInterface4", "LDP_DRIVER_7", "LDP_DRIVER_7", "fail", V("v7_exports", R"({"interface": {"max": 5}})"),
        V("v7_exports", R"({"interface": {"max": 4}})"), {{"LDP_DRIVER_10", "not-applicable"}}, false,
-       "negotiated interface 4"});
+       "negotiated interface 4", ""});
   add({"Driver7Variant4", "LDP_DRIVER_7", "LDP_DRIVER_7", "fail", V("v4", kApi10 + "}", "1.0.0"), V("v4", "{}"), {},
-       false, "manifest api_version 1.3.0"});
+       false, "manifest api_version 1.3.0", ""});
   // ---- LDP_DRIVER_8
   add({"Driver8SurfacesBelowInterface3", "LDP_DRIVER_8", "LDP_DRIVER_8", "fail", V("v2", kApi10 + ", " + kSurfaceExts + "}", "1.0.0"),
        V("v2", kApi10 + ", " + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})", "1.0.0"), {}, false,
-       "interface 2: surface creation through vk_icdGetInstanceProcAddr: vkCreateXcbSurfaceKHR"});
+       "interface 2: surface creation through vk_icdGetInstanceProcAddr: vkCreateXcbSurfaceKHR", ""});
   add({"Driver8SurfacesExposedToOldLoader", "LDP_DRIVER_8", "LDP_DRIVER_8", "warn", V("v7_exports", "{" + kSurfaceExts + "}"),
        V("v7_exports", "{" + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})"), {}, false,
-       "offered 2 -> interface 2: surface creation vkCreateXcbSurfaceKHR"});
+       "offered 2 -> interface 2: surface creation vkCreateXcbSurfaceKHR", ""});
   // ---- LDP_DRIVER_9
   add({"Driver9Vulkan10AcceptsNewerApi", "LDP_DRIVER_9", "LDP_DRIVER_9", "fail", V("v7", kApi10 + "}", "1.0.0"),
        V("v7", kApi10 + R"(, "misbehave": {"accept_any_api_version": true}})", "1.0.0"), {}, false,
-       "vkCreateInstance(apiVersion 1.1.0) -> VK_SUCCESS"});
+       "vkCreateInstance(apiVersion 1.1.0) -> VK_SUCCESS", ""});
   add({"Driver9Vulkan13AcceptsNewerApi", "LDP_DRIVER_9", "LDP_DRIVER_9", "warn", V("v7", "{}"),
        V("v7", R"({"misbehave": {"accept_any_api_version": true}})"), {}, false,
-       "vkCreateInstance(apiVersion 1.4.0) -> VK_SUCCESS"});
+       "vkCreateInstance(apiVersion 1.4.0) -> VK_SUCCESS", ""});
   // ---- LDP_DRIVER_10
   add({"Driver10RefusesApiAt5", "LDP_DRIVER_10", "LDP_DRIVER_10", "fail", V("v7", "{}"),
        V("v7", R"({"misbehave": {"incompatible_for_any_api_above_1_0": true}})"), {}, false,
-       "vkCreateInstance(apiVersion 1.1.0) -> VK_ERROR_INCOMPATIBLE_DRIVER"});
+       "vkCreateInstance(apiVersion 1.1.0) -> VK_ERROR_INCOMPATIBLE_DRIVER", ""});
   // ---- LDP_DRIVER_11
   add({"Driver11ManifestClaimsMoreThanLibrary", "LDP_DRIVER_11", "LDP_DRIVER_11", "fail",
        V("v7", R"({"api_version": "1.1.0"})", "1.1.0"), V("v7", R"({"api_version": "1.1.0"})", "1.3.0"), {}, false,
-       "manifest api_version 1.3.0, library vkEnumerateInstanceVersion 1.1.0"});
+       "manifest api_version 1.3.0, library vkEnumerateInstanceVersion 1.1.0", ""});
   add({"Driver11ManifestOlderThanLibrary", "LDP_DRIVER_11", "LDP_DRIVER_11", "warn", V("v7", "{}", "1.3.0"),
-       V("v7", "{}", "1.1.0"), {}, false, "manifest api_version 1.1.0, library vkEnumerateInstanceVersion 1.3.0"});
+       V("v7", "{}", "1.1.0"), {}, false, "manifest api_version 1.1.0, library vkEnumerateInstanceVersion 1.3.0", ""});
   {
     Config bad = V("v7", "{}");
     bad.duplicate_manifest = true;
     add({"Driver11DuplicateManifest", "LDP_DRIVER_11", "LDP_DRIVER_11", "warn", V("v7", "{}"), bad, {}, false,
-         "zz_copy_of_driver.json names the same library"});
+         "zz_copy_of_driver.json names the same library", ""});
   }
   // ---- LDP_DRIVER_12
   add({"Driver12UnpublishedExtension", "LDP_DRIVER_12", "LDP_DRIVER_12", "warn", V("v7", "{}"),
        V("v7", R"({"misbehave": {"unpublished_extension": true}})"), {}, false,
-       "instance extension VK_MOCK_unpublished_extension: not in the registry"});
+       "instance extension VK_MOCK_unpublished_extension: not in the registry", ""});
   add({"Driver12UnpublishedPlatformInstanceExtension", "LDP_DRIVER_12", "LDP_DRIVER_12", "fail", V("v7", "{}"),
        V("v7", R"({"instance_extensions": ["VK_KHR_get_physical_device_properties2", "VK_MOCK_acme_surface"]})"), {},
-       false, "VK_MOCK_acme_surface: not in the registry (platform/WSI extension)"});
+       false, "VK_MOCK_acme_surface: not in the registry (platform/WSI extension)", ""});
   add({"Driver12UnpublishedPlatformDeviceExtension", "LDP_DRIVER_12", "LDP_DRIVER_12", "fail", V("v7", "{}"),
        V("v7", R"({"physical_devices": [{"extensions": ["VK_MOCK_acme_swapchain"]}]})"), {}, false,
-       "device 0 'Mock Device 0' extension VK_MOCK_acme_swapchain"});
+       "device 0 'Mock Device 0' extension VK_MOCK_acme_swapchain", ""});
   // ---- interface lints (LDP_DRIVER_3: the interface's requirements; vk exports: LDP_DRIVER_1 hazard)
   add({"LintNoLoaderMagic", "LDP_DRIVER_3", "LINT_LOADER_MAGIC", "fail", V("v7", "{}"),
-       V("v7", R"({"misbehave": {"no_loader_magic": true}})"), {}, false, "not ICD_LOADER_MAGIC"});
+       V("v7", R"({"misbehave": {"no_loader_magic": true}})"), {}, false, "not ICD_LOADER_MAGIC", ""});
   add({"LintGpdpaAnswersEverything", "LDP_DRIVER_3", "LINT_GPDPA_NULL", "fail", V("v7", "{}"),
-       V("v7", R"({"misbehave": {"gpdpa_answers_everything": true}})"), {}, false, "non-NULL for: vkCreateInstance"});
+       V("v7", R"({"misbehave": {"gpdpa_answers_everything": true}})"), {}, false, "non-NULL for: vkCreateInstance", ""});
   add({"LintGipaAnswersUnknownName", "LDP_DRIVER_3", "LINT_GIPA_NULL", "fail", V("v7", "{}"),
        V("v7", std::string(R"({"device_functions": [")") + kUnknownFn + "\"]}"), {}, false,
-       "unknown name with NULL and with an instance: answered"});
+       "unknown name with NULL and with an instance: answered", ""});
   add({"LintNoEnumerateInstanceVersion", "LDP_DRIVER_3", "LINT_GLOBAL_NULL_INSTANCE", "warn", V("v7", "{}"),
        V("v7", R"({"expose_enumerate_instance_version": false})"),
        // without vkEnumerateInstanceVersion the library's version cannot be compared any more
-       {}, false, "NULL instance: vkEnumerateInstanceVersion -> NULL"});
+       {}, false, "NULL instance: vkEnumerateInstanceVersion -> NULL", ""});
   add({"LintVkExportsWithoutBsymbolic", "LDP_DRIVER_1", "LINT_VK_EXPORTS", "warn", V("v7", "{}"), V("v7_vkexports", "{}"),
-       {}, false, "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): no"});
+       {}, false, "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): no", ""});
+  MoreCases(add);
   return v;
 }
 
@@ -313,6 +420,13 @@ TEST_P(LdpCheckViolation, ReportsExactlyThisViolation) {
     std::string all = bad.out;
     EXPECT_NE(all.find(c.evidence_contains), std::string::npos)
         << "evidence lacks '" << c.evidence_contains << "'\n" << bad.Describe();
+  }
+  if (!c.reason_contains.empty()) {
+    EXPECT_NE(bad.reason[c.id].find(c.reason_contains), std::string::npos)
+        << "reason lacks '" << c.reason_contains << "'\n" << bad.Describe();
+    bool in_evidence = false;  // and the evidence lines of that check are the ones shown
+    for (const std::string& e : bad.evidence[c.id]) in_evidence = in_evidence || e.find(c.evidence_contains) != std::string::npos;
+    EXPECT_TRUE(in_evidence) << "evidence of " << c.id << " lacks '" << c.evidence_contains << "'\n" << bad.Describe();
   }
   // Every other check: the same verdict as for the well-configured mock.
   for (const auto& kv : good.verdict) {

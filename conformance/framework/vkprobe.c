@@ -1316,8 +1316,20 @@ static void step_create_surface(const char *arg) {
                                         .display = (struct wl_display *)(uintptr_t)0x7c0003,
                                         .surface = (struct wl_surface *)(uintptr_t)0x7c0004};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+  } else if (strcmp(kind, "display") == 0) {
+    /* A made-up display mode handle: the loader passes it through without looking at it. */
+    PFN_vkCreateDisplayPlaneSurfaceKHR f =
+        (PFN_vkCreateDisplayPlaneSurfaceKHR)surface_proc("vkCreateDisplayPlaneSurfaceKHR", exported);
+    VkDisplaySurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_DISPLAY_SURFACE_CREATE_INFO_KHR,
+                                        .displayMode = (VkDisplayModeKHR)(uintptr_t)0x7c0005,
+                                        .planeIndex = 1,
+                                        .transform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+                                        .globalAlpha = 1.0f,
+                                        .alphaMode = VK_DISPLAY_PLANE_ALPHA_OPAQUE_BIT_KHR,
+                                        .imageExtent = {640, 480}};
+    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
   } else {
-    kv_str("error", "unknown kind (headless, xcb, xlib, wayland)");
+    kv_str("error", "unknown kind (headless, xcb, xlib, wayland, display)");
     obj_end();
     return;
   }

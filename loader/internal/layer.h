@@ -144,6 +144,12 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
                              const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                              uint32_t *out_count);
 
+/* Only the implicit part of vkl_layers_activate (enabled implicit layers in discovery order, the
+ * override layer's expansion last): the layers of the pre-instance chains and whose instance
+ * extensions vkEnumerateInstanceExtensionProperties(NULL) adds. *out: malloc'd (free()). */
+VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const struct vkl_log_sink *log,
+                                      const struct vkl_layer_manifest ***out, uint32_t *out_count);
+
 /* Extensions a layer (a meta-layer: the union of its components') provides. Malloc'd array. */
 VkResult vkl_layer_extensions(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,
                               VkExtensionProperties **out, uint32_t *out_count);
@@ -174,6 +180,17 @@ bool vkl_layer_negotiate(const struct vkl_layer_manifest *m, vkl_sym_lookup_fn l
 VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl_log_sink *log,
                             struct vkl_layer_lib *out);
 void vkl_layer_lib_unload(struct vkl_layer_lib *lib);
+
+/*
+ * The pre-instance function `fn` of layer `l` of `set` ([Lyr] "Pre-Instance Functions",
+ * RULE_LYR_PRE_INSTANCE): the symbol the manifest's pre_instance_functions names, from the layer's
+ * library, which is dlopen'ed at the first such call and kept with the manifest's cache entry
+ * (closed when the entry is freed, unless VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1). NULL
+ * (logged) when the manifest names none, the library cannot be loaded or lacks the symbol. The
+ * pointer stays valid while `set` is held. Thread-safe.
+ */
+PFN_vkVoidFunction vkl_layer_pre_instance_proc(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                                               enum vkl_layer_pre_instance_fn fn, const struct vkl_log_sink *log);
 
 /* TEST ONLY: drop every cache entry nobody holds. */
 void vkl_layers_cache_flush_for_testing(void);

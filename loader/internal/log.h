@@ -71,7 +71,8 @@ struct vkl_log_sink {
 
 /*
  * Formats one message (printf format) and sends it to stderr (if it passes VK_LOADER_DEBUG) and to
- * `sink` (if non-NULL, always). Never fails; never allocates (fixed stack buffers).
+ * `sink` (if non-NULL and its `emit` is non-NULL); with neither, nothing is formatted. Never
+ * fails; never allocates (fixed stack buffers).
  */
 void vkl_log(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

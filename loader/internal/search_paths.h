@@ -66,6 +66,17 @@ VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl
 VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix,
                                struct vkl_strlist *out);
 
+/* The default search directories for `suffix` (one of the VKL_*_SUFFIX literals) from the process
+ * environment: vkl_search_env_from_process + vkl_search_dirs_build, built once and shared while the
+ * five environment values it came from are unchanged (compared on every call, so a changed
+ * variable is never served a stale list). NULL only when out of memory. The list is read-only and
+ * stays valid until vkl_search_dirs_release. Thread-safe. */
+struct vkl_search_dirs {
+    struct vkl_strlist dirs;
+};
+const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix);
+void vkl_search_dirs_release(const struct vkl_search_dirs *dirs);
+
 /* Fills *out from the process environment through vkl_getenv (so all five read as NULL when
  * elevated) and from VKL_SYSCONFDIR / VKL_EXTRASYSCONFDIR. The strings are borrowed from the
  * environment (see env.h). Always VK_SUCCESS. */

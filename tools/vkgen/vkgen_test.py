@@ -195,7 +195,14 @@ class HashTableTest(unittest.TestCase):
         self.assertEqual(m.hash_slots, vkgen.build_hash_table(names)[1])
         self.check_table(names, m.hash_slots)
         t = vkgen.generate(m)["vkl_gen_trampolines.c"]
-        self.assertIn("static const uint16_t vkl_gen_cmd_hash[%d]" % len(m.hash_slots), t)
+        self.assertIn("const uint32_t vkl_gen_cmd_buckets[%d]" % len(m.hash_slots), t)
+        # Each bucket packs the entry index + 1, the name's length and the hash's top byte.
+        for i, v in enumerate(m.hash_slots):
+            if v == vkgen.HASH_EMPTY:
+                continue
+            n = names[v]
+            word = (v + 1) | len(n) << 16 | (vkgen.name_hash(n) >> 24) << 24
+            self.assertIn("0x%Xu" % word, t)
 
     def test_collisions_and_edge_sizes(self):
         for n in (0, 1, 2, 3, 100, 1000):

@@ -29,6 +29,7 @@ const Platform kPlatforms[] = {
     {"xcb", "VK_KHR_xcb_surface", "vkCreateXcbSurfaceKHR", VK_ICD_WSI_PLATFORM_XCB},
     {"xlib", "VK_KHR_xlib_surface", "vkCreateXlibSurfaceKHR", VK_ICD_WSI_PLATFORM_XLIB},
     {"wayland", "VK_KHR_wayland_surface", "vkCreateWaylandSurfaceKHR", VK_ICD_WSI_PLATFORM_WAYLAND},
+    {"display", "VK_KHR_display", "vkCreateDisplayPlaneSurfaceKHR", VK_ICD_WSI_PLATFORM_DISPLAY},
 };
 
 const char* const kQueries[] = {
@@ -42,7 +43,7 @@ const char* const kQueries[] = {
 std::string WsiScenario(const std::string& name, const std::string& extra = "") {
   std::string s =
       "{\"instance_extensions\":[\"VK_KHR_surface\",\"VK_EXT_headless_surface\",\"VK_KHR_xcb_surface\","
-      "\"VK_KHR_xlib_surface\",\"VK_KHR_wayland_surface\"],"
+      "\"VK_KHR_xlib_surface\",\"VK_KHR_wayland_surface\",\"VK_KHR_display\"],"
       "\"physical_devices\":[{\"name\":\"" +
       name + "-dev\",\"extensions\":[\"VK_KHR_swapchain\"]}]";
   if (!extra.empty()) s += "," + extra;
@@ -106,6 +107,10 @@ TEST(Wsi, OneSurfaceUsableWithEveryDriver) {
     std::vector<Json> created = s.CallsTo("own", p.create);
     ASSERT_EQ(created.size(), 1u) << r.Describe();
     EXPECT_EQ(created[0]["result"].str(), "VK_SUCCESS");
+    if (std::string(p.kind) == "display") {  // the application's display mode and plane reach the driver
+      EXPECT_EQ(created[0]["display_mode"].num(), 0x7c0005) << created[0].dump();
+      EXPECT_EQ(created[0]["plane_index"].num(), 1) << created[0].dump();
+    }
     std::vector<Json> destroyed = s.CallsTo("own", "vkDestroySurfaceKHR");
     ASSERT_EQ(destroyed.size(), 1u) << r.Describe();
     EXPECT_TRUE(destroyed[0]["valid"].boolean()) << destroyed[0].dump();

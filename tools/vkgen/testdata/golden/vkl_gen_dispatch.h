@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <vulkan/vulkan.h>
 
 #ifdef __cplusplus
@@ -77,8 +78,52 @@ struct vkl_gen_cmd {
 
 #define VKL_GEN_CMD_COUNT 18u
 extern const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT];
-/* Hashed lookup (length + two words, open addressing); NULL for names the registry does not define. */
+/* Hashed lookup (length + two words, open addressing); NULL for names the registry does not define
+ * (and for NULL). */
 const struct vkl_gen_cmd *vkl_gen_cmd_find(const char *name);
+
+/* The same lookup inline, for a name whose strlen the caller has (the proc-addr functions). Hash:
+ * tools/vkgen/vkgen.py name_hash. Each bucket packs (index + 1) | length << 16 | hash bits 24..31 << 24
+ * (0: empty), so a probe rejects a different name without touching it; 18 entries in 64 buckets. */
+extern const uint32_t vkl_gen_cmd_buckets[64];
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the generated name hash reads names as little-endian words"
+#endif
+static inline uint64_t vkl_gen_load64(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* Lookup of a name shorter than 8 or longer than 255 bytes (out of line: none of the registry's
+ * names is; a short one is hashed and compared byte by byte). */
+const struct vkl_gen_cmd *vkl_gen_cmd_lookup_odd(const char *name, size_t len);
+
+/* Equal names of equal length (8 to 255 bytes): 8-byte words, the last one overlapping; no library
+ * call, so the caller's lookup path stays short. */
+static inline int vkl_gen_name_eq(const char *a, const char *b, size_t len) {
+    for (size_t i = 0; i + 8 < len; i += 8)
+        if (vkl_gen_load64(a + i) != vkl_gen_load64(b + i)) return 0;
+    return vkl_gen_load64(a + len - 8) == vkl_gen_load64(b + len - 8);
+}
+
+static inline uint32_t vkl_gen_name_hash(uint64_t lo, uint64_t hi, size_t len) {
+    return (uint32_t)(((lo ^ (hi * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)len) * 0xFF51AFD7ED558CCDULL) >> 32);
+}
+
+static inline const struct vkl_gen_cmd *vkl_gen_cmd_lookup(const char *name, size_t len) {
+    if (len - 8u > 247u) return vkl_gen_cmd_lookup_odd(name, len);
+    uint32_t h = vkl_gen_name_hash(vkl_gen_load64(name + len - 8), vkl_gen_load64(name + (len - 8) / 2), len);
+    uint32_t key = (uint32_t)len | (h >> 24) << 8;
+    for (uint32_t i = h & 63u;; i = (i + 1u) & 63u) {
+        uint32_t e = vkl_gen_cmd_buckets[i];
+        if (e == 0u) return NULL;
+        if (e >> 16 != key) continue;
+        const struct vkl_gen_cmd *c = &vkl_gen_cmds[(e & 0xFFFFu) - 1u];
+        if (vkl_gen_name_eq(c->name, name, len)) return c;
+    }
+}
 
 /* ---- hand-written functions named in loader/custom_commands.txt ---- */
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkInstance* pInstance);

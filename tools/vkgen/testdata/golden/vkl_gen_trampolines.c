@@ -114,55 +114,33 @@ const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {
      (PFN_vkVoidFunction)vkl_gen_tramp_SetInstanceTagFIXTURE, (PFN_vkVoidFunction)vkl_gen_term_SetInstanceTagFIXTURE},
 };
 
-/* Name hash (tools/vkgen/vkgen.py name_hash), open addressing with linear probing; 18 entries in 64 buckets. */
-#define VKL_GEN_CMD_HASH_EMPTY 0xFFFFu
-static const uint16_t vkl_gen_cmd_hash[64] = {
-    0xFFFFu, 0xFFFFu, 7u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 13u, 5u, 0xFFFFu, 0xFFFFu,
-    0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 2u, 0xFFFFu, 12u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
-    10u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
-    9u, 15u, 0xFFFFu, 0xFFFFu, 4u, 0xFFFFu, 14u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu, 0xFFFFu,
-    1u, 0xFFFFu, 0xFFFFu, 0xFFFFu, 3u, 0xFFFFu, 16u, 0xFFFFu, 8u, 0xFFFFu, 0u, 11u,
-    6u, 17u, 0xFFFFu, 0xFFFFu,
+/* Name hash (tools/vkgen/vkgen.py name_hash), open addressing with linear probing; 18 entries in 64 buckets, each (index + 1) | length << 16 | hash bits 24..31 << 24, 0 when empty. */
+const uint32_t vkl_gen_cmd_buckets[64] = {
+    0x0u, 0x0u, 0xFF1E0008u, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u,
+    0x5613000Eu, 0xE41A0006u, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u,
+    0x0u, 0x3D1A0003u, 0x0u, 0x6D16000Du, 0x0u, 0x0u, 0x0u, 0x0u,
+    0x220D000Bu, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u,
+    0x0u, 0x0u, 0x0u, 0x0u, 0x310E000Au, 0x5D2C0010u, 0x0u, 0x0u,
+    0x9D130005u, 0x0u, 0x2E15000Fu, 0x0u, 0x0u, 0x0u, 0x0u, 0x0u,
+    0x53110002u, 0x0u, 0x0u, 0x0u, 0x3E150004u, 0x0u, 0x731C0011u, 0x0u,
+    0x65210009u, 0x0u, 0x83100001u, 0x6209000Cu, 0x51D0007u, 0x99170012u, 0x0u, 0x0u,
 };
 
-/* strlen of each command name, compared before memcmp. */
-static const uint8_t vkl_gen_cmd_len[18] = {
-    16u, 17u, 26u, 21u, 19u, 26u, 29u, 30u, 33u, 14u, 13u, 9u, 22u, 19u, 21u, 44u,
-    28u, 23u,
-};
-
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the generated name hash reads names as little-endian words"
-#endif
-static inline uint64_t vkl_gen_load64(const char *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-/* Equal names of equal length: 8-byte words inline (the last one overlapping), memcmp below 8. */
-static inline int vkl_gen_name_eq(const char *a, const char *b, size_t len) {
-    if (len < 8) return memcmp(a, b, len) == 0;
-    for (size_t i = 0; i + 8 < len; i += 8)
-        if (vkl_gen_load64(a + i) != vkl_gen_load64(b + i)) return 0;
-    return vkl_gen_load64(a + len - 8) == vkl_gen_load64(b + len - 8);
+const struct vkl_gen_cmd *vkl_gen_cmd_lookup_odd(const char *name, size_t len) {
+    if (len >= 8) return NULL; /* longer than any command name */
+    uint64_t lo = 0;
+    memcpy(&lo, name, len);
+    uint32_t h = vkl_gen_name_hash(lo, 0, len);
+    uint32_t key = (uint32_t)len | (h >> 24) << 8;
+    for (uint32_t i = h & 63u;; i = (i + 1u) & 63u) {
+        uint32_t e = vkl_gen_cmd_buckets[i];
+        if (e == 0u) return NULL;
+        if (e >> 16 != key) continue;
+        const struct vkl_gen_cmd *c = &vkl_gen_cmds[(e & 0xFFFFu) - 1u];
+        if (memcmp(c->name, name, len) == 0) return c;
+    }
 }
 
 const struct vkl_gen_cmd *vkl_gen_cmd_find(const char *name) {
-    if (!name) return NULL;
-    size_t len = strlen(name);
-    uint64_t lo = 0, hi = 0;
-    if (len >= 8) {
-        lo = vkl_gen_load64(name + len - 8);
-        hi = vkl_gen_load64(name + (len - 8) / 2);
-    } else {
-        memcpy(&lo, name, len);
-    }
-    uint32_t h = (uint32_t)(((lo ^ (hi * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)len) * 0xFF51AFD7ED558CCDULL) >> 32);
-    for (uint32_t i = h & 63u;; i = (i + 1u) & 63u) {
-        uint16_t idx = vkl_gen_cmd_hash[i];
-        if (idx == VKL_GEN_CMD_HASH_EMPTY) return NULL;
-        if (vkl_gen_cmd_len[idx] == len && vkl_gen_name_eq(vkl_gen_cmds[idx].name, name, len))
-            return &vkl_gen_cmds[idx];
-    }
+    return name != NULL ? vkl_gen_cmd_lookup(name, strlen(name)) : NULL;
 }

@@ -1,0 +1,165 @@
+// Handle-wrapping layers (LLP_LAYER_10): a mock layer with "wrap_handles" returns its own
+// VkPhysicalDevice and VkDevice objects (first word set through the loader-data callbacks,
+// LLP_LAYER_19) and unwraps them before calling down. Alone and stacked with a non-wrapping layer,
+// over two drivers: devices enumerate, properties and groups are queried, a device is created on
+// each driver, a device-level command reaches the driver with the driver's own handle, and
+// everything is destroyed (LeakSanitizer-clean under --config=asan). Also LLP_LAYER_14: the
+// application's allocation callbacks reach every layer's vkCreateInstance and vkCreateDevice.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "conformance/loader/layers/layers_common.h"
+
+namespace vkt {
+namespace {
+
+using V = std::vector<std::string>;
+
+const char kFn[] = "vkMockWrapProbeFn";  // served by the drivers' unknown-function slot 0
+const char kWrap[] = "VK_LAYER_MOCK_wrap";
+const char kPlain[] = "VK_LAYER_MOCK_plain";
+
+class WrappingLayer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string fns = std::string("\"device_functions\":[\"") + kFn + "\"]";
+    AddNamedDriver(s_, "drv1", "v7_exports", fns);
+    AddNamedDriver(s_, "drv2", "v7_exports", fns);
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv1");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv2");
+  }
+  void AddLayer(const std::string& name, bool wrap) {
+    std::string members = std::string("\"device_functions\": [\"") + kFn + "\"]";
+    if (wrap) members += ", \"wrap_handles\": true";
+    AddMockLayer(s_, name, false, Location::kXdgDataDirs, "v2_gpdpa", "", members);
+  }
+  // The whole life cycle on both drivers with `layers` enabled (application order).
+  ProbeResult RunAll(const std::string& layers, const std::string& more_opts = "") {
+    std::string opts = "layers=" + layers + (more_opts.empty() ? "" : ";" + more_opts);
+    return RunProbe(s_, {"create-instance:" + opts, "devices", "groups", "properties2:@drv1-dev",
+                         "properties2:@drv2-dev", "create-device:@drv1-dev",
+                         "call-unknown-device:" + std::string(kFn) + ",7", "destroy-device",
+                         "create-device:@drv2-dev", "call-unknown-device:" + std::string(kFn) + ",9",
+                         "destroy-device", "destroy-instance"});
+  }
+  // Records of `layer` for `call`.
+  std::vector<Json> LayerRecords(const std::string& layer, const std::string& call) {
+    std::vector<Json> out;
+    for (const Json& j : s_.LayerCalls())
+      if (j["layer"].str() == layer && j["call"].str() == call) out.push_back(j);
+    return out;
+  }
+  // What every stacking must give: both drivers' devices usable through the wrapped handles.
+  void ExpectWholeLifeCycle(const ProbeResult& r, const V& chain) {
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(s_.LayerCallOrder("vkCreateInstance"), chain) << r.Describe();
+    EXPECT_EQ(Sorted(r.DeviceNames()), (V{"drv1-dev", "drv2-dev"})) << r.Describe();
+    // Groups hold the same (application-side) physical devices as the device list.
+    Json g = r.Step("groups");
+    EXPECT_EQ(g["result"].str(), "VK_SUCCESS") << r.Describe();
+    // Properties through the wrapped handles come from the right driver.
+    EXPECT_EQ(r.Step("properties2", 0)["name"].str(), "drv1-dev") << r.Describe();
+    EXPECT_EQ(r.Step("properties2", 1)["name"].str(), "drv2-dev") << r.Describe();
+    // One device per driver, each created through every layer.
+    ASSERT_EQ(r.Steps("create-device").size(), 2u) << r.Describe();
+    EXPECT_EQ(r.Step("create-device", 0)["result"].str(), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(r.Step("create-device", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
+    V twice = chain;
+    twice.insert(twice.end(), chain.begin(), chain.end());
+    EXPECT_EQ(s_.LayerCallOrder("vkCreateDevice"), twice) << r.Describe();
+    // The device-level command went through the layers and reached each driver with the driver's
+    // own VkDevice (slot 0 answers x + 10000).
+    ASSERT_EQ(r.Steps("call-unknown-device").size(), 2u) << r.Describe();
+    EXPECT_TRUE(r.Step("call-unknown-device", 0)["non_null"].boolean()) << r.Describe();
+    EXPECT_EQ(r.Step("call-unknown-device", 0)["returned"].num(), 10007) << r.Describe();
+    EXPECT_EQ(r.Step("call-unknown-device", 1)["returned"].num(), 10009) << r.Describe();
+    for (const char* drv : {"drv1", "drv2"}) {
+      std::vector<Json> calls = s_.CallsTo(drv, kFn);
+      ASSERT_EQ(calls.size(), 1u) << drv << "\n" << r.Describe();
+      EXPECT_EQ(calls[0]["handle"].str(), "device") << drv << ": " << calls[0].dump();
+      std::vector<Json> destroyed = s_.CallsTo(drv, "vkDestroyDevice");
+      ASSERT_EQ(destroyed.size(), 1u) << drv << "\n" << r.Describe();
+      EXPECT_TRUE(destroyed[0]["valid"].boolean()) << drv << ": " << destroyed[0].dump();
+      EXPECT_TRUE(s_.CallsTo(drv, "invalid_handle").empty()) << drv << " received a handle it never made\n"
+                                                            << r.Describe();
+      EXPECT_EQ(s_.CallsTo(drv, "vkDestroyInstance").size(), 1u) << drv;
+    }
+    EXPECT_EQ(s_.LayerCallOrder("vkDestroyDevice"), twice) << r.Describe();
+    EXPECT_EQ(s_.LayerCallOrder("vkDestroyInstance"), chain) << r.Describe();
+    // The wrapping layer saw its own objects and unwrapped them before calling down.
+    for (const Json& j : LayerRecords(kWrap, "vkCreateDevice")) {
+      EXPECT_TRUE(j["set_device_loader_data"].boolean()) << j.dump();
+      EXPECT_TRUE(j["unwrapped_physical_device"].boolean()) << "LLP_LAYER_10: " << j.dump();
+    }
+    std::vector<Json> fn = LayerRecords(kWrap, kFn);
+    ASSERT_EQ(fn.size(), 2u) << r.Describe();
+    for (const Json& j : fn) EXPECT_TRUE(j["unwrapped"].boolean()) << "LLP_LAYER_10: " << j.dump();
+  }
+  Sandbox s_;
+};
+
+TEST_F(WrappingLayer, Alone) {
+  VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_19", "LLP_LOADER_8", "LLP_LOADER_9");
+  AddLayer(kWrap, true);
+  ProbeResult r = RunAll(kWrap);
+  ExpectWholeLifeCycle(r, V{kWrap});
+}
+
+// The wrapping layer closest to the application: the plain layer below never sees a wrapper.
+TEST_F(WrappingLayer, AboveANonWrappingLayer) {
+  VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_19", "LLP_LOADER_8", "LLP_LOADER_9");
+  AddLayer(kWrap, true);
+  AddLayer(kPlain, false);
+  ProbeResult r = RunAll(std::string(kWrap) + "," + kPlain);
+  ExpectWholeLifeCycle(r, V{kWrap, kPlain});
+  std::vector<Json> fn = LayerRecords(kPlain, kFn);
+  ASSERT_EQ(fn.size(), 2u) << r.Describe();
+  for (const Json& j : fn) EXPECT_FALSE(j["unwrapped"].boolean()) << j.dump();
+}
+
+// The plain layer above passes the wrappers through; it finds its own data from them because
+// their first word is the loader's dispatch pointer.
+TEST_F(WrappingLayer, BelowANonWrappingLayer) {
+  VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_19", "LLP_LOADER_8", "LLP_LOADER_9");
+  AddLayer(kPlain, false);
+  AddLayer(kWrap, true);
+  ProbeResult r = RunAll(std::string(kPlain) + "," + kWrap);
+  ExpectWholeLifeCycle(r, V{kPlain, kWrap});
+  // The plain layer's physical-device query ran (with the wrapper) before the wrapping layer's.
+  EXPECT_FALSE(LayerRecords(kPlain, "vkGetPhysicalDeviceProperties").empty()) << r.Describe();
+}
+
+// LLP_LAYER_14: what the loader can prove is that the application's pAllocator reaches every
+// layer's vkCreateInstance and vkCreateDevice (and no allocator where the application gave none).
+// The wrapping mock allocates its wrappers with those callbacks: the counting allocator ends
+// balanced, with no foreign frees.
+TEST_F(WrappingLayer, ApplicationAllocatorReachesEveryLayer) {
+  VKT_POLICY("LLP_LAYER_14");
+  AddLayer(kWrap, true);
+  AddLayer(kPlain, false);
+  for (bool counting : {true, false}) {
+    SCOPED_TRACE(counting ? "alloc=counting" : "no allocator");
+    std::remove(s_.LayerCallsFile().c_str());
+    for (const char* drv : {"drv1", "drv2"}) std::remove(s_.driver(drv).calls.c_str());
+    ProbeResult r = RunAll(std::string(kPlain) + "," + kWrap, counting ? "alloc=counting" : "");
+    ExpectWholeLifeCycle(r, V{kPlain, kWrap});
+    for (const char* layer : {kPlain, kWrap}) {
+      for (const char* call : {"vkCreateInstance", "vkCreateDevice"}) {
+        std::vector<Json> recs = LayerRecords(layer, call);
+        ASSERT_FALSE(recs.empty()) << layer << " " << call;
+        for (const Json& j : recs) EXPECT_EQ(j["allocator"].boolean(), counting) << layer << ": " << j.dump();
+      }
+    }
+    if (counting) {
+      Json a = r.Alloc();
+      EXPECT_TRUE(a["used"].boolean()) << r.Describe();
+      EXPECT_EQ(a["outstanding"].num(), 0) << r.Describe();
+      EXPECT_EQ(a["bad_frees"].num(), 0) << r.Describe();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vkt
