@@ -83,6 +83,7 @@ struct pre_call {
     uint32_t implicit_count;
     PFN_vkVoidFunction *fns; /* the pre-instance functions of those that have one, outermost first */
     uint32_t fn_count;
+    bool implicit_only; /* set holds only implicit layers (vkl_layers_acquire_implicit) */
 };
 
 /* Not memset: the set holds ~12 KB of filter tokens, and vkl_layers_acquire initialises it. */
@@ -93,9 +94,13 @@ static void pre_call_clear(struct pre_call *c) {
     c->fn_count = 0;
 }
 
-static VkResult pre_call_begin(struct pre_call *c, enum vkl_layer_pre_instance_fn fn) {
+/* implicit_only: the call's own answer needs no explicit layer (vkEnumerateInstanceVersion, and
+ * vkEnumerateInstanceExtensionProperties without a layer name), so explicit manifests need not be
+ * scanned (vkl_layers_acquire_implicit). */
+static VkResult pre_call_begin(struct pre_call *c, enum vkl_layer_pre_instance_fn fn, bool implicit_only) {
     pre_call_clear(c);
-    VkResult r = vkl_layers_acquire(NULL, &c->set);
+    c->implicit_only = implicit_only;
+    VkResult r = implicit_only ? vkl_layers_acquire_implicit(NULL, &c->set) : vkl_layers_acquire(NULL, &c->set);
     if (r != VK_SUCCESS) return r;
     r = vkl_layers_activate_implicit(&c->set, NULL, &c->implicit, &c->implicit_count);
     if (r == VK_SUCCESS && c->implicit_count > 0) {
@@ -158,18 +163,29 @@ static VkResult enumerate_instance_extensions(const struct pre_call *pc, const c
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     const struct vkl_layer_set *lset = &pc->set;
     if (pLayerName != NULL) {
-        /* Answered from layer manifests, never by asking a driver (LDP_LOADER_12). */
+        /* Answered from layer manifests, never by asking a driver (LDP_LOADER_12). A pre-instance
+         * layer may call down with a layer name the application did not give: then the implicit-only
+         * set is not enough and the full one is read. */
+        struct vkl_layer_set full;
+        if (pc->implicit_only) {
+            VkResult fr = vkl_layers_acquire(NULL, &full);
+            if (fr != VK_SUCCESS) return fr;
+            lset = &full;
+        }
+        VkResult lr;
         const struct vkl_layer_manifest *l = vkl_layer_set_find(lset, pLayerName);
         if (l == NULL) {
             vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER, "vkEnumerateInstanceExtensionProperties: layer %s not found",
                     pLayerName);
-            return VK_ERROR_LAYER_NOT_PRESENT;
+            lr = VK_ERROR_LAYER_NOT_PRESENT;
+        } else {
+            VkExtensionProperties *le = NULL;
+            uint32_t ln = 0;
+            lr = vkl_layer_extensions(lset, l, false, &le, &ln);
+            if (lr == VK_SUCCESS) lr = copy_out_extensions(le, ln, pPropertyCount, pProperties);
+            free(le);
         }
-        VkExtensionProperties *le = NULL;
-        uint32_t ln = 0;
-        VkResult lr = vkl_layer_extensions(lset, l, false, &le, &ln);
-        if (lr == VK_SUCCESS) lr = copy_out_extensions(le, ln, pPropertyCount, pProperties);
-        free(le);
+        if (pc->implicit_only) vkl_layers_release(&full);
         return lr;
     }
     /* The enabled implicit layers' instance extensions count too: the application gets those
@@ -288,7 +304,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties
     vkl_log_init();
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct pre_call pc;
-    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_EXTENSIONS);
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_EXTENSIONS, pLayerName == NULL);
     if (r != VK_SUCCESS) return r;
     struct ext_end end = {.pc = &pc};
     end.link.header = chain_header(VK_CHAIN_TYPE_ENUMERATE_INSTANCE_EXTENSION_PROPERTIES,
@@ -318,7 +334,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uin
     vkl_log_init();
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct pre_call pc;
-    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_LAYERS);
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_LAYERS, false);
     if (r != VK_SUCCESS) return r;
     struct layer_end end = {.pc = &pc};
     end.link.header = chain_header(VK_CHAIN_TYPE_ENUMERATE_INSTANCE_LAYER_PROPERTIES,
@@ -347,7 +363,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *p
     vkl_log_init();
     if (pApiVersion == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct pre_call pc;
-    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_VERSION);
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_VERSION, true);
     if (r != VK_SUCCESS) return r;
     VkEnumerateInstanceVersionChain end;
     memset(&end, 0, sizeof(end));

@@ -447,7 +447,7 @@ static void set_clear(struct vkl_layer_set *set) {
     vkl_filter_parse(NULL, 0, &set->allow);
 }
 
-VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out) {
+static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out, bool implicit_only) {
     set_clear(out);
     uint32_t cap = 0;
     VkResult r = VK_SUCCESS;
@@ -501,7 +501,11 @@ VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set
         else if (ov != NULL)
             vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: override layer not active", OVERRIDE_LAYER_NAME);
     }
-    if ((r = scan(log, false, out, &cap)) != VK_SUCCESS) goto out;
+    /* Explicit layers: always, except for callers that only need the enabled implicit layers
+     * (pre-instance calls) when no implicit meta-layer could name an explicit component. */
+    bool need_explicit = !implicit_only;
+    for (uint32_t i = 0; i < out->count && !need_explicit; i++) need_explicit = out->layers[i]->is_meta;
+    if (need_explicit && (r = scan(log, false, out, &cap)) != VK_SUCCESS) goto out;
 
     /* Filters and the override blacklist remove layers from the available list (LLP_LOADER_12). */
     for (uint32_t i = 0; i < out->count;) {
@@ -539,6 +543,14 @@ out:
     pthread_mutex_unlock(&g_layer_lock);
     if (r != VK_SUCCESS) vkl_layers_release(out);
     return r;
+}
+
+VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out) {
+    return layers_acquire(log, out, false);
+}
+
+VkResult vkl_layers_acquire_implicit(const struct vkl_log_sink *log, struct vkl_layer_set *out) {
+    return layers_acquire(log, out, true);
 }
 
 void vkl_layers_release(struct vkl_layer_set *set) {

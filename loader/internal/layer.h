@@ -128,6 +128,9 @@ struct vkl_layer_set {
 };
 
 VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out);
+/* The same, for callers that only use the enabled implicit layers (pre-instance calls): explicit
+ * manifests are not scanned unless an implicit meta-layer may name one as a component. */
+VkResult vkl_layers_acquire_implicit(const struct vkl_log_sink *log, struct vkl_layer_set *out);
 void vkl_layers_release(struct vkl_layer_set *set);
 const struct vkl_layer_manifest *vkl_layer_set_find(const struct vkl_layer_set *set, const char *name);
 
