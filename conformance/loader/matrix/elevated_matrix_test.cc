@@ -59,9 +59,7 @@ TEST_P(ElevatedMatrix, EnvVar) {
   {
     VKT_POLICY(std::vector<std::string>{row["rule"], "RULE_ENV_ELEVATED"});
     ASSERT_EQ(row.count("error"), 0u) << row["error"];
-    ASSERT_TRUE(std::find_if(std::begin(kRules), std::end(kRules), [&](const char* k) {
-                  return row["rule"] == k;
-                }) != std::end(kRules))
+    ASSERT_TRUE(matrix::Lists(kRules, row["rule"]))
         << "elevated_matrix.tsv cites " << row["rule"] << ", which kRules lacks";
     VKT_REQUIRE_ISOLATION();
     Sandbox s;

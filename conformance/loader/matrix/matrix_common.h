@@ -24,6 +24,12 @@
 namespace vkt {
 namespace matrix {
 
+// True when `id` is one of `known` (a test's kRules: the IDs its TSV rows may cite).
+template <size_t N>
+inline bool Lists(const char* const (&known)[N], const std::string& id) {
+  return std::find_if(std::begin(known), std::end(known), [&](const char* k) { return id == k; }) != std::end(known);
+}
+
 // Scenario whose physical devices carry the given names; `extra` is spliced into the object.
 inline std::string DeviceScenario(const std::vector<std::string>& names, const std::string& extra = "") {
   std::string s = "{\"physical_devices\":[";

@@ -54,9 +54,7 @@ TEST_P(LayerMisbehaviour, BesideAGoodLayer) {
   VKT_POLICY(rules);
   ASSERT_EQ(row.count("error"), 0u) << row["error"];
   for (const std::string& id : rules)
-    ASSERT_TRUE(std::find_if(std::begin(kRules), std::end(kRules), [&](const char* k) {
-                  return id == k;
-                }) != std::end(kRules))
+    ASSERT_TRUE(matrix::Lists(kRules, id))
         << "layer_misbehave.tsv cites " << id << ", which kRules lacks";
   Sandbox s;
   s.AddDriver("drv1", "v7_exports", matrix::DeviceScenario({"drv1-dev"}));

@@ -28,9 +28,7 @@ TEST_P(DriverMisbehaviour, BesideAGoodDriver) {
   VKT_POLICY(rules);
   ASSERT_EQ(row.count("error"), 0u) << row["error"];
   for (const std::string& id : rules)
-    ASSERT_TRUE(std::find_if(std::begin(kRules), std::end(kRules), [&](const char* k) {
-                  return id == k;
-                }) != std::end(kRules))
+    ASSERT_TRUE(matrix::Lists(kRules, id))
         << "misbehave.tsv cites " << id << ", which kRules lacks";
   Sandbox s;
   // A scenario that sets physical_devices itself is used as it is; otherwise bad has "bad-dev".
