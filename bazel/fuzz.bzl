@@ -182,3 +182,60 @@ def vkl_fuzz_mock_icds(name, variants, exports):
         )
         libs.append(":" + lib)
     native.filegroup(name = name, srcs = libs)
+
+def _mock_layer_defines(row):
+    # Same compile-time choices as mock_layers/variants.bzl (its _defines is private).
+    neg = "vkNegotiateLoaderLayerInterfaceVersion"
+    std = ("vkGetInstanceProcAddr", "vkGetDeviceProcAddr")
+    return [
+        "-DMOCK_LAYER_INTERFACE=%d" % row.interface,
+        "-DMOCK_LAYER_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
+        "-DMOCK_LAYER_NEGOTIATE_NAME=%s" % (row.negotiate or neg),
+        "-DMOCK_LAYER_EXPORT_GIPA=%d" % (1 if row.gipa else 0),
+        "-DMOCK_LAYER_GIPA_NAME=%s" % (row.gipa or std)[0],
+        "-DMOCK_LAYER_GDPA_NAME=%s" % (row.gipa or std)[1],
+        "-DMOCK_LAYER_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
+        "-DMOCK_LAYER_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
+        "-DMOCK_LAYER_EXPORT_INTROSPECTION=%d" % (1 if row.introspection else 0),
+    ]
+
+def vkl_fuzz_mock_layers(name, variants, exports):
+    """The mock layer variants, built for the whole-loader fuzz targets.
+
+    Same source and export lists as //mock_layers (variants.bzl), with the differences
+    vkl_fuzz_mock_icds documents (no coverage, no ASan globals, Debian's uninstrumented libcjson,
+    no -Wl,--no-undefined). Outputs: <name>/libmock_layer_<variant>.so and a filegroup `name`.
+
+    Args:
+      name: filegroup name and output directory.
+      variants: dict of variant name -> row (MOCK_LAYER_VARIANTS).
+      exports: function variant -> sorted export list (mock_layer_exports).
+    """
+    libs = []
+    for variant in sorted(variants.keys()):
+        row = variants[variant]
+        lib = "%s/libmock_layer_%s.so" % (name, variant)
+        script = "%s/libmock_layer_%s.lds" % (name, variant)
+        native.genrule(
+            name = "%s_%s_lds" % (name, variant),
+            outs = [script],
+            cmd = "echo '{ global: %s; local: *; };' > $@" % "; ".join(exports(variant)),
+        )
+        native.cc_binary(
+            name = lib,
+            srcs = ["//mock_layers:mock_layer.c", "//mock_layers:mock_layer_ctl.h"],
+            copts = C_COPTS + _mock_layer_defines(row) + select({
+                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"] + _MOCK_NO_ASAN_GLOBALS,
+                "//fuzz:engine_afl": _MOCK_NO_ASAN_GLOBALS,
+                "//conditions:default": [],
+            }),
+            linkshared = 1,
+            linkopts = ["-Wl,--version-script=$(location :%s)" % script],
+            additional_linker_inputs = [":" + script],
+            deps = [
+                "@cjson//:cjson_system",
+                "@vulkan_headers//:vulkan_headers",
+            ],
+        )
+        libs.append(":" + lib)
+    native.filegroup(name = name, srcs = libs)

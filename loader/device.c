@@ -63,6 +63,47 @@ static void unpatch_groups(VkDeviceCreateInfo *ci, const struct group_patch *gp)
         gp->prev->pNext = (VkBaseOutStructure *)(uintptr_t)gp->orig;
 }
 
+/* Device extensions that an active layer declares (manifest device_extensions) and the driver does
+ * not advertise are the layer's to implement: the driver does not see them, as instance
+ * extensions a driver lacks never reach it (LDP_LOADER_9). Names neither declares still reach the
+ * driver, which refuses them. `names` (room for ci->enabledExtensionCount) receives the kept list;
+ * returns false when out of memory. */
+static bool drop_layer_device_extensions(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice pd,
+                                         VkDeviceCreateInfo *ci, const char **names) {
+    bool any = false;
+    for (uint32_t i = 0; i < ci->enabledExtensionCount && !any; i++)
+        any = ci->ppEnabledExtensionNames[i] != NULL &&
+              vkl_layer_chain_device_extension_owner(inst, ci->ppEnabledExtensionNames[i]) != NULL;
+    if (!any) return true;
+    uint32_t count = 0;
+    VkExtensionProperties *props = NULL;
+    if (ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, NULL) == VK_SUCCESS && count > 0) {
+        props = vkl_calloc(&inst->alloc, count * sizeof(*props), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+        if (props == NULL) return false;
+        if (ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, props) < 0) count = 0;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) {
+        const char *e = ci->ppEnabledExtensionNames[i];
+        bool driver_has = false;
+        for (uint32_t k = 0; e != NULL && k < count && !driver_has; k++)
+            driver_has = strcmp(props[k].extensionName, e) == 0;
+        const struct vkl_layer_manifest *owner =
+            e != NULL && !driver_has ? vkl_layer_chain_device_extension_owner(inst, e) : NULL;
+        if (owner != NULL) {
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                    "vkCreateDevice: device extension %s comes from layer %s (%s); not passed to driver %s", e,
+                    owner->props.layerName, owner->manifest_path, vkl_driver_name(ii->driver));
+            continue;
+        }
+        names[n++] = e;
+    }
+    vkl_free(&inst->alloc, props);
+    ci->enabledExtensionCount = n;
+    ci->ppEnabledExtensionNames = n > 0 ? names : NULL;
+    return true;
+}
+
 VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *pCreateInfo,
                                const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
     /* LLP_LAYER_22: a layer must not replace *pDevice before calling down. */
@@ -84,14 +125,26 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     VkDeviceCreateInfo ci = *pCreateInfo;
     ci.enabledLayerCount = 0; /* device layers are deprecated; drivers never see layer names */
     ci.ppEnabledLayerNames = NULL;
+    const char **ext_names = NULL;
+    if (inst->layer_lib_count > 0 && ci.enabledExtensionCount > 0) {
+        ext_names = vkl_calloc(&inst->alloc, ci.enabledExtensionCount * sizeof(*ext_names),
+                               VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+        if (ext_names == NULL || !drop_layer_device_extensions(inst, ii, t->handle, &ci, ext_names)) {
+            vkl_free(&inst->alloc, ext_names);
+            vkl_free(&a, dev);
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    }
     struct group_patch gp;
     if (!patch_groups(&ci, &gp, false)) {
+        vkl_free(&inst->alloc, ext_names);
         vkl_free(&a, dev);
         return VK_ERROR_INITIALIZATION_FAILED;
     }
     VkDevice device = VK_NULL_HANDLE;
     VkResult r = ii->disp.CreateDevice(t->handle, &ci, pAllocator, &device);
     unpatch_groups(&ci, &gp);
+    vkl_free(&inst->alloc, ext_names);
     if (r != VK_SUCCESS) {
         vkl_free(&a, dev);
         return r;

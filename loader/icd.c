@@ -390,9 +390,14 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
         d->refs++;
         out->drivers[out->count++] = d;
     }
-    /* Drop cache entries whose manifest vanished or changed and nobody uses any more. */
+    /* Drop cache entries whose manifest vanished or changed and nobody uses any more. A manifest
+     * that vanished is never looked up again by path (driver_scan stops at its failed stat, and a
+     * search that no longer lists it never asks), so check every entry's file here: one stat per
+     * cached manifest. Entries still in use are only marked; the last release frees them. */
     for (struct vkl_driver *d = g_drivers, *n; d != NULL; d = n) {
         n = d->next;
+        struct stat st;
+        if (!d->stale && stat(d->manifest_path, &st) != 0) d->stale = true;
         if (d->stale && d->refs == 0) cache_unlink_free(d);
     }
 out:

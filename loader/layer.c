@@ -540,6 +540,15 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         }
     }
 out:
+    /* Drop cache entries nobody holds whose file changed (file_get marked them) or vanished (no
+     * search asks for that path again): without this sweep every rewrite of a manifest left its
+     * old entry, and the pre-instance library it keeps open, behind until exit. */
+    for (struct layer_file *f = g_files, *n; f != NULL; f = n) {
+        n = f->next;
+        struct stat st;
+        if (!f->stale && stat(f->path, &st) != 0) f->stale = true;
+        if (f->stale && f->refs == 0) cache_unlink_free(f);
+    }
     pthread_mutex_unlock(&g_layer_lock);
     if (r != VK_SUCCESS) vkl_layers_release(out);
     return r;

@@ -16,6 +16,8 @@
 static _Thread_local struct vkl_instance *t_creating_instance;
 static _Thread_local bool t_device_check;
 static _Thread_local char t_device_sentinel;
+/* A link shim already logged the culprit of this creation: the bottom check only refuses. */
+static _Thread_local bool t_instance_culprit_named, t_device_culprit_named;
 
 /* ------------------------------------------------------------------ loader-data callbacks */
 
@@ -41,13 +43,25 @@ static int unknown_physdev_slot(const struct vkl_instance *inst, const char *nam
     return -1;
 }
 
+/* Whether some driver of `inst` implements unknown physical-device slot `s` (the others hold the
+ * loader's "not supported" stub). */
+static bool unknown_physdev_implemented(const struct vkl_instance *inst, int s) {
+    void (*missing)(void) = vkl_unknown_physdev_missing;
+    for (const struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+        if (ii->unknown_physdev[s] != NULL && ii->unknown_physdev[s] != (PFN_vkVoidFunction)missing) return true;
+    return false;
+}
+
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
     if (name == NULL) return NULL;
     const struct vkl_gen_cmd *c = vkl_gen_cmd_find(name);
     if (c != NULL) return c->kind == VKL_GEN_CMD_PHYSDEV ? c->terminator : NULL;
     if (instance == VK_NULL_HANDLE) return NULL;
-    int s = unknown_physdev_slot(vkl_instance_from_handle(instance), name);
-    return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
+    /* An unknown command answers only when a driver implements it: a layer that implements the
+     * command itself and asks below before calling down must not be sent into the stub. */
+    const struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    int s = unknown_physdev_slot(inst, name);
+    return s >= 0 && unknown_physdev_implemented(inst, s) ? vkl_unknown_physdev_terms[s] : NULL;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name) {
@@ -78,6 +92,156 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance
     if (instance == VK_NULL_HANDLE) return NULL;
     int s = unknown_physdev_slot(vkl_instance_from_handle(instance), name);
     return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
+}
+
+/* ------------------------------------------------------------------ link shims (LLP_LAYER_21/22)
+ *
+ * The checks at the bottom of the chain see that *pInstance / *pDevice was overwritten, not by
+ * whom. So each link's pfnNextGetInstanceProcAddr is a loader shim standing for what lies below
+ * that link: it answers every name as the real next element does, except vkCreateInstance and
+ * vkCreateDevice, for which it returns a create shim that checks the handle before calling the
+ * real next element. The layer that called the first failing shim is the culprit: the log line
+ * names it and its manifest. The creation still goes down the chain (the layers below see it, as
+ * without the shims) and is refused by the bottom check. The shims come from fixed pools (one function per slot, so no run-time code);
+ * when every slot is taken the links get the real pointers and only the bottom check remains. */
+
+#define LINK_SLOTS 64
+
+struct link_slot {
+    struct vkl_instance *inst; /* owner; NULL: free */
+    PFN_vkGetInstanceProcAddr next_gipa;
+    const struct vkl_layer_manifest *instance_caller; /* calls down through it in vkCreateInstance */
+    const struct vkl_layer_manifest *device_caller;   /* ... in vkCreateDevice (NULL: not in that chain) */
+};
+static struct link_slot g_link_slots[LINK_SLOTS];
+static pthread_mutex_t g_link_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa(int k, VkInstance instance, const char *name);
+static VKAPI_ATTR VkResult VKAPI_CALL link_create_instance(int k, const VkInstanceCreateInfo *ci,
+                                                           const VkAllocationCallbacks *a, VkInstance *pInstance);
+static VKAPI_ATTR VkResult VKAPI_CALL link_create_device(int k, VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
+                                                         const VkAllocationCallbacks *a, VkDevice *pDevice);
+
+/* LINK_FNS(id, k): the three shims of slot k, named by the token id. */
+#define LINK_FNS(id, k)                                                                                           \
+    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa_##id(VkInstance i, const char *n) {                 \
+        return link_gipa((k), i, n);                                                                              \
+    }                                                                                                             \
+    static VKAPI_ATTR VkResult VKAPI_CALL link_ci_##id(const VkInstanceCreateInfo *c, const VkAllocationCallbacks *a, \
+                                                       VkInstance *p) {                                           \
+        return link_create_instance((k), c, a, p);                                                                \
+    }                                                                                                             \
+    static VKAPI_ATTR VkResult VKAPI_CALL link_cd_##id(VkPhysicalDevice pd, const VkDeviceCreateInfo *c,          \
+                                                       const VkAllocationCallbacks *a, VkDevice *p) {             \
+        return link_create_device((k), pd, c, a, p);                                                              \
+    }
+/* Slots 8b .. 8b+7, named <b><0..7>. */
+#define LINK_FNS8(b) LINK_FNS(b##0, b * 8 + 0) LINK_FNS(b##1, b * 8 + 1) LINK_FNS(b##2, b * 8 + 2) \
+    LINK_FNS(b##3, b * 8 + 3) LINK_FNS(b##4, b * 8 + 4) LINK_FNS(b##5, b * 8 + 5) LINK_FNS(b##6, b * 8 + 6) \
+    LINK_FNS(b##7, b * 8 + 7)
+LINK_FNS8(0)
+LINK_FNS8(1)
+LINK_FNS8(2)
+LINK_FNS8(3)
+LINK_FNS8(4)
+LINK_FNS8(5)
+LINK_FNS8(6)
+LINK_FNS8(7)
+#define LINK_ROW(b, f) f##b##0, f##b##1, f##b##2, f##b##3, f##b##4, f##b##5, f##b##6, f##b##7
+#define LINK_TABLE(f) \
+    {LINK_ROW(0, f), LINK_ROW(1, f), LINK_ROW(2, f), LINK_ROW(3, f), LINK_ROW(4, f), LINK_ROW(5, f), LINK_ROW(6, f), LINK_ROW(7, f)}
+static const PFN_vkGetInstanceProcAddr g_link_gipa[LINK_SLOTS] = LINK_TABLE(link_gipa_);
+static const PFN_vkCreateInstance g_link_ci[LINK_SLOTS] = LINK_TABLE(link_ci_);
+static const PFN_vkCreateDevice g_link_cd[LINK_SLOTS] = LINK_TABLE(link_cd_);
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa(int k, VkInstance instance, const char *name) {
+    const struct link_slot *s = &g_link_slots[k];
+    PFN_vkVoidFunction f = s->next_gipa(instance, name);
+    if (f == NULL || name == NULL) return f;
+    if (strcmp(name, "vkCreateInstance") == 0) return (PFN_vkVoidFunction)g_link_ci[k];
+    if (strcmp(name, "vkCreateDevice") == 0) return (PFN_vkVoidFunction)g_link_cd[k];
+    return f;
+}
+
+static const char *culprit_name(const struct vkl_layer_manifest *m) { return m ? m->props.layerName : "?"; }
+static const char *culprit_path(const struct vkl_layer_manifest *m) {
+    return m && m->manifest_path ? m->manifest_path : "?";
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL link_create_instance(int k, const VkInstanceCreateInfo *ci,
+                                                           const VkAllocationCallbacks *a, VkInstance *pInstance) {
+    const struct link_slot *s = &g_link_slots[k];
+    VkInstance expected = (VkInstance)(void *)s->inst;
+    if (t_creating_instance == s->inst && *pInstance != expected && !t_instance_culprit_named) {
+        t_instance_culprit_named = true;
+        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateInstance: layer %s (manifest %s) overwrote *pInstance before calling down the chain; "
+                "instance creation refused [LLP_LAYER_21]",
+                culprit_name(s->instance_caller), culprit_path(s->instance_caller));
+    }
+    PFN_vkCreateInstance next = (PFN_vkCreateInstance)s->next_gipa(expected, "vkCreateInstance");
+    return next != NULL ? next(ci, a, pInstance) : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL link_create_device(int k, VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
+                                                         const VkAllocationCallbacks *a, VkDevice *pDevice) {
+    const struct link_slot *s = &g_link_slots[k];
+    if (t_device_check && *pDevice != (VkDevice)(void *)&t_device_sentinel && !t_device_culprit_named) {
+        t_device_culprit_named = true;
+        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateDevice: layer %s (manifest %s) overwrote *pDevice before calling down the chain; device "
+                "creation refused [LLP_LAYER_22]",
+                culprit_name(s->device_caller), culprit_path(s->device_caller));
+    }
+    PFN_vkCreateDevice next = (PFN_vkCreateDevice)s->next_gipa((VkInstance)(void *)s->inst, "vkCreateDevice");
+    return next != NULL ? next(pd, ci, a, pDevice) : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+/* Claims the slots of `inst` (callee j = 1..n). Lock-free readers only see slots of live chains. */
+static void link_slots_claim(struct vkl_instance *inst) {
+    uint32_t n = inst->layer_lib_count;
+    inst->link_slots = vkl_calloc(&inst->alloc, (n + 1) * sizeof(int), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (inst->link_slots == NULL) return;
+    pthread_mutex_lock(&g_link_lock);
+    const struct vkl_layer_manifest *dev_caller = NULL;
+    int k = 0;
+    for (uint32_t j = 0; j <= n; j++) {
+        if (j > 0) {
+            while (k < LINK_SLOTS && g_link_slots[k].inst != NULL) k++;
+            if (k == LINK_SLOTS) {
+                inst->link_slots[j] = -1;
+            } else {
+                struct link_slot *s = &g_link_slots[k];
+                s->inst = inst;
+                s->next_gipa = j < n ? inst->layer_libs[j].gipa : vkl_term_GetInstanceProcAddr;
+                s->instance_caller = inst->layer_libs[j - 1].manifest;
+                s->device_caller = dev_caller;
+                inst->link_slots[j] = k;
+            }
+        }
+        /* The device chain skips layers without vkGetDeviceProcAddr. */
+        if (j < n && inst->layer_libs[j].gdpa != NULL) dev_caller = inst->layer_libs[j].manifest;
+    }
+    pthread_mutex_unlock(&g_link_lock);
+    if (k == LINK_SLOTS)
+        vkl_log(&inst->log, VKL_LOG_DEBUG | VKL_LOG_LAYER,
+                "vkCreateInstance: no link shim left; a layer that overwrites *pInstance / *pDevice will not be named");
+}
+
+static void link_slots_release(struct vkl_instance *inst) {
+    if (inst->link_slots == NULL) return;
+    pthread_mutex_lock(&g_link_lock);
+    for (uint32_t j = 1; j <= inst->layer_lib_count; j++)
+        if (inst->link_slots[j] >= 0) memset(&g_link_slots[inst->link_slots[j]], 0, sizeof(g_link_slots[0]));
+    pthread_mutex_unlock(&g_link_lock);
+    vkl_free(&inst->alloc, inst->link_slots);
+    inst->link_slots = NULL;
+}
+
+/* What link gets as pfnNextGetInstanceProcAddr for "what lies below layer j - 1". */
+static PFN_vkGetInstanceProcAddr link_next_gipa(const struct vkl_instance *inst, uint32_t j) {
+    if (inst->link_slots != NULL && inst->link_slots[j] >= 0) return g_link_gipa[inst->link_slots[j]];
+    return j < inst->layer_lib_count ? inst->layer_libs[j].gipa : vkl_term_GetInstanceProcAddr;
 }
 
 /* ------------------------------------------------------------------ instance chain */
@@ -126,6 +290,7 @@ out:
 }
 
 void vkl_layer_chain_finish(struct vkl_instance *inst) {
+    link_slots_release(inst);
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) vkl_layer_lib_unload(&inst->layer_libs[i]);
     vkl_free(&inst->alloc, inst->layer_libs);
     inst->layer_libs = NULL;
@@ -139,6 +304,26 @@ bool vkl_layer_chain_has_extension(const struct vkl_instance *inst, const char *
         const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
         for (uint32_t k = 0; k < m->instance_extension_count; k++)
             if (strcmp(m->instance_extensions[k].props.extensionName, ext) == 0) return true;
+    }
+    return false;
+}
+
+const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const struct vkl_instance *inst,
+                                                                        const char *ext) {
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
+        for (uint32_t k = 0; k < m->device_extension_count; k++)
+            if (strcmp(m->device_extensions[k].props.extensionName, ext) == 0) return m;
+    }
+    return NULL;
+}
+
+bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name) {
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
+        for (uint32_t k = 0; k < m->device_extension_count; k++)
+            for (uint32_t e = 0; e < m->device_extensions[k].entrypoint_count; e++)
+                if (strcmp(m->device_extensions[k].entrypoints[e], name) == 0) return true;
     }
     return false;
 }
@@ -157,12 +342,13 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
         r = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
+    link_slots_claim(inst);
     /* Link i describes what lies below layer i. A layer without GPDPA is skipped by the
      * physical-device link (the next one down that has it answers). */
     PFN_GetPhysicalDeviceProcAddr below_gpdpa = vkl_term_GetPhysicalDeviceProcAddr;
     for (uint32_t i = n; i-- > 0;) {
         links[i].pNext = i + 1 < n ? &links[i + 1] : NULL;
-        links[i].pfnNextGetInstanceProcAddr = i + 1 < n ? inst->layer_libs[i + 1].gipa : vkl_term_GetInstanceProcAddr;
+        links[i].pfnNextGetInstanceProcAddr = link_next_gipa(inst, i + 1);
         links[i].pfnNextGetPhysicalDeviceProcAddr = below_gpdpa;
         if (inst->layer_libs[i].gpdpa != NULL) below_gpdpa = inst->layer_libs[i].gpdpa;
         names[i] = inst->layer_libs[i].manifest->props.layerName;
@@ -192,8 +378,10 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
         goto out;
     }
     t_creating_instance = inst;
+    t_instance_culprit_named = false;
     r = create(&ci, pAllocator, pInstance);
     t_creating_instance = NULL;
+    t_instance_culprit_named = false;
     if (r == VK_ERROR_EXTENSION_NOT_PRESENT)
         vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
                 "vkCreateInstance: a layer returned VK_ERROR_EXTENSION_NOT_PRESENT for extensions the loader "
@@ -222,6 +410,7 @@ out:
 bool vkl_layer_chain_check_instance(VkInstance *pInstance) {
     struct vkl_instance *expected = t_creating_instance;
     if (expected == NULL || *pInstance == (VkInstance)(void *)expected) return true;
+    if (t_instance_culprit_named) return false; /* a link shim named the layer */
     vkl_log(&expected->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
             "vkCreateInstance: a layer overwrote *pInstance before calling down the chain; instance creation "
             "refused [LLP_LAYER_21]");
@@ -253,7 +442,8 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
     }
     for (uint32_t i = 0; i < n; i++) {
         links[i].pNext = i + 1 < n ? &links[i + 1] : NULL;
-        links[i].pfnNextGetInstanceProcAddr = i + 1 < n ? libs[i + 1]->gipa : vkl_term_GetInstanceProcAddr;
+        links[i].pfnNextGetInstanceProcAddr =
+            link_next_gipa(inst, i + 1 < n ? (uint32_t)(libs[i + 1] - inst->layer_libs) : inst->layer_lib_count);
         links[i].pfnNextGetDeviceProcAddr = i + 1 < n ? libs[i + 1]->gdpa : vkl_term_GetDeviceProcAddr;
     }
     PFN_vkCreateDevice create = n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa((VkInstance)(void *)inst, "vkCreateDevice")
@@ -274,8 +464,10 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
     ci.pNext = &data;
     *pDevice = (VkDevice)(void *)&t_device_sentinel;
     t_device_check = true;
+    t_device_culprit_named = false;
     r = create(term_pd, &ci, pAllocator, pDevice);
     t_device_check = false;
+    t_device_culprit_named = false;
     if (r != VK_SUCCESS) goto out;
     /* The device dispatch now comes from the top layer's vkGetDeviceProcAddr. */
     struct vkl_device *dev = vkl_device_from_handle(*pDevice);
@@ -296,6 +488,7 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice) {
     if (!t_device_check) return true;
     t_device_check = false;
     if (*pDevice == (VkDevice)(void *)&t_device_sentinel) return true;
+    if (t_device_culprit_named) return false; /* a link shim named the layer */
     vkl_log(NULL, VKL_LOG_ERROR | VKL_LOG_LAYER,
             "vkCreateDevice: a layer overwrote *pDevice before calling down the chain; device creation refused "
             "[LLP_LAYER_22]");

@@ -72,10 +72,20 @@ void vkl_log_set_level_for_testing(uint32_t level) {
 /* Cuts `s` to at most `max` bytes without splitting a UTF-8 sequence; returns the new length. */
 static size_t utf8_cut(const char *s, size_t len, size_t max) {
     if (len <= max) return len;
-    size_t n = max;
-    /* step back over continuation bytes (10xxxxxx) to the start of the cut sequence */
-    while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u) n--;
-    return n;
+    /* A cut at `max` splits a character only when s[max] continues a well-formed sequence whose
+     * lead byte lies at most 3 bytes back and whose length reaches past the cut: then cut before
+     * that lead byte. Anything else (stray continuation bytes, invalid UTF-8) is cut as bytes, so
+     * a run of continuation bytes never eats the whole message. */
+    for (size_t back = 1; back <= 3 && back <= max; back++) {
+        unsigned char c = (unsigned char)s[max - back + 1];
+        if ((c & 0xC0u) != 0x80u) return max; /* s[max - back + 1] starts a character */
+        unsigned char lead = (unsigned char)s[max - back];
+        if ((lead & 0xC0u) == 0x80u) continue; /* keep looking for the lead byte */
+        size_t seq = (lead & 0xE0u) == 0xC0u ? 2 : (lead & 0xF0u) == 0xE0u ? 3 : (lead & 0xF8u) == 0xF0u ? 4 : 0;
+        /* the sequence covers s[max - back .. max - back + seq - 1]; it is split when that reaches s[max] */
+        return (seq > back) ? max - back : max;
+    }
+    return max;
 }
 
 /* A trailing " [ID]" (no spaces inside, at most 64 bytes) of `s` (`len` bytes): its length, or 0. */

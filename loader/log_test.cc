@@ -185,6 +185,48 @@ TEST(Log, CutMessageKeepsRuleId) {
     EXPECT_EQ(std::string(out), "short [ID]");
 }
 
+// Cuts fall on UTF-8 character boundaries, but invalid UTF-8 (stray continuation bytes) is cut as
+// bytes: a run of continuation bytes must not make the cut step back over the whole message.
+TEST(Log, CutInvalidUtf8KeepsFullLength) {
+    char out[VKL_LOG_MAX_MESSAGE + 1];
+    const size_t M = VKL_LOG_MAX_MESSAGE;
+    // 600 continuation bytes: nothing to step back to, cut at the limit.
+    vkl_log_cut_message(out, std::string(600, '\x80').c_str());
+    EXPECT_EQ(strlen(out), M);
+    // ASCII then stray continuation bytes across the cut: no character is split, cut at the limit.
+    std::string s = std::string(M - 1, 'a') + std::string(100, '\xbf');
+    vkl_log_cut_message(out, s.c_str());
+    EXPECT_EQ(std::string(out), s.substr(0, M));
+    // An over-long run after a real lead byte is not a character either.
+    s = std::string(M - 5, 'a') + "\xc3" + std::string(100, '\x80');
+    vkl_log_cut_message(out, s.c_str());
+    EXPECT_EQ(strlen(out), M);
+    // The stderr line format uses the same cut.
+    std::string line = Format(VKL_LOG_ERROR, std::string(700, '\x80').c_str());
+    EXPECT_EQ(line.size(), 32 + M + 1);
+}
+
+TEST(Log, CutValidUtf8AtCharacterBoundary) {
+    char out[VKL_LOG_MAX_MESSAGE + 1];
+    const size_t M = VKL_LOG_MAX_MESSAGE;
+    // A 2-byte character straddling the cut is dropped whole.
+    std::string s = std::string(M - 1, 'a') + "\xc3\xa9" + "tail";
+    vkl_log_cut_message(out, s.c_str());
+    EXPECT_EQ(std::string(out), std::string(M - 1, 'a'));
+    // A 2-byte character ending exactly at the cut is kept.
+    s = std::string(M - 2, 'a') + "\xc3\xa9" + "tail";
+    vkl_log_cut_message(out, s.c_str());
+    EXPECT_EQ(std::string(out), std::string(M - 2, 'a') + "\xc3\xa9");
+    // A 4-byte character whose first byte is 2 before the cut.
+    s = std::string(M - 2, 'a') + "\xf0\x9f\x98\x80" + "tail";
+    vkl_log_cut_message(out, s.c_str());
+    EXPECT_EQ(std::string(out), std::string(M - 2, 'a'));
+    // A 3-byte character whose last byte is the last one kept.
+    s = std::string(M - 3, 'a') + "\xe2\x82\xac" + "tail";
+    vkl_log_cut_message(out, s.c_str());
+    EXPECT_EQ(std::string(out), std::string(M - 3, 'a') + "\xe2\x82\xac");
+}
+
 // vkl_log_init reads VK_LOADER_DEBUG once per process: check it in a fresh process (the
 // "threadsafe" death-test style re-executes the test binary).
 TEST(LogDeathTest, InitReadsVkLoaderDebugOnce) {

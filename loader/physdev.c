@@ -1,10 +1,14 @@
 /*
- * Physical devices and groups aggregated across drivers, and the loader's emulation of the
+ * Physical devices and groups aggregated across drivers, sorted (RULE_PHYSDEV_SORT) and filtered
+ * by ID (RULE_PHYSDEV_ID_FILTER), and the loader's emulation of the
  * VK_KHR_get_physical_device_properties2 queries for drivers that lack them (LDP_LOADER_8).
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "loader/internal/env.h"
 #include "loader/internal/loader.h"
 
 struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
@@ -92,14 +96,346 @@ out:
     return VK_SUCCESS;
 }
 
+/* ---- RULE_PHYSDEV_ID_FILTER / RULE_PHYSDEV_SORT ------------------------------------------------
+ *
+ * ID filters ([Arch] "Filter Environment Variable Behaviors"): VK_LOADER_DEVICE_ID_FILTER,
+ * VK_LOADER_VENDOR_ID_FILTER and VK_LOADER_DRIVER_ID_FILTER each hold a comma-separated list of at
+ * most 16 entries; an entry is one number or an inclusive range "lo:hi" (also "lo-hi"), numbers
+ * decimal or 0x-hex (strtoul base 0, as the Khronos loader parses them). A device is visible when
+ * every variable that holds at least one valid entry has an entry containing its ID; a driver ID
+ * that cannot be read (no VkPhysicalDeviceDriverProperties) never matches. A group with a hidden
+ * member is hidden. The variables are secure (ignored when elevated, env.c).
+ *
+ * Sorting (Linux, [App] "Physical Device Ordering", spec 7.9), unless VK_LOADER_DISABLE_SELECT is
+ * a non-zero integer: the devices matching VK_LOADER_DEVICE_SELECT ("vendor:device", hex) first;
+ * then by type discrete > integrated > virtual > other > cpu; then devices that expose
+ * VK_EXT_pci_bus_info before those that do not, by PCI domain, bus, device, function; then by
+ * (deviceID ^ vendorID); then driver order. Group members are sorted the same way and groups are
+ * ordered by their first member. Both are done here, below the layers, on every enumeration. */
+
+#define ID_FILTER_MAX 16
+
+struct id_filter {
+    const char *var;
+    uint32_t count;
+    uint32_t lo[ID_FILTER_MAX], hi[ID_FILTER_MAX];
+};
+
+static bool parse_id(const char *s, const char **end, uint32_t *out) {
+    if (*s < '0' || *s > '9') return false; /* no sign, no leading space */
+    char *e = NULL;
+    unsigned long long v = strtoull(s, &e, 0);
+    if (e == s || v > UINT32_MAX) return false;
+    *end = e;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static void id_filter_parse(const struct vkl_log_sink *log, const char *var, struct id_filter *f) {
+    memset(f, 0, sizeof(*f));
+    f->var = var;
+    const char *value = vkl_getenv(var);
+    if (value == NULL) return;
+    const char *tok = value;
+    while (*tok != '\0') {
+        size_t len = strcspn(tok, ",");
+        char buf[64];
+        if (len > 0) {
+            bool ok = len < sizeof(buf);
+            if (ok) {
+                memcpy(buf, tok, len);
+                buf[len] = '\0';
+                const char *e = NULL;
+                uint32_t lo = 0, hi = 0;
+                ok = parse_id(buf, &e, &lo);
+                if (ok && *e == '\0') {
+                    hi = lo;
+                } else if (ok && (*e == ':' || *e == '-')) {
+                    ok = parse_id(e + 1, &e, &hi) && *e == '\0' && hi >= lo;
+                } else {
+                    ok = false;
+                }
+                if (ok && f->count == ID_FILTER_MAX) {
+                    vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                            "%s: more than %d entries; \"%s\" and the rest are ignored [RULE_PHYSDEV_ID_FILTER]",
+                            var, ID_FILTER_MAX, buf);
+                    return;
+                }
+                if (ok) {
+                    f->lo[f->count] = lo;
+                    f->hi[f->count] = hi;
+                    f->count++;
+                }
+            }
+            if (!ok)
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "%s: entry \"%.*s\" is not an ID or a range lo:hi (decimal or 0x hex); ignored "
+                        "[RULE_PHYSDEV_ID_FILTER]",
+                        var, (int)(len < 80 ? len : 80), tok);
+        }
+        tok += len;
+        if (*tok == ',') tok++;
+    }
+}
+
+static bool id_filter_match(const struct id_filter *f, bool known, uint32_t v) {
+    if (f->count == 0) return true;
+    if (!known) return false;
+    for (uint32_t i = 0; i < f->count; i++)
+        if (v >= f->lo[i] && v <= f->hi[i]) return true;
+    return false;
+}
+
+struct pd_info {
+    struct vkl_physdev *p;
+    uint32_t seq; /* position in driver order */
+    uint32_t type_rank, vendor, device, driver_id;
+    bool driver_id_known, has_pci, selected;
+    const char *hidden_by; /* the filter variable that hides it, or NULL */
+    uint32_t pci[4];
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+};
+
+struct pd_order {
+    struct pd_info *info; /* parallel to the collected array */
+    uint32_t count;
+    bool sort;
+    bool filtered; /* some device is hidden */
+};
+
+static uint32_t type_rank(VkPhysicalDeviceType t) {
+    switch (t) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 5;
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 4;
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 3;
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+        default: return 2; /* other */
+    }
+}
+
+static void device_exts(struct vkl_instance *inst, const struct vkl_physdev *p, bool *pci, bool *drvprops) {
+    const struct vkl_icd_instance *ii = p->term.icd;
+    *pci = *drvprops = false;
+    if (ii->disp.EnumerateDeviceExtensionProperties == NULL) return;
+    uint32_t n = 0;
+    if (ii->disp.EnumerateDeviceExtensionProperties(p->term.handle, NULL, &n, NULL) != VK_SUCCESS || n == 0 ||
+        n > 65536)
+        return;
+    VkExtensionProperties *e = vkl_alloc(&inst->alloc, n * sizeof(*e), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (e == NULL) return;
+    VkResult r = ii->disp.EnumerateDeviceExtensionProperties(p->term.handle, NULL, &n, e);
+    for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < n; i++) {
+        if (strcmp(e[i].extensionName, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME) == 0) *pci = true;
+        if (strcmp(e[i].extensionName, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME) == 0) *drvprops = true;
+    }
+    vkl_free(&inst->alloc, e);
+}
+
+static bool has_pd2(const struct vkl_icd_instance *ii);
+
+static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want_pci, bool want_driver_id) {
+    const struct vkl_icd_instance *ii = d->p->term.icd;
+    VkPhysicalDeviceProperties props;
+    memset(&props, 0, sizeof(props));
+    if (ii->disp.GetPhysicalDeviceProperties != NULL) ii->disp.GetPhysicalDeviceProperties(d->p->term.handle, &props);
+    d->type_rank = type_rank(props.deviceType);
+    d->vendor = props.vendorID;
+    d->device = props.deviceID;
+    memcpy(d->name, props.deviceName, sizeof(d->name));
+    d->name[sizeof(d->name) - 1] = '\0';
+    if (!(want_pci || want_driver_id) || !has_pd2(ii) || ii->disp.GetPhysicalDeviceProperties2 == NULL) return;
+    bool pci_ext = false, drv_ext = false;
+    device_exts(inst, d->p, &pci_ext, &drv_ext);
+    bool drv = want_driver_id && (drv_ext || VK_API_VERSION_MINOR(props.apiVersion) >= 2 ||
+                                  VK_API_VERSION_MAJOR(props.apiVersion) > 1);
+    bool pci = want_pci && pci_ext;
+    if (!drv && !pci) return;
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pb = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+    VkPhysicalDeviceDriverProperties dp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    void **tail = &p2.pNext;
+    if (pci) {
+        *tail = &pb;
+        tail = &pb.pNext;
+    }
+    if (drv) *tail = &dp;
+    ii->disp.GetPhysicalDeviceProperties2(d->p->term.handle, &p2);
+    if (pci) {
+        d->has_pci = true;
+        d->pci[0] = pb.pciDomain;
+        d->pci[1] = pb.pciBus;
+        d->pci[2] = pb.pciDevice;
+        d->pci[3] = pb.pciFunction;
+    }
+    if (drv) {
+        d->driver_id_known = true;
+        d->driver_id = (uint32_t)dp.driverID;
+    }
+}
+
+/* Negative when `a` comes first. */
+static int pd_compare(const struct pd_info *a, const struct pd_info *b) {
+    if (a->selected != b->selected) return a->selected ? -1 : 1;
+    if (a->type_rank != b->type_rank) return a->type_rank > b->type_rank ? -1 : 1;
+    if (a->has_pci != b->has_pci) return a->has_pci ? -1 : 1;
+    if (a->has_pci)
+        for (int i = 0; i < 4; i++)
+            if (a->pci[i] != b->pci[i]) return a->pci[i] < b->pci[i] ? -1 : 1;
+    uint32_t ka = a->device ^ a->vendor, kb = b->device ^ b->vendor;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    return a->seq < b->seq ? -1 : (a->seq > b->seq ? 1 : 0);
+}
+
+/* Looks up, sorts nothing: fills one pd_info per collected device and decides what is hidden. */
+static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *const *all, uint32_t n,
+                               struct pd_order *o) {
+    memset(o, 0, sizeof(*o));
+    struct id_filter f[3];
+    id_filter_parse(&inst->log, "VK_LOADER_DEVICE_ID_FILTER", &f[0]);
+    id_filter_parse(&inst->log, "VK_LOADER_VENDOR_ID_FILTER", &f[1]);
+    id_filter_parse(&inst->log, "VK_LOADER_DRIVER_ID_FILTER", &f[2]);
+    const char *disable = vkl_getenv("VK_LOADER_DISABLE_SELECT");
+    o->sort = disable == NULL || strtol(disable, NULL, 10) == 0;
+    bool any_filter = f[0].count || f[1].count || f[2].count;
+    if (!o->sort)
+        vkl_log(&inst->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
+                "VK_LOADER_DISABLE_SELECT=%s: physical devices and groups left in driver order [RULE_PHYSDEV_SORT]",
+                disable);
+    /* Nothing to hide, and nothing to order (one device, or sorting off): no driver queries. */
+    if (n == 0 || ((!o->sort || n < 2) && !any_filter)) return VK_SUCCESS;
+    o->info = vkl_calloc(&inst->alloc, n * sizeof(*o->info), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (o->info == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    o->count = n;
+    unsigned sel_vendor = 0, sel_device = 0;
+    bool select = false;
+    const char *sel = o->sort ? vkl_getenv("VK_LOADER_DEVICE_SELECT") : NULL;
+    if (sel != NULL && sel[0] != '\0') {
+        select = sscanf(sel, "%x:%x", &sel_vendor, &sel_device) == 2;
+        if (!select)
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "VK_LOADER_DEVICE_SELECT=%s is not <vendorID>:<deviceID> in hex; ignored [RULE_PHYSDEV_SORT]", sel);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct pd_info *d = &o->info[i];
+        d->p = all[i];
+        d->seq = i;
+        pd_info_fill(inst, d, o->sort, f[2].count > 0);
+        d->selected = select && d->vendor == sel_vendor && d->device == sel_device;
+        if (d->selected)
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "VK_LOADER_DEVICE_SELECT=%s: physical device \"%s\" sorted first [RULE_PHYSDEV_SORT]", sel, d->name);
+        if (!id_filter_match(&f[0], true, d->device)) d->hidden_by = f[0].var;
+        else if (!id_filter_match(&f[1], true, d->vendor)) d->hidden_by = f[1].var;
+        else if (!id_filter_match(&f[2], d->driver_id_known, d->driver_id)) d->hidden_by = f[2].var;
+        if (d->hidden_by != NULL) {
+            o->filtered = true;
+            char drv[32] = "unknown";
+            if (d->driver_id_known) snprintf(drv, sizeof(drv), "%u", d->driver_id);
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "physical device \"%s\" (vendorID 0x%x, deviceID 0x%x, driverID %s) hidden by %s "
+                    "[RULE_PHYSDEV_ID_FILTER]",
+                    d->name, d->vendor, d->device, drv, d->hidden_by);
+        }
+    }
+    return VK_SUCCESS;
+}
+
+static const struct pd_info *pd_order_find(const struct pd_order *o, VkPhysicalDevice term) {
+    for (uint32_t i = 0; i < o->count; i++)
+        if ((VkPhysicalDevice)(void *)&o->info[i].p->term == term) return &o->info[i];
+    return NULL;
+}
+
+/* Sorts (when enabled) and drops hidden devices in place; *n becomes the visible count. */
+static VkResult pd_order_apply(struct vkl_instance *inst, const struct pd_order *o, struct vkl_physdev **all,
+                               uint32_t *n) {
+    if (o->info == NULL) return VK_SUCCESS;
+    const struct pd_info **v = vkl_alloc(&inst->alloc, o->count * sizeof(*v), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < o->count; i++)
+        if (o->info[i].hidden_by == NULL) v[k++] = &o->info[i];
+    if (o->sort) /* insertion sort: stable, device counts are small */
+        for (uint32_t i = 1; i < k; i++)
+            for (uint32_t j = i; j > 0 && pd_compare(v[j - 1], v[j]) > 0; j--) {
+                const struct pd_info *t = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = t;
+            }
+    for (uint32_t i = 0; i < k; i++) all[i] = v[i]->p;
+    *n = k;
+    vkl_free(&inst->alloc, v);
+    return VK_SUCCESS;
+}
+
+static void pd_order_free(struct vkl_instance *inst, struct pd_order *o) {
+    vkl_free(&inst->alloc, o->info);
+    o->info = NULL;
+}
+
+/* Groups: drops those with a hidden member, sorts members and then groups by their first member. */
+static uint32_t pd_order_groups(struct vkl_instance *inst, const struct pd_order *o, VkPhysicalDeviceGroupProperties *g,
+                                uint32_t ng) {
+    if (o->info == NULL) return ng;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ng; i++) {
+        const struct pd_info *hidden = NULL;
+        for (uint32_t m = 0; m < g[i].physicalDeviceCount && hidden == NULL; m++) {
+            const struct pd_info *d = pd_order_find(o, g[i].physicalDevices[m]);
+            if (d != NULL && d->hidden_by != NULL) hidden = d;
+        }
+        if (hidden != NULL) {
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "physical device group %u left out: its member \"%s\" is hidden by %s [RULE_PHYSDEV_ID_FILTER]", i,
+                    hidden->name, hidden->hidden_by);
+            continue;
+        }
+        if (k != i) g[k] = g[i];
+        k++;
+    }
+    if (!o->sort) return k;
+    for (uint32_t i = 0; i < k; i++) {
+        VkPhysicalDevice *m = g[i].physicalDevices;
+        for (uint32_t a = 1; a < g[i].physicalDeviceCount; a++)
+            for (uint32_t b = a; b > 0; b--) {
+                const struct pd_info *x = pd_order_find(o, m[b - 1]), *y = pd_order_find(o, m[b]);
+                if (x == NULL || y == NULL || pd_compare(x, y) <= 0) break;
+                VkPhysicalDevice t = m[b];
+                m[b] = m[b - 1];
+                m[b - 1] = t;
+            }
+    }
+    for (uint32_t a = 1; a < k; a++)
+        for (uint32_t b = a; b > 0; b--) {
+            const struct pd_info *x = pd_order_find(o, g[b - 1].physicalDevices[0]);
+            const struct pd_info *y = pd_order_find(o, g[b].physicalDevices[0]);
+            if (x == NULL || y == NULL || pd_compare(x, y) <= 0) break;
+            VkPhysicalDeviceGroupProperties t = g[b];
+            g[b] = g[b - 1];
+            g[b - 1] = t;
+        }
+    return k;
+}
+
 VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount, VkPhysicalDevice *pDevices) {
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     struct vkl_physdev **all = NULL;
     uint32_t n = 0;
+    struct pd_order order;
     pthread_mutex_lock(&inst->lock);
     VkResult r = collect_physdevs(inst, &all, &n);
+    if (r == VK_SUCCESS) {
+        r = pd_order_build(inst, all, n, &order);
+        if (r == VK_SUCCESS) {
+            r = pd_order_apply(inst, &order, all, &n);
+            pd_order_free(inst, &order);
+        }
+    }
     pthread_mutex_unlock(&inst->lock);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS) {
+        vkl_free(&inst->alloc, all);
+        return r;
+    }
     if (pDevices == NULL) {
         *pCount = n;
     } else {
@@ -195,8 +531,11 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     struct vkl_physdev **all = NULL;
     uint32_t ndev = 0;
+    struct pd_order order = {0};
     pthread_mutex_lock(&inst->lock);
     VkResult r = collect_physdevs(inst, &all, &ndev);
+    if (r != VK_SUCCESS) goto out;
+    r = pd_order_build(inst, all, ndev, &order);
     if (r != VK_SUCCESS) goto out;
     /* Worst case every device is its own group. */
     VkPhysicalDeviceGroupProperties *groups =
@@ -262,6 +601,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
             }
         }
     }
+    ng = pd_order_groups(inst, &order, groups, ng);
     if (pGroups == NULL) {
         *pCount = ng;
     } else {
@@ -277,6 +617,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
     vkl_free(&inst->alloc, groups);
 out:
     pthread_mutex_unlock(&inst->lock);
+    pd_order_free(inst, &order);
     vkl_free(&inst->alloc, all);
     return r;
 }

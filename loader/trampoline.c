@@ -5,14 +5,26 @@
 
 #include "loader/internal/loader.h"
 
-/* An instance-level extension command is returned only when its instance extension is enabled
- * (Vulkan specification, vkGetInstanceProcAddr table); physical-device commands of device
- * extensions are returned whenever the loader knows them. */
-static bool instance_ext_gate(const struct vkl_instance *inst, const char *ext) {
-    if (vkl_instance_extension_enabled(inst, ext)) return true;
-    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
-        if (vkl_driver_has_extension(ii->driver, ext)) return false; /* an instance extension, not enabled */
-    return strcmp(ext, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) != 0 && strcmp(ext, VK_EXT_DEBUG_REPORT_EXTENSION_NAME) != 0;
+/* The Vulkan specification's vkGetInstanceProcAddr table: with an instance, commands of instance
+ * extensions are returned only when the extension is enabled for that instance, whoever
+ * advertises it (a driver, a layer, the loader, or nobody); commands of device extensions
+ * (physical-device commands here) when the extension is available on any physical device, which
+ * the loader grants for every device extension it knows (as the Khronos loader does) so that the
+ * answer does not depend on enumerating the devices first. The extension's type comes from vk.xml
+ * (vkgen: vkl_gen_cmd.instance_extension). */
+static bool instance_ext_gate(const struct vkl_instance *inst, const struct vkl_gen_cmd *c) {
+    return !c->instance_extension || vkl_instance_extension_enabled(inst, c->extension);
+}
+
+/* An instance or physical-device command the instance's chain does not provide (a layer's
+ * vkGetInstanceProcAddr answered NULL, e.g. a layer that created the instance without calling down)
+ * is answered NULL: its trampoline would call through an empty dispatch slot. */
+static inline PFN_vkVoidFunction if_dispatched(VkInstance instance, const struct vkl_gen_cmd *c) {
+    if (c->slot == UINT16_MAX) return c->trampoline;
+    const struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    const PFN_vkVoidFunction *slots = (const PFN_vkVoidFunction *)(const void *)inst->disp;
+    /* vkGetInstanceProcAddr itself is the loader's own entry point, whatever the chain holds. */
+    return slots[c->slot] != NULL || c->trampoline == (PFN_vkVoidFunction)vkGetInstanceProcAddr ? c->trampoline : NULL;
 }
 
 /* The rare outcomes of vkGetInstanceProcAddr, out of line (tail calls) to keep its hit path short. */
@@ -36,8 +48,8 @@ __attribute__((noinline)) static PFN_vkVoidFunction gipa_rest(VkInstance instanc
                    : NULL;
     }
     /* INSTANCE and PHYSDEV commands: extension commands are gated. */
-    if (c->core_version == 0 && c->extension != NULL && !instance_ext_gate(inst, c->extension)) return NULL;
-    return t;
+    if (c->core_version == 0 && c->extension != NULL && !instance_ext_gate(inst, c)) return NULL;
+    return if_dispatched(instance, c);
 }
 
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *pName) {
@@ -49,7 +61,7 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInst
     if (instance != VK_NULL_HANDLE) {
         /* Device commands (the names asked for most) and core instance/physical-device commands. */
         if (c->kind == VKL_GEN_CMD_DEVICE) return c->trampoline;
-        if (c->kind != VKL_GEN_CMD_GLOBAL && c->core_version != 0) return c->trampoline;
+        if (c->kind != VKL_GEN_CMD_GLOBAL && c->core_version != 0) return if_dispatched(instance, c);
     }
     return gipa_rest(instance, c);
 }

@@ -82,10 +82,14 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
         result = vkl_unknown_physdev_tramps[s];
         goto out;
     }
-    /* A device command if any driver answers it. */
+    /* A device command if any driver answers it, or an active layer's manifest lists it among the
+     * entrypoints of its device_extensions ([Lyr] "Layer Manifest File Format"; the Vulkan
+     * specification's vkGetInstanceProcAddr table: commands of device extensions available on any
+     * physical device of the instance). */
     bool device = false;
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && !device; ii = ii->next)
         device = ii->driver->gipa(ii->handle, name) != NULL;
+    if (!device) device = vkl_layer_chain_has_device_entrypoint(inst, name);
     if (device) {
         if (inst->unknown_device_count >= VKL_MAX_UNKNOWN_FUNCS) {
             vkl_log(&inst->log, VKL_LOG_ERROR, "vkGetInstanceProcAddr: no unknown device slot left for %s (limit %d)",

@@ -82,6 +82,8 @@ struct physdev_cfg {
     uint32_t family_count;
     VkDriverId driver_id;
     uint8_t conformance[4];
+    bool has_pci_bus;
+    uint32_t pci_bus[4]; /* domain, bus, device, function (VkPhysicalDevicePCIBusInfoPropertiesEXT) */
 };
 
 struct group_cfg {
@@ -138,6 +140,8 @@ struct scenario {
     uint32_t pd_func_count;
     char **hidden; /* hidden_functions: every proc-addr lookup answers NULL */
     uint32_t hidden_count;
+    char **crash_in; /* crash_in: instance-level / physical-device commands that abort */
+    uint32_t crash_in_count;
     struct misbehave_cfg mb;
 };
 
@@ -392,6 +396,8 @@ static void scenario_free(struct scenario *sc) {
     free(sc->pd_funcs);
     for (uint32_t i = 0; i < sc->hidden_count; i++) free(sc->hidden[i]);
     free(sc->hidden);
+    for (uint32_t i = 0; i < sc->crash_in_count; i++) free(sc->crash_in[i]);
+    free(sc->crash_in);
     free(sc);
 }
 
@@ -564,6 +570,12 @@ static bool parse_physdev(const cJSON *o, struct physdev_cfg *pd) {
         if (!cJSON_IsString(v) || sscanf(v->valuestring, "%u.%u.%u.%u", &c[0], &c[1], &c[2], &c[3]) < 1)
             return false;
         for (int i = 0; i < 4; i++) pd->conformance[i] = (uint8_t)c[i];
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "pci_bus"))) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4) return false;
+        for (int i = 0; i < 4; i++)
+            if (!parse_u32(cJSON_GetArrayItem(v, i), &pd->pci_bus[i])) return false;
+        pd->has_pci_bus = true;
     }
     return true;
 }
@@ -763,6 +775,11 @@ static struct scenario *scenario_parse(const char *json, const char **err) {
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "hidden_functions")) &&
         !parse_names(v, &sc->hidden, &sc->hidden_count)) {
         *err = "hidden_functions (strings, at most 256)";
+        goto fail;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "crash_in")) &&
+        !parse_names(v, &sc->crash_in, &sc->crash_in_count)) {
+        *err = "crash_in (strings, at most 256)";
         goto fail;
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "misbehave"))) {
@@ -1008,13 +1025,23 @@ static void rec_invalid_handle(const char *call, const char *what) {
     rec_emit(o);
 }
 
-/* LDP_DRIVER_2 violation: any instance-level call after reporting zero devices aborts. */
+/* LDP_DRIVER_2 violations: any instance-level call after reporting zero devices aborts
+ * (misbehave.crash_with_zero_devices); a command named in crash_in aborts whatever the device count. */
 static void maybe_crash(struct mock_instance *inst, const char *call) {
     if (inst && inst->reported_zero_devices && sc_now()->mb.crash_with_zero_devices) {
         cJSON *o = rec_new("crash_with_zero_devices");
         cJSON_AddStringToObject(o, "function", call);
         rec_emit(o);
         abort();
+    }
+    const struct scenario *sc = inst ? inst->sc : sc_now();
+    for (uint32_t i = 0; i < sc->crash_in_count; i++) {
+        if (strcmp(sc->crash_in[i], call) == 0) {
+            cJSON *o = rec_new("crash_in");
+            cJSON_AddStringToObject(o, "function", call);
+            rec_emit(o);
+            abort();
+        }
     }
 }
 
@@ -1558,6 +1585,12 @@ static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties2(VkPhysicalDe
             memset(id->deviceLUID, 0, sizeof id->deviceLUID);
             id->deviceNodeMask = 0;
             id->deviceLUIDValid = VK_FALSE;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT && pd->cfg->has_pci_bus) {
+            VkPhysicalDevicePCIBusInfoPropertiesEXT *b = (VkPhysicalDevicePCIBusInfoPropertiesEXT *)s;
+            b->pciDomain = pd->cfg->pci_bus[0];
+            b->pciBus = pd->cfg->pci_bus[1];
+            b->pciDevice = pd->cfg->pci_bus[2];
+            b->pciFunction = pd->cfg->pci_bus[3];
         }
     }
 }

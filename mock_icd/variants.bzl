@@ -14,6 +14,8 @@ Row fields:
                  vk_icdGetInstanceProcAddr(NULL, name) (interface 7), None: absent)
   vk             exported vk* symbols: None, "v0" (the three a v0 driver must export) or "all"
                  (the "vkexports" flavour, VK_EXPORTS_ALL)
+  symbolic       linked with -Bsymbolic (DT_SYMBOLIC / DF_SYMBOLIC): the exported vk* names bind to
+                 the library's own definitions (ldp-check's LINT_VK_EXPORTS passing case)
 At interface 7 vk_icdGetInstanceProcAddr(NULL, name) also answers the negotiate function.
 """
 
@@ -43,13 +45,14 @@ CTL_EXPORTS = [
     "mock_icd_ctl_set_result",
 ]
 
-def _row(max_interface, negotiate = True, icd_gipa = True, gpdpa = None, vk = None):
+def _row(max_interface, negotiate = True, icd_gipa = True, gpdpa = None, vk = None, symbolic = False):
     return struct(
         max_interface = max_interface,
         negotiate = negotiate,
         icd_gipa = icd_gipa,
         gpdpa = gpdpa,
         vk = vk,
+        symbolic = symbolic,
     )
 
 def _table():
@@ -70,6 +73,7 @@ def _table():
     t["v7_exports"] = _row(7, gpdpa = "export")
     t["v7_vkexports"] = _row(7, negotiate = False, gpdpa = "gipa", vk = "all")
     t["v7_exports_vkexports"] = _row(7, gpdpa = "export", vk = "all")
+    t["v7_vkexports_symbolic"] = _row(7, negotiate = False, gpdpa = "gipa", vk = "all", symbolic = True)
 
     # Broken export sets (ldp-check's LDP_DRIVER_3 proofs): negotiation exported without
     # vk_icdGetInstanceProcAddr (only the interface-0 exports beside it), and no driver entry point
@@ -129,7 +133,7 @@ def mock_icd_variants(srcs, deps):
                 "-Wl,--no-undefined",
                 "-Wl,--as-needed",
                 "-Wl,--version-script=$(location :%s)" % script,
-            ],
+            ] + (["-Wl,-Bsymbolic"] if row.symbolic else []),
             additional_linker_inputs = [":" + script],
             deps = deps,
         )

@@ -30,7 +30,7 @@
 #define MAX_OBJECTS 64
 #define MAX_RECORDS 4096
 #define MAX_WRAPPED_PDS 16 /* physical-device wrappers per instance (wrap_handles) */
-#define FN_SLOTS 4         /* "device_functions" the layer answers itself */
+#define FN_SLOTS 4         /* "device_functions" / "physdev_functions" the layer answers itself */
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -40,7 +40,15 @@ struct scenario {
     bool fail_negotiation, no_advance_link, clobber_instance, clobber_device, no_call_down;
     bool fail_unknown_extensions, return_disabled_functions;
     bool wrap_handles; /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
+    bool wrap_command_pools; /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
     char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
+    char physdev_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
+    /* "" = ungated; else device_functions are offered by vkGetDeviceProcAddr only for devices
+     * created with this extension enabled (LLP_LAYER_18), and it is the layer's own answer to
+     * vkEnumerateDeviceExtensionProperties(its name) (LLP_LAYER_16) */
+    char device_extension[VK_MAX_EXTENSION_NAME_SIZE];
+    /* "" = ungated; else physdev_functions are offered only for instances created with it enabled */
+    char instance_extension[VK_MAX_EXTENSION_NAME_SIZE];
     int negotiate_version; /* -1: the variant's own */
     uint32_t pre_instance_version; /* 0: pass through */
     char pre_add_extension[VK_MAX_EXTENSION_NAME_SIZE]; /* "": none */
@@ -90,6 +98,7 @@ static int scenario_apply(const char *text) {
     const cJSON *ic = cJSON_GetObjectItemCaseSensitive(doc, "intercept");
     g_sc.intercept = cJSON_IsArray(ic) ? (cJSON *)ic : NULL;
     g_sc.wrap_handles = jbool(doc, "wrap_handles");
+    g_sc.wrap_command_pools = jbool(doc, "wrap_command_pools");
     const cJSON *df = cJSON_GetObjectItemCaseSensitive(doc, "device_functions");
     int slot = 0;
     const cJSON *e;
@@ -97,6 +106,17 @@ static int scenario_apply(const char *text) {
         if (slot < FN_SLOTS && cJSON_IsString(e))
             snprintf(g_sc.device_functions[slot++], sizeof(g_sc.device_functions[0]), "%s", e->valuestring);
     }
+    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(doc, "physdev_functions");
+    slot = 0;
+    cJSON_ArrayForEach(e, pf) {
+        if (slot < FN_SLOTS && cJSON_IsString(e))
+            snprintf(g_sc.physdev_functions[slot++], sizeof(g_sc.physdev_functions[0]), "%s", e->valuestring);
+    }
+    const cJSON *dx = cJSON_GetObjectItemCaseSensitive(doc, "device_extension");
+    if (cJSON_IsString(dx)) snprintf(g_sc.device_extension, sizeof(g_sc.device_extension), "%s", dx->valuestring);
+    const cJSON *ix = cJSON_GetObjectItemCaseSensitive(doc, "instance_extension");
+    if (cJSON_IsString(ix))
+        snprintf(g_sc.instance_extension, sizeof(g_sc.instance_extension), "%s", ix->valuestring);
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(doc, "pre_instance_version");
     if (cJSON_IsNumber(pv)) g_sc.pre_instance_version = (uint32_t)pv->valuedouble;
     const cJSON *pre = cJSON_GetObjectItemCaseSensitive(doc, "pre_instance");
@@ -254,6 +274,7 @@ struct inst_data {
     PFN_vkEnumeratePhysicalDeviceGroups EnumeratePhysicalDeviceGroups, EnumeratePhysicalDeviceGroupsKHR;
     struct wrapped_pd *pds[MAX_WRAPPED_PDS];
     uint32_t pd_count;
+    bool ext_enabled; /* the scenario's instance_extension was enabled in vkCreateInstance */
 };
 struct dev_data {
     void *key;
@@ -263,6 +284,12 @@ struct dev_data {
     PFN_vkVoidFunction fn_next[FN_SLOTS]; /* "device_functions", from the layer below */
     struct wrapped_dev *wrapped;           /* wrap_handles: the handle the application holds */
     struct alloc_cb alloc;                 /* what the wrapper was allocated with */
+    bool ext_enabled;                      /* the scenario's device_extension was enabled */
+    /* wrap_command_pools only */
+    PFN_vkCreateCommandPool CreateCommandPool;
+    PFN_vkDestroyCommandPool DestroyCommandPool;
+    PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
+    PFN_vkFreeCommandBuffers FreeCommandBuffers;
 };
 static struct inst_data g_inst[MAX_OBJECTS];
 static struct dev_data g_dev[MAX_OBJECTS];
@@ -332,8 +359,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     cJSON_AddBoolToObject(o, "set_instance_loader_data", have_loader_data);
     cJSON_AddBoolToObject(o, "allocator", a != NULL);
     cJSON *exts = cJSON_AddArrayToObject(o, "extensions");
-    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+    bool ext_enabled = false;
+    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) {
         cJSON_AddItemToArray(exts, cJSON_CreateString(ci->ppEnabledExtensionNames[i]));
+        ext_enabled = ext_enabled || (g_sc.instance_extension[0] != '\0' &&
+                                      strcmp(ci->ppEnabledExtensionNames[i], g_sc.instance_extension) == 0);
+    }
     record("vkCreateInstance", o);
     struct scenario sc = g_sc;
     pthread_mutex_unlock(&g_lock);
@@ -356,6 +387,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
         d->instance = *pInstance;
         d->next_gipa = next_gipa;
         d->next_gpdpa = next_gpdpa;
+        d->ext_enabled = ext_enabled;
         d->DestroyInstance = (PFN_vkDestroyInstance)next_gipa(*pInstance, "vkDestroyInstance");
         d->EnumeratePhysicalDevices = (PFN_vkEnumeratePhysicalDevices)next_gipa(*pInstance, "vkEnumeratePhysicalDevices");
         d->GetPhysicalDeviceProperties =
@@ -496,10 +528,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(V
     else cJSON_AddNullToObject(o, "layer_name");
     record("vkEnumerateDeviceExtensionProperties", o);
     bool mine = pLayerName != NULL && strcmp(pLayerName, g_sc.name) == 0;
+    VkExtensionProperties own;
+    memset(&own, 0, sizeof(own));
+    snprintf(own.extensionName, sizeof(own.extensionName), "%s", g_sc.device_extension);
+    own.specVersion = 1;
     pthread_mutex_unlock(&g_lock);
-    if (mine) { /* LLP_LAYER_16: answer for our own name (no extensions of our own here) */
-        *pCount = 0;
-        return VK_SUCCESS;
+    if (mine) { /* LLP_LAYER_16: answer for our own name: the scenario's device_extension, if any */
+        uint32_t n = own.extensionName[0] != '\0' ? 1 : 0;
+        if (pProps == NULL) {
+            *pCount = n;
+            return VK_SUCCESS;
+        }
+        uint32_t c = *pCount < n ? *pCount : n;
+        if (c > 0) pProps[0] = own;
+        *pCount = c;
+        return c < n ? VK_INCOMPLETE : VK_SUCCESS;
     }
     struct inst_data *d = inst_find(pd);
     return d && d->EnumerateDeviceExtensionProperties
@@ -569,6 +612,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
         if (sc.device_functions[k][0] != '\0') tmp.fn_next[k] = next_gdpa(real, sc.device_functions[k]);
     tmp.wrapped = w;
     tmp.alloc = ac;
+    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+        if (sc.device_extension[0] != '\0' && strcmp(ci->ppEnabledExtensionNames[i], sc.device_extension) == 0)
+            tmp.ext_enabled = true;
+    if (sc.wrap_command_pools) {
+        tmp.CreateCommandPool = (PFN_vkCreateCommandPool)next_gdpa(real, "vkCreateCommandPool");
+        tmp.DestroyCommandPool = (PFN_vkDestroyCommandPool)next_gdpa(real, "vkDestroyCommandPool");
+        tmp.AllocateCommandBuffers = (PFN_vkAllocateCommandBuffers)next_gdpa(real, "vkAllocateCommandBuffers");
+        tmp.FreeCommandBuffers = (PFN_vkFreeCommandBuffers)next_gdpa(real, "vkFreeCommandBuffers");
+    }
     pthread_mutex_lock(&g_lock);
     for (int i = 0; i < MAX_OBJECTS; i++) {
         if (g_dev[i].key != NULL) continue;
@@ -618,10 +670,11 @@ static uint32_t call_device_function(int slot, VkDevice device, uint32_t x) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "arg", x);
     cJSON_AddBoolToObject(o, "unwrapped", below != device);
+    cJSON_AddBoolToObject(o, "called_down", next != NULL);
     record(g_sc.device_functions[slot], o);
     pthread_mutex_unlock(&g_lock);
     typedef uint32_t(VKAPI_PTR * PFN_mock_device_function)(VkDevice, uint32_t);
-    return next ? ((PFN_mock_device_function)next)(below, x) : 0;
+    return next ? ((PFN_mock_device_function)next)(below, x) : MOCK_LAYER_OWN_DEVICE_RESULT(x);
 }
 #define DEVICE_FUNCTION(n) \
     static VKAPI_ATTR uint32_t VKAPI_CALL device_function_##n(VkDevice d, uint32_t x) { return call_device_function(n, d, x); }
@@ -632,6 +685,175 @@ DEVICE_FUNCTION(3)
 static const PFN_vkVoidFunction g_device_function_slots[FN_SLOTS] = {
     (PFN_vkVoidFunction)device_function_0, (PFN_vkVoidFunction)device_function_1,
     (PFN_vkVoidFunction)device_function_2, (PFN_vkVoidFunction)device_function_3};
+
+/* "physdev_functions": physical-device commands (uint32_t fn(VkPhysicalDevice, uint32_t), the mock
+ * ICD's physical-device pool signature) the layer answers through vkGetInstanceProcAddr and its
+ * GPDPA: it records {"call": name, "arg": x, "unwrapped": bool, "called_down": bool} and calls
+ * down when the next GPDPA in its link answers the name; otherwise it answers
+ * MOCK_LAYER_OWN_PHYSDEV_RESULT(x) itself. */
+static uint32_t call_physdev_function(int slot, VkPhysicalDevice pd, uint32_t x) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct inst_data *d = inst_find(pd);
+    PFN_GetPhysicalDeviceProcAddr next_gpdpa = d ? d->next_gpdpa : NULL;
+    VkInstance instance = d ? d->instance : VK_NULL_HANDLE;
+    VkPhysicalDevice below = unwrap_pd(d, pd);
+    char name[VK_MAX_EXTENSION_NAME_SIZE];
+    snprintf(name, sizeof(name), "%s", g_sc.physdev_functions[slot]);
+    pthread_mutex_unlock(&g_lock);
+    /* Asked without the lock: the next layer may be this very library. */
+    PFN_vkVoidFunction next = next_gpdpa != NULL ? next_gpdpa(instance, name) : NULL;
+    pthread_mutex_lock(&g_lock);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "arg", x);
+    cJSON_AddBoolToObject(o, "unwrapped", below != pd);
+    cJSON_AddBoolToObject(o, "called_down", next != NULL);
+    record(name, o);
+    pthread_mutex_unlock(&g_lock);
+    typedef uint32_t(VKAPI_PTR * PFN_mock_physdev_function)(VkPhysicalDevice, uint32_t);
+    return next ? ((PFN_mock_physdev_function)next)(below, x) : MOCK_LAYER_OWN_PHYSDEV_RESULT(x);
+}
+#define PHYSDEV_FUNCTION(n)                                                                    \
+    static VKAPI_ATTR uint32_t VKAPI_CALL physdev_function_##n(VkPhysicalDevice p, uint32_t x) { \
+        return call_physdev_function(n, p, x);                                                 \
+    }
+PHYSDEV_FUNCTION(0)
+PHYSDEV_FUNCTION(1)
+PHYSDEV_FUNCTION(2)
+PHYSDEV_FUNCTION(3)
+static const PFN_vkVoidFunction g_physdev_function_slots[FN_SLOTS] = {
+    (PFN_vkVoidFunction)physdev_function_0, (PFN_vkVoidFunction)physdev_function_1,
+    (PFN_vkVoidFunction)physdev_function_2, (PFN_vkVoidFunction)physdev_function_3};
+
+/* The scenario's physdev_functions, for `instance` (gated by instance_extension when set). Lock held. */
+static PFN_vkVoidFunction own_physdev_fn(VkInstance instance, const char *name) {
+    for (int k = 0; k < FN_SLOTS; k++) {
+        if (g_sc.physdev_functions[k][0] == '\0' || strcmp(name, g_sc.physdev_functions[k]) != 0) continue;
+        if (g_sc.instance_extension[0] != '\0') {
+            const struct inst_data *d = instance != VK_NULL_HANDLE ? inst_find(instance) : NULL;
+            if (d == NULL || !d->ext_enabled) return NULL; /* LLP_LAYER_18 */
+        }
+        return g_physdev_function_slots[k];
+    }
+    return NULL;
+}
+
+/* "wrap_command_pools": the layer's own VkCommandPool handles (a non-dispatchable handle,
+ * LLP_LAYER_10). A handle is the address of a {real pool} wrapper allocated with the application's
+ * callbacks when it gave any; every command taking a pool unwraps it before calling down and
+ * records "unwrapped" (the handle received was one of its wrappers). */
+#define MAX_POOLS 64
+struct wrapped_pool {
+    VkCommandPool real;
+    struct alloc_cb alloc;
+};
+static struct wrapped_pool *g_pools[MAX_POOLS]; /* lock held */
+
+static VkCommandPool unwrap_pool(VkCommandPool pool, bool *was_wrapped) {
+    *was_wrapped = false;
+    for (int i = 0; i < MAX_POOLS; i++)
+        if (g_pools[i] != NULL && (VkCommandPool)(uintptr_t)g_pools[i] == pool) {
+            *was_wrapped = true;
+            return g_pools[i]->real;
+        }
+    return pool;
+}
+
+static void rec_pool(const char *call, bool unwrapped) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "unwrapped", unwrapped);
+    record(call, o);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *ci,
+                                                              const VkAllocationCallbacks *a, VkCommandPool *pPool) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct dev_data *d = dev_find(device);
+    PFN_vkCreateCommandPool next = d ? d->CreateCommandPool : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    pthread_mutex_unlock(&g_lock);
+    if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    VkCommandPool real = VK_NULL_HANDLE;
+    VkResult r = next(below, ci, a, &real);
+    if (r != VK_SUCCESS) return r;
+    struct alloc_cb ac = alloc_from(a);
+    struct wrapped_pool *w = obj_alloc(&ac, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+    pthread_mutex_lock(&g_lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_POOLS && slot < 0; i++)
+        if (g_pools[i] == NULL) slot = i;
+    if (w != NULL && slot >= 0) {
+        w->real = real;
+        w->alloc = ac;
+        g_pools[slot] = w;
+        *pPool = (VkCommandPool)(uintptr_t)w;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "wrapped", w != NULL && slot >= 0);
+    record("vkCreateCommandPool", o);
+    pthread_mutex_unlock(&g_lock);
+    if (w == NULL || slot < 0) {
+        obj_free(&ac, w);
+        PFN_vkDestroyCommandPool destroy = d ? d->DestroyCommandPool : NULL;
+        if (destroy != NULL) destroy(below, real, a);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    return VK_SUCCESS;
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                                           const VkAllocationCallbacks *a) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct dev_data *d = dev_find(device);
+    PFN_vkDestroyCommandPool next = d ? d->DestroyCommandPool : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    bool wrapped;
+    VkCommandPool real = unwrap_pool(pool, &wrapped);
+    struct wrapped_pool *w = NULL;
+    for (int i = 0; i < MAX_POOLS && wrapped; i++)
+        if ((VkCommandPool)(uintptr_t)g_pools[i] == pool) {
+            w = g_pools[i];
+            g_pools[i] = NULL;
+        }
+    rec_pool("vkDestroyCommandPool", wrapped);
+    pthread_mutex_unlock(&g_lock);
+    if (next != NULL) next(below, real, a);
+    if (w != NULL) {
+        struct alloc_cb ac = w->alloc;
+        obj_free(&ac, w);
+    }
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
+                                                                   VkCommandBuffer *pBuffers) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct dev_data *d = dev_find(device);
+    PFN_vkAllocateCommandBuffers next = d ? d->AllocateCommandBuffers : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    VkCommandBufferAllocateInfo copy = *info;
+    bool wrapped;
+    copy.commandPool = unwrap_pool(info->commandPool, &wrapped);
+    rec_pool("vkAllocateCommandBuffers", wrapped);
+    pthread_mutex_unlock(&g_lock);
+    return next != NULL ? next(below, &copy, pBuffers) : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
+                                                           const VkCommandBuffer *pBuffers) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct dev_data *d = dev_find(device);
+    PFN_vkFreeCommandBuffers next = d ? d->FreeCommandBuffers : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    bool wrapped;
+    VkCommandPool real = unwrap_pool(pool, &wrapped);
+    rec_pool("vkFreeCommandBuffers", wrapped);
+    pthread_mutex_unlock(&g_lock);
+    if (next != NULL) next(below, real, count, pBuffers);
+}
 
 /* ------------------------------------------------------------------ proc addrs */
 
@@ -673,6 +895,13 @@ static PFN_vkVoidFunction own_device_fn(const char *name) {
     for (int k = 0; k < FN_SLOTS; k++)
         if (g_sc.device_functions[k][0] != '\0' && strcmp(name, g_sc.device_functions[k]) == 0)
             return g_device_function_slots[k];
+    /* A layer wrapping command pools must see every command that takes one (LLP_LAYER_10). */
+    if (g_sc.wrap_command_pools) {
+        if (strcmp(name, "vkCreateCommandPool") == 0) return FN(layer_CreateCommandPool);
+        if (strcmp(name, "vkDestroyCommandPool") == 0) return FN(layer_DestroyCommandPool);
+        if (strcmp(name, "vkAllocateCommandBuffers") == 0) return FN(layer_AllocateCommandBuffers);
+        if (strcmp(name, "vkFreeCommandBuffers") == 0) return FN(layer_FreeCommandBuffers);
+    }
     /* A wrapping layer must see every command that takes its VkDevice (LLP_LAYER_10). */
     if (!intercepts(name) && !g_sc.wrap_handles) return NULL;
     if (strcmp(name, "vkDestroyDevice") == 0) return FN(layer_DestroyDevice);
@@ -685,6 +914,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInst
     ensure_init();
     bool bad = g_sc.return_disabled_functions;
     PFN_vkVoidFunction f = own_instance_fn(name);
+    if (f == NULL) f = own_physdev_fn(instance, name);
     if (f == NULL) f = own_device_fn(name);
     bool hidden = f == NULL && wrap_hides(name);
     pthread_mutex_unlock(&g_lock);
@@ -700,6 +930,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(
     pthread_mutex_lock(&g_lock);
     ensure_init();
     PFN_vkVoidFunction f = own_instance_fn(name);
+    if (f == NULL) f = own_physdev_fn(instance, name);
     bool wrap = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
     if (f != NULL || wrap) return f; /* a wrapping mock offers no physical-device command it cannot unwrap */
@@ -711,6 +942,13 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice
     pthread_mutex_lock(&g_lock);
     ensure_init();
     PFN_vkVoidFunction f = own_device_fn(name);
+    /* device_functions of a device_extension the device did not enable: not offered (LLP_LAYER_18). */
+    bool ext_fn = false;
+    for (int k = 0; k < FN_SLOTS; k++) ext_fn = ext_fn || (f != NULL && f == g_device_function_slots[k]);
+    if (ext_fn && g_sc.device_extension[0] != '\0') {
+        const struct dev_data *d = device != VK_NULL_HANDLE ? dev_find(device) : NULL;
+        if (d == NULL || !d->ext_enabled) f = NULL;
+    }
     bool wrap = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
     if (f != NULL || wrap) return f; /* a wrapping mock offers no device command it cannot unwrap */

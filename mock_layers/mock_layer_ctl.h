@@ -8,6 +8,7 @@
 #define MOCK_LAYER_CTL_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,11 @@ MOCK_LAYER_CTL_API void mock_layer_ctl_reset(void);
 /* Records kept in memory since load / the last reset, and record i (one JSON object). */
 MOCK_LAYER_CTL_API size_t mock_layer_ctl_record_count(void);
 MOCK_LAYER_CTL_API const char *mock_layer_ctl_record_get(size_t i);
+
+/* What a scenario's "device_functions" / "physdev_functions" command returns when the layer
+ * answers it itself (nothing below it has the command): */
+#define MOCK_LAYER_OWN_DEVICE_RESULT(x) ((uint32_t)(x) + 30000u)
+#define MOCK_LAYER_OWN_PHYSDEV_RESULT(x) ((uint32_t)(x) + 40000u)
 
 typedef int (*PFN_mock_layer_ctl_load_scenario)(const char *json);
 typedef void (*PFN_mock_layer_ctl_reset)(void);

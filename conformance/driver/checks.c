@@ -1322,9 +1322,11 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
     bool have_own = !m->library_path_is_bare_name && realpath(m->library_path, own_real) != NULL;
     if (realpath(c->drv->manifest_path, mreal) == NULL) snprintf(mreal, sizeof mreal, "%s", c->drv->manifest_path);
     int stale = 0;
+    size_t others = 0;
     for (size_t i = 0; i < files.count; i++) {
         char r[PATH_MAX];
         if (realpath(files.items[i], r) != NULL && strcmp(r, mreal) == 0) continue;
+        others++;
         char *buf = NULL;
         size_t len = 0;
         if (vkl_read_file(files.items[i], &buf, &len) != VK_SUCCESS) continue;
@@ -1346,7 +1348,7 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
         }
         free(buf);
     }
-    ldp_evidence(c, "%zu other manifests scanned in %zu directories; %d stale", files.count, dirs.count, stale);
+    ldp_evidence(c, "%zu other manifests scanned in %zu directories; %d stale", others, dirs.count, stale);
     vkl_strlist_finish(&dirs);
     vkl_strlist_finish(&files);
     if (c->drv->library_missing) {

@@ -3,8 +3,11 @@
 // targeted check reports it while every other check gives the same verdict as for the same mock
 // configured well (differences a violation necessarily implies are listed per case, with why).
 // Policy IDs are cited with VKT_POLICY (conformance/framework/policy.h).
+#include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <fstream>
@@ -91,6 +94,49 @@ LdpRun LdpCheck(const std::vector<std::string>& args, bool json = true, bool raw
   return r;
 }
 
+// Runs ldp-check (table format) with stdout and stderr on a pseudo-terminal; returns what the
+// terminal showed and sets *status to the exit status.
+std::string LdpCheckOnTerminal(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                               int* status) {
+  std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check"),
+                                   "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
+                                   "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=20"};
+  for (const auto& a : args) argv.push_back(a);
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    unsetenv("NO_COLOR");
+    for (const auto& kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  std::string out;
+  if (pid < 0) {
+    ADD_FAILURE() << "forkpty: " << strerror(errno);
+    *status = -1;
+    return out;
+  }
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(master, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO once the child side is closed
+    }
+  }
+  close(master);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return out;
+}
+
 // One mock configuration: the variant, its scenario and its manifest.
 struct Config {
   std::string variant = "v7";
@@ -98,9 +144,11 @@ struct Config {
   std::string manifest_api = "1.3.0";
   std::string manifest_extra;  // extra JSON members of "ICD" (leading comma included)
   std::string manifest_text;   // whole manifest text instead (library path placeholder @LIB@)
+  std::string manifest_testdata;  // or a file of conformance/driver/testdata/ (same placeholder)
   std::string manifest_name = "driver.json";
   bool missing_library = false;
   bool duplicate_manifest = false;
+  bool stale_sibling = false;  // another manifest beside it names a library that does not exist
   // The library is also reachable under a second name (a hard link, with the scenario beside it)
   // that is LD_PRELOADed into ldp-check: dlopen of the manifest's path then returns the copy
   // already loaded under the other name (same inode), as in a process that loaded the driver
@@ -128,13 +176,19 @@ std::string Materialise(vkt::Sandbox& sb, const Config& c, const std::string& na
     (*env)["ASAN_OPTIONS"] = std::string(asan ? asan : "") + ":verify_asan_link_order=0";
   }
   std::string lib = c.missing_library ? d.dir + "/libnot_there.so" : d.library;
-  std::string text = c.manifest_text.empty()
+  std::string text = !c.manifest_testdata.empty()
+                         ? vkt::ReadFileText(vkt::Runfile("conformance/driver/testdata/" + c.manifest_testdata))
+                     : c.manifest_text.empty()
                          ? "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\", "
                            "\"api_version\": \"" + c.manifest_api + "\"" + c.manifest_extra + "}}\n"
                          : c.manifest_text;
   text = Replace(text, "@LIB@", lib);
   std::string path = sb.WriteManifest(vkt::Location::kLoose, c.manifest_name, text);
   if (c.duplicate_manifest) sb.WriteManifest(vkt::Location::kLoose, "zz_copy_of_driver.json", text);
+  if (c.stale_sibling)
+    sb.WriteManifest(vkt::Location::kLoose, "zz_stale.json",
+                     "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + d.dir +
+                         "/libremoved_driver.so\", \"api_version\": \"1.3.0\"}}\n");
   return path;
 }
 
@@ -232,6 +286,14 @@ void MoreCases(Add add) {
     add({"Driver11DifferentFileLoaded", "LDP_DRIVER_11", "LDP_DRIVER_11", "warn", V("v7", "{}"), bad, {}, false,
          "/libpreloaded_copy.so", "/libpreloaded_copy.so was loaded"});
   }
+  {
+    // A stale manifest of another driver in the search directories: listed as evidence; the
+    // driver under test is not at fault, so its verdict stays pass.
+    Config bad = V("v7", "{}");
+    bad.stale_sibling = true;
+    add({"Driver11ListsStaleManifests", "LDP_DRIVER_11", "LDP_DRIVER_11", "pass", V("v7", "{}"), bad, {}, false,
+         "/libremoved_driver.so, which does not exist", "the library exists and matches the manifest"});
+  }
   // ---- LDP_DRIVER_12
   add({"Driver12RegistryOlderThanDriver", "LDP_DRIVER_12", "LDP_DRIVER_12", "warn", V("v7", R"({"api_version": "1.3.900"})"),
        V("v7", R"({"api_version": "1.3.900", "instance_extensions": ["VK_KHR_get_physical_device_properties2", )"
@@ -272,6 +334,11 @@ std::vector<Case> Cases() {
   add({"Driver2CrashWithZeroDevices", "LDP_DRIVER_2", "LDP_DRIVER_2", "fail", V("v7", R"({"physical_devices": []})"),
        V("v7", R"({"physical_devices": [], "misbehave": {"crash_with_zero_devices": true}})"), {}, false,
        "vkEnumeratePhysicalDevices -> VK_SUCCESS, 0 devices", ""});
+  // A driver that finds a device and aborts in one of its physical-device queries.
+  add({"Driver2CrashInPhysicalDeviceQuery", "LDP_DRIVER_2", "LDP_DRIVER_2", "fail", V("v7", "{}"),
+       V("v7", R"({"crash_in": ["vkGetPhysicalDeviceSparseImageFormatProperties"]})"), {}, false,
+       "vkEnumeratePhysicalDevices -> VK_SUCCESS, 1 devices",
+       "killed by signal 6 (Aborted) during vkGetPhysicalDeviceSparseImageFormatProperties (device 0)"});
   // ---- LDP_DRIVER_3
   add({"Driver3ReturnsVersionAboveOffered", "LDP_DRIVER_3", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
        V("v7_exports", R"({"interface": {"report_version": 9}})"),
@@ -333,6 +400,15 @@ std::vector<Case> Cases() {
          "file format 1.0.1 field", ""});
   }
   {
+    // A file_format_version the interface document does not define (1.2.0): loaders parse it with
+    // the fields they know and load the driver, so it is advisory; everything else is unchanged.
+    Config bad = V("v7", "{}");
+    bad.manifest_testdata = "unknown_file_format_version.json";
+    add({"Driver4UnknownFileFormatVersion", "LDP_DRIVER_4", "LDP_DRIVER_4", "warn", V("v7", "{}"), bad, {}, false,
+         "file_format_version 1.2.0 is not a supported version",
+         "'file_format_version' 1.2.0 is not one the interface document defines"});
+  }
+  {
     Config bad = V("v7", "{}");
     bad.missing_library = true;
     add({"Driver4And11MissingLibrary", "LDP_DRIVER_4", "LDP_DRIVER_4", "fail", V("v7", "{}"), bad,
@@ -344,6 +420,12 @@ std::vector<Case> Cases() {
        "negotiated interface 4", ""});
   add({"Driver7Variant4", "LDP_DRIVER_7", "LDP_DRIVER_7", "fail", V("v4", kApi10 + "}", "1.0.0"), V("v4", "{}"), {},
        false, "manifest api_version 1.3.0", ""});
+  // The manifest says 1.0 but the library's own vkEnumerateInstanceVersion says 1.1, at interface 4.
+  add({"Driver7LibraryVersionAboveManifest", "LDP_DRIVER_7", "LDP_DRIVER_7", "fail", V("v4", kApi10 + "}", "1.0.0"),
+       V("v4", R"({"api_version": "1.1.0", "physical_devices": [{"api_version": "1.0.0"}]})", "1.0.0"),
+       // the manifest no longer describes the library's version
+       {{"LDP_DRIVER_11", "warn"}}, false, "manifest api_version 1.0.0; vkEnumerateInstanceVersion 1.1.0",
+       "supports Vulkan 1.1.0 but its highest interface version is 4"});
   // ---- LDP_DRIVER_8
   add({"Driver8SurfacesBelowInterface3", "LDP_DRIVER_8", "LDP_DRIVER_8", "fail", V("v2", kApi10 + ", " + kSurfaceExts + "}", "1.0.0"),
        V("v2", kApi10 + ", " + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})", "1.0.0"), {}, false,
@@ -398,6 +480,10 @@ std::vector<Case> Cases() {
        {}, false, "NULL instance: vkEnumerateInstanceVersion -> NULL", ""});
   add({"LintVkExportsWithoutBsymbolic", "LDP_DRIVER_1", "LINT_VK_EXPORTS", "warn", V("v7", "{}"), V("v7_vkexports", "{}"),
        {}, false, "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): no", ""});
+  // The same exports linked with -Bsymbolic are what the interface document asks for: not flagged.
+  add({"LintVkExportsWithBsymbolicPass", "LDP_DRIVER_1", "LINT_VK_EXPORTS", "pass", V("v7", "{}"),
+       V("v7_vkexports_symbolic", "{}"), {}, false, "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): yes",
+       "exports 10 standard vk* functions and is linked with -Bsymbolic"});
   MoreCases(add);
   return v;
 }
@@ -525,7 +611,20 @@ TEST(LdpCheckCli, UnreadableAndUnloadable) {
   EXPECT_EQ(r.exit_status, 1);
   EXPECT_EQ(r.verdict["LDP_DRIVER_4"], "fail") << r.Describe();
   EXPECT_NE(r.reason["LDP_DRIVER_4"].find("cannot be loaded"), std::string::npos) << r.Describe();
-  EXPECT_NE(r.reason["LDP_DRIVER_4"].find("libfake.so"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.reason["LDP_DRIVER_4"].find("libfake.so: file too short"), std::string::npos) << r.Describe();
+  // A real library whose dependency is not installed: the dynamic linker's words name it.
+  std::string dep = dir + "/libmissing_dep_icd.so";
+  std::ifstream src(vkt::Runfile("conformance/driver/testdata/libmissing_dep_icd.so"), std::ios::binary);
+  std::ofstream(dep, std::ios::binary) << src.rdbuf();
+  sb.WriteFile(dir + "/dep.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + dep +
+                                      "\", \"api_version\": \"1.3.0\"}}");
+  LdpRun d = LdpCheck({dir + "/dep.json"});
+  EXPECT_EQ(d.exit_status, 1) << d.Describe();
+  EXPECT_EQ(d.verdict["LDP_DRIVER_4"], "fail") << d.Describe();
+  EXPECT_NE(d.reason["LDP_DRIVER_4"].find("cannot be loaded: libldp_gone.so: cannot open shared object file"),
+            std::string::npos)
+      << d.Describe();
+  EXPECT_EQ(d.verdict["LDP_DRIVER_3"], "not-testable-here") << d.Describe();
   // Hostile input never crashes the checker: empty file, binary garbage, deep nesting.
   sb.WriteFile(dir + "/empty.json", "");
   sb.WriteFile(dir + "/garbage.json", std::string("\x7f" "ELF\x01\x02\xff\x00\x10", 9));
@@ -577,6 +676,55 @@ TEST(LdpCheckCli, TableJunitOutputFileAndSubset) {
   EXPECT_EQ(LdpCheck({"--output=/nonexistent/dir/x", manifest}, false).exit_status, 2);
 }
 
+// Colour is the default on a terminal only; NO_COLOR and --no-color turn it off there.
+TEST(LdpCheckCli, ColourOnlyOnATerminal) {
+  VKT_POLICY("LDP_DRIVER_7", "LDP_DRIVER_10");
+  vkt::Sandbox sb;
+  std::string manifest = Materialise(sb, V("v7", R"({"misbehave": {"incompatible_for_any_api_above_1_0": true}})"));
+  int status = -1;
+  std::string tty = LdpCheckOnTerminal({"--check=LDP_DRIVER_7,LDP_DRIVER_10", manifest}, {}, &status);
+  EXPECT_EQ(status, 1) << tty;
+  EXPECT_NE(tty.find("\033[32mpass"), std::string::npos) << tty;
+  EXPECT_NE(tty.find("\033[1;31mfail"), std::string::npos) << tty;
+  // On a terminal the progress line goes to stderr.
+  EXPECT_NE(tty.find("checking " + manifest), std::string::npos) << tty;
+  std::string no_color = LdpCheckOnTerminal({"--check=LDP_DRIVER_7", manifest}, {{"NO_COLOR", "1"}}, &status);
+  EXPECT_EQ(status, 0) << no_color;
+  EXPECT_NE(no_color.find("LDP_DRIVER_7"), std::string::npos) << no_color;
+  EXPECT_EQ(no_color.find("\033["), std::string::npos) << no_color;
+  std::string forced_off = LdpCheckOnTerminal({"--no-color", "--check=LDP_DRIVER_7", manifest}, {}, &status);
+  EXPECT_NE(forced_off.find("LDP_DRIVER_7"), std::string::npos) << forced_off;
+  EXPECT_EQ(forced_off.find("\033["), std::string::npos) << forced_off;
+  // The JSON format never has colour, terminal or not.
+  std::string json = LdpCheckOnTerminal({"--format=json", "--check=LDP_DRIVER_7", manifest}, {}, &status);
+  EXPECT_NE(json.find("\"verdict\": \"pass\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\033["), std::string::npos) << json;
+}
+
+// Input the checker cannot read is an I/O error (exit 2) with the reason, also as root: a
+// directory, and a file whose read(2) fails (/proc/self/mem reads EIO at offset 0). The other
+// manifests on the same command line are still checked.
+TEST(LdpCheckCli, NotARegularFileAndReadErrors) {
+  VKT_POLICY("LDP_DRIVER_4");
+  vkt::Sandbox sb;
+  std::string good = Materialise(sb, V("v7", "{}"));
+  std::string dir = sb.root() + "/a_directory.json";
+  vkt::MakeDirs(dir);
+  LdpRun r = LdpCheck({"--check=LDP_DRIVER_4", dir, "/proc/self/mem", good});
+  EXPECT_EQ(r.exit_status, 2) << r.Describe();
+  EXPECT_NE(r.err.find(dir + ": not a regular file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/proc/self/mem: cannot be read: Input/output error"), std::string::npos) << r.err;
+  ASSERT_EQ(r.json["drivers"].size(), 3u) << r.out;
+  EXPECT_EQ(r.json["drivers"][0]["error"].str(), dir + ": not a regular file");
+  EXPECT_EQ(r.json["drivers"][1]["error"].str(), "/proc/self/mem: cannot be read: Input/output error");
+  EXPECT_EQ(r.json["drivers"][2]["results"][0]["verdict"].str(), "pass") << r.out;
+  // The JUnit report shows them as errors.
+  LdpRun j = LdpCheck({"--format=junit", "--check=LDP_DRIVER_4", dir, good}, false);
+  EXPECT_EQ(j.exit_status, 2);
+  EXPECT_NE(j.out.find("name=\"manifest\"><error message=\"" + dir + ": not a regular file\"/>"), std::string::npos)
+      << j.out;
+}
+
 TEST(LdpCheckCli, InstalledUsesTheLoaderSearch) {
   VKT_POLICY("LDP_DRIVER_4", "LDP_DRIVER_11");
   vkt::Sandbox sb;
@@ -587,6 +735,34 @@ TEST(LdpCheckCli, InstalledUsesTheLoaderSearch) {
   EXPECT_EQ(r.json["drivers"].size(), 1u) << r.out;
   EXPECT_EQ(r.json["drivers"][0]["manifest"].str(), dir + "/driver.json");
   EXPECT_EQ(r.verdict["LDP_DRIVER_4"], "pass");
+}
+
+// Without any VK_DRIVER_FILES-style override, --installed follows the default search: a manifest
+// in $XDG_DATA_HOME/vulkan/icd.d is found, and with XDG_DATA_DIRS pointing into the sandbox the
+// system's /usr/share/vulkan/icd.d is not searched.
+TEST(LdpCheckCli, InstalledFollowsTheDefaultSearch) {
+  VKT_POLICY("LDP_DRIVER_4", "LDP_DRIVER_11");
+  vkt::Sandbox sb;
+  const vkt::Driver& d = sb.AddDriver("xdg", "v7", "{}");
+  std::string manifest = sb.WriteManifest(
+      vkt::Location::kXdgDataHome, "xdg_driver.json",
+      "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + d.library + "\", \"api_version\": \"1.3.0\"}}");
+  std::map<std::string, std::string> env = sb.env();
+  env.erase("VK_LOADER_DEBUG");
+  for (const char* k : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES"}) env.erase(k);
+  ASSERT_TRUE(env.count("XDG_DATA_HOME") && env.count("XDG_DATA_DIRS")) << "sandbox environment changed";
+  LdpRun r = LdpCheck({"--installed", "--check=LDP_DRIVER_4"}, true, false, env);
+  ASSERT_TRUE(r.json.valid()) << r.out << r.err;
+  bool found = false;
+  for (size_t i = 0; i < r.json["drivers"].size(); i++) {
+    std::string m = r.json["drivers"][i]["manifest"].str();
+    EXPECT_EQ(m.rfind("/usr/share/vulkan/icd.d/", 0), std::string::npos) << m;
+    if (m == manifest) {
+      found = true;
+      EXPECT_EQ(r.json["drivers"][i]["results"][0]["verdict"].str(), "pass") << r.out;
+    }
+  }
+  EXPECT_TRUE(found) << manifest << "\n" << r.out;
 }
 
 TEST(LdpCheckCli, RegistryOption) {
@@ -601,6 +777,30 @@ TEST(LdpCheckCli, RegistryOption) {
   EXPECT_EQ(r.verdict["LDP_DRIVER_12"], "warn") << r.Describe();
   EXPECT_NE(r.out.find("VK_KHR_get_physical_device_properties2: not in the registry"), std::string::npos) << r.out;
   EXPECT_EQ(LdpCheck({"--registry=/nonexistent.xml", manifest}, false).exit_status, 2);
+}
+
+// A library that kills any process loading it (its constructor aborts): ldp-check survives, since
+// only its children load drivers, and every check that loads it fails with the signal.
+TEST(LdpCheckCli, DriverThatAbortsOnLoadIsOnlyLoadedInChildren) {
+  VKT_POLICY("LDP_DRIVER_4");
+  vkt::Sandbox sb;
+  std::string dir = sb.root() + "/ctor";
+  vkt::MakeDirs(dir);
+  sb.WriteFile(dir + "/abort.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                                        vkt::Runfile("conformance/driver/testdata/libctor_abort_icd.so") +
+                                        "\", \"api_version\": \"1.3.0\"}}");
+  LdpRun r = LdpCheck({dir + "/abort.json"});
+  ASSERT_TRUE(r.json.valid()) << r.out << r.err;
+  EXPECT_EQ(r.exit_status, 1) << r.Describe();
+  EXPECT_EQ(r.verdict.size(), 17u) << r.Describe();
+  for (const char* id : {"LDP_DRIVER_3", "LDP_DRIVER_4", "LDP_DRIVER_11"}) {
+    EXPECT_EQ(r.verdict[id], "fail") << id << "\n" << r.Describe();
+    // A plain build dies of SIGABRT; under AddressSanitizer (abort_on_error) the same.
+    EXPECT_NE(r.reason[id].find("killed by signal 6"), std::string::npos) << id << "\n" << r.Describe();
+    EXPECT_NE(r.reason[id].find("during dlopen("), std::string::npos) << id << "\n" << r.Describe();
+  }
+  // Reading the ELF file does not load it.
+  EXPECT_EQ(r.verdict["LINT_VK_EXPORTS"], "pass") << r.Describe();
 }
 
 TEST(LdpCheckCli, HangingOrCrashingDriverIsAFindingNotACrash) {

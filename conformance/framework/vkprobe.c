@@ -1263,6 +1263,15 @@ static void step_replace_file(const char *arg) {
   obj_end();
 }
 
+/* remove-file:PATH: test-only; deletes PATH between two Vulkan calls, e.g. a manifest the loader
+ * already read. */
+static void step_remove_file(const char *arg) {
+  obj_begin("remove-file");
+  kv_str("path", arg);
+  kv_bool("ok", arg != NULL && *arg != '\0' && unlink(arg) == 0);
+  obj_end();
+}
+
 /* ---- WSI: surfaces with fake platform handles, queries, swapchains ---- */
 static VkSurfaceKHR g_surface;
 
@@ -1565,7 +1574,7 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words",
-      "write-file", "replace-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface"};
+      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -1653,6 +1662,8 @@ int main(int argc, char **argv) {
       step_write_file(arg);
     } else if (is_step("replace-file", s, &arg)) {
       step_replace_file(arg);
+    } else if (is_step("remove-file", s, &arg)) {
+      step_remove_file(arg);
     } else if (is_step("create-surface", s, &arg)) {
       step_create_surface(arg);
     } else if (is_step("surface-queries", s, &arg)) {

@@ -134,6 +134,18 @@ if want loader_world_fuzzer; then
       "$B/mockobj/mock_$v.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_icd/libmock_icd_$v.so" \
       -ldl -lpthread -lm
   done
+  # The mock layers (the world's layer slots), built the same way: $OUT/vkl_mock_layer.
+  mkdir -p "$OUT/vkl_mock_layer"
+  python3 fuzz/oss-fuzz/mock_variants.py mock_layers/variants.bzl | while read -r line; do
+    v=${line%% *}
+    defs=${line#* }; defs=${defs%% |*}
+    exports=${line##*| }
+    echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/layer_$v.lds"
+    $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_layers/mock_layer.c -o "$B/mockobj/layer_$v.o"
+    $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/layer_$v.lds" \
+      "$B/mockobj/layer_$v.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_layer/libmock_layer_$v.so" \
+      -ldl -lpthread -lm
+  done
 fi
 
 # ---- seed corpora (seeds + every regression) and dictionaries ----------------------------------

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Prints the mock ICD variant table of mock_icd/variants.bzl for build scripts without Bazel.
+"""Prints the mock ICD (or mock layer) variant table for build scripts without Bazel.
 
     python3 fuzz/oss-fuzz/mock_variants.py mock_icd/variants.bzl
+    python3 fuzz/oss-fuzz/mock_variants.py mock_layers/variants.bzl
 
 One line per variant: `<variant> <compile defines separated by spaces> | <comma-separated exports>`.
 variants.bzl is Starlark; its table-building part is also valid Python, so it is executed with
@@ -19,6 +20,23 @@ def main():
     env = {"struct": lambda **kw: types.SimpleNamespace(**kw), "C_COPTS": [],
            "native": types.SimpleNamespace()}
     exec(compile(src, path, "exec"), env)
+    if "MOCK_LAYER_VARIANTS" in env:  # mock_layers/variants.bzl
+        neg, std = "vkNegotiateLoaderLayerInterfaceVersion", ("vkGetInstanceProcAddr", "vkGetDeviceProcAddr")
+        for name in sorted(env["MOCK_LAYER_VARIANTS"]):
+            row = env["MOCK_LAYER_VARIANTS"][name]
+            defines = [
+                "-DMOCK_LAYER_INTERFACE=%d" % row.interface,
+                "-DMOCK_LAYER_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
+                "-DMOCK_LAYER_NEGOTIATE_NAME=%s" % (row.negotiate or neg),
+                "-DMOCK_LAYER_EXPORT_GIPA=%d" % (1 if row.gipa else 0),
+                "-DMOCK_LAYER_GIPA_NAME=%s" % (row.gipa or std)[0],
+                "-DMOCK_LAYER_GDPA_NAME=%s" % (row.gipa or std)[1],
+                "-DMOCK_LAYER_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
+                "-DMOCK_LAYER_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
+                "-DMOCK_LAYER_EXPORT_INTROSPECTION=%d" % (1 if row.introspection else 0),
+            ]
+            print("%s %s | %s" % (name, " ".join(defines), ",".join(env["mock_layer_exports"](name))))
+        return
     table = env["MOCK_ICD_VARIANTS"]
     for name in sorted(table):
         row = table[name]

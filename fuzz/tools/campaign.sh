@@ -28,6 +28,14 @@ world=$((rest / 3)); [ $world -lt 1 ] && world=1
 each=$(((rest - world) / 5)); [ $each -lt 1 ] && each=1
 echo "campaign: $cores cores, ${secs}s: loader_world_fuzzer x$world, parsers x$each, AFL++ x$afl_jobs"
 
+# seeds BIN_DIR TARGET DEST: the seed corpus, from the directory <target>_seed_corpus/ when there
+# is one (fuzz/tools/make_campaign_bundle.sh unpacks them: no Python on the remote), else the zip.
+seeds() {
+  if [ -d "$1/${2}_seed_corpus" ]; then cp -r "$1/${2}_seed_corpus/." "$3/"
+  else python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
+    "$1/${2}_seed_corpus.zip" "$3"; fi
+}
+
 pids=()
 for t in $targets; do
   [ -x "$bin/$t" ] || continue
@@ -37,8 +45,7 @@ for t in $targets; do
   corpus=$work/corpus/$t
   mkdir -p "$corpus" "$results/crashes_$t"
   if [ -n "${VKL_CORPUS_IN:-}" ] && [ -d "$VKL_CORPUS_IN/$t" ]; then cp "$VKL_CORPUS_IN/$t"/* "$corpus"/ 2>/dev/null; fi
-  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
-    "$bin/${t}_seed_corpus.zip" "$corpus"
+  seeds "$bin" "$t" "$corpus"
   dict=()
   [ -f "$bin/$t.dict" ] && dict=(-dict="$bin/$t.dict")
   echo "$jobs" > "$results/jobs_$t"
@@ -52,8 +59,9 @@ if [ "$afl_jobs" -gt 0 ]; then
   afl=${VKL_AFL_FUZZ:-afl-fuzz}
   ain=$work/afl_in
   mkdir -p "$ain"
-  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
-    "$VKL_AFL_DIR/loader_world_fuzzer_seed_corpus.zip" "$ain"
+  if [ -e "$VKL_AFL_DIR/loader_world_fuzzer_seed_corpus.zip" ] || [ -d "$VKL_AFL_DIR/loader_world_fuzzer_seed_corpus" ]
+  then seeds "$VKL_AFL_DIR" loader_world_fuzzer "$ain"
+  else seeds "$bin" loader_world_fuzzer "$ain"; fi
   export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
   for i in $(seq 0 $((afl_jobs - 1))); do
     role=-S; name=s$i

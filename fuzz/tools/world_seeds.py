@@ -44,6 +44,38 @@ INST_EXTS = ["VK_KHR_get_physical_device_properties2", "VK_KHR_surface", "VK_KHR
              "VK_EXT_debug_report"]
 
 
+LAYER_VARIANTS = ["v0", "v1", "v1_renamed", "v2", "v2_all", "v2_gpdpa", "v2_gpdpa_export",
+                  "v2_renamed"]
+LAYER_LOCATIONS = ["VK_LAYER_PATH", "VK_ADD_LAYER_PATH", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS",
+                   "XDG_DATA_DIRS", "HOME-local-share"]
+LAYER_NAMES = ["VK_LAYER_FUZZ_a", "VK_LAYER_FUZZ_b", "VK_LAYER_FUZZ_c", "VK_LAYER_FUZZ_d"]
+LAYER_FORMATS = ["1.0.0", "1.0.1", "1.1.0", "1.1.1", "1.1.2", "1.2.0", "1.2.1", "1.0"]
+LAYER_MISBEHAVE = ["fail_negotiation", "negotiate_version", "no_advance_link", "clobber_instance",
+                   "clobber_device", "no_call_down", "fail_unknown_extensions",
+                   "return_disabled_functions"]
+
+
+def layer(variant="v2_gpdpa", location=2, libform=0, implicit=False, meta=False, override=False,
+          enable_env=False, disable_env=False, set_enable=False, set_disable=False, odd=False,
+          fmt="1.1.2", array=False, api_minor=3, pre_instance=False, renames=False, name=0,
+          components=(), blacklist=(), misbehave=(), negotiate_version=0, wrap=False,
+          pre_add_ext=False, pre_add_layer=False, pre_no_call_down=False):
+    """One layer slot (FRAMING.md "layers"). name/components/blacklist: LAYER_NAMES indexes."""
+    out = u8(LAYER_VARIANTS.index(variant))
+    out += u8(location | (libform << 3))
+    out += u8((1 if implicit else 0) | (2 if meta else 0) | (4 if override else 0)
+              | (8 if enable_env else 0) | (16 if disable_env else 0) | (32 if set_enable else 0)
+              | (64 if set_disable else 0) | (128 if odd else 0))
+    out += u8(LAYER_FORMATS.index(fmt) | (8 if array else 0) | (api_minor << 4)
+              | (64 if pre_instance else 0) | (128 if renames else 0))
+    out += u8(name)
+    out += u8(sum(1 << i for i in components) | (sum(1 << i for i in blacklist) << 4))
+    out += u8(sum(1 << LAYER_MISBEHAVE.index(m) for m in misbehave))
+    out += u8((1 if wrap else 0) | (4 if pre_add_ext else 0) | (8 if pre_add_layer else 0)
+              | (16 if pre_no_call_down else 0) | (negotiate_version << 6))
+    return out
+
+
 # Seeds that still crash the loader live in fuzz/crashes/<target>/ until the bug is fixed (then
 # they move to fuzz/regressions/ and the seed comes back here). None is open now.
 OPEN_CRASH_COMMANDS = set()
@@ -134,7 +166,7 @@ def world(drivers=(), elevated=False, chdir=False, allocator=False, dbg_utils=Fa
           portability_flag=False, odd_flag=False, exts=(), layers=(), eiep_layer=None,
           eiep_short=False, pd_short=False, devext_layer=False, app_messenger=False,
           unknown_pd=False, unknown_dev=False, pd_choice=0, queue_family=0, queue_count=1,
-          dev_exts=(), alloc_fail_at=0, msg=0, lookup=""):
+          dev_exts=(), alloc_fail_at=0, msg=0, lookup="", wlayers=()):
     """env: (name, mode, value): mode "unset" | "empty" | "locations" (value: location indexes)
     | "raw" (value: string, @W@ = the world directory)."""
     out = u8((1 if elevated else 0) | (2 if chdir else 0) | (4 if allocator else 0)
@@ -184,6 +216,10 @@ def world(drivers=(), elevated=False, chdir=False, allocator=False, dbg_utils=Fa
         out += u8(["VK_KHR_swapchain", "VK_KHR_maintenance1", "VK_KHR_portability_subset",
                    "VK_KHR_device_group"].index(e))
     out += u8(alloc_fail_at) + u8(msg) + s8(lookup)
+    if wlayers:  # appended only when present: older seeds end here and decode to no layers
+        out += u8(len(wlayers))
+        for lay in wlayers:
+            out += lay
     return out
 
 
@@ -355,7 +391,149 @@ def seeds():
                                             b'{"library_path": "libvkl_fuzz_drv0.so", "api_version": "1.0.0"}}')])
     s["system_library_refused"] = world([driver("v7", raw=b'{"file_format_version": "1.0.0", "ICD": '
                                                  b'{"library_path": "libvulkan.so.1", "api_version": "1.3.0"}}')])
+    layer_seeds(s)
     return s
+
+
+def layer_seeds(s):
+    """Worlds with mock layers (LLP_LOADER_3/5/6/7/13 in the oracle)."""
+    drv = [driver("v7"), driver("v5_gpdpa", stem=1)]
+    # every variant, explicit (enabled by the application) and implicit
+    for v in LAYER_VARIANTS:
+        ren = v.endswith("_renamed")
+        s["layer_explicit_%s" % v] = world(drv, layers=(LAYER_NAMES[0],),
+                                           wlayers=[layer(v, renames=ren)])
+        s["layer_implicit_%s" % v] = world(drv, wlayers=[layer(v, implicit=True, disable_env=True,
+                                                               renames=ren, name=1)])
+    # every location x library form, both kinds
+    for loc in range(len(LAYER_LOCATIONS)):
+        for lf in range(4):
+            for imp in (False, True):
+                s["layer_%s_%s_%s" % ("implicit" if imp else "explicit", LAYER_LOCATIONS[loc],
+                                      LIBFORMS[lf])] = world(
+                    [driver("v7")], layers=() if imp else (LAYER_NAMES[2],),
+                    wlayers=[layer("v2_all", location=loc, libform=lf, implicit=imp,
+                                   disable_env=imp, name=2)])
+    s["layer_chdir_relative"] = world([driver("v7", libform=1)], chdir=True, layers=(LAYER_NAMES[0],),
+                                      wlayers=[layer(location=0, libform=1)])
+    # file format versions, "layers" arrays, API versions
+    for i, f in enumerate(LAYER_FORMATS):
+        s["layer_format_%s" % f] = world(drv, layers=(LAYER_NAMES[0],),
+                                         wlayers=[layer(fmt=f, array=(i % 2 == 1), api_minor=i % 4)])
+    s["layer_array_two"] = world(drv, layers=(LAYER_NAMES[0], LAYER_NAMES[1]),
+                                 wlayers=[layer(fmt="1.0.1", array=True),
+                                          layer("v2_all", fmt="1.0.1", array=True, name=1)])
+    # enable / disable environment (LLP_LOADER_6/7)
+    for en in (False, True):
+        for dis in (False, True):
+            for se in (False, True):
+                for sd in (False, True):
+                    if (se and not en) or (sd and not dis):
+                        continue
+                    for odd in (False, True):
+                        s["layer_env_en%d_dis%d_set%d%d_odd%d" % (en, dis, se, sd, odd)] = world(
+                            drv, wlayers=[layer("v2_gpdpa", implicit=True, enable_env=en,
+                                                disable_env=dis, set_enable=se, set_disable=sd,
+                                                odd=odd)])
+    s["layer_env_implicit_no_disable"] = world(drv, wlayers=[layer(implicit=True)])
+    # duplicates (LLP_LOADER_3): the same layer by the application twice, VK_INSTANCE_LAYERS,
+    # VK_LOADER_LAYERS_ENABLE, an implicit one enabled again, two manifests with one name
+    s["layer_dup_app_twice"] = world(drv, layers=(LAYER_NAMES[0],) * 3, wlayers=[layer()])
+    s["layer_dup_instance_layers"] = world(
+        drv, layers=(LAYER_NAMES[0],), wlayers=[layer(), layer("v2_all", name=1)],
+        env=(("VK_INSTANCE_LAYERS", "raw", "VK_LAYER_FUZZ_a:VK_LAYER_FUZZ_b:VK_LAYER_FUZZ_a"),))
+    s["layer_dup_enable_filter"] = world(
+        drv, layers=(LAYER_NAMES[1],), wlayers=[layer(), layer("v2_all", name=1)],
+        env=(("VK_LOADER_LAYERS_ENABLE", "raw", "*FUZZ*"),))
+    s["layer_dup_implicit_and_app"] = world(drv, layers=(LAYER_NAMES[0],),
+                                            wlayers=[layer(implicit=True, disable_env=True)])
+    s["layer_dup_same_name"] = world(drv, layers=(LAYER_NAMES[0],),
+                                     wlayers=[layer(location=2), layer("v2_all", location=4),
+                                              layer("v1", location=5, implicit=True, disable_env=True)])
+    s["layer_dup_same_name_paths"] = world(drv, layers=(LAYER_NAMES[0],),
+                                           wlayers=[layer(location=0), layer("v2_all", location=1)])
+    # filters
+    s["layer_filter_disable_all"] = world(
+        drv, layers=(LAYER_NAMES[0],), wlayers=[layer(), layer(implicit=True, disable_env=True, name=1)],
+        env=(("VK_LOADER_LAYERS_DISABLE", "raw", "~all~"),))
+    s["layer_filter_disable_implicit_allow"] = world(
+        drv, wlayers=[layer(implicit=True, disable_env=True), layer(implicit=True, disable_env=True, name=1)],
+        env=(("VK_LOADER_LAYERS_DISABLE", "raw", "~implicit~"),
+             ("VK_LOADER_LAYERS_ALLOW", "raw", "VK_LAYER_FUZZ_b")))
+    s["layer_not_present"] = world(drv, layers=("VK_LAYER_FUZZ_missing",), wlayers=[layer()])
+    # meta layers and the override layer
+    s["layer_meta"] = world(drv, layers=(LAYER_NAMES[3],),
+                            wlayers=[layer(), layer("v2_all", name=1),
+                                     layer(meta=True, name=3, components=(0, 1))])
+    s["layer_meta_implicit"] = world(drv, wlayers=[layer(), layer("v2_all", name=1),
+                                                   layer(meta=True, implicit=True, disable_env=True,
+                                                         name=3, components=(0, 1))])
+    s["layer_meta_self"] = world(drv, layers=(LAYER_NAMES[3],),
+                                 wlayers=[layer(meta=True, name=3, components=(3,))])
+    s["layer_meta_missing_component"] = world(drv, layers=(LAYER_NAMES[3],),
+                                               wlayers=[layer(meta=True, name=3, components=(2,))])
+    s["layer_meta_old_format"] = world(drv, layers=(LAYER_NAMES[3],),
+                                       wlayers=[layer(), layer(meta=True, name=3, components=(0,),
+                                                               fmt="1.0.0")])
+    s["layer_override"] = world(drv, wlayers=[layer(), layer("v2_all", name=1),
+                                              layer(override=True, disable_env=True, components=(0,),
+                                                    blacklist=(1,))],
+                                layers=(LAYER_NAMES[1],))
+    s["layer_override_disabled"] = world(drv, wlayers=[layer(), layer(override=True, disable_env=True,
+                                                                      set_disable=True,
+                                                                      components=(0,))])
+    s["layer_override_component_disable"] = world(
+        drv, wlayers=[layer(implicit=True, disable_env=True, set_disable=True),
+                      layer(override=True, disable_env=True, components=(0,))])
+    # pre-instance functions
+    for nc in (False, True):
+        s["layer_pre_instance_nocalldown%d" % nc] = world(
+            drv, eiep_short=True,
+            wlayers=[layer("v2_all", implicit=True, disable_env=True, pre_instance=True,
+                           pre_add_ext=True, pre_add_layer=True, pre_no_call_down=nc)])
+    s["layer_pre_instance_explicit"] = world(drv, layers=(LAYER_NAMES[0],),
+                                             wlayers=[layer(pre_instance=True, pre_add_ext=True)])
+    # misbehaviours (LLP_LOADER_5 and the chain), alone, over a good layer, and implicit
+    for m in LAYER_MISBEHAVE:
+        nv = 3 if m == "negotiate_version" else 0
+        s["layer_misbehave_%s" % m] = world(
+            drv, layers=(LAYER_NAMES[0], LAYER_NAMES[1]), exts=("VK_EXT_debug_utils",),
+            wlayers=[layer("v2", misbehave=(m,), negotiate_version=nv), layer("v2_all", name=1)])
+        s["layer_misbehave_%s_implicit" % m] = world(
+            drv, layers=(LAYER_NAMES[1],), device=True,
+            wlayers=[layer("v2_gpdpa", implicit=True, disable_env=True, misbehave=(m,),
+                           negotiate_version=nv), layer("v2_gpdpa_export", name=1)])
+    for nv in range(4):
+        s["layer_negotiate_version_%d" % nv] = world(
+            drv, layers=(LAYER_NAMES[0],),
+            wlayers=[layer("v2_all", misbehave=("negotiate_version",), negotiate_version=nv)])
+    s["layer_fail_negotiation_with_gipa"] = world(
+        drv, layers=(LAYER_NAMES[0],), wlayers=[layer("v2_all", misbehave=("fail_negotiation",))])
+    # handle wrapping, devices, groups, allocators
+    s["layer_wrap_handles"] = world(
+        [driver("v7", sc=scenario(groups=True, pds=((3, 3, 2),) * 2))], layers=(LAYER_NAMES[0],),
+        groups=True, dev_exts=("VK_KHR_swapchain",), wlayers=[layer("v2_all", wrap=True)])
+    s["layer_wrap_two"] = world(drv, layers=(LAYER_NAMES[0], LAYER_NAMES[1]), allocator=True,
+                                wlayers=[layer("v2_all", wrap=True), layer(wrap=True, name=1)])
+    for k in (1, 4, 9, 17):
+        s["layer_allocator_fail_%d" % k] = world(drv, layers=(LAYER_NAMES[0],), allocator=True,
+                                                 alloc_fail_at=k, wlayers=[layer("v2_all", wrap=True)])
+    # elevated: every layer location is a user path
+    s["layer_elevated"] = world(drv, elevated=True, layers=(LAYER_NAMES[0],),
+                                env=(("VK_INSTANCE_LAYERS", "raw", "VK_LAYER_FUZZ_b"),),
+                                wlayers=[layer(location=i % 6, implicit=(i % 2 == 1), disable_env=True,
+                                               name=i % 4) for i in range(4)])
+    s["layer_elevated_paths"] = world(drv, elevated=True, layers=(LAYER_NAMES[0], LAYER_NAMES[1]),
+                                      wlayers=[layer(location=0), layer(location=1, implicit=True,
+                                                                        disable_env=True, name=1)])
+    # four layers, everything at once
+    s["layer_four"] = world(
+        [driver("v7"), driver("v1", stem=1), driver("v5_gpdpa", stem=2)],
+        layers=(LAYER_NAMES[0], LAYER_NAMES[2]), exts=("VK_EXT_debug_utils",), dbg_utils=True,
+        wlayers=[layer("v2_all", wrap=True), layer("v1", implicit=True, disable_env=True, name=1),
+                 layer("v2_gpdpa_export", location=4, name=2),
+                 layer("v0", location=5, implicit=True, enable_env=True, set_enable=True,
+                       disable_env=True, name=3)])
 
 
 def main():

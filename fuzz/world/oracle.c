@@ -36,6 +36,7 @@ struct w_slot_recs {
 
 struct w_records {
     struct w_slot_recs s[W_MAX_DRIVERS];
+    struct w_slot_recs l[W_MAX_LAYERS]; /* the mock layers' records */
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -67,16 +68,24 @@ static char *slurp(const char *path, size_t *len) {
     return buf;
 }
 
+static void read_slot(const char *lib_abs, uint32_t s, struct w_slot_recs *sr);
+
 struct w_records *oracle_read(const struct world *w) {
     struct w_records *rs = calloc(1, sizeof(*rs));
     if (rs == NULL) abort();
-    for (uint32_t s = 0; s < w->ndrivers; s++) {
+    for (uint32_t s = 0; s < w->ndrivers; s++) read_slot(w->d[s].lib_abs, s, &rs->s[s]);
+    for (uint32_t i = 0; i < w->nlayers; i++) read_slot(w->l[i].lib_abs, 100 + i, &rs->l[i]);
+    return rs;
+}
+
+/* Reads <lib_abs>.calls (slot: for messages; layers are 100 + slot). */
+static void read_slot(const char *lib_abs, uint32_t s, struct w_slot_recs *sr) {
+    {
         char path[W_PATH + 8];
-        snprintf(path, sizeof path, "%s.calls", w->d[s].lib_abs);
+        snprintf(path, sizeof path, "%s.calls", lib_abs);
         size_t len = 0;
         char *text = slurp(path, &len);
-        if (text == NULL) continue;
-        struct w_slot_recs *sr = &rs->s[s];
+        if (text == NULL) return;
         sr->file_exists = true;
         size_t cap = 0;
         for (char *line = text; *line;) {
@@ -103,7 +112,6 @@ struct w_records *oracle_read(const struct world *w) {
         }
         free(text);
     }
-    return rs;
 }
 
 void oracle_free(struct w_records *rs) {
@@ -111,6 +119,10 @@ void oracle_free(struct w_records *rs) {
     for (int s = 0; s < W_MAX_DRIVERS; s++) {
         for (size_t i = 0; i < rs->s[s].n; i++) vkl_json_free(rs->s[s].r[i].root);
         free(rs->s[s].r);
+    }
+    for (int s = 0; s < W_MAX_LAYERS; s++) {
+        for (size_t i = 0; i < rs->l[s].n; i++) vkl_json_free(rs->l[s].r[i].root);
+        free(rs->l[s].r);
     }
     free(rs);
 }
@@ -280,6 +292,8 @@ static int slot_is_1_0(const struct world *w, uint32_t slot, const struct w_slot
 /* ------------------------------------------------------------------------------------------ */
 /* Checks                                                                                      */
 
+static bool g_layer_chaos; /* a misbehaving layer ran: driver instance counts are its doing */
+
 static void check_slot(const struct world *w, uint32_t s, const struct w_slot_recs *sr) {
     const struct w_driver *d = &w->d[s];
     bool rejected = false;
@@ -378,6 +392,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
             dev_destroys++;
         }
     }
+    if (g_layer_chaos) return;
     if (creates_ok != destroys)
         world_violation("leaks", "slot %u: %ld driver instances created, %ld destroyed", s,
                         creates_ok, destroys);
@@ -387,11 +402,21 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
 }
 
 void oracle_check_final(const struct world *w, const struct w_records *rs) {
+    g_layer_chaos = oracle_layer_called(w, rs, 2) || oracle_layer_called(w, rs, 5) ||
+                    oracle_layer_called(w, rs, 3) || oracle_layer_called(w, rs, 4);
     for (uint32_t s = 0; s < w->ndrivers; s++) check_slot(w, s, &rs->s[s]);
 }
 
 void oracle_check_create(const struct world *w, const struct w_records *before,
                          const struct w_records *after, VkResult result, bool oom_possible) {
+    (void)before;
+    /* A layer in the chain decides what vkCreateInstance returns once it is called: one that
+     * answers without calling down (no_call_down) succeeds with no driver instance, one that
+     * clobbers *pInstance or fails makes it fail with its own result. Those results are the
+     * layer's (mock_layers/README.md); what stays checked is that a failure leaves no driver
+     * instance alive and that VK_ERROR_INCOMPATIBLE_DRIVER means no driver created one. */
+    bool layer_called = oracle_layer_called(w, after, -1);
+    bool layer_short_circuit = oracle_layer_called(w, after, 5) || oracle_layer_called(w, after, 2);
     long ok = 0, destroyed = 0;
     for (uint32_t s = 0; s < w->ndrivers; s++) {
         for (size_t i = before->s[s].n; i < after->s[s].n; i++) {
@@ -404,7 +429,7 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
     long live = ok - destroyed;
     switch ((int)result) {
         case VK_SUCCESS:
-            if (live < 1)
+            if (live < 1 && !layer_short_circuit)
                 world_violation("LDP_LOADER_1",
                                 "vkCreateInstance returned VK_SUCCESS but no driver instance is "
                                 "alive (%ld created, %ld destroyed)",
@@ -432,8 +457,14 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
                                 (int)result, live);
             break;
         default:
-            world_violation("LDP_LOADER_1", "vkCreateInstance returned the unexpected result %d",
-                            (int)result);
+            if (!layer_called)
+                world_violation("LDP_LOADER_1", "vkCreateInstance returned the unexpected result %d",
+                                (int)result);
+            if (live != 0 && !layer_short_circuit)
+                world_violation("leaks",
+                                "vkCreateInstance failed with %d (a layer's answer) but left %ld "
+                                "driver instance(s) alive",
+                                (int)result, live);
     }
 }
 
@@ -460,4 +491,104 @@ void oracle_check_elevated(const struct world *w, const struct w_records *rs) {
         if (rs->s[s].file_exists)
             world_violation("LDP_LOADER_13", "elevated: the driver in slot %u (a user path) was called",
                             s);
+    /* every layer location of the world is a user path (VK_*LAYER_PATH, XDG_*, HOME) */
+    for (uint32_t i = 0; i < w->nlayers; i++)
+        if (rs->l[i].file_exists)
+            world_violation("LLP_LOADER_13",
+                            "elevated: the layer %s in slot %u (%s, a user path) was called",
+                            w_layer_name(&w->l[i]), i, w->l[i].manifest_abs);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Layers                                                                                      */
+
+static size_t count_calls(const struct w_slot_recs *sr, const char *call) {
+    size_t n = 0;
+    for (size_t i = 0; i < sr->n; i++) n += rec_is(&sr->r[i], call);
+    return n;
+}
+
+bool oracle_layer_called(const struct world *w, const struct w_records *rs, int bit) {
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        if (bit >= 0 && !((w->l[i].misbehave >> bit) & 1)) continue;
+        if (count_calls(&rs->l[i], "vkCreateInstance") > 0) return true;
+    }
+    return false;
+}
+
+/* Is `name` enabled some way other than the implicit-layer switches: named by the application,
+ * possibly by VK_INSTANCE_LAYERS or VK_LOADER_LAYERS_ENABLE (any value: not modelled), or a
+ * component of a meta layer of the world? */
+static bool enabled_otherwise(const struct world *w, const char *name) {
+    for (uint32_t i = 0; i < w->app_layer_count; i++)
+        if (w->app_layer[i] && strcmp(w->app_layer[i], name) == 0) return true;
+    if (getenv("VK_INSTANCE_LAYERS") != NULL || getenv("VK_LOADER_LAYERS_ENABLE") != NULL) return true;
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *m = &w->l[i];
+        if (!m->meta) continue;
+        for (int k = 0; k < W_LAYER_NAMES; k++)
+            if ((m->components & (1u << k)) && strcmp(w_layer_names[k], name) == 0) return true;
+    }
+    return false;
+}
+
+void oracle_check_layers(const struct world *w, const struct w_records *rs) {
+    bool chaos = oracle_layer_called(w, rs, 2); /* no_advance_link: a layer below runs twice */
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        const struct w_slot_recs *sr = &rs->l[i];
+        const char *name = w_layer_name(l);
+        size_t creates = count_calls(sr, "vkCreateInstance");
+
+        /* LLP_LOADER_5: after a negotiation the loader must reject, nothing more of the layer */
+        bool rejected = false;
+        size_t at = 0;
+        for (size_t k = 0; k < sr->n; k++) {
+            const struct w_rec *r = &sr->r[k];
+            if (rec_is(r, "vkNegotiateLoaderLayerInterfaceVersion")) {
+                rejected = (l->misbehave & 1) || ((l->misbehave & 2) && l->negotiate_version > 2);
+                at = k;
+                continue;
+            }
+            if (rejected)
+                world_violation("LLP_LOADER_5",
+                                "layer %s (slot %u, %s): %s called after the negotiation in record "
+                                "%zu, which the loader must reject",
+                                name, i, world_layer_variant_name(l->variant), r->call, at);
+        }
+
+        /* LLP_LOADER_3: one vkCreateInstance per layer per instance (the run creates one) */
+        if (creates > 1 && !chaos)
+            world_violation("LLP_LOADER_3",
+                            "layer %s (slot %u): vkCreateInstance reached %zu times for one instance "
+                            "(duplicates must collapse)",
+                            name, i, creates);
+        /* ... and of several manifests with one name, at most one is used */
+        for (uint32_t j = 0; j < i && creates > 0; j++)
+            if (strcmp(w_layer_name(&w->l[j]), name) == 0 && count_calls(&rs->l[j], "vkCreateInstance") > 0)
+                world_violation("LLP_LOADER_3",
+                                "layer %s: the manifests of slots %u and %u (same name) were both "
+                                "used",
+                                name, j, i);
+
+        /* LLP_LOADER_6/7: an implicit layer runs only while its enable variable holds, never while
+         * its disable variable is set (non-empty) -- unless something else enables it */
+        if (creates == 0 || !l->implicit || l->meta || enabled_otherwise(w, name)) continue;
+        if (l->has_enable_env) {
+            const char *v = getenv(l->enable_var);
+            if (v == NULL || strcmp(v, "1") != 0)
+                world_violation("LLP_LOADER_6",
+                                "implicit layer %s (slot %u) ran although its enable_environment %s "
+                                "is %s%s%s",
+                                name, i, l->enable_var, v ? "\"" : "unset", v ? v : "", v ? "\"" : "");
+        }
+        if (l->has_disable_env) {
+            const char *v = getenv(l->disable_var);
+            if (v != NULL && v[0] != '\0')
+                world_violation("LLP_LOADER_7",
+                                "implicit layer %s (slot %u) ran although its disable_environment %s "
+                                "is set to \"%s\"",
+                                name, i, l->disable_var, v);
+        }
+    }
 }

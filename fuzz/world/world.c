@@ -72,6 +72,36 @@ const char *const w_env_names[W_ENV_VARS] = {
     "VK_IMPLICIT_LAYER_PATH",  "VK_LOADER_LAYERS_ENABLE",  "VK_LOADER_LAYERS_DISABLE",
     "VK_INSTANCE_LAYERS",      "VK_LOADER_LAYERS_ALLOW",   "VK_LOADER_DEVICE_ID_FILTER"};
 
+const char *const w_layer_location_dirs[W_LAYER_LOCATIONS] = {
+    "env/layer_path",                 /* 0: VK_LAYER_PATH / VK_IMPLICIT_LAYER_PATH */
+    "env/add_layer_path",             /* 1: VK_ADD_LAYER_PATH / VK_ADD_IMPLICIT_LAYER_PATH */
+    "xdg_config_home/vulkan",         /* 2: $XDG_CONFIG_HOME */
+    "xdg_config_dirs/a/vulkan",       /* 3: first $XDG_CONFIG_DIRS entry */
+    "xdg_data_dirs/a/vulkan",         /* 4: $XDG_DATA_DIRS */
+    "home/.local/share/vulkan",       /* 5: $HOME/.local/share */
+};
+
+const char *const w_layer_names[W_LAYER_NAMES] = {"VK_LAYER_FUZZ_a", "VK_LAYER_FUZZ_b", "VK_LAYER_FUZZ_c",
+                                                  "VK_LAYER_FUZZ_d"};
+
+const char *const w_layer_misbehave_names[8] = {
+    "fail_negotiation", "negotiate_version", "no_advance_link", "clobber_instance",
+    "clobber_device",   "no_call_down",      "fail_unknown_extensions", "return_disabled_functions"};
+
+const char *w_layer_name(const struct w_layer *l) {
+    return l->override_layer ? W_OVERRIDE_LAYER_NAME : w_layer_names[l->name % W_LAYER_NAMES];
+}
+
+/* The mock layer variants (mock_layers/variants.bzl, sorted); missing ones are skipped. */
+static const char *const k_all_layer_variants[] = {"v0",       "v1",       "v1_renamed",      "v2",
+                                                   "v2_all",   "v2_gpdpa", "v2_gpdpa_export", "v2_renamed"};
+#define ALL_LAYER_VARIANTS (sizeof(k_all_layer_variants) / sizeof(k_all_layer_variants[0]))
+static const char *g_layer_variants[ALL_LAYER_VARIANTS];
+static size_t g_layer_variant_count;
+static char g_mock_layer_dir[W_PATH];
+static int g_layer_slot_variant[W_MAX_LAYERS];
+static char *g_extra_env_buf[W_LAYER_EXTRA_ENV];
+
 /* The mock variants (mock_icd/variants.bzl); those missing from the mock directory are skipped. */
 static const char *const k_all_variants[] = {
     "v0",           "v1",          "v2",          "v2_gpdpa",          "v2_vkexports",
@@ -97,6 +127,10 @@ const char *world_root(void) { return g_root_real; }
 const char *world_dir(void) { return g_wdir; }
 size_t world_variant_count(void) { return g_variant_count; }
 const char *world_variant_name(uint32_t v) { return v < g_variant_count ? g_variants[v] : "?"; }
+size_t world_layer_variant_count(void) { return g_layer_variant_count; }
+const char *world_layer_variant_name(uint32_t v) {
+    return v < g_layer_variant_count ? g_layer_variants[v] : "?";
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small file helpers                                                                          */
@@ -230,6 +264,30 @@ static bool find_mock_dir(void) {
     return false;
 }
 
+/* The mock layers: VKL_FUZZ_MOCK_LAYER_DIR, or next to the mock drivers' directory
+ * (fuzz_mock_layers beside fuzz_mock_icds, vkl_mock_layer beside vkl_mock_icd). */
+static bool find_mock_layer_dir(void) {
+    const char *env = getenv("VKL_FUZZ_MOCK_LAYER_DIR");
+    char cand[3][W_PATH];
+    int c = 0;
+    if (env != NULL && *env) pathf(cand[c++], "%s", env);
+    char parent[W_PATH];
+    pathf(parent, "%s", g_mock_dir);
+    char *slash = strrchr(parent, '/');
+    if (slash) *slash = '\0';
+    pathf(cand[c++], "%s/fuzz_mock_layers", parent);
+    pathf(cand[c++], "%s/vkl_mock_layer", parent);
+    for (int i = 0; i < c; i++) {
+        char p[W_PATH];
+        pathf(p, "%s/libmock_layer_v2_all.so", cand[i]);
+        if (exists(p)) {
+            pathf(g_mock_layer_dir, "%s", cand[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
 static void remove_root(void) {
     if (g_root[0]) rm_rf(g_root);
 }
@@ -249,6 +307,17 @@ bool world_init(const char *argv0) {
         pathf(p, "%s/libmock_icd_%s.so", g_mock_dir, k_all_variants[i]);
         if (exists(p)) g_variants[g_variant_count++] = k_all_variants[i];
     }
+    if (find_mock_layer_dir()) {
+        for (size_t i = 0; i < ALL_LAYER_VARIANTS; i++) {
+            char p[W_PATH];
+            pathf(p, "%s/libmock_layer_%s.so", g_mock_layer_dir, k_all_layer_variants[i]);
+            if (exists(p)) g_layer_variants[g_layer_variant_count++] = k_all_layer_variants[i];
+        }
+    } else {
+        fprintf(stderr, "loader_world_fuzzer: no mock layers found (libmock_layer_v2_all.so; set "
+                        "VKL_FUZZ_MOCK_LAYER_DIR): worlds run without their layers\n");
+    }
+    for (int i = 0; i < W_MAX_LAYERS; i++) g_layer_slot_variant[i] = -1;
     const char *tmp = getenv("TMPDIR");
     pathf(g_root, "%s/vkl-world-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (mkdtemp(g_root) == NULL) die("mkdtemp %s: %s", g_root, strerror(errno));
@@ -430,10 +499,49 @@ void world_decode(const uint8_t *data, size_t size, struct world *w) {
                                : 0x1111u;
     w->msg_types = (m >> 4) & 15 ? (m >> 4) & 15 : 7;
     w->lookup_name = str8(&in);
+    /* layers (FRAMING.md): after the application, so inputs without them have none */
+    w->nlayers = fz_pick(&in, W_MAX_LAYERS + 1);
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        struct w_layer *l = &w->l[i];
+        l->variant = fz_pick(&in, (uint32_t)(g_layer_variant_count ? g_layer_variant_count : 1));
+        uint8_t place = fz_u8(&in);
+        l->location = (place & 7) % W_LAYER_LOCATIONS;
+        l->libform = (place >> 3) & 3;
+        uint8_t kind = fz_u8(&in);
+        l->implicit = kind & 1;
+        l->meta = kind & 2;
+        l->override_layer = kind & 4;
+        if (l->override_layer) l->implicit = l->meta = true;
+        l->has_enable_env = kind & 8;
+        l->has_disable_env = kind & 16;
+        l->set_enable = kind & 32;
+        l->set_disable = kind & 64;
+        l->odd_values = kind & 128;
+        uint8_t fmt = fz_u8(&in);
+        l->fmt_version = fmt & 7;
+        l->layers_array = fmt & 8;
+        l->api_minor = (fmt >> 4) & 3;
+        l->pre_instance = fmt & 64;
+        l->renames = fmt & 128;
+        l->name = fz_pick(&in, W_LAYER_NAMES);
+        uint8_t comps = fz_u8(&in);
+        l->components = comps & 15;
+        l->blacklist = comps >> 4;
+        l->misbehave = fz_u8(&in);
+        uint8_t sf = fz_u8(&in);
+        l->wrap_handles = sf & 1;
+        l->pre_add_extension = sf & 4;
+        l->pre_add_layer = sf & 8;
+        l->pre_no_call_down = sf & 16;
+        l->negotiate_version = sf >> 6;
+    }
+    /* Without the mock layers (an old bundle) the world has none. */
+    if (g_layer_variant_count == 0) w->nlayers = 0;
 }
 
 void world_free(struct world *w) {
     for (uint32_t s = 0; s < W_MAX_DRIVERS; s++) free(w->d[s].manifest);
+    for (uint32_t i = 0; i < W_MAX_LAYERS; i++) free(w->l[i].manifest);
     for (int i = 0; i < W_ENV_VARS; i++) free(w->env_value[i]);
     for (uint32_t i = 0; i < W_MAX_APP_EXTS; i++) free(w->app_ext[i]);
     for (uint32_t i = 0; i < W_MAX_APP_LAYERS; i++) free(w->app_layer[i]);
@@ -616,6 +724,100 @@ static void gen_scenario(uint32_t slot, const struct w_scenario *sc, struct sb *
     sb_s(b, "}}\n");
 }
 
+/* ---- layers ---- */
+
+static void layer_dir_rel(const struct w_layer *l, char *out) {
+    if (l->location < 2)
+        pathf(out, "%s/%s", w_layer_location_dirs[l->location], l->implicit ? "implicit" : "explicit");
+    else
+        pathf(out, "%s/%s_layer.d", w_layer_location_dirs[l->location], l->implicit ? "implicit" : "explicit");
+}
+
+static void gen_layer_scenario(const struct w_layer *l, struct sb *b) {
+    sb_s(b, "{\"name\": ");
+    sb_q(b, w_layer_name(l));
+    sb_f(b, ",\n \"wrap_handles\": %s", l->wrap_handles ? "true" : "false");
+    sb_s(b, ",\n \"pre_instance\": {");
+    bool first = true;
+    if (l->pre_add_extension) {
+        sb_s(b, "\"add_extension\": \"VK_EXT_fuzz_layer_extension\"");
+        first = false;
+    }
+    if (l->pre_add_layer) {
+        sb_f(b, "%s\"add_layer\": \"VK_LAYER_FUZZ_pre\"", first ? "" : ", ");
+        first = false;
+    }
+    sb_f(b, "%s\"no_call_down\": %s}", first ? "" : ", ", l->pre_no_call_down ? "true" : "false");
+    sb_s(b, ",\n \"misbehave\": {");
+    first = true;
+    for (int i = 0; i < 8; i++) {
+        if (i == 1) {
+            if (l->misbehave & 2) {
+                sb_f(b, "%s\"negotiate_version\": %u", first ? "" : ", ", l->negotiate_version);
+                first = false;
+            }
+            continue;
+        }
+        sb_f(b, "%s\"%s\": %s", first ? "" : ", ", w_layer_misbehave_names[i],
+             (l->misbehave >> i) & 1 ? "true" : "false");
+        first = false;
+    }
+    sb_s(b, "}}\n");
+}
+
+static void name_array(struct sb *b, uint8_t mask) {
+    sb_s(b, "[");
+    bool first = true;
+    for (int i = 0; i < W_LAYER_NAMES; i++) {
+        if (!(mask & (1u << i))) continue;
+        sb_f(b, "%s\"%s\"", first ? "" : ", ", w_layer_names[i]);
+        first = false;
+    }
+    sb_s(b, "]");
+}
+
+static void gen_layer_manifest(const struct w_layer *l, struct sb *b) {
+    static const char *const versions[8] = {"1.0.0", "1.0.1", "1.1.0", "1.1.1",
+                                            "1.1.2", "1.2.0", "1.2.1", "1.0"};
+    sb_f(b, "{\"file_format_version\": \"%s\", ", versions[l->fmt_version & 7]);
+    sb_s(b, l->layers_array ? "\"layers\": [{" : "\"layer\": {");
+    sb_s(b, "\"name\": ");
+    sb_q(b, w_layer_name(l));
+    sb_s(b, ", \"type\": \"GLOBAL\"");
+    if (!l->meta) {
+        sb_s(b, ", \"library_path\": ");
+        sb_q(b, l->lib_ref);
+    }
+    sb_f(b, ", \"api_version\": \"1.%u.0\", \"implementation_version\": \"1\", "
+            "\"description\": \"fuzz layer\"",
+         l->api_minor);
+    if (l->meta) {
+        sb_s(b, ", \"component_layers\": ");
+        name_array(b, l->components);
+    }
+    if (l->override_layer && l->blacklist) {
+        sb_s(b, ", \"blacklisted_layers\": ");
+        name_array(b, l->blacklist);
+    }
+    if (l->has_enable_env) sb_f(b, ", \"enable_environment\": {\"%s\": \"1\"}", l->enable_var);
+    if (l->has_disable_env) sb_f(b, ", \"disable_environment\": {\"%s\": \"1\"}", l->disable_var);
+    if (l->pre_instance)
+        sb_s(b, ", \"pre_instance_functions\": {"
+                "\"vkEnumerateInstanceExtensionProperties\": \"mock_layer_pre_EnumerateInstanceExtensionProperties\", "
+                "\"vkEnumerateInstanceLayerProperties\": \"mock_layer_pre_EnumerateInstanceLayerProperties\", "
+                "\"vkEnumerateInstanceVersion\": \"mock_layer_pre_EnumerateInstanceVersion\"}");
+    if (l->renames)
+        sb_s(b, ", \"functions\": {\"vkGetInstanceProcAddr\": \"MockLayer_GetInstanceProcAddr\", "
+                "\"vkGetDeviceProcAddr\": \"MockLayer_GetDeviceProcAddr\", "
+                "\"vkNegotiateLoaderLayerInterfaceVersion\": \"MockLayer_Negotiate\"}");
+    sb_s(b, l->layers_array ? "}]}\n" : "}}\n");
+}
+
+/* Writes the layer slots' libraries, scenarios and manifests; fills the world's default layer
+ * path variables into val[] (indexes of w_env_names) and extra[] (VK_ADD_IMPLICIT_LAYER_PATH). */
+static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_implicit);
+static void set_extra_env(int i, const char *name, const char *value);
+
 static void set_env(int i, const char *name, const char *value) {
     unsetenv(name);
     free(g_env_buf[i]);
@@ -747,6 +949,8 @@ void world_build(struct world *w) {
     }
     wpath(w, p, "xdg_data_dirs/a");
     val[9] = strdup(p);
+    char *add_implicit = NULL;
+    build_layers(w, val, &add_implicit);
     for (int i = 0; i < W_ENV_VARS; i++) {
         if (w->env_mode[i] == W_ENV_DEFAULT) continue;
         free(val[i]);
@@ -784,11 +988,100 @@ void world_build(struct world *w) {
         set_env(i, w_env_names[i], val[i]);
         free(val[i]);
     }
+    /* layer variables outside the input's environment table */
+    set_extra_env(0, "VK_ADD_IMPLICIT_LAYER_PATH", add_implicit);
+    free(add_implicit);
+    for (uint32_t i = 0; i < W_MAX_LAYERS; i++) {
+        char en[48], dis[48];
+        snprintf(en, sizeof en, "VKL_FUZZ_LAYER_ENABLE_%u", i);
+        snprintf(dis, sizeof dis, "VKL_FUZZ_LAYER_DISABLE_%u", i);
+        const struct w_layer *l = &w->l[i];
+        bool used = i < w->nlayers;
+        set_extra_env(1 + 2 * (int)i, en, used && l->set_enable ? (l->odd_values ? "0" : "1") : NULL);
+        set_extra_env(2 + 2 * (int)i, dis, used && l->set_disable ? (l->odd_values ? "" : "1") : NULL);
+    }
     /* Never let an input keep libraries mapped (the cache cleanup relies on dlclose). */
     unsetenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
 
     vkl_env_set_elevated_for_testing(w->elevated ? 1 : 0);
     if (w->chdir_root && chdir(g_root_real) != 0) die("chdir %s: %s", g_root_real, strerror(errno));
+}
+
+static void set_extra_env(int i, const char *name, const char *value) {
+    unsetenv(name);
+    free(g_extra_env_buf[i]);
+    g_extra_env_buf[i] = NULL;
+    if (value == NULL) return;
+    size_t n = strlen(name) + 1 + strlen(value) + 1;
+    g_extra_env_buf[i] = malloc(n);
+    if (g_extra_env_buf[i] == NULL) die("out of memory");
+    snprintf(g_extra_env_buf[i], n, "%s=%s", name, value);
+    if (putenv(g_extra_env_buf[i]) != 0) die("putenv");
+}
+
+static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_implicit) {
+    for (uint32_t i = 0; i < W_MAX_LAYERS; i++) {
+        char lib[W_PATH], side[W_PATH];
+        pathf(lib, "%s/lib/libvkl_fuzz_lay%u.so", g_root_real, i);
+        pathf(side, "%s.calls", lib);
+        unlink(side);
+        pathf(side, "%s.scenario", lib);
+        if (i >= w->nlayers) {
+            unlink(side);
+            unlink(lib);
+            g_layer_slot_variant[i] = -1;
+            continue;
+        }
+        struct w_layer *l = &w->l[i];
+        pathf(l->lib_abs, "%s", lib);
+        snprintf(l->enable_var, sizeof l->enable_var, "VKL_FUZZ_LAYER_ENABLE_%u", i);
+        snprintf(l->disable_var, sizeof l->disable_var, "VKL_FUZZ_LAYER_DISABLE_%u", i);
+        if (g_layer_slot_variant[i] != (int)l->variant || !exists(lib)) {
+            char from[W_PATH];
+            pathf(from, "%s/libmock_layer_%s.so", g_mock_layer_dir, g_layer_variants[l->variant]);
+            unlink(lib);
+            copy_file(from, lib);
+            g_layer_slot_variant[i] = (int)l->variant;
+        }
+        struct sb b = {0};
+        gen_layer_scenario(l, &b);
+        write_file(side, b.p, b.n);
+        free(b.p);
+
+        char dir[W_PATH], abs_dir[W_PATH];
+        layer_dir_rel(l, dir);
+        pathf(abs_dir, "%s/%s", g_wdir, dir);
+        mkdir_p(abs_dir);
+        pathf(l->manifest_abs, "%s/fuzz_layer_%u.json", abs_dir, i);
+        switch (l->libform) {
+            case 0: pathf(l->lib_ref, "%s", l->lib_abs); break;
+            case 1: {
+                /* relative to the manifest's directory: from R/w/<dir>/ up to R, then lib/ */
+                char up[W_PATH] = "../";
+                for (const char *c = dir; *c; c++)
+                    if (*c == '/') strcat(up, "../");
+                pathf(l->lib_ref, "%s../lib/libvkl_fuzz_lay%u.so", up, i);
+                break;
+            }
+            case 2: pathf(l->lib_ref, "libvkl_fuzz_lay%u.so", i); break;
+            default: pathf(l->lib_ref, "%s/lib/missing_lay%u.so", g_root_real, i); break;
+        }
+        struct sb m = {0};
+        gen_layer_manifest(l, &m);
+        write_file(l->manifest_abs, m.p, m.n);
+        free(l->manifest);
+        l->manifest = m.p;
+        l->manifest_len = m.n;
+    }
+    /* default layer path variables: the directories of the slots placed at locations 0 and 1 */
+    bool used[2][2] = {{false, false}, {false, false}}; /* [location][implicit] */
+    for (uint32_t i = 0; i < w->nlayers; i++)
+        if (w->l[i].location < 2) used[w->l[i].location][w->l[i].implicit] = true;
+    char p[W_PATH];
+    if (used[0][0]) wpath(w, p, "env/layer_path/explicit"), val[10] = strdup(p);
+    if (used[1][0]) wpath(w, p, "env/add_layer_path/explicit"), val[11] = strdup(p);
+    if (used[0][1]) wpath(w, p, "env/layer_path/implicit"), val[12] = strdup(p);
+    if (used[1][1]) wpath(w, p, "env/add_layer_path/implicit"), *add_implicit = strdup(p);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -813,9 +1106,28 @@ void world_cleanup(struct world *w) {
         times[0].tv_nsec = times[1].tv_nsec = 0;
         utimensat(AT_FDCWD, d->manifest_abs, times, 0);
     }
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        static const char tomb[] = "vkl_fuzz tombstone\n";
+        write_file(w->l[i].manifest_abs, tomb, sizeof tomb - 1);
+        times[0].tv_sec = times[1].tv_sec = (time_t)(1000000 + g_generation);
+        times[0].tv_nsec = times[1].tv_nsec = 0;
+        utimensat(AT_FDCWD, w->l[i].manifest_abs, times, 0);
+    }
     vkl_env_set_elevated_for_testing(0);
     uint32_t n = 0;
     vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
+    /* the layer parse cache (explicit and implicit manifests) sees its tombstones too */
+    if (w->nlayers > 0) vkEnumerateInstanceLayerProperties(&n, NULL);
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        void *h = __real_dlopen(w->l[i].lib_abs, RTLD_LAZY | RTLD_NOLOAD);
+        if (h != NULL) {
+            dlclose(h);
+            world_violation("layer cache",
+                            "layer slot %u: %s is still loaded after every instance was destroyed and "
+                            "its manifest replaced (a leaked layer library reference?)",
+                            i, w->l[i].lib_abs);
+        }
+    }
 
     /* Every copy must be unloaded now: nothing holds a driver once every instance is gone. */
     for (uint32_t s = 0; s < w->ndrivers; s++) {

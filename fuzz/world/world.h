@@ -8,6 +8,7 @@
  *                                        inputs; replaced when the variant changes)
  *   R/lib/libvkl_fuzz_drv<s>.so.scenario the slot's generated mock scenario (rewritten per input)
  *   R/lib/libvkl_fuzz_drv<s>.so.calls    the mock's call records (deleted before each input)
+ *   R/lib/libvkl_fuzz_lay<l>.so[.scenario|.calls]  the same for mock layer slot l
  *   R/w/...                              the world: manifests, HOME, XDG directories (created for
  *                                        each input and removed after it)
  * Paths are the same for every input on purpose: the loader caches drivers by manifest path and
@@ -30,6 +31,10 @@
 #define W_MAX_DEV_EXTS 4
 #define W_LOCATIONS 8
 #define W_PATH 1024
+#define W_MAX_LAYERS 4
+#define W_LAYER_LOCATIONS 6
+#define W_LAYER_NAMES 4
+#define W_LAYER_EXTRA_ENV (1 + 2 * W_MAX_LAYERS) /* VK_ADD_IMPLICIT_LAYER_PATH, per-slot switches */
 
 /* ---- tables (FRAMING.md) ---- */
 extern const char *const w_location_dirs[W_LOCATIONS]; /* relative to R/w */
@@ -41,6 +46,10 @@ extern const int32_t w_inject_results[8];
 extern const char *const w_misbehave_names[9];
 #define W_ENV_VARS 18
 extern const char *const w_env_names[W_ENV_VARS];
+extern const char *const w_layer_location_dirs[W_LAYER_LOCATIONS]; /* + "/explicit" or "/implicit" */
+extern const char *const w_layer_names[W_LAYER_NAMES];
+extern const char *const w_layer_misbehave_names[8];
+#define W_OVERRIDE_LAYER_NAME "VK_LAYER_LUNARG_override"
 
 struct w_scenario {
     uint32_t if_min, if_max;
@@ -81,6 +90,30 @@ struct w_driver {
     struct w_scenario sc;
 };
 
+/* One mock layer slot (FRAMING.md "layers"). */
+struct w_layer {
+    uint32_t variant;  /* index into the available mock layer variants */
+    uint32_t location; /* 0..5, w_layer_location_dirs */
+    uint32_t libform;  /* 0 absolute, 1 relative, 2 bare name, 3 missing file */
+    bool implicit, meta, override_layer;
+    bool has_enable_env, has_disable_env, set_enable, set_disable, odd_values;
+    uint32_t fmt_version;  /* index into the file_format_version table */
+    bool layers_array, pre_instance, renames;
+    uint32_t api_minor;
+    uint32_t name; /* w_layer_names index (the override layer has its own name) */
+    uint8_t components, blacklist; /* masks over w_layer_names */
+    uint8_t misbehave;             /* bits over w_layer_misbehave_names */
+    bool wrap_handles, pre_add_extension, pre_add_layer, pre_no_call_down;
+    uint32_t negotiate_version; /* with misbehave bit 1 */
+    char *manifest;
+    size_t manifest_len;
+    char manifest_abs[W_PATH];
+    char lib_abs[W_PATH];
+    char lib_ref[W_PATH];
+    char enable_var[48], disable_var[48];
+};
+const char *w_layer_name(const struct w_layer *l);
+
 enum w_env_mode { W_ENV_DEFAULT, W_ENV_UNSET, W_ENV_EMPTY, W_ENV_VALUE };
 
 struct world {
@@ -108,6 +141,9 @@ struct world {
     uint32_t alloc_fail_at; /* 0 = never */
     uint32_t msg_severity, msg_types;
     char *lookup_name; /* looked up with vkGetInstanceProcAddr / vkGetDeviceProcAddr */
+    /* layers (appended after the application: inputs without them decode to none) */
+    uint32_t nlayers;
+    struct w_layer l[W_MAX_LAYERS];
 };
 
 /* ---- world.c ---- */
@@ -119,6 +155,8 @@ void world_remove_root(void);     /* rm -rf R (also on a crash: the sanitizer de
 const char *world_dir(void);      /* R/w */
 size_t world_variant_count(void);
 const char *world_variant_name(uint32_t v);
+size_t world_layer_variant_count(void); /* 0 when the mock layers were not found */
+const char *world_layer_variant_name(uint32_t v);
 /* Decodes an input (never fails: missing bytes read as zero). */
 void world_decode(const uint8_t *data, size_t size, struct world *w);
 void world_free(struct world *w);
@@ -141,7 +179,12 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
 void oracle_check_final(const struct world *w, const struct w_records *r);
 /* The interface version the driver in `slot` ran its last successful vkCreateInstance under, or -1. */
 int oracle_slot_interface(const struct w_records *r, uint32_t slot);
-/* LDP_LOADER_13 and the dlopen log. */
+/* Did any mock layer's vkCreateInstance run (records in `r`)? With `misbehave_bit` >= 0, only
+ * layers whose scenario sets that misbehaviour count. */
+bool oracle_layer_called(const struct world *w, const struct w_records *r, int misbehave_bit);
+/* The layer invariants (LLP_LOADER_3/5/6/7) at the end of the run. */
+void oracle_check_layers(const struct world *w, const struct w_records *r);
+/* LDP_LOADER_13 / LLP_LOADER_13 and the dlopen log. */
 void oracle_check_elevated(const struct world *w, const struct w_records *r);
 
 /* ---- loader_world_fuzzer.c: the dlopen seam ---- */

@@ -143,6 +143,10 @@ struct vkl_instance {
     bool layer_set_held;
     struct vkl_layer_lib *layer_libs;
     uint32_t layer_lib_count;
+    /* link_slots[j] (j = 1..layer_lib_count): the loader's link shim standing for what lies below
+     * layer j - 1 (layer j, or the terminators at j == layer_lib_count), -1 when the shims ran out;
+     * the shims name the layer that clobbered *pInstance / *pDevice (LLP_LAYER_21/22). */
+    int *link_slots;
 };
 
 struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
@@ -179,6 +183,11 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
                                          const VkAllocationCallbacks *pAllocator, VkInstance *pInstance);
 void vkl_layer_chain_finish(struct vkl_instance *inst);
 bool vkl_layer_chain_has_extension(const struct vkl_instance *inst, const char *ext);
+/* The active layer (its manifest's device_extensions) that declares device extension `ext`, or
+ * NULL; and whether `name` is an entrypoint of any active layer's device extension. */
+const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const struct vkl_instance *inst,
+                                                                        const char *ext);
+bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name);
 bool vkl_layer_chain_check_instance(VkInstance *pInstance);
 VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd, const VkDeviceCreateInfo *ci,
                                        const VkAllocationCallbacks *pAllocator, VkDevice *pDevice);

@@ -164,6 +164,7 @@ class NameInfo:
         self.core_version = None  # (major, minor)
         self.extensions = []      # enabled extensions requiring it, registry order
         self.protects = []        # platform macro per extension (None for none)
+        self.ext_types = []       # vk.xml type ("instance" / "device") per extension
         self.exported = False
 
 
@@ -254,6 +255,7 @@ class Registry:
                         if e.get("name") not in info.extensions:
                             info.extensions.append(e.get("name"))
                             info.protects.append(protect)
+                            info.ext_types.append(e.get("type", "device"))
                         if c.get("name") not in lst:
                             lst.append(c.get("name"))
 
@@ -538,6 +540,7 @@ def emit_header(m):
     o("    const char *name;")
     o("    uint8_t kind;     /* enum vkl_gen_cmd_kind */")
     o("    uint8_t exported; /* 1: libvulkan.so.1 exports this name */")
+    o("    uint8_t instance_extension; /* 1: `extension` is an instance extension (vk.xml type=\"instance\") */")
     o("    uint16_t slot;    /* index in the instance (GLOBAL/INSTANCE/PHYSDEV) or device (DEVICE) table")
     o("                       * viewed as an array of PFN_vkVoidFunction; UINT16_MAX when the command's")
     o("                       * platform macro is not defined */")
@@ -705,8 +708,9 @@ def emit_trampolines(m):
         info = m.reg.names[name]
         table = "instance" if c.kind != KIND_DEVICE else "device"
         ext = '"%s"' % info.extensions[0] if info.core_version is None and info.extensions else "NULL"
+        inst_ext = 1 if ext != "NULL" and info.ext_types[0] == "instance" else 0
         term = m.term_symbol(c)
-        o('    {"%s", VKL_GEN_CMD_%s, %d,' % (name, c.kind, 1 if info.exported else 0))
+        o('    {"%s", VKL_GEN_CMD_%s, %d, %d,' % (name, c.kind, 1 if info.exported else 0, inst_ext))
         on = "     (uint16_t)(offsetof(struct vkl_gen_%s_dispatch, %s) / sizeof(PFN_vkVoidFunction)), " \
              "%s, %s,\n     (PFN_vkVoidFunction)%s, %s}," % (
                  table, c.name[2:], ver_expr(info.core_version), ext, m.tramp_symbol(c),

@@ -109,6 +109,14 @@ class FixtureSemanticsTest(unittest.TestCase):
         self.assertIn("vkGetInstanceProcAddr", inst)
         self.assertNotIn("vkCmdDraw", inst)
 
+    def test_instance_extension_flag(self):
+        # The fourth field: 1 when the command's extension is an instance extension (vk.xml type),
+        # which vkGetInstanceProcAddr gates on enablement; 0 for core commands.
+        t = self.files["vkl_gen_trampolines.c"]
+        self.assertRegex(t, r'\{"vkGetPhysicalDeviceProperties2KHR", VKL_GEN_CMD_PHYSDEV, \d, 1,')
+        self.assertRegex(t, r'\{"vkSetInstanceTagFIXTURE", VKL_GEN_CMD_INSTANCE, \d, 1,')
+        self.assertRegex(t, r'\{"vkEnumeratePhysicalDevices", VKL_GEN_CMD_INSTANCE, \d, 0,')
+
     def test_alias_shares_slot(self):
         h = self.files["vkl_gen_dispatch.h"]
         self.assertIn("PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2;", h)

@@ -101,6 +101,39 @@ TEST(InstanceExtensionCommands, NullUnlessExtensionEnabled) {
   EXPECT_TRUE(g[7]["non_null"].boolean()) << g[7].dump();
 }
 
+// The specification's table returns commands of instance extensions only when the extension is
+// enabled, whoever advertises it: a driver, or nobody at all (the loader knows the command from
+// vk.xml). Physical-device commands of instance extensions are gated like instance commands.
+TEST(InstanceExtensionCommands, NullUnlessEnabledWhoeverAdvertisesIt) {
+  VKT_POLICY("RULE_GIPA_SPEC");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports",
+                 "\"instance_extensions\":[\"VK_KHR_get_physical_device_properties2\",\"VK_KHR_surface\"]");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  // Advertised by the driver (physical-device and instance commands), then advertised by nobody.
+  const Names cmds = {"vkGetPhysicalDeviceProperties2KHR", "vkGetPhysicalDeviceSurfaceSupportKHR",
+                      "vkDestroySurfaceKHR", "vkGetPhysicalDeviceExternalFencePropertiesKHR",
+                      "vkCreateHeadlessSurfaceEXT"};
+  std::vector<std::string> steps = {"create-instance"};
+  for (const std::string& c : cmds) steps.push_back("gipa:" + c);
+  steps.push_back("destroy-instance");
+  steps.push_back("create-instance:ext=VK_KHR_get_physical_device_properties2,VK_KHR_surface");
+  for (const std::string& c : cmds) steps.push_back("gipa:" + c);
+  steps.push_back("destroy-instance");
+  ProbeResult r = RunProbe(s, steps);
+  ASSERT_EQ(r.Step("create-instance", 0)["result"].str(), "VK_SUCCESS") << r.Describe();
+  ASSERT_EQ(r.Step("create-instance", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
+  std::vector<Json> g = r.Steps("gipa");
+  ASSERT_EQ(g.size(), 2 * cmds.size()) << r.Describe();
+  for (size_t i = 0; i < cmds.size(); ++i)
+    EXPECT_FALSE(g[i]["non_null"].boolean(true)) << "nothing enabled: " << g[i].dump();
+  // Enabled: the three commands of the two enabled extensions; still NULL for the others.
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    bool enabled = i < 3;
+    EXPECT_EQ(g[cmds.size() + i]["non_null"].boolean(!enabled), enabled) << g[cmds.size() + i].dump();
+  }
+}
+
 // ---- LDP_LOADER_12: device extensions with a layer name ------------------------------------------
 
 TEST(DeviceExtensions, LayerNameNeverReachesDriver) {

@@ -7,72 +7,17 @@
 // named by the variables, the shared call-record file) lives in a fresh world-traversable
 // directory under /tmp; the system layers and the driver are in /etc/vulkan of the child's private
 // mount namespace (SYSCONFDIR is searched whether elevated or not).
-#include <ftw.h>
-#include <grp.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "conformance/framework/elevated.h"
 #include "conformance/loader/layers/layers_common.h"
 
 namespace vkt {
 namespace {
-
-constexpr uid_t kNobody = 65534;
-constexpr gid_t kNogroup = 65534;
-
-bool Copy(const std::string& from, const std::string& to, mode_t mode) {
-  std::ifstream in(from, std::ios::binary);
-  std::ofstream out(to, std::ios::binary | std::ios::trunc);
-  if (!in || !out) return false;
-  out << in.rdbuf();
-  out.close();
-  return chmod(to.c_str(), mode) == 0;
-}
-
-int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return remove(path); }
-
-class PublicDir {
- public:
-  PublicDir() {
-    char tmpl[] = "/tmp/vkt-elevated-layers.XXXXXX";
-    if (mkdtemp(tmpl) != nullptr) {
-      path_ = tmpl;
-      chmod(path_.c_str(), 0755);
-    }
-  }
-  ~PublicDir() {
-    if (!path_.empty()) nftw(path_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-bool NoNewPrivs() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("NoNewPrivs:", 0) == 0) return line.find('1') != std::string::npos;
-  return false;
-}
-
-bool CanSwitchUid() {
-  pid_t pid = fork();
-  if (pid == 0) {
-    bool ok = setgroups(0, nullptr) == 0 && setgid(kNogroup) == 0 && setuid(kNobody) == 0;
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
 
 struct VarCase {
   const char* var;
@@ -89,32 +34,28 @@ class ElevatedLayers : public ::testing::TestWithParam<VarCase> {};
 TEST_P(ElevatedLayers, UserControlledLayerChoiceIgnored) {
   VKT_POLICY("LLP_LOADER_13", "RULE_ENV_ELEVATED", "RULE_LYR_ENV_LAYER_PATH", "RULE_LYR_ENV_IMPLICIT_LAYER_PATH",
              "RULE_LYR_ENV_INSTANCE_LAYERS", "RULE_LYR_FILTER_ENABLE", "RULE_LYR_FILTER_DISABLE");
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to create a set-uid probe";
-  if (!CanSwitchUid()) GTEST_SKIP() << "cannot switch to uid 65534 (Bazel's linux-sandbox: target is no-sandbox)";
-  if (NoNewPrivs()) GTEST_SKIP() << "no_new_privs is set: the kernel would ignore the set-uid bit";
+  const std::string unavailable = ElevationUnavailableReason();
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
   VKT_REQUIRE_ISOLATION();  // the driver and the system layers live in /etc/vulkan
   PublicDir pub;
   ASSERT_FALSE(pub.path().empty());
-  struct statvfs fs;
-  ASSERT_EQ(statvfs(pub.path().c_str(), &fs), 0);
-  if (fs.f_flag & ST_NOSUID) GTEST_SKIP() << "/tmp is mounted nosuid";
   const VarCase& c = GetParam();
   const std::string dir = pub.path();
 
-  const std::string probe = dir + "/vkprobe-setuid", plain = dir + "/vkprobe-plain";
-  ASSERT_TRUE(Copy(ProbePath(), probe, 0755));
-  ASSERT_TRUE(Copy(ProbePath(), plain, 0755));
-  ASSERT_EQ(chown(probe.c_str(), 0, 0), 0);
-  ASSERT_EQ(chmod(probe.c_str(), 04755), 0);
+  std::string error;
+  const std::string probe = MakeProbeCopy(dir, Privilege::kSetuid, &error);
+  ASSERT_FALSE(probe.empty()) << error;
+  const std::string plain = MakeProbeCopy(dir, Privilege::kNormal, &error);
+  ASSERT_FALSE(plain.empty()) << error;
   const std::string loader = dir + "/libvulkan.so.1";
-  ASSERT_TRUE(Copy(LoaderPath(), loader, 0755));
+  ASSERT_TRUE(CopyFileMode(LoaderPath(), loader, 0755));
 
   Sandbox s;
   // The driver: a system manifest pointing into the public directory.
   MakeDirs(dir + "/drv");
   chmod((dir + "/drv").c_str(), 0777);
   const std::string drv_lib = dir + "/drv/libmock_icd_v7_exports.so";
-  ASSERT_TRUE(Copy(MockLibrary("v7_exports"), drv_lib, 0755));
+  ASSERT_TRUE(CopyFileMode(MockLibrary("v7_exports"), drv_lib, 0755));
   std::ofstream(drv_lib + ".scenario") << DeviceScenario({"sys-dev"});
   ManifestSpec m;
   m.library_path = drv_lib;
@@ -125,7 +66,7 @@ TEST_P(ElevatedLayers, UserControlledLayerChoiceIgnored) {
   const std::string calls = dir + "/layer_calls.jsonl";
   MakeDirs(dir + "/layer");
   const std::string lib = dir + "/layer/libmock_layer_v2_gpdpa.so";
-  ASSERT_TRUE(Copy(MockLayerLibrary("v2_gpdpa"), lib, 0755));
+  ASSERT_TRUE(CopyFileMode(MockLayerLibrary("v2_gpdpa"), lib, 0755));
   std::ofstream(lib + ".scenario") << "{\"name\":\"" + name + "\",\"calls_file\":\"" + calls + "\"}";
   auto reset_calls = [&]() {
     std::ofstream(calls, std::ios::trunc).close();
@@ -144,8 +85,8 @@ TEST_P(ElevatedLayers, UserControlledLayerChoiceIgnored) {
   s.SetEnv(c.var, value);
 
   ProbeOptions o;
-  o.uid = kNobody;
-  o.gid = kNogroup;
+  o.uid = kNobodyUid;
+  o.gid = kNogroupGid;
   o.loader = loader;
   o.cwd = dir;
   o.driver_libs = {drv_lib};

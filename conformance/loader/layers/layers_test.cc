@@ -842,6 +842,31 @@ TEST_F(LayerFixture, ClobberedInstanceRefused) {
   EXPECT_TRUE(r.LogContains("LLP_LAYER_21")) << r.Describe();
 }
 
+// A layer that answers vkCreateInstance without calling down gives no pointers for the commands it
+// does not implement itself; vkGetInstanceProcAddr then answers NULL for those core commands rather
+// than a trampoline that would call through an empty dispatch slot (found by loader_world_fuzzer,
+// fuzz/regressions/loader_world_fuzzer/layer_no_call_down_groups). A layer that calls down gives
+// them all, so the same names are non-NULL there.
+TEST_F(LayerFixture, CommandsTheChainLacksAreNull) {
+  VKT_POLICY("RULE_GIPA_SPEC");
+  AddMockLayer(s_, "VK_LAYER_MOCK_nocall", false, Location::kXdgDataDirs, "v2_gpdpa", "",
+               "\"misbehave\": {\"no_call_down\": true}");
+  AddMockLayer(s_, "VK_LAYER_MOCK_fine", false, Location::kXdgDataDirs, "v2_gpdpa");
+  ProbeResult r = RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_nocall;api=1.1",
+                                "gipa:vkGetPhysicalDeviceFormatProperties", "gipa:vkEnumeratePhysicalDeviceGroups",
+                                "destroy-instance"});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_FALSE(r.Step("gipa", 0)["non_null"].boolean()) << r.Describe();
+  EXPECT_FALSE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();
+  ProbeResult ok = RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_fine;api=1.1",
+                                 "gipa:vkGetPhysicalDeviceFormatProperties",
+                                 "gipa:vkEnumeratePhysicalDeviceGroups", "destroy-instance"});
+  ASSERT_EQ(CreateResult(ok), "VK_SUCCESS") << ok.Describe();
+  EXPECT_TRUE(ok.Step("gipa", 0)["non_null"].boolean()) << ok.Describe();
+  EXPECT_TRUE(ok.Step("gipa", 1)["non_null"].boolean()) << ok.Describe();
+}
+
 TEST_F(LayerFixture, ClobberedDeviceRefused) {
   VKT_POLICY("LLP_LAYER_22");
   AddMockLayer(s_, "VK_LAYER_MOCK_clobber", false, Location::kXdgDataDirs, "v2_gpdpa", "",
@@ -853,6 +878,88 @@ TEST_F(LayerFixture, ClobberedDeviceRefused) {
   EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
   EXPECT_TRUE(r.LogContains("LLP_LAYER_22")) << r.Describe();
 }
+
+// The loader's log line names the layer that overwrote the handle (its name and manifest) and the
+// rule, whether the culprit sits between two layers or right above the loader's terminators; the
+// well-behaved layers around it are not blamed.
+struct ClobberCase {
+  const char* name;
+  const char* misbehave;  // mock switch
+  const char* rule;
+  bool last;  // the culprit is the layer closest to the loader
+};
+class ClobberCulprit : public LayerFixture, public ::testing::WithParamInterface<ClobberCase> {};
+
+TEST_P(ClobberCulprit, LogNamesTheLayerAndItsManifest) {
+  VKT_POLICY("LLP_LAYER_21", "LLP_LAYER_22", "RULE_LOG_FORMAT");
+  const ClobberCase& c = GetParam();
+  AddMockLayer(s_, "VK_LAYER_MOCK_above", false);
+  std::string manifest = AddMockLayer(s_, "VK_LAYER_MOCK_culprit", false, Location::kXdgDataDirs, "v2_gpdpa", "",
+                                      std::string("\"misbehave\": {\"") + c.misbehave + "\": true}");
+  AddMockLayer(s_, "VK_LAYER_MOCK_below", false);
+  std::string layers = c.last ? "VK_LAYER_MOCK_above,VK_LAYER_MOCK_below,VK_LAYER_MOCK_culprit"
+                              : "VK_LAYER_MOCK_above,VK_LAYER_MOCK_culprit,VK_LAYER_MOCK_below";
+  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:0", "destroy-device",
+                                "destroy-instance"});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  // The lines that cite the rule.
+  std::vector<std::string> cited;
+  size_t start = 0;
+  while (start < r.err.size()) {
+    size_t eol = r.err.find('\n', start);
+    if (eol == std::string::npos) eol = r.err.size();
+    std::string line = r.err.substr(start, eol - start);
+    if (line.find(c.rule) != std::string::npos) cited.push_back(line);
+    start = eol + 1;
+  }
+  ASSERT_FALSE(cited.empty()) << r.Describe();
+  bool named = false;
+  for (const std::string& line : cited) {
+    named = named || (line.find("ERROR") != std::string::npos && line.find("VK_LAYER_MOCK_culprit") != std::string::npos &&
+                      line.find(manifest) != std::string::npos);
+    EXPECT_EQ(line.find("VK_LAYER_MOCK_above"), std::string::npos) << line;
+    EXPECT_EQ(line.find("VK_LAYER_MOCK_below"), std::string::npos) << line;
+  }
+  EXPECT_TRUE(named) << "no ERROR line naming VK_LAYER_MOCK_culprit and " << manifest << "\n" << r.Describe();
+}
+
+// A long chain (the loader's link shims come in groups of eight): every layer is chained in order,
+// and a culprit eleventh in the chain is still the one named.
+TEST_F(LayerFixture, ClobberCulpritNamedDeepInALongChain) {
+  VKT_POLICY("LLP_LAYER_21", "RULE_LYR_ORDER");
+  V names;
+  std::string list;
+  for (int i = 0; i < 10; ++i) {
+    names.push_back("VK_LAYER_MOCK_deep" + std::to_string(i));
+    AddMockLayer(s_, names.back(), false);
+    list += names.back() + ",";
+  }
+  ProbeResult ok = RunProbe(s_, {"create-instance:layers=" + list.substr(0, list.size() - 1), "destroy-instance"});
+  ASSERT_EQ(CreateResult(ok), "VK_SUCCESS") << ok.Describe();
+  EXPECT_EQ(Chain(), names) << ok.Describe();
+  std::string manifest = AddMockLayer(s_, "VK_LAYER_MOCK_deep_culprit", false, Location::kXdgDataDirs, "v2_gpdpa", "",
+                                      "\"misbehave\": {\"clobber_instance\": true}");
+  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + list + "VK_LAYER_MOCK_deep_culprit", "destroy-instance"});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
+  bool named = false;
+  for (size_t pos = 0; (pos = r.err.find("LLP_LAYER_21", pos)) != std::string::npos; ++pos) {
+    size_t bol = r.err.rfind('\n', pos), eol = r.err.find('\n', pos);
+    std::string line = r.err.substr(bol == std::string::npos ? 0 : bol + 1,
+                                    eol == std::string::npos ? std::string::npos : eol - bol - 1);
+    EXPECT_EQ(line.find("VK_LAYER_MOCK_deep9"), std::string::npos) << line;
+    named = named || (line.find("VK_LAYER_MOCK_deep_culprit") != std::string::npos && line.find(manifest) != std::string::npos);
+  }
+  EXPECT_TRUE(named) << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ClobberCulprit,
+    ::testing::Values(ClobberCase{"InstanceBetweenLayers", "clobber_instance", "LLP_LAYER_21", false},
+                      ClobberCase{"InstanceAboveTheLoader", "clobber_instance", "LLP_LAYER_21", true},
+                      ClobberCase{"DeviceBetweenLayers", "clobber_device", "LLP_LAYER_22", false},
+                      ClobberCase{"DeviceAboveTheDriver", "clobber_device", "LLP_LAYER_22", true}),
+    [](const ::testing::TestParamInfo<ClobberCase>& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace vkt

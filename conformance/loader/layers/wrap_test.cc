@@ -161,5 +161,39 @@ TEST_F(WrappingLayer, ApplicationAllocatorReachesEveryLayer) {
   }
 }
 
+// A non-dispatchable handle: a layer with "wrap_command_pools" gives the application its own
+// VkCommandPool handles. Command buffers still come from the driver's pool (the mock driver refuses
+// a pool it never made), the loader's dispatch pointer lands in them, and every pool command
+// reached the layer with its wrapper and went down unwrapped. Alone, and below a plain layer that
+// passes the wrapped handles through. (Not with the VkDevice-wrapping mock: it offers no device
+// command it cannot unwrap, so command pools are out of reach with it.)
+TEST_F(WrappingLayer, CommandPoolsWrapped) {
+  VKT_POLICY("LLP_LAYER_10", "RULE_DRV_DISPATCHABLE_OBJECT");
+  const char kPools[] = "VK_LAYER_MOCK_pools";
+  AddMockLayer(s_, kPools, false, Location::kXdgDataDirs, "v2_gpdpa", "", "\"wrap_command_pools\": true");
+  AddLayer(kPlain, false);
+  for (bool stacked : {false, true}) {
+    SCOPED_TRACE(stacked ? "below a plain layer" : "alone");
+    std::remove(s_.LayerCallsFile().c_str());
+    std::string layers = stacked ? std::string(kPlain) + "," + kPools : std::string(kPools);
+    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:@drv1-dev",
+                                  "dispatch-words", "destroy-device", "destroy-instance"});
+    ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+    Json w = r.Step("dispatch-words");
+    ASSERT_TRUE(w["command_buffer"].boolean()) << "allocation from the wrapped pool failed\n"
+                                               << ReadFileText(s_.LayerCallsFile()) << r.Describe();
+    EXPECT_TRUE(w["command_buffer_same_as_device"].boolean()) << w.dump();
+    std::vector<Json> created = LayerRecords(kPools, "vkCreateCommandPool");
+    ASSERT_EQ(created.size(), 1u) << r.Describe();
+    EXPECT_TRUE(created[0]["wrapped"].boolean()) << created[0].dump();
+    for (const char* call : {"vkAllocateCommandBuffers", "vkFreeCommandBuffers", "vkDestroyCommandPool"}) {
+      std::vector<Json> recs = LayerRecords(kPools, call);
+      ASSERT_EQ(recs.size(), 1u) << call << "\n" << r.Describe();
+      EXPECT_TRUE(recs[0]["unwrapped"].boolean()) << call << ": " << recs[0].dump();
+    }
+    EXPECT_TRUE(s_.CallsTo("drv1", "invalid_handle").empty()) << r.Describe();
+  }
+}
+
 }  // namespace
 }  // namespace vkt

@@ -45,10 +45,8 @@ TEST_P(DriverMatrix, Cell) {
   Row row = GetParam();
   std::vector<std::string> rules = matrix::Words(row["rules"]);
   VKT_POLICY(rules);
-  ASSERT_EQ(row.count("error"), 0u) << row["error"];
-  for (const std::string& id : rules)
-    ASSERT_TRUE(matrix::Lists(kRules, id))
-        << "driver_matrix.tsv cites " << id << ", which driver_matrix_test.cc's kRules lacks";
+  const std::string problem = matrix::RowProblem(row, rules, kRules, "driver_matrix.tsv");
+  ASSERT_TRUE(problem.empty()) << problem;
   VKT_REQUIRE_ISOLATION();
 
   Sandbox s;
@@ -67,11 +65,7 @@ TEST_P(DriverMatrix, Cell) {
   s.WriteManifest(Location::kEtc, "ctl.json", ctl.ToJson());
 
   // Every search base inside the cell directory (empty unless the cell puts m there).
-  s.SetEnv("HOME", c.Dir("home"));
-  s.SetEnv("XDG_CONFIG_HOME", c.Dir("xdg_config_home"));
-  s.SetEnv("XDG_DATA_HOME", c.Dir("xdg_data_home"));
-  s.SetEnv("XDG_CONFIG_DIRS", c.Dir("xdg_config_dirs"));
-  s.SetEnv("XDG_DATA_DIRS", c.Dir("xdg_data_dirs"));
+  c.EmptyUserBases();
   std::string where;
   if (var == "VK_DRIVER_FILES" || var == "VK_ICD_FILENAMES" || var == "VK_ADD_DRIVER_FILES") {
     where = c.Dir("loose");

@@ -71,11 +71,7 @@ TEST_P(ElevatedMatrix, EnvVar) {
     ManifestSpec ctl;
     ctl.library_path = c.AddDriver("ctl", "v7_exports");
     s.WriteManifest(Location::kEtc, "ctl.json", ctl.ToJson());
-    s.SetEnv("HOME", c.Dir("home"));
-    s.SetEnv("XDG_CONFIG_HOME", c.Dir("xdg_config_home"));
-    s.SetEnv("XDG_DATA_HOME", c.Dir("xdg_data_home"));
-    s.SetEnv("XDG_CONFIG_DIRS", c.Dir("xdg_config_dirs"));
-    s.SetEnv("XDG_DATA_DIRS", c.Dir("xdg_data_dirs"));
+    c.EmptyUserBases();
 
     std::vector<std::string> steps = {"env-dump", "create-instance", "devices", "destroy-instance"};
     std::function<bool(const ProbeResult&)> effect;

@@ -30,6 +30,17 @@ inline bool Lists(const char* const (&known)[N], const std::string& id) {
   return std::find_if(std::begin(known), std::end(known), [&](const char* k) { return id == k; }) != std::end(known);
 }
 
+// Empty when the row parsed and every ID it cites is one of `known`; else what is wrong with it.
+template <size_t N>
+inline std::string RowProblem(const std::map<std::string, std::string>& row, const std::vector<std::string>& rules,
+                              const char* const (&known)[N], const std::string& data_file) {
+  auto err = row.find("error");
+  if (err != row.end()) return data_file + ": " + err->second;
+  for (const std::string& id : rules)
+    if (!Lists(known, id)) return data_file + " cites " + id + ", which its test's kRules lacks";
+  return "";
+}
+
 // Scenario whose physical devices carry the given names; `extra` is spliced into the object.
 inline std::string DeviceScenario(const std::vector<std::string>& names, const std::string& extra = "") {
   std::string s = "{\"physical_devices\":[";
@@ -187,6 +198,15 @@ class Cell {
   const std::string& base() const { return base_; }
   bool elevated() const { return privilege_ != Privilege::kNormal; }
 
+  // Points HOME and every XDG search base at empty directories of the cell (user locations that
+  // hold nothing unless the cell puts a manifest there).
+  void EmptyUserBases() {
+    s_.SetEnv("HOME", Dir("home"));
+    s_.SetEnv("XDG_CONFIG_HOME", Dir("xdg_config_home"));
+    s_.SetEnv("XDG_DATA_HOME", Dir("xdg_data_home"));
+    s_.SetEnv("XDG_CONFIG_DIRS", Dir("xdg_config_dirs"));
+    s_.SetEnv("XDG_DATA_DIRS", Dir("xdg_data_dirs"));
+  }
   // Creates <base>/<rel> (0755) and returns it.
   std::string Dir(const std::string& rel) {
     std::string d = base_ + "/" + rel;

@@ -127,6 +127,31 @@ TEST(StartupCache, ManifestFixedOrBrokenOnDiskIsReread) {
   EXPECT_EQ(r.DeviceNames(2), Names{"keep-dev"}) << r.Describe();
 }
 
+// A manifest that vanished from disk no longer holds its driver: the next search drops the cached
+// entry and closes the library, so a manifest that reappears later loads it afresh (the mock
+// records a second first_entry). A cache that kept the entry would keep the library mapped and
+// the second dlopen would return the old mapping (one first_entry).
+TEST(StartupCache, VanishedManifestIsEvicted) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_LOADER_2");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "keep", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
+  const std::string json = s.ManifestFor("a").ToJson();
+  std::string path = s.WriteManifest(Location::kXdgConfigHome, "a.json", json);
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance", "remove-file:" + path,
+                               "create-instance", "devices", "destroy-instance",
+                               "write-file:" + path + ":" + json, "create-instance", "devices",
+                               "destroy-instance"});
+  ASSERT_TRUE(r.Step("remove-file")["ok"].boolean()) << r.Describe();
+  ASSERT_TRUE(r.Step("write-file")["ok"].boolean()) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames(0)), (Names{"a-dev", "keep-dev"})) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(1), Names{"keep-dev"}) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames(2)), (Names{"a-dev", "keep-dev"})) << r.Describe();
+  EXPECT_GE(CountCalls(s, "a", "first_entry"), 2u) << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 2u);
+}
+
 // ---- RULE_LOG_FORMAT: VK_LOADER_DEBUG filtering ------------------------------------------------
 
 // The loader's stderr lines (the probe writes nothing else there).

@@ -67,6 +67,7 @@ struct vkl_gen_cmd {
     const char *name;
     uint8_t kind;     /* enum vkl_gen_cmd_kind */
     uint8_t exported; /* 1: libvulkan.so.1 exports this name */
+    uint8_t instance_extension; /* 1: `extension` is an instance extension (vk.xml type="instance") */
     uint16_t slot;    /* index in the instance (GLOBAL/INSTANCE/PHYSDEV) or device (DEVICE) table
                        * viewed as an array of PFN_vkVoidFunction; UINT16_MAX when the command's
                        * platform macro is not defined */
