@@ -60,7 +60,7 @@ static VkResult copy_out_extensions(const VkExtensionProperties *src, uint32_t n
         return VK_SUCCESS;
     }
     uint32_t c = *pCount < n ? *pCount : n;
-    memcpy(pProps, src, c * sizeof(*src));
+    if (c != 0) memcpy(pProps, src, c * sizeof(*src)); /* src is NULL when there is nothing to copy */
     *pCount = c;
     return c < n ? VK_INCOMPLETE : VK_SUCCESS;
 }

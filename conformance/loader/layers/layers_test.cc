@@ -570,6 +570,23 @@ TEST_F(LayerFixture, ExtensionsOfANamedLayerComeFromItsManifest) {
   EXPECT_EQ(de["extensions"][0]["name"].str(), "VK_EXT_mock_device") << r.Describe();
 }
 
+// A layer whose manifest lists no extensions: both calls of the two-call idiom succeed with zero
+// properties (the second with a non-NULL array). Found by the world fuzzer under AFL++: the loader
+// passed a NULL source to memcpy for the empty list (fuzz/regressions/loader_world_fuzzer/eiep_layer_no_extensions_*).
+TEST_F(LayerFixture, ExtensionsOfANamedLayerWithNone) {
+  VKT_POLICY("LLP_LAYER_15", "LDP_LOADER_12");
+  AddMockLayer(s_, "VK_LAYER_MOCK_noext", false, Location::kXdgDataDirs, "v2_gpdpa", "");
+  ProbeResult r = RunProbe(s_, {"instance-extensions:VK_LAYER_MOCK_noext", "create-instance", "devices",
+                                "device-extensions:0,VK_LAYER_MOCK_noext", "destroy-instance"});
+  Json ie = r.Step("instance-extensions");
+  EXPECT_EQ(ie["count_result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(ie["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(ie["count"].num(), 0) << r.Describe();
+  Json de = r.Step("device-extensions");
+  EXPECT_EQ(de["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(de["extensions"].size(), 0u) << r.Describe();
+}
+
 // ---- implicit layers in the global extension list -------------------------------------------
 
 // vkEnumerateInstanceExtensionProperties(NULL) adds the instance extensions of the enabled implicit
