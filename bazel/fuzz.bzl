@@ -25,6 +25,8 @@ Every source is C11 with C_COPTS (-Wall -Wextra -Werror).
 """
 
 load("//bazel:copts.bzl", "C_COPTS")
+load("//mock_icd:variants.bzl", "mock_icd_defines")
+load("//mock_layers:variants.bzl", "mock_layer_defines")
 
 # AFL++'s libFuzzer-compatible driver (main() that feeds LLVMFuzzerTestOneInput), Debian's afl++.
 AFL_DRIVER = "/usr/lib/afl/libAFLDriver.a"
@@ -116,22 +118,41 @@ def vkl_fuzz_target(
         tags = tags,
     )
 
-def _mock_defines(row):
-    # Same compile-time choices as mock_icd/variants.bzl (its _defines is private).
-    vk = {None: 0, "v0": 1, "all": 2}[row.vk]
-    return [
-        "-DMOCK_ICD_MAX_INTERFACE=%d" % row.max_interface,
-        "-DMOCK_ICD_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
-        "-DMOCK_ICD_EXPORT_ICD_GIPA=%d" % (1 if row.icd_gipa else 0),
-        "-DMOCK_ICD_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
-        "-DMOCK_ICD_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
-        "-DMOCK_ICD_EXPORT_VK=%d" % vk,
-    ]
-
 # AddressSanitizer registers every instrumented global of a module when it is loaded and keeps
 # that metadata forever (its allocator for globals never frees), so a mock dlopen()ed for every
 # input would grow the fuzzer by a few KB per input: no global instrumentation in the mocks.
 _MOCK_NO_ASAN_GLOBALS = ["-mllvm", "-asan-globals=0"]
+
+def _fuzz_mock_libraries(name, prefix, srcs, defines, variants, exports):
+    """One shared object <name>/<prefix>_<variant>.so per variant row, built the fuzz way
+    (vkl_fuzz_mock_icds documents how), and the filegroup `name` over them."""
+    libs = []
+    for variant in sorted(variants.keys()):
+        lib = "%s/%s_%s.so" % (name, prefix, variant)
+        script = "%s/%s_%s.lds" % (name, prefix, variant)
+        native.genrule(
+            name = "%s_%s_lds" % (name, variant),
+            outs = [script],
+            cmd = "echo '{ global: %s; local: *; };' > $@" % "; ".join(exports(variant)),
+        )
+        native.cc_binary(
+            name = lib,
+            srcs = srcs,
+            copts = C_COPTS + defines(variants[variant]) + select({
+                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"] + _MOCK_NO_ASAN_GLOBALS,
+                "//fuzz:engine_afl": _MOCK_NO_ASAN_GLOBALS,
+                "//conditions:default": [],
+            }),
+            linkshared = 1,
+            linkopts = ["-Wl,--version-script=$(location :%s)" % script],
+            additional_linker_inputs = [":" + script],
+            deps = [
+                "@cjson//:cjson_system",
+                "@vulkan_headers//:vulkan_headers",
+            ],
+        )
+        libs.append(":" + lib)
+    native.filegroup(name = name, srcs = libs)
 
 def vkl_fuzz_mock_icds(name, variants, exports):
     """The mock ICD variants, built for the whole-loader fuzz targets.
@@ -154,50 +175,8 @@ def vkl_fuzz_mock_icds(name, variants, exports):
       variants: dict of variant name -> row (MOCK_ICD_VARIANTS).
       exports: function variant -> sorted export list (mock_icd_exports).
     """
-    libs = []
-    for variant in sorted(variants.keys()):
-        row = variants[variant]
-        lib = "%s/libmock_icd_%s.so" % (name, variant)
-        script = "%s/libmock_icd_%s.lds" % (name, variant)
-        native.genrule(
-            name = "%s_%s_lds" % (name, variant),
-            outs = [script],
-            cmd = "echo '{ global: %s; local: *; };' > $@" % "; ".join(exports(variant)),
-        )
-        native.cc_binary(
-            name = lib,
-            srcs = ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h"],
-            copts = C_COPTS + _mock_defines(row) + select({
-                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"] + _MOCK_NO_ASAN_GLOBALS,
-                "//fuzz:engine_afl": _MOCK_NO_ASAN_GLOBALS,
-                "//conditions:default": [],
-            }),
-            linkshared = 1,
-            linkopts = ["-Wl,--version-script=$(location :%s)" % script],
-            additional_linker_inputs = [":" + script],
-            deps = [
-                "@cjson//:cjson_system",
-                "@vulkan_headers//:vulkan_headers",
-            ],
-        )
-        libs.append(":" + lib)
-    native.filegroup(name = name, srcs = libs)
-
-def _mock_layer_defines(row):
-    # Same compile-time choices as mock_layers/variants.bzl (its _defines is private).
-    neg = "vkNegotiateLoaderLayerInterfaceVersion"
-    std = ("vkGetInstanceProcAddr", "vkGetDeviceProcAddr")
-    return [
-        "-DMOCK_LAYER_INTERFACE=%d" % row.interface,
-        "-DMOCK_LAYER_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
-        "-DMOCK_LAYER_NEGOTIATE_NAME=%s" % (row.negotiate or neg),
-        "-DMOCK_LAYER_EXPORT_GIPA=%d" % (1 if row.gipa else 0),
-        "-DMOCK_LAYER_GIPA_NAME=%s" % (row.gipa or std)[0],
-        "-DMOCK_LAYER_GDPA_NAME=%s" % (row.gipa or std)[1],
-        "-DMOCK_LAYER_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
-        "-DMOCK_LAYER_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
-        "-DMOCK_LAYER_EXPORT_INTROSPECTION=%d" % (1 if row.introspection else 0),
-    ]
+    _fuzz_mock_libraries(name, "libmock_icd", ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h"],
+                         mock_icd_defines, variants, exports)
 
 def vkl_fuzz_mock_layers(name, variants, exports):
     """The mock layer variants, built for the whole-loader fuzz targets.
@@ -211,31 +190,5 @@ def vkl_fuzz_mock_layers(name, variants, exports):
       variants: dict of variant name -> row (MOCK_LAYER_VARIANTS).
       exports: function variant -> sorted export list (mock_layer_exports).
     """
-    libs = []
-    for variant in sorted(variants.keys()):
-        row = variants[variant]
-        lib = "%s/libmock_layer_%s.so" % (name, variant)
-        script = "%s/libmock_layer_%s.lds" % (name, variant)
-        native.genrule(
-            name = "%s_%s_lds" % (name, variant),
-            outs = [script],
-            cmd = "echo '{ global: %s; local: *; };' > $@" % "; ".join(exports(variant)),
-        )
-        native.cc_binary(
-            name = lib,
-            srcs = ["//mock_layers:mock_layer.c", "//mock_layers:mock_layer_ctl.h"],
-            copts = C_COPTS + _mock_layer_defines(row) + select({
-                "//fuzz:engine_libfuzzer": ["-fno-sanitize=fuzzer-no-link"] + _MOCK_NO_ASAN_GLOBALS,
-                "//fuzz:engine_afl": _MOCK_NO_ASAN_GLOBALS,
-                "//conditions:default": [],
-            }),
-            linkshared = 1,
-            linkopts = ["-Wl,--version-script=$(location :%s)" % script],
-            additional_linker_inputs = [":" + script],
-            deps = [
-                "@cjson//:cjson_system",
-                "@vulkan_headers//:vulkan_headers",
-            ],
-        )
-        libs.append(":" + lib)
-    native.filegroup(name = name, srcs = libs)
+    _fuzz_mock_libraries(name, "libmock_layer", ["//mock_layers:mock_layer.c", "//mock_layers:mock_layer_ctl.h"],
+                         mock_layer_defines, variants, exports)

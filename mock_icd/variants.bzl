@@ -100,7 +100,8 @@ def mock_icd_exports(variant):
         syms += VK_EXPORTS_ALL
     return sorted(syms)
 
-def _defines(row):
+def mock_icd_defines(row):
+    """The compile-time -D flags of one variant row (also used by the fuzz builds, bazel/fuzz.bzl)."""
     vk = {None: 0, "v0": 1, "all": 2}[row.vk]
     return [
         "-DMOCK_ICD_MAX_INTERFACE=%d" % row.max_interface,
@@ -127,7 +128,7 @@ def mock_icd_variants(srcs, deps):
         native.cc_binary(
             name = "libmock_icd_%s.so" % variant,
             srcs = srcs,
-            copts = C_COPTS + _defines(row),
+            copts = C_COPTS + mock_icd_defines(row),
             linkshared = 1,
             linkopts = [
                 "-Wl,--no-undefined",

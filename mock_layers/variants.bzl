@@ -64,7 +64,8 @@ def mock_layer_exports(variant):
         syms += INTROSPECTION
     return sorted(syms)
 
-def _defines(row):
+def mock_layer_defines(row):
+    """The compile-time -D flags of one variant row (also used by the fuzz builds, bazel/fuzz.bzl)."""
     return [
         "-DMOCK_LAYER_INTERFACE=%d" % row.interface,
         "-DMOCK_LAYER_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
@@ -95,7 +96,7 @@ def mock_layer_variants(srcs, deps):
         native.cc_binary(
             name = "libmock_layer_%s.so" % variant,
             srcs = srcs,
-            copts = C_COPTS + _defines(row),
+            copts = C_COPTS + mock_layer_defines(row),
             linkshared = 1,
             linkopts = [
                 "-Wl,--no-undefined",
