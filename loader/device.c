@@ -161,6 +161,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
         return VK_ERROR_INITIALIZATION_FAILED;
     }
     dev->handle = device;
+    dev->chain_handle = device; /* until the layers above return theirs (vkl_layer_chain_create_device) */
     set_dispatch(device, dev);
     /* The bottom of the device chain: the driver's own functions, except the few the loader must
      * see (surface handles); vkGetDeviceProcAddr then still returns the driver's pointers. */
@@ -170,6 +171,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     inst->devices = dev;
     vkl_unknown_fill_device(inst, dev);
     pthread_mutex_unlock(&inst->lock);
+    vkl_layer_chain_note_device(dev); /* released if the layers above then fail vkCreateDevice */
     *pDevice = device;
     return VK_SUCCESS;
 }
@@ -192,19 +194,26 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     return r;
 }
 
+bool vkl_device_unlink(struct vkl_instance *inst, struct vkl_device *dev) {
+    bool found = false;
+    pthread_mutex_lock(&inst->lock);
+    for (struct vkl_device **pp = &inst->devices; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == dev) {
+            *pp = dev->next;
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&inst->lock);
+    return found;
+}
+
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *pAllocator) {
     if (device == VK_NULL_HANDLE) return;
     struct vkl_device *dev = vkl_device_from_handle(device);
     struct vkl_instance *inst = dev->instance;
     if (dev->disp.gen.DestroyDevice != NULL) dev->disp.gen.DestroyDevice(device, pAllocator);
-    pthread_mutex_lock(&inst->lock);
-    for (struct vkl_device **pp = &inst->devices; *pp != NULL; pp = &(*pp)->next) {
-        if (*pp == dev) {
-            *pp = dev->next;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&inst->lock);
+    vkl_device_unlink(inst, dev);
     struct vkl_alloc a = dev->alloc;
     vkl_free(&a, dev);
 }

@@ -19,6 +19,38 @@ static _Thread_local char t_device_sentinel;
 /* A link shim already logged the culprit of this creation: the bottom check only refuses. */
 static _Thread_local bool t_instance_culprit_named, t_device_culprit_named;
 
+/* The loader device records vkl_term_CreateDevice made during the device-chain creation in progress
+ * on this thread. A layer whose own work fails after its call down succeeded destroys the driver's
+ * device through the chain (the next vkGetDeviceProcAddr's vkDestroyDevice: the driver's function,
+ * which never returns to the loader) and fails vkCreateDevice; the loader then releases these
+ * records itself. More than VKL_TERM_DEVICES_MAX (a layer calling down that often) are not tracked. */
+#define VKL_TERM_DEVICES_MAX 8
+struct term_devices {
+    struct vkl_device *dev[VKL_TERM_DEVICES_MAX];
+    uint32_t count;
+};
+static _Thread_local struct term_devices *t_term_devices;
+
+void vkl_layer_chain_note_device(struct vkl_device *dev) {
+    struct term_devices *t = t_term_devices;
+    if (t != NULL && t->count < VKL_TERM_DEVICES_MAX) t->dev[t->count++] = dev;
+}
+
+/* The device chain failed: every record the terminator made during it is unlinked and freed (the
+ * driver's device is the layers' to destroy; the loader cannot tell whether they did). */
+static void release_term_devices(struct vkl_instance *inst, const struct term_devices *made, VkResult r) {
+    for (uint32_t i = 0; i < made->count; i++) {
+        struct vkl_device *dev = made->dev[i];
+        if (!vkl_device_unlink(inst, dev)) continue;
+        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                "vkCreateDevice: the layer chain returned %d after driver %s created its device; the loader's "
+                "device record is released [LLP_LOADER_9]",
+                (int)r, vkl_driver_name(dev->icd->driver));
+        struct vkl_alloc a = dev->alloc;
+        vkl_free(&a, dev);
+    }
+}
+
 /* ------------------------------------------------------------------ loader-data callbacks */
 
 static VKAPI_ATTR VkResult VKAPI_CALL set_instance_loader_data(VkInstance instance, void *object) {
@@ -101,9 +133,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance
  * that link: it answers every name as the real next element does, except vkCreateInstance and
  * vkCreateDevice, for which it returns a create shim that checks the handle before calling the
  * real next element. The layer that called the first failing shim is the culprit: the log line
- * names it and its manifest. The creation still goes down the chain (the layers below see it, as
- * without the shims) and is refused by the bottom check. The shims come from fixed pools (one function per slot, so no run-time code);
- * when every slot is taken the links get the real pointers and only the bottom check remains. */
+ * names it and its manifest, and the shim refuses the creation there (VK_ERROR_INITIALIZATION_FAILED):
+ * the layers below never see the bogus handle, and a layer below that answers without calling down
+ * cannot turn the refusal into success. The shims come from fixed pools (one function per slot, so
+ * no run-time code); when every slot is taken the links get the real pointers and only the bottom
+ * check remains. */
 
 #define LINK_SLOTS 64
 
@@ -172,12 +206,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL link_create_instance(int k, const VkInstan
                                                            const VkAllocationCallbacks *a, VkInstance *pInstance) {
     const struct link_slot *s = &g_link_slots[k];
     VkInstance expected = (VkInstance)(void *)s->inst;
-    if (t_creating_instance == s->inst && *pInstance != expected && !t_instance_culprit_named) {
+    if (t_creating_instance == s->inst && *pInstance != expected) {
+        if (!t_instance_culprit_named)
+            vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                    "vkCreateInstance: layer %s (manifest %s) overwrote *pInstance before calling down the chain; "
+                    "instance creation refused [LLP_LAYER_21]",
+                    culprit_name(s->instance_caller), culprit_path(s->instance_caller));
         t_instance_culprit_named = true;
-        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
-                "vkCreateInstance: layer %s (manifest %s) overwrote *pInstance before calling down the chain; "
-                "instance creation refused [LLP_LAYER_21]",
-                culprit_name(s->instance_caller), culprit_path(s->instance_caller));
+        /* Refused here, not only at the terminator: a layer below that answers without calling
+         * down would otherwise turn the refusal into VK_SUCCESS with a bogus handle. */
+        return VK_ERROR_INITIALIZATION_FAILED;
     }
     PFN_vkCreateInstance next = (PFN_vkCreateInstance)s->next_gipa(expected, "vkCreateInstance");
     return next != NULL ? next(ci, a, pInstance) : VK_ERROR_INITIALIZATION_FAILED;
@@ -186,12 +224,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL link_create_instance(int k, const VkInstan
 static VKAPI_ATTR VkResult VKAPI_CALL link_create_device(int k, VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
                                                          const VkAllocationCallbacks *a, VkDevice *pDevice) {
     const struct link_slot *s = &g_link_slots[k];
-    if (t_device_check && *pDevice != (VkDevice)(void *)&t_device_sentinel && !t_device_culprit_named) {
+    if (t_device_check && *pDevice != (VkDevice)(void *)&t_device_sentinel) {
+        if (!t_device_culprit_named)
+            vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                    "vkCreateDevice: layer %s (manifest %s) overwrote *pDevice before calling down the chain; "
+                    "device creation refused [LLP_LAYER_22]",
+                    culprit_name(s->device_caller), culprit_path(s->device_caller));
         t_device_culprit_named = true;
-        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
-                "vkCreateDevice: layer %s (manifest %s) overwrote *pDevice before calling down the chain; device "
-                "creation refused [LLP_LAYER_22]",
-                culprit_name(s->device_caller), culprit_path(s->device_caller));
+        return VK_ERROR_INITIALIZATION_FAILED; /* refused here (see link_create_instance) */
     }
     PFN_vkCreateDevice next = (PFN_vkCreateDevice)s->next_gipa((VkInstance)(void *)s->inst, "vkCreateDevice");
     return next != NULL ? next(pd, ci, a, pDevice) : VK_ERROR_INITIALIZATION_FAILED;
@@ -465,16 +505,24 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
     *pDevice = (VkDevice)(void *)&t_device_sentinel;
     t_device_check = true;
     t_device_culprit_named = false;
+    struct term_devices made = {.count = 0};
+    struct term_devices *outer = t_term_devices;
+    t_term_devices = &made;
     r = create(term_pd, &ci, pAllocator, pDevice);
+    t_term_devices = outer;
     t_device_check = false;
     t_device_culprit_named = false;
-    if (r != VK_SUCCESS) goto out;
+    if (r != VK_SUCCESS) {
+        release_term_devices(inst, &made, r);
+        goto out;
+    }
     /* The device dispatch now comes from the top layer's vkGetDeviceProcAddr. */
     struct vkl_device *dev = vkl_device_from_handle(*pDevice);
     pthread_mutex_lock(&inst->lock);
     vkl_gen_device_dispatch_fill(&dev->disp.gen, libs[0]->gdpa, *pDevice);
     if (dev->disp.gen.GetDeviceProcAddr == NULL) dev->disp.gen.GetDeviceProcAddr = libs[0]->gdpa;
     memset(dev->disp.unknown, 0, sizeof(dev->disp.unknown));
+    dev->chain_handle = *pDevice; /* the top layer's GDPA is asked with the handle it returned */
     vkl_unknown_fill_device(inst, dev);
     dev->layered = true;
     pthread_mutex_unlock(&inst->lock);

@@ -35,7 +35,7 @@ static PFN_vkVoidFunction missing_fn(void) {
 void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev) {
     for (uint32_t i = 0; i < inst->unknown_device_count; i++) {
         if (dev->disp.unknown[i] != NULL) continue;
-        dev->disp.unknown[i] = dev->disp.gen.GetDeviceProcAddr(dev->handle, inst->unknown_device_names[i]);
+        dev->disp.unknown[i] = dev->disp.gen.GetDeviceProcAddr(dev->chain_handle, inst->unknown_device_names[i]);
     }
 }
 
@@ -90,6 +90,12 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && !device; ii = ii->next)
         device = ii->driver->gipa(ii->handle, name) != NULL;
     if (!device) device = vkl_layer_chain_has_device_entrypoint(inst, name);
+    /* ... or the top layer's vkGetInstanceProcAddr answers it (asking down its chain): a layer may
+     * implement a device command no manifest lists ([Arch] "Loader Handling of Unknown Functions";
+     * the Khronos loader asks its first layer too). The slot is then resolved per device through the
+     * chain's vkGetDeviceProcAddr, for devices created before or after. */
+    if (!device && inst->layer_lib_count > 0 && inst->layer_libs[0].gipa != NULL)
+        device = inst->layer_libs[0].gipa((VkInstance)(void *)inst, name) != NULL;
     if (device) {
         if (inst->unknown_device_count >= VKL_MAX_UNKNOWN_FUNCS) {
             vkl_log(&inst->log, VKL_LOG_ERROR, "vkGetInstanceProcAddr: no unknown device slot left for %s (limit %d)",

@@ -2127,6 +2127,46 @@ static VKAPI_ATTR void VKAPI_CALL mock_CmdFillBuffer(VkCommandBuffer cb, VkBuffe
     rec_emit(o);
 }
 
+/* Recording and submission: recorded only, with whether each handle is the mock's own (a layer that
+ * wraps queues or command buffers must unwrap them before calling down, LLP_LAYER_10). */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info) {
+    (void)info;
+    bool valid = find_cmdbuf(cb) != NULL;
+    cJSON *o = rec_new("vkBeginCommandBuffer");
+    cJSON_AddBoolToObject(o, "valid", valid);
+    rec_emit(o);
+    if (!valid) rec_invalid_handle("vkBeginCommandBuffer", "VkCommandBuffer");
+    return valid ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_EndCommandBuffer(VkCommandBuffer cb) {
+    bool valid = find_cmdbuf(cb) != NULL;
+    cJSON *o = rec_new("vkEndCommandBuffer");
+    cJSON_AddBoolToObject(o, "valid", valid);
+    rec_emit(o);
+    if (!valid) rec_invalid_handle("vkEndCommandBuffer", "VkCommandBuffer");
+    return valid ? VK_SUCCESS : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                                       VkFence fence) {
+    (void)fence;
+    bool valid = find_queue(queue) != NULL;
+    uint32_t n = 0;
+    bool cbs_valid = true;
+    for (uint32_t i = 0; submits != NULL && i < count; i++)
+        for (uint32_t k = 0; k < submits[i].commandBufferCount; k++, n++)
+            cbs_valid = cbs_valid && find_cmdbuf(submits[i].pCommandBuffers[k]) != NULL;
+    cJSON *o = rec_new("vkQueueSubmit");
+    cJSON_AddBoolToObject(o, "valid", valid);
+    cJSON_AddNumberToObject(o, "command_buffers", n);
+    cJSON_AddBoolToObject(o, "command_buffers_valid", cbs_valid);
+    rec_emit(o);
+    if (!valid) rec_invalid_handle("vkQueueSubmit", "VkQueue");
+    if (!cbs_valid) rec_invalid_handle("vkQueueSubmit", "VkCommandBuffer");
+    return valid && cbs_valid ? injected("vkQueueSubmit") : VK_ERROR_DEVICE_LOST;
+}
+
 /* Swapchains: recorded only (what surface handle the driver received, LDP_LOADER_11); the handle is
  * an opaque number, nothing is allocated. */
 static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *ci,
@@ -2327,6 +2367,9 @@ static const struct cmd k_cmds[] = {
     {"vkAllocateCommandBuffers", (PFN_vkVoidFunction)mock_AllocateCommandBuffers, K_DEVICE, G_ALWAYS},
     {"vkFreeCommandBuffers", (PFN_vkVoidFunction)mock_FreeCommandBuffers, K_DEVICE, G_ALWAYS},
     {"vkCmdFillBuffer", (PFN_vkVoidFunction)mock_CmdFillBuffer, K_DEVICE, G_ALWAYS},
+    {"vkBeginCommandBuffer", (PFN_vkVoidFunction)mock_BeginCommandBuffer, K_DEVICE, G_ALWAYS},
+    {"vkEndCommandBuffer", (PFN_vkVoidFunction)mock_EndCommandBuffer, K_DEVICE, G_ALWAYS},
+    {"vkQueueSubmit", (PFN_vkVoidFunction)mock_QueueSubmit, K_DEVICE, G_ALWAYS},
     {"vkCreateSwapchainKHR", (PFN_vkVoidFunction)mock_CreateSwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
     {"vkDestroySwapchainKHR", (PFN_vkVoidFunction)mock_DestroySwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
 };

@@ -15,11 +15,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vulkan/vk_icd.h>
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
@@ -31,6 +33,8 @@
 #define MAX_RECORDS 4096
 #define MAX_WRAPPED_PDS 16 /* physical-device wrappers per instance (wrap_handles) */
 #define FN_SLOTS 4         /* "device_functions" / "physdev_functions" the layer answers itself */
+#define MAX_WRAPPED_QUEUES 8 /* queue wrappers per device (wrap_handles) */
+#define MAX_WRAPPED_CBS 32   /* command-buffer wrappers per device (wrap_handles) */
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -39,6 +43,7 @@ struct scenario {
     cJSON *intercept; /* array of names, or NULL: every command the mock implements */
     bool fail_negotiation, no_advance_link, clobber_instance, clobber_device, no_call_down;
     bool fail_unknown_extensions, return_disabled_functions;
+    bool fail_device_after_call_down; /* vkCreateDevice: destroys what it got from below, then fails */
     bool wrap_handles; /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
     bool wrap_command_pools; /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
     char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
@@ -133,6 +138,7 @@ static int scenario_apply(const char *text) {
     g_sc.no_call_down = jbool(m, "no_call_down");
     g_sc.fail_unknown_extensions = jbool(m, "fail_unknown_extensions");
     g_sc.return_disabled_functions = jbool(m, "return_disabled_functions");
+    g_sc.fail_device_after_call_down = jbool(m, "fail_device_after_call_down");
     const cJSON *nv = cJSON_GetObjectItemCaseSensitive(m, "negotiate_version");
     if (cJSON_IsNumber(nv)) g_sc.negotiate_version = (int)nv->valuedouble;
     return 0;
@@ -230,6 +236,19 @@ struct wrapped_dev {
     void *loader_data;
     VkDevice real;
 };
+/* Queues and command buffers the application gets back through the loader's vkGetDeviceQueue(2) /
+ * vkAllocateCommandBuffers trampolines: the layer reserves the first word as a driver does
+ * (ICD_LOADER_MAGIC) and the loader's trampoline writes its dispatch pointer there; the layer
+ * checks that it did when the object comes back ("loader_word"). */
+struct wrapped_queue {
+    void *loader_data;
+    VkQueue real;
+};
+struct wrapped_cb {
+    void *loader_data;
+    VkCommandBuffer real;
+    VkCommandPool pool; /* the application's pool handle */
+};
 
 /* Allocation through the application's callbacks when it gave any (LLP_LAYER_14). */
 struct alloc_cb {
@@ -285,16 +304,35 @@ struct dev_data {
     struct wrapped_dev *wrapped;           /* wrap_handles: the handle the application holds */
     struct alloc_cb alloc;                 /* what the wrapper was allocated with */
     bool ext_enabled;                      /* the scenario's device_extension was enabled */
-    /* wrap_command_pools only */
+    /* wrap_command_pools or wrap_handles */
     PFN_vkCreateCommandPool CreateCommandPool;
     PFN_vkDestroyCommandPool DestroyCommandPool;
     PFN_vkAllocateCommandBuffers AllocateCommandBuffers;
     PFN_vkFreeCommandBuffers FreeCommandBuffers;
+    /* wrap_handles only: queues and command buffers */
+    PFN_vkGetDeviceQueue2 GetDeviceQueue2;
+    PFN_vkBeginCommandBuffer BeginCommandBuffer;
+    PFN_vkEndCommandBuffer EndCommandBuffer;
+    PFN_vkCmdFillBuffer CmdFillBuffer;
+    PFN_vkQueueSubmit QueueSubmit;
+    struct wrapped_queue *queues[MAX_WRAPPED_QUEUES];
+    uint32_t queue_count;
+    struct wrapped_cb *cbs[MAX_WRAPPED_CBS]; /* NULL: free slot */
 };
 static struct inst_data g_inst[MAX_OBJECTS];
 static struct dev_data g_dev[MAX_OBJECTS];
 
 static void *key_of(const void *h) { return *(void *const *)h; }
+
+/* clobber_instance / clobber_device: what the layer writes into *pInstance / *pDevice before
+ * calling down (LLP_LAYER_21/22). A readable, aligned dummy object, not a raw bogus value: once a
+ * create call returns VK_SUCCESS, layers (this one included, when a layer below answered without
+ * calling down, so the loader never refused) read the first word of *pInstance / *pDevice as the
+ * created object's dispatch key. That first word (0xbad1bad1 / 0xbad2bad2) is no dispatch pointer
+ * of the loader's, and the rest is zero. Read-only: a loader that writes its dispatch pointer or
+ * anything else into it faults. A loader must refuse it by comparing handles, never by reading it. */
+static const uintptr_t g_clobbered_instance[64] = {0xbad1bad1u};
+static const uintptr_t g_clobbered_device[64] = {0xbad2bad2u};
 
 static struct inst_data *inst_find(const void *h) {
     void *k = key_of(h);
@@ -302,7 +340,13 @@ static struct inst_data *inst_find(const void *h) {
         if (g_inst[i].key == k) return &g_inst[i];
     return NULL;
 }
+/* A handle that is one of the layer's device wrappers finds that wrapper's record first: a copy of
+ * the library that sits twice in one device chain (a layer above that does not advance the link
+ * info, LLP_LAYER_13) holds two records under the same dispatch key, and the outer wrapper must
+ * not be passed down as if it were the inner one. Anything else goes by its dispatch key. */
 static struct dev_data *dev_find(const void *h) {
+    for (int i = 0; i < MAX_OBJECTS; i++)
+        if (g_dev[i].key != NULL && g_dev[i].wrapped != NULL && (const void *)g_dev[i].wrapped == h) return &g_dev[i];
     void *k = key_of(h);
     for (int i = 0; i < MAX_OBJECTS; i++)
         if (g_dev[i].key == k) return &g_dev[i];
@@ -338,6 +382,17 @@ static VkPhysicalDevice wrap_pd(struct inst_data *d, VkPhysicalDevice real) {
 
 /* ------------------------------------------------------------------ intercepted commands */
 
+/* The link this library called down through without advancing it (no_advance_link), while that
+ * call is in progress on this thread. Entered again with the very same link, the layer would call
+ * down through it again, forever (two stacked no_advance_link layers: each reaches the other's
+ * shim, LLP_LAYER_12/13); a real process dies of stack overflow there, the mock refuses instead so
+ * that a fuzzed world stays finite. Process-wide atomics rather than thread-locals: LeakSanitizer's
+ * exit-time scan crashes ("Tracer caught signal 11") on the TLS of a library that was dlclose()d, as
+ * every layer is at vkDestroyInstance. Another thread's call in progress holds another link (links
+ * live on the caller's stack), so it cannot be mistaken for a loop; at worst it hides one. */
+static _Atomic(const void *) g_unadvanced_instance_link;
+static _Atomic(const void *) g_unadvanced_device_link;
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
                                                            VkInstance *pInstance) {
     pthread_mutex_lock(&g_lock);
@@ -369,15 +424,19 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     struct scenario sc = g_sc;
     pthread_mutex_unlock(&g_lock);
     if (found == NULL || found->u.pLayerInfo == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (found->u.pLayerInfo == atomic_load_explicit(&g_unadvanced_instance_link, memory_order_relaxed)) return VK_ERROR_INITIALIZATION_FAILED; /* a loop */
     if (sc.fail_unknown_extensions && ci->enabledExtensionCount > 0) return VK_ERROR_EXTENSION_NOT_PRESENT;
     PFN_vkGetInstanceProcAddr next_gipa = found->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_GetPhysicalDeviceProcAddr next_gpdpa = found->u.pLayerInfo->pfnNextGetPhysicalDeviceProcAddr;
     PFN_vkCreateInstance next_create = (PFN_vkCreateInstance)next_gipa(VK_NULL_HANDLE, "vkCreateInstance");
     if (next_create == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     if (!sc.no_advance_link) found->u.pLayerInfo = found->u.pLayerInfo->pNext;
-    if (sc.clobber_instance) *pInstance = (VkInstance)(uintptr_t)0xbad1bad1u;
+    if (sc.clobber_instance) *pInstance = (VkInstance)(uintptr_t)g_clobbered_instance;
     if (sc.no_call_down) return VK_SUCCESS;
+    const void *outer_link = atomic_load_explicit(&g_unadvanced_instance_link, memory_order_relaxed);
+    if (sc.no_advance_link) atomic_store_explicit(&g_unadvanced_instance_link, found->u.pLayerInfo, memory_order_relaxed);
     VkResult r = next_create(ci, a, pInstance);
+    atomic_store_explicit(&g_unadvanced_instance_link, outer_link, memory_order_relaxed);
     if (r != VK_SUCCESS) return r;
     /* The next pointers are fetched without the lock: the layer below may be this very library
      * (a layer above that did not advance the link, LLP_LAYER_12). */
@@ -552,6 +611,81 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(V
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice device, const char *name);
 
+/* ---- wrap_handles: queues and command buffers (LLP_LAYER_10) */
+
+/* The device data and wrapper of a queue / command buffer wrapper (NULL: not one of ours). Lock held. */
+static struct dev_data *queue_owner(VkQueue q, struct wrapped_queue **out) {
+    for (int i = 0; i < MAX_OBJECTS; i++) {
+        if (g_dev[i].key == NULL) continue;
+        for (uint32_t k = 0; k < g_dev[i].queue_count; k++)
+            if ((VkQueue)(void *)g_dev[i].queues[k] == q) {
+                *out = g_dev[i].queues[k];
+                return &g_dev[i];
+            }
+    }
+    *out = NULL;
+    return NULL;
+}
+static struct dev_data *cb_owner(VkCommandBuffer cb, struct wrapped_cb **out, int *slot) {
+    for (int i = 0; i < MAX_OBJECTS; i++) {
+        if (g_dev[i].key == NULL) continue;
+        for (int k = 0; k < MAX_WRAPPED_CBS; k++)
+            if (g_dev[i].cbs[k] != NULL && (VkCommandBuffer)(void *)g_dev[i].cbs[k] == cb) {
+                *out = g_dev[i].cbs[k];
+                if (slot) *slot = k;
+                return &g_dev[i];
+            }
+    }
+    *out = NULL;
+    return NULL;
+}
+
+/* Whether the loader wrote its dispatch pointer (the device's) into a wrapper's first word. */
+static bool loader_word_set(const struct dev_data *d, const void *wrapper) {
+    return d != NULL && wrapper != NULL && *(void *const *)wrapper == d->key;
+}
+
+/* Frees the queue and command-buffer wrappers of `d` (vkDestroyDevice). Lock held. */
+static void free_queue_cb_wrappers(struct dev_data *d) {
+    for (uint32_t k = 0; k < d->queue_count; k++) obj_free(&d->alloc, d->queues[k]);
+    d->queue_count = 0;
+    for (int k = 0; k < MAX_WRAPPED_CBS; k++) {
+        obj_free(&d->alloc, d->cbs[k]);
+        d->cbs[k] = NULL;
+    }
+}
+
+/* After vkGetDeviceQueue(2) called down: a wrapping layer returns its wrapper of the queue below
+ * (the same wrapper every time) and records {"device_unwrapped", "wrapped"}. */
+static void wrap_got_queue(const char *call, VkDevice device, VkDevice below, VkQueue *pQueue) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    if (!g_sc.wrap_handles) {
+        pthread_mutex_unlock(&g_lock);
+        return;
+    }
+    struct dev_data *d = dev_find(device);
+    struct wrapped_queue *w = NULL;
+    if (d != NULL && *pQueue != VK_NULL_HANDLE) {
+        for (uint32_t k = 0; k < d->queue_count && w == NULL; k++)
+            if (d->queues[k]->real == *pQueue) w = d->queues[k];
+        if (w == NULL && d->queue_count < MAX_WRAPPED_QUEUES) {
+            w = obj_alloc(&d->alloc, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+            if (w != NULL) {
+                w->loader_data = (void *)(uintptr_t)ICD_LOADER_MAGIC;
+                w->real = *pQueue;
+                d->queues[d->queue_count++] = w;
+            }
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "device_unwrapped", below != device);
+    cJSON_AddBoolToObject(o, "wrapped", w != NULL);
+    record(call, o);
+    pthread_mutex_unlock(&g_lock);
+    *pQueue = w != NULL ? (VkQueue)(void *)w : VK_NULL_HANDLE;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
                                                          const VkAllocationCallbacks *a, VkDevice *pDevice) {
     pthread_mutex_lock(&g_lock);
@@ -579,15 +713,27 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     struct inst_data *id = inst_find(pd);
     pthread_mutex_unlock(&g_lock);
     if (found == NULL || found->u.pLayerInfo == NULL || id == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (found->u.pLayerInfo == atomic_load_explicit(&g_unadvanced_device_link, memory_order_relaxed)) return VK_ERROR_INITIALIZATION_FAILED; /* a loop */
     PFN_vkGetInstanceProcAddr next_gipa = found->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_vkGetDeviceProcAddr next_gdpa = found->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(id->instance, "vkCreateDevice");
     if (next_create == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     if (!sc.no_advance_link) found->u.pLayerInfo = found->u.pLayerInfo->pNext;
-    if (sc.clobber_device) *pDevice = (VkDevice)(uintptr_t)0xbad2bad2u;
+    if (sc.clobber_device) *pDevice = (VkDevice)(uintptr_t)g_clobbered_device;
     if (sc.no_call_down) return VK_SUCCESS;
+    const void *outer_link = atomic_load_explicit(&g_unadvanced_device_link, memory_order_relaxed);
+    if (sc.no_advance_link) atomic_store_explicit(&g_unadvanced_device_link, found->u.pLayerInfo, memory_order_relaxed);
     VkResult r = next_create(below, ci, a, pDevice);
+    atomic_store_explicit(&g_unadvanced_device_link, outer_link, memory_order_relaxed);
     if (r != VK_SUCCESS) return r;
+    if (sc.fail_device_after_call_down) {
+        /* As a layer whose own work fails after its call down succeeded: the device below is
+         * destroyed through the chain (the next vkGetDeviceProcAddr's vkDestroyDevice). */
+        PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)next_gdpa(*pDevice, "vkDestroyDevice");
+        if (destroy != NULL) destroy(*pDevice, a);
+        *pDevice = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
     VkDevice real = *pDevice;
     struct wrapped_dev *w = NULL;
     struct alloc_cb ac = alloc_from(a);
@@ -615,7 +761,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
         if (sc.device_extension[0] != '\0' && strcmp(ci->ppEnabledExtensionNames[i], sc.device_extension) == 0)
             tmp.ext_enabled = true;
-    if (sc.wrap_command_pools) {
+    if (sc.wrap_handles) {
+        tmp.GetDeviceQueue2 = (PFN_vkGetDeviceQueue2)next_gdpa(real, "vkGetDeviceQueue2");
+        tmp.BeginCommandBuffer = (PFN_vkBeginCommandBuffer)next_gdpa(real, "vkBeginCommandBuffer");
+        tmp.EndCommandBuffer = (PFN_vkEndCommandBuffer)next_gdpa(real, "vkEndCommandBuffer");
+        tmp.CmdFillBuffer = (PFN_vkCmdFillBuffer)next_gdpa(real, "vkCmdFillBuffer");
+        tmp.QueueSubmit = (PFN_vkQueueSubmit)next_gdpa(real, "vkQueueSubmit");
+    }
+    if (sc.wrap_command_pools || sc.wrap_handles) {
         tmp.CreateCommandPool = (PFN_vkCreateCommandPool)next_gdpa(real, "vkCreateCommandPool");
         tmp.DestroyCommandPool = (PFN_vkDestroyCommandPool)next_gdpa(real, "vkDestroyCommandPool");
         tmp.AllocateCommandBuffers = (PFN_vkAllocateCommandBuffers)next_gdpa(real, "vkAllocateCommandBuffers");
@@ -640,6 +793,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     VkDevice below = unwrap_dev(d, device);
     struct wrapped_dev *w = d ? d->wrapped : NULL;
     struct alloc_cb ac = d ? d->alloc : alloc_from(NULL);
+    if (d) free_queue_cb_wrappers(d);
     if (d) memset(d, 0, sizeof(*d));
     pthread_mutex_unlock(&g_lock);
     if (next) next(below, a);
@@ -656,6 +810,20 @@ static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t
         next(below, family, index, pQueue);
     else
         *pQueue = VK_NULL_HANDLE;
+    wrap_got_queue("vkGetDeviceQueue", device, below, pQueue);
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info, VkQueue *pQueue) {
+    pthread_mutex_lock(&g_lock);
+    struct dev_data *d = dev_find(device);
+    PFN_vkGetDeviceQueue2 next = d ? d->GetDeviceQueue2 : NULL;
+    VkDevice below = unwrap_dev(d, device);
+    pthread_mutex_unlock(&g_lock);
+    if (next)
+        next(below, info, pQueue);
+    else
+        *pQueue = VK_NULL_HANDLE;
+    wrap_got_queue("vkGetDeviceQueue2", device, below, pQueue);
 }
 
 /* "device_functions": commands with the mock ICD's unknown-function signature
@@ -772,8 +940,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device, c
     struct dev_data *d = dev_find(device);
     PFN_vkCreateCommandPool next = d ? d->CreateCommandPool : NULL;
     VkDevice below = unwrap_dev(d, device);
+    bool wrap_pools = g_sc.wrap_command_pools;
     pthread_mutex_unlock(&g_lock);
     if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (!wrap_pools) return next(below, ci, a, pPool); /* wrap_handles alone: only the VkDevice is unwrapped */
     VkCommandPool real = VK_NULL_HANDLE;
     VkResult r = next(below, ci, a, &real);
     if (r != VK_SUCCESS) return r;
@@ -818,6 +988,12 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCo
             g_pools[i] = NULL;
         }
     rec_pool("vkDestroyCommandPool", wrapped);
+    /* The pool's command buffers go with it, and so do their wrappers. */
+    for (int k = 0; d != NULL && k < MAX_WRAPPED_CBS; k++)
+        if (d->cbs[k] != NULL && d->cbs[k]->pool == pool) {
+            obj_free(&d->alloc, d->cbs[k]);
+            d->cbs[k] = NULL;
+        }
     pthread_mutex_unlock(&g_lock);
     if (next != NULL) next(below, real, a);
     if (w != NULL) {
@@ -836,9 +1012,55 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice devi
     VkCommandBufferAllocateInfo copy = *info;
     bool wrapped;
     copy.commandPool = unwrap_pool(info->commandPool, &wrapped);
-    rec_pool("vkAllocateCommandBuffers", wrapped);
+    bool wrap_cbs = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
-    return next != NULL ? next(below, &copy, pBuffers) : VK_ERROR_INITIALIZATION_FAILED;
+    VkResult r = next != NULL ? next(below, &copy, pBuffers) : VK_ERROR_INITIALIZATION_FAILED;
+    const VkResult below_r = r;
+    pthread_mutex_lock(&g_lock);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "unwrapped", wrapped);
+    if (wrap_cbs) {
+        /* wrap_handles: one wrapper per command buffer; the loader's trampoline fills the first word. */
+        d = dev_find(device);
+        uint32_t n = 0;
+        for (uint32_t i = 0; r == VK_SUCCESS && i < info->commandBufferCount; i++) {
+            int slot = -1;
+            for (int k = 0; d != NULL && k < MAX_WRAPPED_CBS && slot < 0; k++)
+                if (d->cbs[k] == NULL) slot = k;
+            struct wrapped_cb *w = slot >= 0 ? obj_alloc(&d->alloc, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT) : NULL;
+            if (w == NULL) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                break;
+            }
+            w->loader_data = (void *)(uintptr_t)ICD_LOADER_MAGIC;
+            w->real = pBuffers[i];
+            w->pool = info->commandPool;
+            d->cbs[slot] = w;
+            pBuffers[i] = (VkCommandBuffer)(void *)w;
+            n++;
+        }
+        if (r != VK_SUCCESS && n > 0) { /* undo: give the wrapped ones back to the layer below */
+            for (uint32_t i = 0; i < n; i++) {
+                struct wrapped_cb *w = NULL;
+                int slot = -1;
+                cb_owner(pBuffers[i], &w, &slot);
+                if (w == NULL) continue;
+                pBuffers[i] = w->real;
+                obj_free(&d->alloc, w);
+                d->cbs[slot] = NULL;
+            }
+        }
+        cJSON_AddBoolToObject(o, "device_unwrapped", below != device);
+        cJSON_AddNumberToObject(o, "wrapped", n);
+    }
+    record("vkAllocateCommandBuffers", o);
+    PFN_vkFreeCommandBuffers free_below = d ? d->FreeCommandBuffers : NULL;
+    pthread_mutex_unlock(&g_lock);
+    if (below_r == VK_SUCCESS && r != VK_SUCCESS && free_below != NULL)
+        free_below(below, copy.commandPool, info->commandBufferCount, pBuffers);
+    if (r != VK_SUCCESS)
+        for (uint32_t i = 0; i < info->commandBufferCount; i++) pBuffers[i] = VK_NULL_HANDLE;
+    return r;
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
@@ -850,9 +1072,115 @@ static VKAPI_ATTR void VKAPI_CALL layer_FreeCommandBuffers(VkDevice device, VkCo
     VkDevice below = unwrap_dev(d, device);
     bool wrapped;
     VkCommandPool real = unwrap_pool(pool, &wrapped);
-    rec_pool("vkFreeCommandBuffers", wrapped);
+    /* wrap_handles: the layer below gets its own command buffers; the wrappers go. */
+    VkCommandBuffer *reals = NULL;
+    if (g_sc.wrap_handles && count > 0 && pBuffers != NULL) {
+        reals = calloc(count, sizeof(*reals));
+        bool all = reals != NULL;
+        for (uint32_t i = 0; reals != NULL && i < count; i++) {
+            struct wrapped_cb *w = NULL;
+            int slot = -1;
+            struct dev_data *owner = cb_owner(pBuffers[i], &w, &slot);
+            reals[i] = w != NULL ? w->real : pBuffers[i];
+            all = all && (w != NULL || pBuffers[i] == VK_NULL_HANDLE);
+            if (w != NULL) {
+                obj_free(&owner->alloc, w);
+                owner->cbs[slot] = NULL;
+            }
+        }
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddBoolToObject(o, "unwrapped", wrapped);
+        cJSON_AddBoolToObject(o, "device_unwrapped", below != device);
+        cJSON_AddBoolToObject(o, "command_buffers_unwrapped", all);
+        record("vkFreeCommandBuffers", o);
+    } else {
+        rec_pool("vkFreeCommandBuffers", wrapped);
+    }
     pthread_mutex_unlock(&g_lock);
-    if (next != NULL) next(below, real, count, pBuffers);
+    if (next != NULL) next(below, real, count, reals != NULL ? reals : pBuffers);
+    free(reals);
+}
+
+/* wrap_handles: commands taking a command buffer or a queue unwrap it and record {"unwrapped": the
+ * handle was one of the layer's wrappers, "loader_word": the loader had written its dispatch
+ * pointer into the wrapper's first word}. A handle that is not a wrapper (a layer above that
+ * wraps too is not supported) is passed down as it came, found by its dispatch key. */
+static struct dev_data *cb_begin_call(const char *call, VkCommandBuffer cb, VkCommandBuffer *below) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct wrapped_cb *w = NULL;
+    struct dev_data *d = cb_owner(cb, &w, NULL);
+    if (d == NULL) d = dev_find(cb);
+    *below = w != NULL ? w->real : cb;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "unwrapped", w != NULL);
+    cJSON_AddBoolToObject(o, "loader_word", loader_word_set(d, w));
+    record(call, o);
+    pthread_mutex_unlock(&g_lock);
+    return d;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info) {
+    VkCommandBuffer below;
+    struct dev_data *d = cb_begin_call("vkBeginCommandBuffer", cb, &below);
+    PFN_vkBeginCommandBuffer next = d ? d->BeginCommandBuffer : NULL;
+    return next != NULL ? next(below, info) : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_EndCommandBuffer(VkCommandBuffer cb) {
+    VkCommandBuffer below;
+    struct dev_data *d = cb_begin_call("vkEndCommandBuffer", cb, &below);
+    PFN_vkEndCommandBuffer next = d ? d->EndCommandBuffer : NULL;
+    return next != NULL ? next(below) : VK_ERROR_INITIALIZATION_FAILED;
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_CmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer, VkDeviceSize offset,
+                                                      VkDeviceSize size, uint32_t data) {
+    VkCommandBuffer below;
+    struct dev_data *d = cb_begin_call("vkCmdFillBuffer", cb, &below);
+    PFN_vkCmdFillBuffer next = d ? d->CmdFillBuffer : NULL;
+    if (next != NULL) next(below, buffer, offset, size, data);
+}
+
+/* Records {"unwrapped": the queue, "command_buffers_unwrapped": every command buffer of every
+ * submit was a wrapper, "loader_word": of the queue wrapper}; the layer below gets copies of the
+ * submit infos holding its own command buffers. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                                        VkFence fence) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct wrapped_queue *wq = NULL;
+    struct dev_data *d = queue_owner(queue, &wq);
+    if (d == NULL) d = dev_find(queue);
+    PFN_vkQueueSubmit next = d ? d->QueueSubmit : NULL;
+    uint32_t total = 0;
+    for (uint32_t i = 0; submits != NULL && i < count; i++) total += submits[i].commandBufferCount;
+    VkSubmitInfo *infos = count > 0 ? calloc(count, sizeof(*infos)) : NULL;
+    VkCommandBuffer *cbs = total > 0 ? calloc(total, sizeof(*cbs)) : NULL;
+    bool ok = (count == 0 || infos != NULL) && (total == 0 || cbs != NULL);
+    bool all = true;
+    for (uint32_t i = 0, n = 0; ok && i < count; i++) {
+        infos[i] = submits[i];
+        infos[i].pCommandBuffers = submits[i].commandBufferCount > 0 ? &cbs[n] : NULL;
+        for (uint32_t k = 0; k < submits[i].commandBufferCount; k++, n++) {
+            struct wrapped_cb *w = NULL;
+            cb_owner(submits[i].pCommandBuffers[k], &w, NULL);
+            all = all && w != NULL;
+            cbs[n] = w != NULL ? w->real : submits[i].pCommandBuffers[k];
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "unwrapped", wq != NULL);
+    cJSON_AddBoolToObject(o, "command_buffers_unwrapped", all);
+    cJSON_AddBoolToObject(o, "loader_word", loader_word_set(d, wq));
+    record("vkQueueSubmit", o);
+    pthread_mutex_unlock(&g_lock);
+    VkResult r = !ok ? VK_ERROR_OUT_OF_HOST_MEMORY
+                 : next != NULL ? next(wq != NULL ? wq->real : queue, count, infos, fence)
+                                : VK_ERROR_INITIALIZATION_FAILED;
+    free(infos);
+    free(cbs);
+    return r;
 }
 
 /* ------------------------------------------------------------------ proc addrs */
@@ -895,8 +1223,16 @@ static PFN_vkVoidFunction own_device_fn(const char *name) {
     for (int k = 0; k < FN_SLOTS; k++)
         if (g_sc.device_functions[k][0] != '\0' && strcmp(name, g_sc.device_functions[k]) == 0)
             return g_device_function_slots[k];
-    /* A layer wrapping command pools must see every command that takes one (LLP_LAYER_10). */
-    if (g_sc.wrap_command_pools) {
+    /* A layer wrapping command pools, or the VkDevice, must see every command that takes one
+     * (LLP_LAYER_10); one wrapping the VkDevice also wraps queues and command buffers. */
+    if (g_sc.wrap_handles) {
+        if (strcmp(name, "vkGetDeviceQueue2") == 0) return FN(layer_GetDeviceQueue2);
+        if (strcmp(name, "vkBeginCommandBuffer") == 0) return FN(layer_BeginCommandBuffer);
+        if (strcmp(name, "vkEndCommandBuffer") == 0) return FN(layer_EndCommandBuffer);
+        if (strcmp(name, "vkCmdFillBuffer") == 0) return FN(layer_CmdFillBuffer);
+        if (strcmp(name, "vkQueueSubmit") == 0) return FN(layer_QueueSubmit);
+    }
+    if (g_sc.wrap_command_pools || g_sc.wrap_handles) {
         if (strcmp(name, "vkCreateCommandPool") == 0) return FN(layer_CreateCommandPool);
         if (strcmp(name, "vkDestroyCommandPool") == 0) return FN(layer_DestroyCommandPool);
         if (strcmp(name, "vkAllocateCommandBuffers") == 0) return FN(layer_AllocateCommandBuffers);
@@ -950,6 +1286,17 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice
         if (d == NULL || !d->ext_enabled) f = NULL;
     }
     bool wrap = g_sc.wrap_handles;
+    /* A wrapping layer is asked with the VkDevice it returned (its wrapper): a handle that is not one
+     * of its wrappers is recorded ({"call": "vkGetDeviceProcAddr", "name", "wrapper": false}). */
+    if (wrap && device != VK_NULL_HANDLE) {
+        const struct dev_data *d = dev_find(device);
+        if (d != NULL && d->wrapped != NULL && (VkDevice)(void *)d->wrapped != device) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", name);
+            cJSON_AddBoolToObject(o, "wrapper", false);
+            record("vkGetDeviceProcAddr", o);
+        }
+    }
     pthread_mutex_unlock(&g_lock);
     if (f != NULL || wrap) return f; /* a wrapping mock offers no device command it cannot unwrap */
     struct dev_data *d = dev_find(device);

@@ -29,7 +29,7 @@
 
 #define MAX_PHYSDEVS 64
 #define MAX_DRIVER_LIBS 16
-#define MAX_LIST 64
+#define MAX_LIST 128 /* names in one ext= or layers= list (layers_test enables 71 layers) */
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON output                                                                                 */
@@ -1215,6 +1215,92 @@ static void step_dispatch_words(void) {
   obj_end();
 }
 
+/* command-buffers[:export]: device-level work on g_device: vkGetDeviceQueue (and vkGetDeviceQueue2
+ * when offered) for family 0 index 0, a command pool on family 0, two primary command buffers each
+ * begun, given one vkCmdFillBuffer (data 7 and 8) and ended, one vkQueueSubmit of both, then freed
+ * and the pool destroyed. Commands come from the loader's vkGetDeviceProcAddr, or with "export" from
+ * the loader's exported symbols (dlsym), whose trampolines dispatch through the objects' first word. */
+static void step_command_buffers(const char *arg) {
+  bool exported = arg != NULL && strcmp(arg, "export") == 0;
+  obj_begin("command-buffers");
+  kv_str("via", exported ? "export" : "gdpa");
+  if (g_device == VK_NULL_HANDLE) {
+    kv_str("error", "no device");
+    obj_end();
+    return;
+  }
+  PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+#define CB_PROC(type, name) \
+  type name##_fn = exported ? (type)dlsym(g_loader, #name) : gdpa ? (type)gdpa(g_device, #name) : NULL
+  CB_PROC(PFN_vkGetDeviceQueue, vkGetDeviceQueue);
+  CB_PROC(PFN_vkGetDeviceQueue2, vkGetDeviceQueue2);
+  CB_PROC(PFN_vkCreateCommandPool, vkCreateCommandPool);
+  CB_PROC(PFN_vkDestroyCommandPool, vkDestroyCommandPool);
+  CB_PROC(PFN_vkAllocateCommandBuffers, vkAllocateCommandBuffers);
+  CB_PROC(PFN_vkFreeCommandBuffers, vkFreeCommandBuffers);
+  CB_PROC(PFN_vkBeginCommandBuffer, vkBeginCommandBuffer);
+  CB_PROC(PFN_vkCmdFillBuffer, vkCmdFillBuffer);
+  CB_PROC(PFN_vkEndCommandBuffer, vkEndCommandBuffer);
+  CB_PROC(PFN_vkQueueSubmit, vkQueueSubmit);
+#undef CB_PROC
+  const uintptr_t dev_word = *(const uintptr_t *)(const void *)g_device;
+  VkQueue queue = VK_NULL_HANDLE, queue2 = VK_NULL_HANDLE;
+  if (vkGetDeviceQueue_fn) vkGetDeviceQueue_fn(g_device, 0, 0, &queue);
+  kv_bool("queue", queue != VK_NULL_HANDLE);
+  if (queue != VK_NULL_HANDLE) kv_bool("queue_dispatch_same_as_device", *(const uintptr_t *)(const void *)queue == dev_word);
+  kv_bool("queue2_offered", vkGetDeviceQueue2_fn != NULL);
+  if (vkGetDeviceQueue2_fn) {
+    VkDeviceQueueInfo2 qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_INFO_2, .queueFamilyIndex = 0, .queueIndex = 0};
+    vkGetDeviceQueue2_fn(g_device, &qi, &queue2);
+    kv_bool("queue2", queue2 != VK_NULL_HANDLE);
+    kv_bool("queue2_same_as_queue", queue2 == queue);
+  }
+  bool all = vkCreateCommandPool_fn && vkDestroyCommandPool_fn && vkAllocateCommandBuffers_fn &&
+             vkFreeCommandBuffers_fn && vkBeginCommandBuffer_fn && vkCmdFillBuffer_fn && vkEndCommandBuffer_fn &&
+             vkQueueSubmit_fn;
+  kv_bool("commands", all);
+  if (!all || queue == VK_NULL_HANDLE) {
+    obj_end();
+    return;
+  }
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = 0};
+  VkResult r = vkCreateCommandPool_fn(g_device, &pci, g_allocator, &pool);
+  kv_result("create_pool", r);
+  if (r != VK_SUCCESS) {
+    obj_end();
+    return;
+  }
+  VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 2};
+  r = vkAllocateCommandBuffers_fn(g_device, &ai, cbs);
+  kv_result("allocate", r);
+  if (r == VK_SUCCESS) {
+    bool same = true;
+    for (int i = 0; i < 2; i++) same = same && cbs[i] != VK_NULL_HANDLE && *(const uintptr_t *)(const void *)cbs[i] == dev_word;
+    kv_bool("command_buffer_dispatch_same_as_device", same);
+    VkResult begin = VK_SUCCESS, end = VK_SUCCESS;
+    for (uint32_t i = 0; i < 2; i++) {
+      VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      VkResult b = vkBeginCommandBuffer_fn(cbs[i], &bi);
+      if (b != VK_SUCCESS) begin = b;
+      vkCmdFillBuffer_fn(cbs[i], VK_NULL_HANDLE, 0, 64, 7 + i);
+      VkResult e = vkEndCommandBuffer_fn(cbs[i]);
+      if (e != VK_SUCCESS) end = e;
+    }
+    kv_result("begin", begin);
+    kv_result("end", end);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 2, .pCommandBuffers = cbs};
+    kv_result("submit", vkQueueSubmit_fn(queue, 1, &si, VK_NULL_HANDLE));
+    vkFreeCommandBuffers_fn(g_device, pool, 2, cbs);
+  }
+  vkDestroyCommandPool_fn(g_device, pool, g_allocator);
+  obj_end();
+}
+
 /* write-file:PATH:CONTENT: test-only; replaces the file's content in place (same inode) between two
  * Vulkan calls, e.g. to change a manifest the loader has already read. PATH must not contain ':'. */
 static void step_write_file(const char *arg) {
@@ -1573,7 +1659,7 @@ int main(int argc, char **argv) {
       "version", "instance-extensions", "instance-layers", "create-instance", "devices",
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
-      "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words",
+      "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
       "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
@@ -1658,6 +1744,8 @@ int main(int argc, char **argv) {
       step_call_resolved(copy);
     } else if (is_step("dispatch-words", s, &arg)) {
       step_dispatch_words();
+    } else if (is_step("command-buffers", s, &arg)) {
+      step_command_buffers(arg);
     } else if (is_step("write-file", s, &arg)) {
       step_write_file(arg);
     } else if (is_step("replace-file", s, &arg)) {

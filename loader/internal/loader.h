@@ -160,6 +160,7 @@ struct vkl_device {
     struct vkl_instance *instance;
     struct vkl_icd_instance *icd;
     VkDevice handle;
+    VkDevice chain_handle; /* what the application holds: the top layer's VkDevice (a wrapper, maybe) or handle */
     struct vkl_alloc alloc;
     bool layered; /* disp.gen filled from the top layer's vkGetDeviceProcAddr */
 };
@@ -192,6 +193,11 @@ bool vkl_layer_chain_check_instance(VkInstance *pInstance);
 VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd, const VkDeviceCreateInfo *ci,
                                        const VkAllocationCallbacks *pAllocator, VkDevice *pDevice);
 bool vkl_layer_chain_check_device(VkDevice *pDevice);
+/* vkl_term_CreateDevice: the loader device record it made for a device chain in progress on this
+ * thread (released again if the chain then fails). */
+void vkl_layer_chain_note_device(struct vkl_device *dev);
+/* Removes dev from inst's device list; false when it was not on it. */
+bool vkl_device_unlink(struct vkl_instance *inst, struct vkl_device *dev);
 void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot);
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name);

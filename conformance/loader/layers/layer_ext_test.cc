@@ -269,5 +269,52 @@ TEST_F(LayerExtensions, InterfaceOneLayerBesideIsBypassed) {
   }
 }
 
+// ---- unknown device commands through vkGetInstanceProcAddr, without manifest entry points -------
+
+// vkGetInstanceProcAddr of a device command the loader does not know gives a trampoline whenever
+// something below can answer it, before any device exists; the trampoline is resolved per device
+// when the device is created. Two such names with a plain layer active and no manifest listing
+// either in device_extensions entrypoints: kLayerOnly, which only the layer implements (its
+// vkGetInstanceProcAddr answers it), and kDriverOnly, which only the driver implements. Both work
+// through the vkGetInstanceProcAddr pointer fetched before vkCreateDevice; the layer's command
+// reaches the layer (nothing below it), the driver's goes through the layer's chain to the driver
+// with the driver's own VkDevice.
+TEST_F(LayerExtensions, UnknownDeviceCommandsThroughGipaWithoutManifestEntrypoints) {
+  VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC", "LLP_LOADER_9");
+  const char kLayerOnly[] = "vkMockLayerOnlyUnlistedEXT";
+  const char kDriverOnly[] = "vkMockDriverOnlyUnlistedEXT";
+  AddDriver(std::string("\"device_functions\": [\"") + kDriverOnly + "\"]");
+  AddMockLayer(s_, kLayer, false, Location::kXdgDataDirs, "v2_gpdpa", "",
+               std::string("\"device_functions\": [\"") + kLayerOnly + "\"]");
+  ProbeResult r = RunProbe(
+      s_, {"create-instance:layers=" + std::string(kLayer), "devices", "gipa:" + std::string(kLayerOnly),
+           "gipa:" + std::string(kDriverOnly), "gipa:vkMockNobodyHasThisEXT", "create-device:0",
+           "call-unknown-device:" + std::string(kLayerOnly) + ",5,gipa",
+           "call-unknown-device:" + std::string(kDriverOnly) + ",6,gipa",
+           "call-unknown-device:" + std::string(kLayerOnly) + ",7", "destroy-device", "destroy-instance"});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  std::vector<Json> gipa = r.Steps("gipa");
+  ASSERT_EQ(gipa.size(), 3u) << r.Describe();
+  EXPECT_TRUE(gipa[0]["non_null"].boolean()) << "a device command only the layer implements\n" << r.Describe();
+  EXPECT_TRUE(gipa[1]["non_null"].boolean()) << "a device command only the driver implements\n" << r.Describe();
+  EXPECT_FALSE(gipa[2]["non_null"].boolean(true)) << "nobody implements it\n" << r.Describe();
+  ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+  std::vector<Json> calls = r.Steps("call-unknown-device");
+  ASSERT_EQ(calls.size(), 3u) << r.Describe();
+  for (const Json& c : calls) EXPECT_TRUE(c["non_null"].boolean()) << c.dump() << "\n" << r.Describe();
+  EXPECT_EQ(calls[0]["returned"].num(), 30005) << "the layer answers its own command\n" << r.Describe();
+  EXPECT_EQ(calls[1]["returned"].num(), 10006) << "the driver's pool slot 0 answers\n" << r.Describe();
+  EXPECT_EQ(calls[2]["returned"].num(), 30007) << r.Describe();
+  std::vector<Json> recs = Records(kLayer, kLayerOnly);
+  ASSERT_EQ(recs.size(), 2u) << r.Describe();
+  for (const Json& j : recs) EXPECT_FALSE(j["called_down"].boolean(true)) << j.dump();
+  std::vector<Json> drv = s_.CallsTo("drv", kDriverOnly);
+  ASSERT_EQ(drv.size(), 1u) << r.Describe();
+  EXPECT_EQ(drv[0]["handle"].str(), "device") << drv[0].dump();
+  EXPECT_TRUE(s_.CallsTo("drv", kLayerOnly).empty()) << r.Describe();
+  EXPECT_TRUE(s_.CallsTo("drv", "invalid_handle").empty()) << r.Describe();
+}
+
 }  // namespace
 }  // namespace vkt

@@ -5,6 +5,7 @@
 // calls in one shared file (Sandbox::LayerCalls), so the chain order is observable.
 #include <vulkan/vk_layer.h>
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -968,6 +969,86 @@ TEST_F(LayerFixture, ClobberCulpritNamedDeepInALongChain) {
     named = named || (line.find("VK_LAYER_MOCK_deep_culprit") != std::string::npos && line.find(manifest) != std::string::npos);
   }
   EXPECT_TRUE(named) << r.Describe();
+}
+
+// More active layers than the reference loader has link shims (64, loader/layer_chain.c): 70 copies
+// of the mock layer under distinct names. The chain must not depend on the shims: every layer is
+// chained in order for the instance and the device, and everything works and goes away again.
+constexpr int kManyLayers = 70;
+
+V AddManyLayers(Sandbox& s, std::string* list) {
+  V names;
+  for (int i = 0; i < kManyLayers; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "VK_LAYER_MOCK_many%02d", i);
+    names.push_back(name);
+    AddMockLayer(s, name, false);
+    *list += (i ? "," : "") + names.back();
+  }
+  return names;
+}
+
+TEST_F(LayerFixture, ChainLongerThanTheShimPool) {
+  VKT_POLICY("RULE_LYR_ORDER", "LLP_LOADER_8", "LLP_LOADER_9");
+  std::string list;
+  V names = AddManyLayers(s_, &list);
+  ProbeResult r = Run(list);
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), names) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
+  EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(DeviceChain(), names) << r.Describe();
+  EXPECT_EQ(s_.LayerCallOrder("vkDestroyDevice"), names) << r.Describe();
+  EXPECT_EQ(s_.LayerCallOrder("vkDestroyInstance"), names) << r.Describe();
+  EXPECT_EQ(s_.CallsTo("drv", "vkCreateDevice").size(), 1u) << r.Describe();
+  EXPECT_EQ(s_.CallsTo("drv", "vkDestroyInstance").size(), 1u) << r.Describe();
+}
+
+// The same 70 layers and one culprit more: a layer that overwrites *pInstance / *pDevice is still
+// refused whether its link has a shim or not. Fourth in the chain (a shim stands below it) it is
+// named with its manifest; last, beyond the pool, only the bottom check's line without a name
+// remains -- but the creation is refused all the same and the probe survives.
+TEST_F(LayerFixture, ClobberRefusedBeyondTheShimPool) {
+  VKT_POLICY("LLP_LAYER_21", "LLP_LAYER_22");
+  std::string list;
+  V names = AddManyLayers(s_, &list);
+  for (const char* misbehave : {"clobber_instance", "clobber_device"}) {
+    const bool instance = std::string(misbehave) == "clobber_instance";
+    const char* rule = instance ? "LLP_LAYER_21" : "LLP_LAYER_22";
+    const std::string culprit = std::string("VK_LAYER_MOCK_culprit_") + misbehave;
+    std::string manifest = AddMockLayer(s_, culprit, false, Location::kXdgDataDirs, "v2_gpdpa", "",
+                                        std::string("\"misbehave\": {\"") + misbehave + "\": true}");
+    for (bool last : {false, true}) {
+      SCOPED_TRACE(std::string(misbehave) + (last ? ", last (no shim)" : ", fourth (shim)"));
+      std::string layers = last ? list + "," + culprit
+                                : names[0] + "," + names[1] + "," + names[2] + "," + culprit +
+                                      list.substr(names[0].size() + names[1].size() + names[2].size() + 2);
+      std::remove(s_.LayerCallsFile().c_str());
+      ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:0",
+                                    "destroy-device", "destroy-instance"});
+      EXPECT_EQ(r.exit_status, 0) << r.Describe();
+      if (instance) {
+        EXPECT_EQ(CreateResult(r), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
+      } else {
+        ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+        EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
+      }
+      bool cited = false, named = false;
+      for (size_t pos = 0; (pos = r.err.find(rule, pos)) != std::string::npos; ++pos) {
+        size_t bol = r.err.rfind('\n', pos), eol = r.err.find('\n', pos);
+        std::string line = r.err.substr(bol == std::string::npos ? 0 : bol + 1,
+                                        eol == std::string::npos ? std::string::npos : eol - bol - 1);
+        cited = cited || line.find("ERROR") != std::string::npos;
+        named = named || (line.find(culprit) != std::string::npos && line.find(manifest) != std::string::npos);
+        for (const std::string& n : names) EXPECT_EQ(line.find(n + " "), std::string::npos) << line;
+      }
+      EXPECT_TRUE(cited) << "no ERROR line cites " << rule << "\n" << r.Describe();
+      if (!last) {
+        EXPECT_TRUE(named) << r.Describe();
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

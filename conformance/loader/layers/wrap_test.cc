@@ -34,12 +34,14 @@ class WrappingLayer : public ::testing::Test {
     if (wrap) members += ", \"wrap_handles\": true";
     AddMockLayer(s_, name, false, Location::kXdgDataDirs, "v2_gpdpa", "", members);
   }
-  // The whole life cycle on both drivers with `layers` enabled (application order).
+  // The whole life cycle on both drivers with `layers` enabled (application order). The unknown
+  // command is first resolved through vkGetInstanceProcAddr after the first device exists (the loader
+  // fills that device's slot then), then through vkGetDeviceProcAddr.
   ProbeResult RunAll(const std::string& layers, const std::string& more_opts = "") {
     std::string opts = "layers=" + layers + (more_opts.empty() ? "" : ";" + more_opts);
     return RunProbe(s_, {"create-instance:" + opts, "devices", "groups", "properties2:@drv1-dev",
                          "properties2:@drv2-dev", "create-device:@drv1-dev",
-                         "call-unknown-device:" + std::string(kFn) + ",7", "destroy-device",
+                         "call-unknown-device:" + std::string(kFn) + ",7,gipa", "destroy-device",
                          "create-device:@drv2-dev", "call-unknown-device:" + std::string(kFn) + ",9",
                          "destroy-device", "destroy-instance"});
   }
@@ -96,6 +98,10 @@ class WrappingLayer : public ::testing::Test {
     std::vector<Json> fn = LayerRecords(kWrap, kFn);
     ASSERT_EQ(fn.size(), 2u) << r.Describe();
     for (const Json& j : fn) EXPECT_TRUE(j["unwrapped"].boolean()) << "LLP_LAYER_10: " << j.dump();
+    // The loader asked the wrapping layer's vkGetDeviceProcAddr only with the wrapper it returned,
+    // also when it filled the unknown command's slot of the existing device (RULE_UNKNOWN_DEVICE_FUNC).
+    for (const Json& j : LayerRecords(kWrap, "vkGetDeviceProcAddr"))
+      ADD_FAILURE() << "vkGetDeviceProcAddr with a handle the layer never returned: " << j.dump();
   }
   Sandbox s_;
 };
@@ -192,6 +198,95 @@ TEST_F(WrappingLayer, CommandPoolsWrapped) {
       EXPECT_TRUE(recs[0]["unwrapped"].boolean()) << call << ": " << recs[0].dump();
     }
     EXPECT_TRUE(s_.CallsTo("drv1", "invalid_handle").empty()) << r.Describe();
+  }
+}
+
+// Dispatchable handles below the VkDevice: the wrapping layer also gives the application its own
+// VkQueue (vkGetDeviceQueue, vkGetDeviceQueue2: the same wrapper both times) and VkCommandBuffer
+// objects. Like a driver's objects, their first word is reserved (ICD_LOADER_MAGIC) and the
+// loader's vkGetDeviceQueue(2) / vkAllocateCommandBuffers trampolines write the device's dispatch
+// pointer there (RULE_DRV_DISPATCHABLE_OBJECT, LLP_LAYER_19: the objects reach the application
+// through the trampolines, so the loader sets them up). Begin / vkCmdFillBuffer / end / submit /
+// free then reach the layer with its wrappers (it checks the loader's word in each) and the driver
+// with its own queue and command buffers (LLP_LAYER_10) -- through the loader's vkGetDeviceProcAddr
+// and through its exported trampolines, which dispatch on that first word. Alone, and below a plain
+// layer that passes the wrappers through.
+TEST_F(WrappingLayer, QueuesAndCommandBuffersWrapped) {
+  VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_19", "RULE_DRV_DISPATCHABLE_OBJECT", "LLP_LOADER_9");
+  AddLayer(kWrap, true);
+  AddLayer(kPlain, false);
+  for (bool stacked : {false, true}) {
+    SCOPED_TRACE(stacked ? "below a plain layer" : "alone");
+    std::remove(s_.LayerCallsFile().c_str());
+    std::remove(s_.driver("drv1").calls.c_str());
+    std::string layers = stacked ? std::string(kPlain) + "," + kWrap : std::string(kWrap);
+    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:@drv1-dev",
+                                  "command-buffers", "command-buffers:export", "destroy-device", "destroy-instance"});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+    std::vector<Json> steps = r.Steps("command-buffers");
+    ASSERT_EQ(steps.size(), 2u) << r.Describe();
+    for (const Json& w : steps) {
+      SCOPED_TRACE(w["via"].str());
+      ASSERT_TRUE(w["queue"].boolean()) << w.dump();
+      EXPECT_TRUE(w["queue_dispatch_same_as_device"].boolean()) << "the loader's word is not in the queue\n" << w.dump();
+      EXPECT_TRUE(w["queue2"].boolean()) << w.dump();
+      EXPECT_TRUE(w["queue2_same_as_queue"].boolean()) << w.dump();
+      ASSERT_TRUE(w["commands"].boolean()) << w.dump();
+      EXPECT_EQ(w["create_pool"].str(), "VK_SUCCESS") << w.dump();
+      ASSERT_EQ(w["allocate"].str(), "VK_SUCCESS") << w.dump();
+      EXPECT_TRUE(w["command_buffer_dispatch_same_as_device"].boolean()) << w.dump();
+      EXPECT_EQ(w["begin"].str(), "VK_SUCCESS") << w.dump();
+      EXPECT_EQ(w["end"].str(), "VK_SUCCESS") << w.dump();
+      EXPECT_EQ(w["submit"].str(), "VK_SUCCESS") << w.dump();
+    }
+    // The driver saw only its own queue and command buffers: 2 steps x 2 command buffers.
+    for (const char* call : {"vkBeginCommandBuffer", "vkCmdFillBuffer", "vkEndCommandBuffer"}) {
+      std::vector<Json> calls = s_.CallsTo("drv1", call);
+      ASSERT_EQ(calls.size(), 4u) << call << "\n" << r.Describe();
+      for (const Json& c : calls) EXPECT_TRUE(c["valid"].boolean()) << call << ": " << c.dump();
+    }
+    std::vector<Json> submits = s_.CallsTo("drv1", "vkQueueSubmit");
+    ASSERT_EQ(submits.size(), 2u) << r.Describe();
+    for (const Json& c : submits) {
+      EXPECT_TRUE(c["valid"].boolean()) << "the driver got a queue it never made: " << c.dump();
+      EXPECT_EQ(c["command_buffers"].num(), 2) << c.dump();
+      EXPECT_TRUE(c["command_buffers_valid"].boolean()) << c.dump();
+    }
+    EXPECT_TRUE(s_.CallsTo("drv1", "invalid_handle").empty()) << "the driver received a handle it never made\n"
+                                                               << r.Describe();
+    // The layer handed out wrappers, got them back with the loader's word in them, and unwrapped them.
+    for (const char* call : {"vkGetDeviceQueue", "vkGetDeviceQueue2"}) {
+      std::vector<Json> recs = LayerRecords(kWrap, call);
+      ASSERT_EQ(recs.size(), 2u) << call << "\n" << r.Describe();
+      for (const Json& j : recs) {
+        EXPECT_TRUE(j["device_unwrapped"].boolean()) << call << ": " << j.dump();
+        EXPECT_TRUE(j["wrapped"].boolean()) << call << ": " << j.dump();
+      }
+    }
+    std::vector<Json> allocs = LayerRecords(kWrap, "vkAllocateCommandBuffers");
+    ASSERT_EQ(allocs.size(), 2u) << r.Describe();
+    for (const Json& j : allocs) {
+      EXPECT_TRUE(j["device_unwrapped"].boolean()) << j.dump();
+      EXPECT_EQ(j["wrapped"].num(), 2) << j.dump();
+    }
+    for (const char* call : {"vkBeginCommandBuffer", "vkCmdFillBuffer", "vkEndCommandBuffer", "vkQueueSubmit"}) {
+      std::vector<Json> recs = LayerRecords(kWrap, call);
+      ASSERT_EQ(recs.size(), std::string(call) == "vkQueueSubmit" ? 2u : 4u) << call << "\n" << r.Describe();
+      for (const Json& j : recs) {
+        EXPECT_TRUE(j["unwrapped"].boolean()) << call << ": " << j.dump();
+        EXPECT_TRUE(j["loader_word"].boolean()) << call << ": the loader did not set the wrapper's first word\n"
+                                                << j.dump();
+        if (std::string(call) == "vkQueueSubmit") {
+          EXPECT_TRUE(j["command_buffers_unwrapped"].boolean()) << j.dump();
+        }
+      }
+    }
+    std::vector<Json> frees = LayerRecords(kWrap, "vkFreeCommandBuffers");
+    ASSERT_EQ(frees.size(), 2u) << r.Describe();
+    for (const Json& j : frees) EXPECT_TRUE(j["command_buffers_unwrapped"].boolean()) << j.dump();
+    // The plain layer above never had to know: it intercepts none of these.
+    EXPECT_TRUE(LayerRecords(kPlain, "vkQueueSubmit").empty()) << r.Describe();
   }
 }
 

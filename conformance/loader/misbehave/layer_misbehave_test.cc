@@ -114,6 +114,21 @@ TEST_P(LayerMisbehaviour, BesideAGoodLayer) {
   if (row["culprit"] == "logged") {
     EXPECT_TRUE(logged) << "the loader's warn/error log does not name the bad layer\n" << r.Describe();
   }
+  if (row["culprit"] == "named") {
+    // One line names the culprit and the rule it broke.
+    ASSERT_NE(row["log"], "-") << "a \"named\" row needs the rule in its log column";
+    bool named = false;
+    for (size_t start = 0; start < r.err.size() && !named;) {
+      size_t eol = r.err.find('\n', start);
+      if (eol == std::string::npos) eol = r.err.size();
+      std::string line = r.err.substr(start, eol - start);
+      named = line.find(kBad) != std::string::npos && line.find(row["log"]) != std::string::npos;
+      start = eol + 1;
+    }
+    ::testing::Test::RecordProperty("culprit_named", named ? "yes" : "no");
+    EXPECT_TRUE(named) << "no warn/error line names " << kBad << " together with " << row["log"] << "\n"
+                       << r.Describe();
+  }
   if (row["log"] != "-") {
     EXPECT_TRUE(r.LogContains(row["log"])) << "the warn/error log lacks \"" << row["log"] << "\"\n"
                                            << r.Describe();
