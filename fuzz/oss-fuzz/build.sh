@@ -21,7 +21,7 @@ if [ -z "${VKL_ROOT:-}" ]; then
 fi
 cd "$VKL_ROOT"
 
-ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer loader_world_fuzzer"
+ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer loader_world_fuzzer layer_chain_fuzzer"
 TARGETS=${VKL_FUZZ_TARGETS:-$ALL_TARGETS}
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -105,12 +105,18 @@ if want layer_manifest_fuzzer && [ -f fuzz/layer_manifest_fuzzer.c ]; then
   link layer_manifest_fuzzer "$B/obj/layer_manifest_fuzzer.o" "${layer_objs[@]}" "${parsing_objs[@]}"
 fi
 
-if want loader_world_fuzzer; then
-  for f in fuzz/loader_world_fuzzer.c fuzz/world/world.c fuzz/world/oracle.c; do
+# The whole-loader targets: the shared world harness (fuzz/world/) + one decoder each.
+world_targets=()
+for t in loader_world_fuzzer layer_chain_fuzzer; do want $t && world_targets+=("$t"); done
+if [ ${#world_targets[@]} -gt 0 ]; then
+  for f in fuzz/world/world.c fuzz/world/oracle.c fuzz/world/app.c; do
     compile "$B/obj/world_$(basename "$f" .c).o" "$f"
   done
-  link loader_world_fuzzer "$B"/obj/world_*.o "${core_objs[@]}" "${layer_objs[@]}" \
-    "${parsing_objs[@]}" -Wl,--wrap=dlopen
+  for t in "${world_targets[@]}"; do
+    compile "$B/obj/$t.o" "fuzz/$t.c"
+    link $t "$B/obj/$t.o" "$B"/obj/world_*.o "${core_objs[@]}" "${layer_objs[@]}" \
+      "${parsing_objs[@]}" -Wl,--wrap=dlopen
+  done
 
   # The mock drivers it dlopen()s: ASan/UBSan like the rest, but no coverage instrumentation
   # (the engines keep pointers into the counters of every instrumented module, and the fuzzer

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # A parallel fuzzing campaign over the binaries fuzz/oss-fuzz/build.sh produced: every target with
-# libFuzzer's fork mode (crashes are saved, the run goes on), plus AFL++ -M/-S instances on the
-# whole-loader target when an AFL++ build and afl-fuzz are given. Writes per-target logs, final
+# libFuzzer's fork mode (crashes are saved, the run goes on), plus AFL++ -M/-S instances on each
+# whole-loader target (loader_world_fuzzer, layer_chain_fuzzer) of an AFL++ build, when one and
+# afl-fuzz are given. Writes per-target logs, final
 # figures (summary.tsv), crash artifacts and the grown corpora (corpora.tar.gz) into RESULTS.
 #
 #   fuzz/tools/campaign.sh BIN_DIR RESULTS SECONDS
 # Environment:
 #   VKL_JOBS_<target>   libFuzzer workers per target (defaults spread nproc over the targets,
-#                       loader_world_fuzzer getting the most)
-#   VKL_AFL_DIR         directory with an AFL++ build of loader_world_fuzzer (+ vkl_mock_icd/)
-#   VKL_AFL_FUZZ        the afl-fuzz binary (default: afl-fuzz on PATH);  VKL_AFL_JOBS (default 2)
+#                       the whole-loader targets loader_world_fuzzer and layer_chain_fuzzer
+#                       getting the most)
+#   VKL_AFL_DIR         directory with an AFL++ build of the whole-loader targets (+ vkl_mock_icd/)
+#   VKL_AFL_FUZZ        the afl-fuzz binary (default: afl-fuzz on PATH)
+#   VKL_AFL_JOBS        AFL++ instances per whole-loader target in VKL_AFL_DIR (default 2: -M main, -S s1..)
 #   VKL_CORPUS_IN       directory with <target>/ corpora to start from (default: the seed zips)
 set -uo pipefail
 bin=$1 results=$2 secs=$3
@@ -18,15 +21,20 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vkl-campaign.XXXXXX")
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 cores=$(nproc)
-targets="loader_world_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer"
-afl_jobs=0
-if [ -n "${VKL_AFL_DIR:-}" ] && [ -x "$VKL_AFL_DIR/loader_world_fuzzer" ]; then afl_jobs=${VKL_AFL_JOBS:-2}; fi
+targets="loader_world_fuzzer layer_chain_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer"
+afl_targets=()
+if [ -n "${VKL_AFL_DIR:-}" ]; then
+  for t in loader_world_fuzzer layer_chain_fuzzer; do [ -x "$VKL_AFL_DIR/$t" ] && afl_targets+=("$t"); done
+fi
+afl_per=${VKL_AFL_JOBS:-2}
+afl_jobs=$((${#afl_targets[@]} * afl_per))
 rest=$((cores - afl_jobs))
 [ $rest -lt 6 ] && rest=6
-# a third of the rest to the whole-loader target, the others share the remainder equally
-world=$((rest / 3)); [ $world -lt 1 ] && world=1
-each=$(((rest - world) / 5)); [ $each -lt 1 ] && each=1
-echo "campaign: $cores cores, ${secs}s: loader_world_fuzzer x$world, parsers x$each, AFL++ x$afl_jobs"
+# a quarter of the rest to each whole-loader target (slow: a world on disk per input), the five
+# parser targets share the remainder equally
+world=$((rest / 4)); [ $world -lt 1 ] && world=1
+each=$(((rest - 2 * world) / 5)); [ $each -lt 1 ] && each=1
+echo "campaign: $cores cores, ${secs}s: loader_world_fuzzer x$world, layer_chain_fuzzer x$world, parsers x$each, AFL++ x$afl_per on ${afl_targets[*]:-nothing}"
 
 # seeds BIN_DIR TARGET DEST: the seed corpus, from the directory <target>_seed_corpus/ when there
 # is one (fuzz/tools/make_campaign_bundle.sh unpacks them: no Python on the remote), else the zip.
@@ -41,7 +49,7 @@ for t in $targets; do
   [ -x "$bin/$t" ] || continue
   var=VKL_JOBS_$t
   jobs=${!var:-}
-  [ -z "$jobs" ] && { if [ "$t" = loader_world_fuzzer ]; then jobs=$world; else jobs=$each; fi; }
+  [ -z "$jobs" ] && { case $t in loader_world_fuzzer|layer_chain_fuzzer) jobs=$world ;; *) jobs=$each ;; esac; }
   corpus=$work/corpus/$t
   mkdir -p "$corpus" "$results/crashes_$t"
   if [ -n "${VKL_CORPUS_IN:-}" ] && [ -d "$VKL_CORPUS_IN/$t" ]; then cp "$VKL_CORPUS_IN/$t"/* "$corpus"/ 2>/dev/null; fi
@@ -57,23 +65,31 @@ done
 
 if [ "$afl_jobs" -gt 0 ]; then
   afl=${VKL_AFL_FUZZ:-afl-fuzz}
-  ain=$work/afl_in
-  mkdir -p "$ain"
-  if [ -e "$VKL_AFL_DIR/loader_world_fuzzer_seed_corpus.zip" ] || [ -d "$VKL_AFL_DIR/loader_world_fuzzer_seed_corpus" ]
-  then seeds "$VKL_AFL_DIR" loader_world_fuzzer "$ain"
-  else seeds "$bin" loader_world_fuzzer "$ain"; fi
   export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
-  for i in $(seq 0 $((afl_jobs - 1))); do
-    role=-S; name=s$i
-    [ "$i" -eq 0 ] && { role=-M; name=main; }
-    (cd "$work" && ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
-        timeout $((secs + 60)) "$afl" -i "$ain" -o "$results/afl" $role $name -V "$secs" \
-        -x "$VKL_AFL_DIR/loader_world_fuzzer.dict" -- "$VKL_AFL_DIR/loader_world_fuzzer" \
-        > "$results/afl_$name.log" 2>&1) &
-    pids+=($!)
+  for t in "${afl_targets[@]}"; do
+    ain=$work/afl_in_$t
+    mkdir -p "$ain"
+    if [ -e "$VKL_AFL_DIR/${t}_seed_corpus.zip" ] || [ -d "$VKL_AFL_DIR/${t}_seed_corpus" ]
+    then seeds "$VKL_AFL_DIR" "$t" "$ain"
+    else seeds "$bin" "$t" "$ain"; fi
+    # loader_world_fuzzer keeps the results directory of earlier campaigns (results/afl)
+    aout=$results/afl; [ "$t" != loader_world_fuzzer ] && aout=$results/afl_$t
+    dict=$VKL_AFL_DIR/$t.dict; [ -f "$dict" ] || dict=$bin/$t.dict
+    for i in $(seq 0 $((afl_per - 1))); do
+      role=-S; name=s$i
+      [ "$i" -eq 0 ] && { role=-M; name=main; }
+      (cd "$work" && ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0 \
+          timeout $((secs + 60)) "$afl" -i "$ain" -o "$aout" $role $name -V "$secs" \
+          -x "$dict" -- "$VKL_AFL_DIR/$t" > "$aout.$name.log" 2>&1) &
+      pids+=($!)
+    done
   done
 fi
 wait "${pids[@]}"
+
+# the grown corpora first: the final passes below take a while on the whole-loader targets, and a
+# caller's time limit that cuts them short should not cost the corpora
+tar -C "$work" -czf "$results/corpora.tar.gz" corpus
 
 # figures: executions and speed from the last fork-mode status line; coverage measured the usual
 # way, by one plain pass over the final corpus (the INITED line: cov = PCs, ft = features)
@@ -97,13 +113,12 @@ for t in $targets; do
     "${execs:-?}" "$speed" "${cov:-?}" "${ft:-?}" "$corp" "$bytes" "$crashes" >> "$results/summary.tsv"
 done
 if [ "$afl_jobs" -gt 0 ]; then
-  for s in "$results"/afl/*/fuzzer_stats; do
+  for s in "$results"/afl/*/fuzzer_stats "$results"/afl_*/*/fuzzer_stats; do
     [ -f "$s" ] || continue
     echo "== $s"; grep -E 'execs_done|execs_per_sec|corpus_count|edges_found|total_edges|bitmap_cvg|saved_crashes|saved_hangs' "$s"
   done > "$results/afl_summary.txt"
-  rm -rf "$results"/afl/*/.cur_input "$results"/afl/*/.synced
+  rm -rf "$results"/afl/*/.cur_input "$results"/afl/*/.synced "$results"/afl_*/*/.cur_input "$results"/afl_*/*/.synced
 fi
-tar -C "$work" -czf "$results/corpora.tar.gz" corpus
 rm -rf "$work"
 cat "$results/summary.tsv"
 [ -f "$results/afl_summary.txt" ] && cat "$results/afl_summary.txt"

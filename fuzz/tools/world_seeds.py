@@ -503,6 +503,15 @@ def layer_seeds(s):
             drv, layers=(LAYER_NAMES[1],), device=True,
             wlayers=[layer("v2_gpdpa", implicit=True, disable_env=True, misbehave=(m,),
                            negotiate_version=nv), layer("v2_gpdpa_export", name=1)])
+    # a layer that overwrote *pInstance above one that answers without calling down, and a layer
+    # above one that does both (regressions mock_layer_above_clobber_no_call_down_*)
+    s["layer_clobber_above_no_call_down"] = world(
+        drv, layers=(LAYER_NAMES[1],),
+        wlayers=[layer("v2", implicit=True, disable_env=True, misbehave=("clobber_instance",)),
+                 layer("v2_all", name=1, misbehave=("no_call_down",))])
+    s["layer_above_clobber_no_call_down"] = world(
+        drv, layers=(LAYER_NAMES[0], LAYER_NAMES[1]),
+        wlayers=[layer("v2_all"), layer("v2", name=1, misbehave=("clobber_instance", "no_call_down"))])
     for nv in range(4):
         s["layer_negotiate_version_%d" % nv] = world(
             drv, layers=(LAYER_NAMES[0],),

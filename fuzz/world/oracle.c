@@ -37,6 +37,8 @@ struct w_slot_recs {
 struct w_records {
     struct w_slot_recs s[W_MAX_DRIVERS];
     struct w_slot_recs l[W_MAX_LAYERS]; /* the mock layers' records */
+    bool chain_mode;                    /* chain_log world: `l` borrows the roots of `chain` */
+    struct w_slot_recs chain;           /* every layer's records in global order */
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -68,21 +70,55 @@ static char *slurp(const char *path, size_t *len) {
     return buf;
 }
 
-static void read_slot(const char *lib_abs, uint32_t s, struct w_slot_recs *sr);
+static void read_records(const char *path, uint32_t s, struct w_slot_recs *sr);
+
+static void read_slot(const char *lib_abs, uint32_t s, struct w_slot_recs *sr) {
+    char path[W_PATH + 8];
+    snprintf(path, sizeof path, "%s.calls", lib_abs);
+    read_records(path, s, sr);
+}
+
+static void push_rec(struct w_slot_recs *sr, const struct w_rec *r) {
+    /* capacity: 64, then doubled whenever n reaches a power of two */
+    if (sr->n == 0 || (sr->n >= 64 && (sr->n & (sr->n - 1)) == 0)) {
+        size_t cap = sr->n ? sr->n * 2 : 64;
+        struct w_rec *nr = realloc(sr->r, cap * sizeof(*nr));
+        if (nr == NULL) abort();
+        sr->r = nr;
+    }
+    sr->r[sr->n++] = *r;
+}
+
+/* The first layer slot named `name` (-1: none). */
+static int slot_of_name(const struct world *w, const char *name) {
+    for (uint32_t i = 0; name != NULL && i < w->nlayers; i++)
+        if (strcmp(w_layer_name(&w->l[i]), name) == 0) return (int)i;
+    return -1;
+}
 
 struct w_records *oracle_read(const struct world *w) {
     struct w_records *rs = calloc(1, sizeof(*rs));
     if (rs == NULL) abort();
     for (uint32_t s = 0; s < w->ndrivers; s++) read_slot(w->d[s].lib_abs, s, &rs->s[s]);
-    for (uint32_t i = 0; i < w->nlayers; i++) read_slot(w->l[i].lib_abs, 100 + i, &rs->l[i]);
+    if (!w->chain_log) {
+        for (uint32_t i = 0; i < w->nlayers; i++) read_slot(w->l[i].lib_abs, 100 + i, &rs->l[i]);
+        return rs;
+    }
+    rs->chain_mode = true;
+    read_records(world_chain_calls_path(), 100, &rs->chain);
+    for (size_t k = 0; k < rs->chain.n; k++) {
+        int slot = slot_of_name(w, vkl_json_string(vkl_json_get(rs->chain.r[k].root, "layer")));
+        if (slot < 0)
+            world_violation("harness", "a layer record names no layer of the world: call %s", rs->chain.r[k].call);
+        rs->l[slot].file_exists = true;
+        push_rec(&rs->l[slot], &rs->chain.r[k]);
+    }
     return rs;
 }
 
-/* Reads <lib_abs>.calls (slot: for messages; layers are 100 + slot). */
-static void read_slot(const char *lib_abs, uint32_t s, struct w_slot_recs *sr) {
+/* Reads one record file (s: for messages; layers are 100 + slot). */
+static void read_records(const char *path, uint32_t s, struct w_slot_recs *sr) {
     {
-        char path[W_PATH + 8];
-        snprintf(path, sizeof path, "%s.calls", lib_abs);
         size_t len = 0;
         char *text = slurp(path, &len);
         if (text == NULL) return;
@@ -121,9 +157,11 @@ void oracle_free(struct w_records *rs) {
         free(rs->s[s].r);
     }
     for (int s = 0; s < W_MAX_LAYERS; s++) {
-        for (size_t i = 0; i < rs->l[s].n; i++) vkl_json_free(rs->l[s].r[i].root);
+        for (size_t i = 0; i < rs->l[s].n && !rs->chain_mode; i++) vkl_json_free(rs->l[s].r[i].root);
         free(rs->l[s].r);
     }
+    for (size_t i = 0; i < rs->chain.n; i++) vkl_json_free(rs->chain.r[i].root);
+    free(rs->chain.r);
     free(rs);
 }
 
@@ -590,5 +628,259 @@ void oracle_check_layers(const struct world *w, const struct w_records *rs) {
                                 "is set to \"%s\"",
                                 name, i, l->disable_var, v);
         }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The layer chain (layer_chain_fuzzer, chain_log worlds)                                      */
+
+/* A position in the activation order (docs/architecture.md, RULE_LYR_ORDER): class 0 implicit,
+ * 1 VK_INSTANCE_LAYERS, 2 VK_LOADER_LAYERS_ENABLE, 3 the application; then the index in that
+ * list, then the index among a meta layer's components. Every layer that ran gets the range of
+ * the positions any source could have given it; A above B in the chain is a violation only when
+ * the lowest position of A lies after the highest of B, so no source left unmodelled (a meta
+ * layer named twice, an override layer) can raise a false alarm. */
+struct chain_pos {
+    uint32_t lo, hi;
+    bool any;
+};
+#define CHAIN_KEY(cls, idx, sub) (((uint32_t)(cls) << 16) | ((uint32_t)(idx) << 8) | (uint32_t)(sub))
+
+static void pos_add(struct chain_pos *p, uint32_t lo, uint32_t hi) {
+    if (!p->any || lo < p->lo) p->lo = lo;
+    if (!p->any || hi > p->hi) p->hi = hi;
+    p->any = true;
+}
+
+static int name_index(const char *name) {
+    for (int k = 0; k < W_LAYER_NAMES; k++)
+        if (strcmp(w_layer_names[k], name) == 0) return k;
+    return strcmp(name, W_OVERRIDE_LAYER_NAME) == 0 ? W_LAYER_NAMES : -1;
+}
+
+/* Name k (W_LAYER_NAMES: the override layer) as a source of class `cls` at list index `idx`:
+ * the layer itself, or, where k names a meta layer, its components (nested metas: anywhere in
+ * the meta's span). */
+static void pos_source(const struct world *w, struct chain_pos pos[W_LAYER_NAMES + 1], int k, uint32_t cls,
+                       uint32_t idx) {
+    const char *name = k == W_LAYER_NAMES ? W_OVERRIDE_LAYER_NAME : w_layer_names[k];
+    int metas = 0;
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        if (strcmp(w_layer_name(l), name) != 0) continue;
+        if (!l->meta) {
+            pos_add(&pos[k], CHAIN_KEY(cls, idx, 0), CHAIN_KEY(cls, idx, 0));
+            continue;
+        }
+        metas++;
+    }
+    if (metas == 0) return;
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        if (!l->meta || strcmp(w_layer_name(l), name) != 0) continue;
+        uint32_t sub = 0;
+        for (int c = 0; c < W_LAYER_NAMES; c++) {
+            if (!(l->components & (1u << c))) continue;
+            sub++;
+            bool nested = false;
+            for (uint32_t j = 0; j < w->nlayers; j++)
+                nested |= w->l[j].meta && strcmp(w_layer_name(&w->l[j]), w_layer_names[c]) == 0;
+            if (nested || metas > 1 || k == W_LAYER_NAMES) {
+                pos_add(&pos[c], CHAIN_KEY(cls, idx, 0), CHAIN_KEY(cls, idx, 255));
+                /* and whatever the nested meta holds, anywhere in this span */
+                for (int d = 0; d < W_LAYER_NAMES && nested; d++) pos_add(&pos[d], CHAIN_KEY(cls, idx, 0), CHAIN_KEY(cls, idx, 255));
+            } else {
+                pos_add(&pos[c], CHAIN_KEY(cls, idx, sub), CHAIN_KEY(cls, idx, sub));
+            }
+        }
+    }
+}
+
+/* The filter variables as the harness writes them (tokens: names, ~all~, ~implicit~, ~explicit~,
+ * *FUZZ*), read back from the environment; elevated worlds read them as unset (secure variables). */
+static bool filter_has(const struct world *w, const char *var, const char *name, int implicit) {
+    const char *v = w->elevated ? NULL : getenv(var);
+    if (v == NULL || v[0] == '\0') return false;
+    const char *p = v;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if ((n == 5 && memcmp(p, "~all~", 5) == 0) || (n == 1 && p[0] == '*') || (n == 2 && memcmp(p, "**", 2) == 0))
+            return true;
+        if (implicit == 1 && n == 10 && memcmp(p, "~implicit~", 10) == 0) return true;
+        if (implicit == 0 && n == 10 && memcmp(p, "~explicit~", 10) == 0) return true;
+        if (n == 6 && memcmp(p, "*FUZZ*", 6) == 0 && strstr(name, "FUZZ") != NULL) return true;
+        if (n == strlen(name) && memcmp(p, name, n) == 0) return true;
+        if (e == NULL) break;
+        p = e + 1;
+    }
+    return false;
+}
+
+/* Is every manifest named `name` filtered out (RULE_LYR_FILTER_DISABLE: disabled and not allowed,
+ * and not matched by VK_LOADER_LAYERS_ENABLE)? */
+static bool filtered_out_everywhere(const struct world *w, const char *name) {
+    bool seen = false;
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        if (strcmp(w_layer_name(l), name) != 0) continue;
+        seen = true;
+        if (filter_has(w, "VK_LOADER_LAYERS_ENABLE", name, -1)) return false;
+        if (!filter_has(w, "VK_LOADER_LAYERS_DISABLE", name, l->implicit ? 1 : 0)) return false;
+        if (filter_has(w, "VK_LOADER_LAYERS_ALLOW", name, -1)) return false;
+    }
+    return seen;
+}
+
+/* The names of the records of `call`, in order (n: how many). */
+static size_t chain_calls(const struct w_records *rs, const char *call, const char **out, size_t cap) {
+    size_t n = 0;
+    for (size_t k = 0; k < rs->chain.n; k++) {
+        if (!rec_is(&rs->chain.r[k], call)) continue;
+        if (n < cap) out[n] = vkl_json_string(vkl_json_get(rs->chain.r[k].root, "layer"));
+        n++;
+    }
+    return n;
+}
+
+static void print_chain(const char *what, const char *const *names, size_t n) {
+    fprintf(stderr, "  %s:", what);
+    for (size_t i = 0; i < n; i++) fprintf(stderr, " %s", names[i] ? names[i] : "?");
+    fprintf(stderr, "\n");
+}
+
+/* The records of `call` must be exactly the chain (each layer once, in chain order); with `prefix`,
+ * a prefix of it (a create that failed part-way down). */
+static void check_sequence(const struct w_records *rs, const char *call, const char *const *chain, size_t n,
+                           bool prefix) {
+    const char *got[2 * (W_MAX_LAYERS + 1)];
+    size_t m = chain_calls(rs, call, got, sizeof got / sizeof got[0]);
+    bool ok = prefix ? m <= n : m == n;
+    for (size_t i = 0; ok && i < m; i++) ok = got[i] != NULL && strcmp(got[i], chain[i]) == 0;
+    if (ok) return;
+    print_chain("chain (vkCreateInstance order)", chain, n);
+    print_chain(call, got, m < sizeof got / sizeof got[0] ? m : sizeof got / sizeof got[0]);
+    world_violation("RULE_LYR_ORDER", "%s reached the layers %s: %zu calls for a chain of %zu layers, or out of chain order",
+                    call, prefix ? "beyond a prefix of the chain" : "other than once each in chain order", m, n);
+}
+
+void oracle_check_chain(const struct world *w, const struct w_records *rs) {
+    if (!rs->chain_mode) return;
+    const char *chain[2 * (W_MAX_LAYERS + 1)];
+    size_t n = chain_calls(rs, "vkCreateInstance", chain, sizeof chain / sizeof chain[0]);
+    size_t shown = n < sizeof chain / sizeof chain[0] ? n : sizeof chain / sizeof chain[0];
+    bool chaos = oracle_layer_called(w, rs, 2); /* no_advance_link: the layer below runs twice */
+    const char *trace = getenv("VKL_FUZZ_CHAIN_TRACE"); /* =1: print every chain (triage) */
+    if (trace != NULL && trace[0] == '1') {
+        fprintf(stderr, "layer_chain: vkCreateInstance %d, device %s %d\n", (int)g_world_app.create_instance,
+                g_world_app.device_attempted ? "attempted" : "not attempted", (int)g_world_app.create_device);
+        print_chain("chain", chain, shown);
+        const char *calls[2 * (W_MAX_LAYERS + 1)];
+        static const char *const shown_calls[] = {"vkDestroyInstance", "vkCreateDevice", "vkDestroyDevice"};
+        for (size_t c = 0; c < 3; c++) {
+            size_t m = chain_calls(rs, shown_calls[c], calls, sizeof calls / sizeof calls[0]);
+            print_chain(shown_calls[c], calls, m < sizeof calls / sizeof calls[0] ? m : sizeof calls / sizeof calls[0]);
+        }
+    }
+
+    /* LLP_LOADER_3: duplicates collapse, whatever enabled them how often */
+    for (size_t i = 0; i < shown && !chaos; i++)
+        for (size_t j = 0; j < i; j++)
+            if (chain[i] && chain[j] && strcmp(chain[i], chain[j]) == 0) {
+                print_chain("chain (vkCreateInstance order)", chain, shown);
+                world_violation("LLP_LOADER_3", "layer %s is in the chain twice (positions %zu and %zu)", chain[i], j, i);
+            }
+    if (chaos || n > W_MAX_LAYERS + 1) return;
+
+    /* filtered-out layers are never loaded: no record at all, not even a negotiation */
+    for (int k = 0; k < W_LAYER_NAMES; k++) {
+        const char *name = w_layer_names[k];
+        if (!filtered_out_everywhere(w, name)) continue;
+        for (size_t r = 0; r < rs->chain.n; r++) {
+            const char *who = vkl_json_string(vkl_json_get(rs->chain.r[r].root, "layer"));
+            if (who && strcmp(who, name) == 0)
+                world_violation("RULE_LYR_FILTER_DISABLE",
+                                "layer %s is filtered out by VK_LOADER_LAYERS_DISABLE (not allowed, not enabled) "
+                                "but recorded %s",
+                                name, rs->chain.r[r].call);
+        }
+    }
+
+    /* the activation order (RULE_LYR_ORDER): implicit, VK_INSTANCE_LAYERS, ENABLE, application */
+    struct chain_pos pos[W_LAYER_NAMES + 1];
+    memset(pos, 0, sizeof pos);
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        if (!l->implicit) continue;
+        int k = name_index(w_layer_name(l));
+        if (k >= 0) pos_source(w, pos, k, 0, 0);
+        /* implicit layers among themselves: discovery order, not modelled (class 0, any index) */
+    }
+    for (int k = 0; k <= W_LAYER_NAMES; k++)
+        if (pos[k].any) pos_add(&pos[k], CHAIN_KEY(0, 0, 0), CHAIN_KEY(0, 255, 255));
+    /* the override layer's components (and blacklisted ones) are class-0 material wherever listed */
+    const char *il = w->elevated ? NULL : getenv("VK_INSTANCE_LAYERS");
+    if (il != NULL) {
+        uint32_t idx = 0;
+        for (const char *p = il; *p && idx < 200;) {
+            const char *e = strchr(p, ':');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            char name[64];
+            if (len > 0 && len < sizeof name) {
+                memcpy(name, p, len);
+                name[len] = '\0';
+                int k = name_index(name);
+                if (k >= 0) pos_source(w, pos, k, 1, idx);
+            }
+            idx++;
+            if (e == NULL) break;
+            p = e + 1;
+        }
+    }
+    for (int k = 0; k <= W_LAYER_NAMES; k++) {
+        const char *name = k == W_LAYER_NAMES ? W_OVERRIDE_LAYER_NAME : w_layer_names[k];
+        if (filter_has(w, "VK_LOADER_LAYERS_ENABLE", name, -1)) {
+            /* explicit layers (discovery order) and forced-on implicit ones (class 0) */
+            pos_source(w, pos, k, 2, 0);
+            pos_add(&pos[k], CHAIN_KEY(0, 0, 0), CHAIN_KEY(2, 255, 255));
+        }
+    }
+    for (uint32_t i = 0; i < w->app_layer_count; i++) {
+        int k = w->app_layer[i] ? name_index(w->app_layer[i]) : -1;
+        if (k >= 0) pos_source(w, pos, k, 3, i);
+    }
+    /* an override layer anywhere makes its components implicit-class material too */
+    for (uint32_t i = 0; i < w->nlayers; i++)
+        if (w->l[i].override_layer) pos_source(w, pos, W_LAYER_NAMES, 0, 255);
+
+    for (size_t j = 0; j < n; j++) {
+        int kb = chain[j] ? name_index(chain[j]) : -1;
+        if (kb < 0) continue;
+        for (size_t i = 0; i < j; i++) {
+            int ka = chain[i] ? name_index(chain[i]) : -1;
+            if (ka < 0 || !pos[ka].any || !pos[kb].any) continue;
+            if (pos[ka].lo > pos[kb].hi) {
+                print_chain("chain (vkCreateInstance order, application side first)", chain, n);
+                world_violation("RULE_LYR_ORDER",
+                                "layer %s (position class %u, index %u) is above layer %s (class %u, index %u) in "
+                                "the chain: implicit layers, then VK_INSTANCE_LAYERS, then VK_LOADER_LAYERS_ENABLE, "
+                                "then the application's list",
+                                chain[i], pos[ka].lo >> 16, (pos[ka].lo >> 8) & 255, chain[j], pos[kb].hi >> 16,
+                                (pos[kb].hi >> 8) & 255);
+            }
+        }
+    }
+
+    /* A well-behaved chain: every layer sees every create/destroy exactly once, in chain order. */
+    for (size_t i = 0; i < n; i++) {
+        int slot = slot_of_name(w, chain[i]);
+        if (slot < 0 || w->l[slot].misbehave != 0) return;
+    }
+    if (g_world_app.create_instance != VK_SUCCESS || n == 0) return;
+    check_sequence(rs, "vkDestroyInstance", chain, n, false);
+    if (g_world_app.device_attempted) {
+        bool ok = g_world_app.create_device == VK_SUCCESS;
+        check_sequence(rs, "vkCreateDevice", chain, n, !ok);
+        check_sequence(rs, "vkDestroyDevice", chain, ok ? n : 0, false);
     }
 }

@@ -82,7 +82,9 @@ const char *const w_layer_location_dirs[W_LAYER_LOCATIONS] = {
 };
 
 const char *const w_layer_names[W_LAYER_NAMES] = {"VK_LAYER_FUZZ_a", "VK_LAYER_FUZZ_b", "VK_LAYER_FUZZ_c",
-                                                  "VK_LAYER_FUZZ_d"};
+                                                  "VK_LAYER_FUZZ_d", "VK_LAYER_FUZZ_e", "VK_LAYER_FUZZ_f",
+                                                  "VK_LAYER_FUZZ_g", "VK_LAYER_FUZZ_h"};
+const char *g_world_fuzzer_name = "loader_world_fuzzer";
 
 const char *const w_layer_misbehave_names[8] = {
     "fail_negotiation", "negotiate_version", "no_advance_link", "clobber_instance",
@@ -139,7 +141,7 @@ static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 static void die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "loader_world_fuzzer: harness error: ");
+    fprintf(stderr, "%s: harness error: ", g_world_fuzzer_name);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);
@@ -288,8 +290,30 @@ static bool find_mock_layer_dir(void) {
     return false;
 }
 
+static pid_t g_root_pid; /* the process that created R: only it removes R */
+
 static void remove_root(void) {
-    if (g_root[0]) rm_rf(g_root);
+    if (g_root[0] && g_root_pid == getpid()) rm_rf(g_root);
+}
+
+/* R for this process. AFL++'s fork server initialises once and forks a child per run (or per
+ * persistent-mode batch); a child that crashed used to remove the shared R under its siblings, whose
+ * next worlds then lacked lib/ (spurious "harness error" aborts saved as crashes). Each process now
+ * builds in its own R and removes only that one. */
+static void make_root(void) {
+    const char *tmp = getenv("TMPDIR");
+    pathf(g_root, "%s/vkl-world-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(g_root) == NULL) die("mkdtemp %s: %s", g_root, strerror(errno));
+    g_root_pid = getpid();
+    char *real = realpath(g_root, NULL);
+    pathf(g_root_real, "%s", real ? real : g_root);
+    free(real);
+    pathf(g_wdir, "%s/w", g_root_real);
+    char lib[W_PATH];
+    pathf(lib, "%s/lib", g_root_real);
+    mkdir_p(lib);
+    for (int i = 0; i < W_MAX_DRIVERS; i++) g_slot_variant[i] = -1;
+    for (int i = 0; i < W_MAX_LAYERS; i++) g_layer_slot_variant[i] = -1;
 }
 
 void world_remove_root(void) { remove_root(); }
@@ -298,8 +322,9 @@ bool world_init(const char *argv0) {
     (void)argv0;
     if (!find_mock_dir()) {
         fprintf(stderr,
-                "loader_world_fuzzer: cannot find the mock drivers (libmock_icd_v7.so); set "
-                "VKL_FUZZ_MOCK_DIR to the directory holding libmock_icd_<variant>.so\n");
+                "%s: cannot find the mock drivers (libmock_icd_v7.so); set "
+                "VKL_FUZZ_MOCK_DIR to the directory holding libmock_icd_<variant>.so\n",
+                g_world_fuzzer_name);
         return false;
     }
     for (size_t i = 0; i < ALL_VARIANTS; i++) {
@@ -314,21 +339,11 @@ bool world_init(const char *argv0) {
             if (exists(p)) g_layer_variants[g_layer_variant_count++] = k_all_layer_variants[i];
         }
     } else {
-        fprintf(stderr, "loader_world_fuzzer: no mock layers found (libmock_layer_v2_all.so; set "
-                        "VKL_FUZZ_MOCK_LAYER_DIR): worlds run without their layers\n");
+        fprintf(stderr, "%s: no mock layers found (libmock_layer_v2_all.so; set "
+                        "VKL_FUZZ_MOCK_LAYER_DIR): worlds run without their layers\n",
+                g_world_fuzzer_name);
     }
-    for (int i = 0; i < W_MAX_LAYERS; i++) g_layer_slot_variant[i] = -1;
-    const char *tmp = getenv("TMPDIR");
-    pathf(g_root, "%s/vkl-world-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(g_root) == NULL) die("mkdtemp %s: %s", g_root, strerror(errno));
-    char *real = realpath(g_root, NULL);
-    pathf(g_root_real, "%s", real ? real : g_root);
-    free(real);
-    pathf(g_wdir, "%s/w", g_root_real);
-    char lib[W_PATH];
-    pathf(lib, "%s/lib", g_root_real);
-    mkdir_p(lib);
-    for (int i = 0; i < W_MAX_DRIVERS; i++) g_slot_variant[i] = -1;
+    make_root();
     g_cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     atexit(remove_root);
     return true;
@@ -474,7 +489,7 @@ void world_decode(const uint8_t *data, size_t size, struct world *w) {
         else
             w->app_ext[i] = str8(&in);
     }
-    w->app_layer_count = fz_pick(&in, W_MAX_APP_LAYERS + 1);
+    w->app_layer_count = fz_pick(&in, W_WORLD_APP_LAYERS + 1);
     for (uint32_t i = 0; i < w->app_layer_count; i++) w->app_layer[i] = str8(&in);
     uint8_t q = fz_u8(&in);
     if (q & 1) w->eiep_layer = str8(&in);
@@ -500,43 +515,46 @@ void world_decode(const uint8_t *data, size_t size, struct world *w) {
     w->msg_types = (m >> 4) & 15 ? (m >> 4) & 15 : 7;
     w->lookup_name = str8(&in);
     /* layers (FRAMING.md): after the application, so inputs without them have none */
-    w->nlayers = fz_pick(&in, W_MAX_LAYERS + 1);
-    for (uint32_t i = 0; i < w->nlayers; i++) {
-        struct w_layer *l = &w->l[i];
-        l->variant = fz_pick(&in, (uint32_t)(g_layer_variant_count ? g_layer_variant_count : 1));
-        uint8_t place = fz_u8(&in);
-        l->location = (place & 7) % W_LAYER_LOCATIONS;
-        l->libform = (place >> 3) & 3;
-        uint8_t kind = fz_u8(&in);
-        l->implicit = kind & 1;
-        l->meta = kind & 2;
-        l->override_layer = kind & 4;
-        if (l->override_layer) l->implicit = l->meta = true;
-        l->has_enable_env = kind & 8;
-        l->has_disable_env = kind & 16;
-        l->set_enable = kind & 32;
-        l->set_disable = kind & 64;
-        l->odd_values = kind & 128;
-        uint8_t fmt = fz_u8(&in);
-        l->fmt_version = fmt & 7;
-        l->layers_array = fmt & 8;
-        l->api_minor = (fmt >> 4) & 3;
-        l->pre_instance = fmt & 64;
-        l->renames = fmt & 128;
-        l->name = fz_pick(&in, W_LAYER_NAMES);
-        uint8_t comps = fz_u8(&in);
-        l->components = comps & 15;
-        l->blacklist = comps >> 4;
-        l->misbehave = fz_u8(&in);
-        uint8_t sf = fz_u8(&in);
-        l->wrap_handles = sf & 1;
-        l->pre_add_extension = sf & 4;
-        l->pre_add_layer = sf & 8;
-        l->pre_no_call_down = sf & 16;
-        l->negotiate_version = sf >> 6;
-    }
+    w->nlayers = fz_pick(&in, W_WORLD_LAYERS + 1);
+    for (uint32_t i = 0; i < w->nlayers; i++) world_decode_layer(&in, &w->l[i], false);
     /* Without the mock layers (an old bundle) the world has none. */
     if (g_layer_variant_count == 0) w->nlayers = 0;
+}
+
+void world_decode_layer(struct fz_in *in, struct w_layer *l, bool wide) {
+    l->variant = fz_pick(in, (uint32_t)(g_layer_variant_count ? g_layer_variant_count : 1));
+    uint8_t place = fz_u8(in);
+    l->location = (place & 7) % W_LAYER_LOCATIONS;
+    l->libform = (place >> 3) & 3;
+    uint8_t kind = fz_u8(in);
+    l->implicit = kind & 1;
+    l->meta = kind & 2;
+    l->override_layer = kind & 4;
+    if (l->override_layer) l->implicit = l->meta = true;
+    l->has_enable_env = kind & 8;
+    l->has_disable_env = kind & 16;
+    l->set_enable = kind & 32;
+    l->set_disable = kind & 64;
+    l->odd_values = kind & 128;
+    uint8_t fmt = fz_u8(in);
+    l->fmt_version = fmt & 7;
+    l->layers_array = fmt & 8;
+    l->api_minor = (fmt >> 4) & 3;
+    l->pre_instance = fmt & 64;
+    l->renames = fmt & 128;
+    l->name = fz_pick(in, wide ? W_LAYER_NAMES : W_WORLD_LAYER_NAMES);
+    uint8_t comps = fz_u8(in);
+    l->components = wide && !l->override_layer ? comps : comps & 15;
+    l->blacklist = comps >> 4;
+    uint8_t mb = fz_u8(in);
+    /* wide: bit 7 clear = well-behaved; else switch mb & 7, and with bit 6 also (mb >> 3) & 7 */
+    l->misbehave = !wide ? mb : !(mb & 0x80) ? 0 : (uint8_t)((1u << (mb & 7)) | ((mb & 0x40) ? 1u << ((mb >> 3) & 7) : 0));
+    uint8_t sf = fz_u8(in);
+    l->wrap_handles = sf & 1;
+    l->pre_add_extension = sf & 4;
+    l->pre_add_layer = sf & 8;
+    l->pre_no_call_down = sf & 16;
+    l->negotiate_version = sf >> 6;
 }
 
 void world_free(struct world *w) {
@@ -733,9 +751,13 @@ static void layer_dir_rel(const struct w_layer *l, char *out) {
         pathf(out, "%s/%s_layer.d", w_layer_location_dirs[l->location], l->implicit ? "implicit" : "explicit");
 }
 
-static void gen_layer_scenario(const struct w_layer *l, struct sb *b) {
+static void gen_layer_scenario(const struct world *w, const struct w_layer *l, struct sb *b) {
     sb_s(b, "{\"name\": ");
     sb_q(b, w_layer_name(l));
+    if (w->chain_log) {
+        sb_s(b, ",\n \"calls_file\": ");
+        sb_q(b, world_chain_calls_path());
+    }
     sb_f(b, ",\n \"wrap_handles\": %s", l->wrap_handles ? "true" : "false");
     sb_s(b, ",\n \"pre_instance\": {");
     bool first = true;
@@ -837,6 +859,7 @@ static void list_add(struct sb *b, const char *entry) {
 }
 
 void world_build(struct world *w) {
+    if (g_root_pid != getpid()) make_root(); /* a forked child (AFL++): its own R */
     g_generation++;
     rm_rf(g_wdir);
     for (int l = 0; l < W_LOCATIONS; l++) {
@@ -1019,7 +1042,14 @@ static void set_extra_env(int i, const char *name, const char *value) {
     if (putenv(g_extra_env_buf[i]) != 0) die("putenv");
 }
 
+const char *world_chain_calls_path(void) {
+    static char p[W_PATH];
+    pathf(p, "%s/lib/layer_chain.calls", g_root_real);
+    return p;
+}
+
 static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_implicit) {
+    unlink(world_chain_calls_path());
     for (uint32_t i = 0; i < W_MAX_LAYERS; i++) {
         char lib[W_PATH], side[W_PATH];
         pathf(lib, "%s/lib/libvkl_fuzz_lay%u.so", g_root_real, i);
@@ -1044,7 +1074,7 @@ static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_impl
             g_layer_slot_variant[i] = (int)l->variant;
         }
         struct sb b = {0};
-        gen_layer_scenario(l, &b);
+        gen_layer_scenario(w, l, &b);
         write_file(side, b.p, b.n);
         free(b.p);
 

@@ -23,17 +23,22 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "fuzz/fuzz_input.h"
+
 #define W_MAX_DRIVERS 6
 #define W_MAX_PHYSDEVS 4
 #define W_MAX_INJECT 4
 #define W_MAX_APP_EXTS 8
-#define W_MAX_APP_LAYERS 3
+#define W_MAX_APP_LAYERS 8   /* capacity; the world framing names at most W_WORLD_APP_LAYERS */
+#define W_WORLD_APP_LAYERS 3
 #define W_MAX_DEV_EXTS 4
 #define W_LOCATIONS 8
 #define W_PATH 1024
-#define W_MAX_LAYERS 4
+#define W_MAX_LAYERS 8       /* capacity (layer_chain_fuzzer); loader_world_fuzzer decodes at most 4 */
+#define W_WORLD_LAYERS 4
 #define W_LAYER_LOCATIONS 6
-#define W_LAYER_NAMES 4
+#define W_LAYER_NAMES 8       /* VK_LAYER_FUZZ_a..h; the world framing uses the first 4 */
+#define W_WORLD_LAYER_NAMES 4
 #define W_LAYER_EXTRA_ENV (1 + 2 * W_MAX_LAYERS) /* VK_ADD_IMPLICIT_LAYER_PATH, per-slot switches */
 
 /* ---- tables (FRAMING.md) ---- */
@@ -144,14 +149,19 @@ struct world {
     /* layers (appended after the application: inputs without them decode to none) */
     uint32_t nlayers;
     struct w_layer l[W_MAX_LAYERS];
+    /* layer_chain_fuzzer: every layer slot appends its records to one file, R/lib/layer_chain.calls,
+     * so the oracle sees the global call order; records are attributed to the first slot with the
+     * record's layer name (the chain decoder gives same-name slots the same behaviour). */
+    bool chain_log;
 };
 
 /* ---- world.c ---- */
+extern const char *g_world_fuzzer_name; /* for messages; set by world_fuzz_initialize */
 /* Start-up: finds the mock variants (VKL_FUZZ_MOCK_DIR, runfiles, or next to the executable),
  * makes R. Returns false (after printing why) when the mocks cannot be found. */
 bool world_init(const char *argv0);
 const char *world_root(void);     /* R */
-void world_remove_root(void);     /* rm -rf R (also on a crash: the sanitizer death callback) */
+void world_remove_root(void);     /* rm -rf R if this process created it (also on a crash: the sanitizer death callback) */
 const char *world_dir(void);      /* R/w */
 size_t world_variant_count(void);
 const char *world_variant_name(uint32_t v);
@@ -159,6 +169,12 @@ size_t world_layer_variant_count(void); /* 0 when the mock layers were not found
 const char *world_layer_variant_name(uint32_t v);
 /* Decodes an input (never fails: missing bytes read as zero). */
 void world_decode(const uint8_t *data, size_t size, struct world *w);
+/* One layer entry of the framing (variant place kind fmt name comps misbehave sflags). `wide`
+ * (layer_chain_fuzzer): name % W_LAYER_NAMES, an 8-bit component mask, and the misbehave byte
+ * selects at most two switches (FRAMING.md). */
+void world_decode_layer(struct fz_in *in, struct w_layer *l, bool wide);
+/* The shared record file of a chain_log world. */
+const char *world_chain_calls_path(void);
 void world_free(struct world *w);
 /* Writes the world (manifests, scenarios, library copies) and the environment. */
 void world_build(struct world *w);
@@ -186,8 +202,29 @@ bool oracle_layer_called(const struct world *w, const struct w_records *r, int m
 void oracle_check_layers(const struct world *w, const struct w_records *r);
 /* LDP_LOADER_13 / LLP_LOADER_13 and the dlopen log. */
 void oracle_check_elevated(const struct world *w, const struct w_records *r);
+/* layer_chain_fuzzer (chain_log worlds): LLP_LOADER_3 over the global record order, the chain
+ * order (RULE_LYR_ORDER), filtered layers never called (RULE_LYR_FILTER_DISABLE), and every layer
+ * of a well-behaved chain seeing vkCreate/DestroyInstance and vkCreate/DestroyDevice exactly once
+ * each, in chain order. */
+void oracle_check_chain(const struct world *w, const struct w_records *r);
 
-/* ---- loader_world_fuzzer.c: the dlopen seam ---- */
+/* ---- app.c: the harness shared by the whole-loader targets ---- */
+/* What the application saw (for the oracles). */
+struct world_app_result {
+    VkResult create_instance;
+    bool device_attempted;
+    VkResult create_device;
+};
+extern struct world_app_result g_world_app;
+/* LLVMFuzzerInitialize of a whole-loader target named `fuzzer` (messages carry the name). */
+int world_fuzz_initialize(int *argc, char ***argv, const char *fuzzer);
+/* One input: decode, build the world, run the application, the common oracles, then `extra` (may
+ * be NULL) on the final records, cleanup. */
+typedef void (*world_decode_fn)(const uint8_t *data, size_t size, struct world *w);
+typedef void (*world_check_fn)(const struct world *w, const struct w_records *r);
+int world_fuzz_one(const uint8_t *data, size_t size, world_decode_fn decode, world_check_fn extra);
+
+/* ---- app.c: the dlopen seam ---- */
 /* Paths the loader tried to dlopen during this input that lie in R (or bare names mapped there). */
 extern unsigned g_world_dlopen_attempts;
 extern unsigned g_world_dlopen_blocked;
