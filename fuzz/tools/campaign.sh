@@ -34,7 +34,7 @@ rest=$((cores - afl_jobs))
 # parser targets share the remainder equally
 world=$((rest / 4)); [ $world -lt 1 ] && world=1
 each=$(((rest - 2 * world) / 5)); [ $each -lt 1 ] && each=1
-echo "campaign: $cores cores, ${secs}s: loader_world_fuzzer x$world, layer_chain_fuzzer x$world, parsers x$each, AFL++ x$afl_per on ${afl_targets[*]:-nothing}"
+echo "campaign: $cores cores, ${secs}s; default libFuzzer workers: whole-loader targets x$world, parsers x$each; AFL++ x$afl_per on ${afl_targets[*]:-nothing}"
 
 # seeds BIN_DIR TARGET DEST: the seed corpus, from the directory <target>_seed_corpus/ when there
 # is one (fuzz/tools/make_campaign_bundle.sh unpacks them: no Python on the remote), else the zip.
@@ -57,6 +57,7 @@ for t in $targets; do
   dict=()
   [ -f "$bin/$t.dict" ] && dict=(-dict="$bin/$t.dict")
   echo "$jobs" > "$results/jobs_$t"
+  echo "campaign: $t: $jobs libFuzzer worker(s)"
   (cd "$work" && ASAN_OPTIONS=detect_leaks=1 "$bin/$t" "${dict[@]}" -fork="$jobs" -ignore_crashes=1 \
       -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$secs" -timeout=30 -rss_limit_mb=3072 \
       -artifact_prefix="$results/crashes_$t/" "$corpus" > "$results/$t.log" 2>&1) &
