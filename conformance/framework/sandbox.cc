@@ -567,6 +567,18 @@ bool ProbeResult::LogContains(const std::string& needle) const {
   return err.find(needle) != std::string::npos;
 }
 
+std::vector<std::string> ProbeResult::LogLines(const std::string& needle) const {
+  std::vector<std::string> out;
+  for (size_t start = 0; start < err.size();) {
+    size_t eol = err.find('\n', start);
+    if (eol == std::string::npos) eol = err.size();
+    std::string line = err.substr(start, eol - start);
+    if (line.find(needle) != std::string::npos) out.push_back(line);
+    start = eol + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> ProbeResult::DeviceNames(size_t nth) const {
   std::vector<std::string> out;
   Json d = Step("devices", nth)["devices"];

@@ -114,6 +114,8 @@ struct ProbeResult {
   Json Alloc() const { return Step("alloc"); }
   // Loader log lines on stderr containing `needle`.
   bool LogContains(const std::string& needle) const;
+  // The stderr lines containing `needle`, in order (without their newline).
+  std::vector<std::string> LogLines(const std::string& needle) const;
   // Device names from the "devices" step (empty when it failed).
   std::vector<std::string> DeviceNames(size_t nth = 0) const;
   std::string Describe() const;  // for assertion messages

@@ -32,14 +32,8 @@ class LayerChainFailure : public ::testing::Test {
   // The ERROR lines citing `rule`.
   static V ErrorLines(const ProbeResult& r, const std::string& rule) {
     V out;
-    size_t start = 0;
-    while (start < r.err.size()) {
-      size_t eol = r.err.find('\n', start);
-      if (eol == std::string::npos) eol = r.err.size();
-      std::string line = r.err.substr(start, eol - start);
-      if (line.find(rule) != std::string::npos && line.find("ERROR") != std::string::npos) out.push_back(line);
-      start = eol + 1;
-    }
+    for (const std::string& line : r.LogLines(rule))
+      if (line.find("ERROR") != std::string::npos) out.push_back(line);
     return out;
   }
   Sandbox s_;

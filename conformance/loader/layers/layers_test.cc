@@ -921,15 +921,7 @@ TEST_P(ClobberCulprit, LogNamesTheLayerAndItsManifest) {
                                 "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   // The lines that cite the rule.
-  std::vector<std::string> cited;
-  size_t start = 0;
-  while (start < r.err.size()) {
-    size_t eol = r.err.find('\n', start);
-    if (eol == std::string::npos) eol = r.err.size();
-    std::string line = r.err.substr(start, eol - start);
-    if (line.find(c.rule) != std::string::npos) cited.push_back(line);
-    start = eol + 1;
-  }
+  std::vector<std::string> cited = r.LogLines(c.rule);
   ASSERT_FALSE(cited.empty()) << r.Describe();
   bool named = false;
   for (const std::string& line : cited) {

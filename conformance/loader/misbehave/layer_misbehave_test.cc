@@ -118,13 +118,7 @@ TEST_P(LayerMisbehaviour, BesideAGoodLayer) {
     // One line names the culprit and the rule it broke.
     ASSERT_NE(row["log"], "-") << "a \"named\" row needs the rule in its log column";
     bool named = false;
-    for (size_t start = 0; start < r.err.size() && !named;) {
-      size_t eol = r.err.find('\n', start);
-      if (eol == std::string::npos) eol = r.err.size();
-      std::string line = r.err.substr(start, eol - start);
-      named = line.find(kBad) != std::string::npos && line.find(row["log"]) != std::string::npos;
-      start = eol + 1;
-    }
+    for (const std::string& line : r.LogLines(row["log"])) named = named || line.find(kBad) != std::string::npos;
     ::testing::Test::RecordProperty("culprit_named", named ? "yes" : "no");
     EXPECT_TRUE(named) << "no warn/error line names " << kBad << " together with " << row["log"] << "\n"
                        << r.Describe();
