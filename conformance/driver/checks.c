@@ -165,12 +165,14 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
     size_t pl = strlen(path);
     if (pl < 5 || strcmp(path + pl - 5, ".json") != 0)
         FAIL("file name %s does not end in \".json\" (a loader scanning a directory never reads it)", path);
-    char *buf = NULL;
-    size_t len = 0;
-    errno = 0;
-    if (vkl_read_file(path, &buf, &len) != VK_SUCCESS) {
-        FAIL("cannot read %s: %s", path, strerror(errno ? errno : EIO));
-        ldp_verdict(c, LDP_FAIL, "%s", first_fail);
+    /* The parent read the manifest once, without blocking and at most VKL_MANIFEST_MAX_SIZE bytes;
+     * this process inherited the buffer (the file is not opened again). */
+    const char *buf = c->drv->manifest_buf;
+    size_t len = c->drv->manifest_len;
+    if (buf == NULL) {
+        const char *why = c->drv->manifest_too_big ? c->drv->manifest_error : "the manifest could not be read";
+        ldp_evidence(c, "FAIL: %s", why);
+        ldp_verdict(c, LDP_FAIL, "%s%s", why, fails > 0 ? " (and more, see evidence)" : "");
         return;
     }
     /* The loader's own parser first (its log lines are the evidence of a rejection). */
@@ -252,12 +254,12 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
         }
         vkl_json_free(root);
     }
-    free(buf);
     /* The library: exists, ELF of our class, loadable. */
     if (c->drv->manifest_ok) {
         const char *lib = c->drv->m.library_path;
-        if (c->drv->library_missing) {
-            FAIL("library_path %s does not exist", lib);
+        if (c->drv->library_missing || c->drv->library_not_regular) {
+            /* never dlopen'ed: a FIFO would block the dynamic linker's open(2) */
+            FAIL("library_path %s %s", lib, c->drv->library_problem);
         } else {
             if (c->drv->elf_class != 0 && c->drv->elf_class != (int)(sizeof(void *) * 8))
                 ldp_evidence(c, "library is %d-bit; this ldp-check is %d-bit and cannot load it",
@@ -361,7 +363,7 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
     if (ex.kind != LDP_EXITED || ex.code != 0) {
         ldp_child_describe(&ex, buf, sizeof buf);
         ldp_evidence(c, "loading the library and looking up its entry points: %s", buf);
-        ldp_verdict(c, LDP_FAIL, "the driver crashed while being loaded (%s)", buf);
+        ldp_verdict(c, LDP_FAIL, "the driver %s while being loaded (%s)", ldp_child_outcome(&ex), buf);
         ldp_child_free(&ex);
         return;
     }
@@ -599,7 +601,8 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     ldp_probe(c, probe_surface, &offer, &hi);
     if (hi.kind != LDP_EXITED || hi.code != 0) {
         ldp_child_describe(&hi, buf, sizeof buf);
-        ldp_verdict(c, LDP_FAIL, "querying the surface functions crashed the driver: %s", buf);
+        ldp_verdict(c, LDP_FAIL, "the driver %s while its surface functions were queried: %s", ldp_child_outcome(&hi),
+                    buf);
         ldp_child_free(&hi);
         return;
     }
@@ -644,7 +647,8 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     if (lo.kind != LDP_EXITED || lo.code != 0) {
         ldp_child_describe(&lo, buf, sizeof buf);
         v = LDP_FAIL;
-        snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver crashed: %.900s", buf);
+        snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver %s: %.900s", ldp_child_outcome(&lo),
+                 buf);
     } else if (ldp_child_get(&lo, "open", buf, sizeof buf) != NULL) {
         ldp_evidence(c, "offered 2: %s", buf);
     } else {
@@ -1327,9 +1331,10 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
         char r[PATH_MAX];
         if (realpath(files.items[i], r) != NULL && strcmp(r, mreal) == 0) continue;
         others++;
-        char *buf = NULL;
         size_t len = 0;
-        if (vkl_read_file(files.items[i], &buf, &len) != VK_SUCCESS) continue;
+        struct ldp_file f;
+        char *buf = ldp_file_read(files.items[i], VKL_MANIFEST_MAX_SIZE, &len, &f); /* never blocks */
+        if (buf == NULL) continue;
         struct vkl_icd_manifest om;
         if (vkl_icd_manifest_parse(files.items[i], buf, len, NULL, &om) == VK_SUCCESS) {
             struct stat st;
@@ -1352,7 +1357,13 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
     vkl_strlist_finish(&dirs);
     vkl_strlist_finish(&files);
     if (c->drv->library_missing) {
-        ldp_verdict(c, LDP_FAIL, "library_path %s does not exist: the manifest was left behind or not updated", m->library_path);
+        ldp_verdict(c, LDP_FAIL, "library_path %s %s: the manifest was left behind or not updated", m->library_path,
+                    c->drv->library_problem);
+        return;
+    }
+    if (c->drv->library_not_regular) {
+        /* not dlopen'ed: a FIFO would block the dynamic linker's open(2) */
+        ldp_verdict(c, LDP_FAIL, "library_path %s %s: no driver library there", m->library_path, c->drv->library_problem);
         return;
     }
     struct ldp_drv d;

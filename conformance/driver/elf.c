@@ -21,18 +21,23 @@ static bool in_file(size_t size, uint64_t off, uint64_t len) {
 
 int ldp_elf_inspect(const char *path, struct ldp_elf *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (err_len > 0) err[0] = '\0';
+    /* Never blocks: a FIFO or device is reported, not opened for reading. */
+    struct ldp_file f;
+    int fd = ldp_file_open(path, &f);
     if (fd < 0) {
-        snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+        if (f.status == LDP_FILE_NOT_REGULAR)
+            snprintf(err, err_len, "%s is %s, not a regular file", path, ldp_file_type_name(f.mode));
+        else
+            snprintf(err, err_len, "cannot open %s: %s", path, strerror(f.err_no));
         return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
-        snprintf(err, err_len, "%s is not a regular file of ELF size", path);
+    if (f.size < EI_NIDENT) {
+        snprintf(err, err_len, "%s is too small to be an ELF file (%llu bytes)", path, f.size);
         close(fd);
         return -1;
     }
-    size_t size = (size_t)st.st_size;
+    size_t size = (size_t)f.size;
     unsigned char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) {

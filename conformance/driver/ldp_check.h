@@ -50,10 +50,18 @@ struct ldp_options {
 struct ldp_driver {
     const char *manifest_path;
     bool manifest_ok; /* vkl_icd_manifest_parse succeeded */
-    char manifest_error[600];
+    char manifest_error[1400]; /* why the parent could not use it (manifest_too_big) */
     struct vkl_icd_manifest m;
     int elf_class;        /* 32, 64, or 0 when the library could not be inspected */
-    bool library_missing; /* absolute/relative path that does not exist */
+    bool library_missing; /* absolute/relative path that cannot be stat'ed (does not exist, a
+                             symbolic link loop, ...): library_problem says which */
+    bool library_not_regular; /* it exists but is a directory, FIFO, device...: never opened */
+    char library_problem[300]; /* "does not exist", "is a FIFO, not a regular file", ... */
+    /* The manifest as the parent read it (children inherit it; never read twice). NULL when it
+     * is larger than VKL_MANIFEST_MAX_SIZE (manifest_error says so; LDP_DRIVER_4 fails). */
+    const char *manifest_buf;
+    size_t manifest_len;
+    bool manifest_too_big;
 };
 
 struct ldp_ctx {
@@ -91,7 +99,10 @@ const char *ldp_child_get(const struct ldp_child *ch, const char *key, char *buf
 /* Iterates "R key\t..." lines: returns the value after *pos and advances it, or NULL. */
 const char *ldp_child_next(const struct ldp_child *ch, const char *key, size_t *pos, char *buf,
                            size_t len);
-/* "killed by signal 11 (Segmentation fault) during <last step>" and the like. */
+/* "crashed" (signal), "hung" (timed out), "exited" (non-zero status), "could not be started". */
+const char *ldp_child_outcome(const struct ldp_child *ch);
+/* "killed by signal 11 (Segmentation fault) during <last step>", "timed out after 30.0 s during
+ * <last step>" and the like. */
 void ldp_child_describe(const struct ldp_child *ch, char *buf, size_t len);
 /* A probe: runs fn in a grandchild with the check's time limit; crashes become evidence. */
 void ldp_probe(struct ldp_ctx *c, void (*fn)(struct ldp_ctx *c, void *arg), void *arg,
@@ -128,6 +139,29 @@ VkExtensionProperties *ldp_instance_extensions(struct ldp_drv *d, uint32_t *coun
 bool ldp_has_ext(const VkExtensionProperties *e, uint32_t n, const char *name);
 const char *ldp_vkresult(VkResult r);
 void ldp_version_str(uint32_t v, char *buf, size_t len);
+
+/* ---- files a driver names (files.c): never blocks on a FIFO or device ---- */
+enum ldp_file_status {
+    LDP_FILE_OK,
+    LDP_FILE_ERROR,       /* stat, open or read failed: err_no */
+    LDP_FILE_NOT_REGULAR, /* a directory, FIFO, device, socket: not read (mode says which) */
+    LDP_FILE_TOO_BIG,     /* larger than the limit (size: its size, at least limit + 1) */
+};
+struct ldp_file {
+    enum ldp_file_status status;
+    int err_no;
+    bool read_failed;        /* LDP_FILE_ERROR from read(2) rather than stat/open */
+    unsigned mode;           /* st_mode when stat succeeded */
+    unsigned long long size; /* st_size */
+};
+/* stat, then open(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) only if it is a regular file,
+ * then fstat again (it may have been replaced). The fd, or -1 with f->status. */
+int ldp_file_open(const char *path, struct ldp_file *f);
+/* The whole regular file (malloc'd, NUL-terminated, *len without the NUL) if it has at most
+ * `limit` bytes; NULL with f->status otherwise. */
+char *ldp_file_read(const char *path, size_t limit, size_t *len, struct ldp_file *f);
+/* "a directory", "a FIFO", "a character device", ... */
+const char *ldp_file_type_name(unsigned mode);
 
 /* ---- ELF ---- */
 struct ldp_elf {

@@ -158,7 +158,9 @@ static const char *prepare_tmp(const char *mock) {
     snprintf(lib, sizeof lib, "%s/libldp_check_mock.so", g_tmp);
     char *data = NULL;
     size_t len = 0;
-    bool ok = vkl_read_file(mock, &data, &len) == VK_SUCCESS;
+    struct ldp_file mf;
+    data = ldp_file_read(mock, 256u * 1024u * 1024u, &len, &mf); /* never blocks on a FIFO */
+    bool ok = data != NULL;
     if (ok) {
         int fd = open(lib, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
         ok = fd >= 0 && write(fd, data, len) == (ssize_t)len;
@@ -236,8 +238,12 @@ static void collect(struct result *r, const struct ldp_child *ch) {
             set_reason(r, LDP_NOT_TESTABLE, "%s", d);
         else if (have_verdict && ch->kind == LDP_EXITED)
             ; /* exited non-zero after its verdict: keep the verdict */
+        else if (ch->kind == LDP_TIMED_OUT)
+            set_reason(r, LDP_FAIL, "the check's process %s (the driver hung: no answer within the time limit)", d);
+        else if (ch->kind == LDP_SIGNALED)
+            set_reason(r, LDP_FAIL, "the check's process %s (the driver crashed)", d);
         else
-            set_reason(r, LDP_FAIL, "the check's process %s (the driver crashed, hung or exited)", d);
+            set_reason(r, LDP_FAIL, "the check's process %s (the driver exited or crashed)", d);
     }
     if (crashed || r->verdict == LDP_FAIL) {
         /* The last few stderr lines of the child: the driver's or the loader's own words. */
@@ -265,51 +271,64 @@ static void collect(struct result *r, const struct ldp_child *ch) {
 static void run_driver(const struct ldp_options *opt, const char *manifest, const bool *selected, struct report *rep) {
     memset(rep, 0, sizeof(*rep));
     rep->manifest = xstrdup(manifest);
-    struct stat st;
-    if (stat(manifest, &st) != 0) {
-        char b[1200];
-        snprintf(b, sizeof b, "%s: %s", manifest, strerror(errno));
-        rep->error = xstrdup(b);
-        return;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        char b[1200];
-        snprintf(b, sizeof b, "%s: not a regular file", manifest);
-        rep->error = xstrdup(b);
-        return;
-    }
-    if (access(manifest, R_OK) != 0) {
-        char b[1200];
-        snprintf(b, sizeof b, "%s: %s", manifest, strerror(errno));
-        rep->error = xstrdup(b);
-        return;
-    }
     struct ldp_driver drv;
     memset(&drv, 0, sizeof drv);
     drv.manifest_path = manifest;
-    char *buf = NULL;
+    /* One non-blocking, size-bounded read (files.c): a FIFO, device or directory is reported
+     * without being opened for reading, and nothing here can wait on the file. */
+    struct ldp_file mf;
     size_t len = 0;
-    if (vkl_read_file(manifest, &buf, &len) != VK_SUCCESS) {
+    char *buf = ldp_file_read(manifest, VKL_MANIFEST_MAX_SIZE, &len, &mf);
+    if (buf == NULL && mf.status != LDP_FILE_TOO_BIG) {
         char b[1200];
-        snprintf(b, sizeof b, "%s: cannot be read: %s", manifest, strerror(errno ? errno : EIO));
+        if (mf.status == LDP_FILE_NOT_REGULAR)
+            snprintf(b, sizeof b, "%s: not a regular file", manifest);
+        else if (mf.read_failed)
+            snprintf(b, sizeof b, "%s: cannot be read: %s", manifest, strerror(mf.err_no ? mf.err_no : EIO));
+        else
+            snprintf(b, sizeof b, "%s: %s", manifest, strerror(mf.err_no ? mf.err_no : EIO));
         rep->error = xstrdup(b);
         return;
     }
-    drv.manifest_ok = vkl_icd_manifest_parse(manifest, buf, len, NULL, &drv.m) == VK_SUCCESS;
-    free(buf);
+    if (buf == NULL) {
+        /* Too big for any loader to read: an LDP_DRIVER_4 failure of this manifest, not an I/O
+         * error of the run (the other manifests are checked as usual). */
+        drv.manifest_too_big = true;
+        snprintf(drv.manifest_error, sizeof drv.manifest_error,
+                 "manifest %s is %llu bytes, more than the %u-byte (%u MiB) limit on a manifest file (the reference "
+                 "loader rejects it unread)", manifest, mf.size, VKL_MANIFEST_MAX_SIZE,
+                 VKL_MANIFEST_MAX_SIZE / (1024u * 1024u));
+    } else {
+        drv.manifest_buf = buf;
+        drv.manifest_len = len;
+        drv.manifest_ok = vkl_icd_manifest_parse(manifest, buf, len, NULL, &drv.m) == VK_SUCCESS;
+    }
     if (drv.manifest_ok) {
         rep->library = xstrdup(drv.m.library_path);
         if (!drv.m.library_path_is_bare_name) {
+            /* stat only: the library is opened (non-blocking, for its ELF header) when it is a
+             * regular file, and loaded only in the checks' children. */
             struct stat ls;
-            drv.library_missing = stat(drv.m.library_path, &ls) != 0;
-            struct ldp_elf e;
-            char err[600];
-            if (!drv.library_missing && ldp_elf_inspect(drv.m.library_path, &e, err, sizeof err) == 0)
-                drv.elf_class = e.elf_class;
-            ldp_elf_free(&e);
+            if (stat(drv.m.library_path, &ls) != 0) {
+                int e = errno;
+                drv.library_missing = true;
+                if (e == ENOENT || e == ENOTDIR)
+                    snprintf(drv.library_problem, sizeof drv.library_problem, "does not exist");
+                else
+                    snprintf(drv.library_problem, sizeof drv.library_problem, "cannot be reached (%s)", strerror(e));
+            } else if (!S_ISREG(ls.st_mode)) {
+                drv.library_not_regular = true;
+                snprintf(drv.library_problem, sizeof drv.library_problem, "is %s, not a regular file",
+                         ldp_file_type_name((unsigned)ls.st_mode));
+            } else {
+                struct ldp_elf e;
+                char err[600];
+                if (ldp_elf_inspect(drv.m.library_path, &e, err, sizeof err) == 0) drv.elf_class = e.elf_class;
+                ldp_elf_free(&e); /* ldp_elf_inspect zeroes it first, also when it fails */
+            }
         }
     }
-    bool library_usable = drv.manifest_ok && !drv.library_missing &&
+    bool library_usable = drv.manifest_ok && !drv.library_missing && !drv.library_not_regular &&
                           (drv.elf_class == 0 || drv.elf_class == (int)(sizeof(void *) * 8));
     struct ldp_ctx parent = {.opt = opt, .drv = &drv, .fd = -1};
     rep->res = calloc(ldp_check_count, sizeof(struct result));
@@ -329,9 +348,9 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
             continue;
         }
         if (def->needs_library && !library_usable) {
-            if (drv.library_missing)
-                set_reason(r, LDP_NOT_TESTABLE, "the library %s does not exist (see LDP_DRIVER_4, LDP_DRIVER_11)",
-                           drv.m.library_path);
+            if (drv.library_missing || drv.library_not_regular)
+                set_reason(r, LDP_NOT_TESTABLE, "the library %s %s (see LDP_DRIVER_4, LDP_DRIVER_11)",
+                           drv.m.library_path, drv.library_problem);
             else
                 set_reason(r, LDP_NOT_TESTABLE, "the library is a %d-bit ELF file; run a %d-bit build of ldp-check",
                            drv.elf_class, drv.elf_class);
@@ -348,13 +367,52 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         parent.opt = opt;
     }
     vkl_icd_manifest_finish(&drv.m);
+    free(buf);
 }
 
 /* ---- output ---- */
 
+/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes there are not one
+ * (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, truncated). Manifest
+ * paths, library paths and the loader's log lines may hold any bytes; the JSON and JUnit reports
+ * must stay valid UTF-8, so such bytes become U+FFFD there. */
+static size_t utf8_len(const unsigned char *p) {
+    if (p[0] < 0x80) return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
+        n = 2;
+    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
+        n = 3;
+        if (p[0] == 0xE0) lo = 0xA0;
+        if (p[0] == 0xED) hi = 0x9F;
+    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
+        n = 4;
+        if (p[0] == 0xF0) lo = 0x90;
+        if (p[0] == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+    return n;
+}
+
 static void json_str(FILE *f, const char *s) {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+            continue;
+        }
+        if (n > 1) {
+            fwrite(p, 1, n, f);
+            p += n;
+            continue;
+        }
         switch (*p) {
             case '"': fputs("\\\"", f); break;
             case '\\': fputs("\\\\", f); break;
@@ -367,12 +425,25 @@ static void json_str(FILE *f, const char *s) {
                 else
                     fputc(*p, f);
         }
+        p++;
     }
     fputc('"', f);
 }
 
 static void xml_str(FILE *f, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        size_t n = utf8_len(p);
+        /* XML 1.0 excludes U+FFFE and U+FFFF (EF BF BE, EF BF BF) as well */
+        if (n == 0 || (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)) {
+            fputs("\xEF\xBF\xBD", f); /* U+FFFD */
+            p += n ? n : 1;
+            continue;
+        }
+        if (n > 1) {
+            fwrite(p, 1, n, f);
+            p += n;
+            continue;
+        }
         switch (*p) {
             case '<': fputs("&lt;", f); break;
             case '>': fputs("&gt;", f); break;
@@ -385,6 +456,7 @@ static void xml_str(FILE *f, const char *s) {
                 else
                     fputc(*p, f);
         }
+        p++;
     }
 }
 

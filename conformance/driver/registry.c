@@ -3,6 +3,7 @@
  * Default: the list embedded at build time (gen_registry.py over @vulkan_registry//:vk.xml), so
  * an installed ldp-check needs no vk.xml. --registry=PATH reads a vk.xml at run time with a small
  * tag scanner (only <extension ...> start tags and VK_HEADER_VERSION are needed). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,13 @@ int ldp_registry_load(const char *path, struct ldp_registry *out, char *err, siz
     }
     char *text = NULL;
     size_t len = 0;
-    if (vkl_read_file(path, &text, &len) != VK_SUCCESS) {
-        snprintf(err, err_len, "cannot read registry %s", path);
+    struct ldp_file f;
+    text = ldp_file_read(path, 64u * 1024u * 1024u, &len, &f); /* never blocks on a FIFO */
+    if (text == NULL) {
+        snprintf(err, err_len, "cannot read registry %s: %s", path,
+                 f.status == LDP_FILE_NOT_REGULAR ? ldp_file_type_name(f.mode)
+                 : f.status == LDP_FILE_TOO_BIG  ? "larger than 64 MiB"
+                                                 : strerror(f.err_no ? f.err_no : EIO));
         return -1;
     }
     struct owned *o = calloc(1, sizeof(*o));

@@ -241,6 +241,16 @@ static void last_step(const char *text, char *buf, size_t len) {
     }
 }
 
+const char *ldp_child_outcome(const struct ldp_child *ch) {
+    switch (ch->kind) {
+        case LDP_EXITED: return "exited";
+        case LDP_SIGNALED: return "crashed";
+        case LDP_TIMED_OUT: return "hung";
+        case LDP_SPAWN_FAILED: return "could not be started";
+    }
+    return "failed";
+}
+
 void ldp_child_describe(const struct ldp_child *ch, char *buf, size_t len) {
     char step[1024];
     last_step(ch->out, step, sizeof step);
