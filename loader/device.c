@@ -63,33 +63,41 @@ static void unpatch_groups(VkDeviceCreateInfo *ci, const struct group_patch *gp)
         gp->prev->pNext = (VkBaseOutStructure *)(uintptr_t)gp->orig;
 }
 
-/* Device extensions that an active layer declares (manifest device_extensions) and the driver does
- * not advertise are the layer's to implement: the driver does not see them, as instance
- * extensions a driver lacks never reach it (LDP_LOADER_9). Names neither declares still reach the
- * driver, which refuses them. `names` (room for ci->enabledExtensionCount) receives the kept list;
- * returns false when out of memory. */
-static bool drop_layer_device_extensions(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice pd,
+/* The device extensions the application enabled, checked against what the driver advertises for
+ * this physical device and what the active layers declare (manifest device_extensions):
+ * - one that neither offers is refused by the loader (VK_ERROR_EXTENSION_NOT_PRESENT, as the
+ *   Khronos loader does), the driver never sees the request (RULE_DEV_UNKNOWN_EXT);
+ * - one that only a layer declares is the layer's to implement: the driver does not see it, as
+ *   instance extensions a driver lacks never reach it (LDP_LOADER_9).
+ * `names` (room for ci->enabledExtensionCount) receives the list the driver gets. */
+static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice pd,
                                          VkDeviceCreateInfo *ci, const char **names) {
-    bool any = false;
-    for (uint32_t i = 0; i < ci->enabledExtensionCount && !any; i++)
-        any = ci->ppEnabledExtensionNames[i] != NULL &&
-              vkl_layer_chain_device_extension_owner(inst, ci->ppEnabledExtensionNames[i]) != NULL;
-    if (!any) return true;
     uint32_t count = 0;
     VkExtensionProperties *props = NULL;
-    if (ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, NULL) == VK_SUCCESS && count > 0) {
+    VkResult qr = ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, NULL);
+    if (qr == VK_SUCCESS && count > 0) {
         props = vkl_calloc(&inst->alloc, count * sizeof(*props), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-        if (props == NULL) return false;
-        if (ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, props) < 0) count = 0;
+        if (props == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        qr = ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, props);
+        if (qr < 0) count = 0;
     }
+    VkResult r = VK_SUCCESS;
     uint32_t n = 0;
     for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) {
         const char *e = ci->ppEnabledExtensionNames[i];
         bool driver_has = false;
-        for (uint32_t k = 0; e != NULL && k < count && !driver_has; k++)
-            driver_has = strcmp(props[k].extensionName, e) == 0;
-        const struct vkl_layer_manifest *owner =
-            e != NULL && !driver_has ? vkl_layer_chain_device_extension_owner(inst, e) : NULL;
+        for (uint32_t k = 0; k < count && !driver_has; k++)
+            driver_has = strncmp(props[k].extensionName, e, VK_MAX_EXTENSION_NAME_SIZE) == 0;
+        const struct vkl_layer_manifest *owner = driver_has ? NULL : vkl_layer_chain_device_extension_owner(inst, e);
+        if (!driver_has && owner == NULL) {
+            vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "vkCreateDevice: device extension %s is offered neither by driver %s (%s) nor by an enabled "
+                    "layer; VK_ERROR_EXTENSION_NOT_PRESENT [RULE_DEV_UNKNOWN_EXT]",
+                    e, vkl_driver_name(ii->driver), qr < 0 ? "its vkEnumerateDeviceExtensionProperties failed"
+                                                           : "vkEnumerateDeviceExtensionProperties");
+            r = VK_ERROR_EXTENSION_NOT_PRESENT;
+            break;
+        }
         if (owner != NULL) {
             vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
                     "vkCreateDevice: device extension %s comes from layer %s (%s); not passed to driver %s", e,
@@ -101,7 +109,7 @@ static bool drop_layer_device_extensions(struct vkl_instance *inst, struct vkl_i
     vkl_free(&inst->alloc, props);
     ci->enabledExtensionCount = n;
     ci->ppEnabledExtensionNames = n > 0 ? names : NULL;
-    return true;
+    return r;
 }
 
 VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *pCreateInfo,
@@ -126,13 +134,22 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     ci.enabledLayerCount = 0; /* device layers are deprecated; drivers never see layer names */
     ci.ppEnabledLayerNames = NULL;
     const char **ext_names = NULL;
-    if (inst->layer_lib_count > 0 && ci.enabledExtensionCount > 0) {
+    if (ci.enabledExtensionCount > 0) {
+        /* The names were checked for NULL by the vkCreateDevice trampoline (a layer below the
+         * application could still pass NULL: refused here as well). */
+        if (!vkl_names_present("vkCreateDevice", "ppEnabledExtensionNames", ci.ppEnabledExtensionNames,
+                               ci.enabledExtensionCount)) {
+            vkl_free(&a, dev);
+            return VK_ERROR_EXTENSION_NOT_PRESENT;
+        }
         ext_names = vkl_calloc(&inst->alloc, ci.enabledExtensionCount * sizeof(*ext_names),
                                VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-        if (ext_names == NULL || !drop_layer_device_extensions(inst, ii, t->handle, &ci, ext_names)) {
+        VkResult fr = ext_names == NULL ? VK_ERROR_OUT_OF_HOST_MEMORY
+                                        : filter_device_extensions(inst, ii, t->handle, &ci, ext_names);
+        if (fr != VK_SUCCESS) {
             vkl_free(&inst->alloc, ext_names);
             vkl_free(&a, dev);
-            return VK_ERROR_OUT_OF_HOST_MEMORY;
+            return fr;
         }
     }
     struct group_patch gp;
@@ -181,6 +198,13 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
                                                          const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
     if (physicalDevice == VK_NULL_HANDLE || pCreateInfo == NULL || pDevice == NULL)
         return VK_ERROR_INITIALIZATION_FAILED;
+    /* A count with no array (or a NULL name in it) names nothing that exists: refused as the
+     * Vulkan specification's result for a missing extension, never dereferenced. Device layers are
+     * deprecated and ignored, so their array is never read. */
+    if (pCreateInfo->enabledExtensionCount > 0 && !vkl_names_present("vkCreateDevice", "ppEnabledExtensionNames",
+                                                                       pCreateInfo->ppEnabledExtensionNames,
+                                                                       pCreateInfo->enabledExtensionCount))
+        return VK_ERROR_EXTENSION_NOT_PRESENT;
     VkDeviceCreateInfo ci = *pCreateInfo;
     struct group_patch gp;
     if (!patch_groups(&ci, &gp, true)) return VK_ERROR_INITIALIZATION_FAILED;
@@ -283,7 +307,9 @@ VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhysicalDevice pd,
                                                                                const char *pLayerName, uint32_t *pCount,
                                                                                VkExtensionProperties *pProps) {
-    if (pd == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pd == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pCount == NULL) return vkl_null_count("vkEnumerateDeviceExtensionProperties");
+    if (pLayerName != NULL && pLayerName[0] == '\0') pLayerName = NULL; /* "" is no layer name */
     if (pLayerName != NULL) {
         /* A layer's device extensions come from its manifest (a meta-layer: its components');
          * neither the chain nor a driver is asked with a layer name (LDP_LOADER_12). Every layer
@@ -322,7 +348,8 @@ VkResult vkl_term_EnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *pCount,
                                                                            VkLayerProperties *pProps) {
-    if (pd == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pd == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pCount == NULL) return vkl_null_count("vkEnumerateDeviceLayerProperties");
     /* Device layers are deprecated: the answer is the instance's active layers ([Lyr]). */
     const struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)pd)->instance;
     uint32_t n = inst->layer_lib_count;

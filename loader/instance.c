@@ -302,7 +302,8 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties
                                                                                  uint32_t *pPropertyCount,
                                                                                  VkExtensionProperties *pProperties) {
     vkl_log_init();
-    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pPropertyCount == NULL) return vkl_null_count("vkEnumerateInstanceExtensionProperties");
+    if (pLayerName != NULL && pLayerName[0] == '\0') pLayerName = NULL; /* "" is no layer name */
     struct pre_call pc;
     VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_EXTENSIONS, pLayerName == NULL);
     if (r != VK_SUCCESS) return r;
@@ -332,7 +333,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
                                                                              VkLayerProperties *pProperties) {
     vkl_log_init();
-    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pPropertyCount == NULL) return vkl_null_count("vkEnumerateInstanceLayerProperties");
     struct pre_call pc;
     VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_LAYERS, false);
     if (r != VK_SUCCESS) return r;
@@ -361,7 +362,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uin
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *pApiVersion) {
     vkl_log_init();
-    if (pApiVersion == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pApiVersion == NULL) return vkl_null_count("vkEnumerateInstanceVersion");
     struct pre_call pc;
     VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_VERSION, true);
     if (r != VK_SUCCESS) return r;
@@ -385,6 +386,47 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *p
     }
     pre_call_end(&pc);
     return r;
+}
+
+/* ---- the global commands below the layers ----
+ * A layer may ask pfnNextGetInstanceProcAddr(NULL, "vkEnumerateInstance*") inside vkCreateInstance
+ * (or any time) and call the answer; below every layer the loader answers for itself: the drivers',
+ * the loader's and the enabled implicit layers' extensions, the layers, the loader's version. No
+ * layer's pre-instance function is called again (the caller is already inside the chain). */
+static VKAPI_ATTR VkResult VKAPI_CALL term_global_EnumerateInstanceExtensionProperties(
+    const char *pLayerName, uint32_t *pPropertyCount, VkExtensionProperties *pProperties) {
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (pLayerName != NULL && pLayerName[0] == '\0') pLayerName = NULL;
+    struct pre_call pc;
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_EXTENSIONS, pLayerName == NULL);
+    if (r != VK_SUCCESS) return r;
+    r = enumerate_instance_extensions(&pc, pLayerName, pPropertyCount, pProperties);
+    pre_call_end(&pc);
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_global_EnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
+                                                                                  VkLayerProperties *pProperties) {
+    if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    struct pre_call pc;
+    VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_LAYERS, false);
+    if (r != VK_SUCCESS) return r;
+    r = copy_out_layers(&pc.set, pPropertyCount, pProperties);
+    pre_call_end(&pc);
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_global_EnumerateInstanceVersion(uint32_t *pApiVersion) {
+    return term_EnumerateInstanceVersion(NULL, pApiVersion);
+}
+
+PFN_vkVoidFunction vkl_term_global_proc(const char *name) {
+    if (strcmp(name, "vkEnumerateInstanceExtensionProperties") == 0)
+        return (PFN_vkVoidFunction)term_global_EnumerateInstanceExtensionProperties;
+    if (strcmp(name, "vkEnumerateInstanceLayerProperties") == 0)
+        return (PFN_vkVoidFunction)term_global_EnumerateInstanceLayerProperties;
+    if (strcmp(name, "vkEnumerateInstanceVersion") == 0) return (PFN_vkVoidFunction)term_global_EnumerateInstanceVersion;
+    return NULL;
 }
 
 static void instance_free(struct vkl_instance *inst) {
@@ -414,12 +456,22 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     vkl_log_init();
     if (pCreateInfo == NULL || pInstance == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     *pInstance = VK_NULL_HANDLE;
+    /* A count with a NULL array, or a NULL name in it: the layer / extension is not present. */
+    if (pCreateInfo->enabledLayerCount > 0 &&
+        !vkl_names_present("vkCreateInstance", "ppEnabledLayerNames", pCreateInfo->ppEnabledLayerNames,
+                           pCreateInfo->enabledLayerCount))
+        return VK_ERROR_LAYER_NOT_PRESENT;
+    if (pCreateInfo->enabledExtensionCount > 0 &&
+        !vkl_names_present("vkCreateInstance", "ppEnabledExtensionNames", pCreateInfo->ppEnabledExtensionNames,
+                           pCreateInfo->enabledExtensionCount))
+        return VK_ERROR_EXTENSION_NOT_PRESENT;
     struct vkl_alloc a;
     vkl_alloc_init(&a, pAllocator);
     struct vkl_instance *inst = vkl_calloc(&a, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
     if (inst == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     inst->alloc = a;
     inst->disp = &vkl_gen_terminators;
+    inst->chain_handle = (VkInstance)(void *)inst;
     inst->log.emit = vkl_debug_emit;
     inst->log.ctx = inst;
     inst->in_create_or_destroy = true;
@@ -476,11 +528,16 @@ static bool any_driver_has(const struct vkl_instance *inst, const char *ext) {
     return false;
 }
 
-/* Vulkan versions compared as variant.major.minor; the patch level never decides support. */
+/* Whether a driver of Vulkan version `have` accepts an application's apiVersion `want`
+ * (LDP_LOADER_6 read with the Vulkan specification, conformance/policies/readings.md): from
+ * Vulkan 1.1 on, apiVersion is only the highest version the application will use, and an
+ * implementation of 1.1 or later must accept any value; a Vulkan 1.0 implementation returns
+ * VK_ERROR_INCOMPATIBLE_DRIVER for anything but 1.0 (or 0). The patch level never decides. */
 static bool api_supports(uint32_t have, uint32_t want) {
-    if (VK_API_VERSION_VARIANT(have) != VK_API_VERSION_VARIANT(want)) return false;
-    if (VK_API_VERSION_MAJOR(have) != VK_API_VERSION_MAJOR(want)) return false;
-    return VK_API_VERSION_MINOR(have) >= VK_API_VERSION_MINOR(want);
+    if (VK_API_VERSION_MAJOR(have) > 1 || (VK_API_VERSION_MAJOR(have) == 1 && VK_API_VERSION_MINOR(have) >= 1))
+        return true;
+    return want == 0 || (VK_API_VERSION_VARIANT(want) == 0 && VK_API_VERSION_MAJOR(want) == 1 &&
+                         VK_API_VERSION_MINOR(want) == 0);
 }
 
 VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
@@ -491,6 +548,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
     const struct vkl_alloc *a = &inst->alloc;
     VkResult r = VK_SUCCESS;
     const char **names = NULL;
+    inst->terminator_reached = true;
 
     /* Every requested extension must come from the loader or at least one driver. */
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++) {
@@ -533,7 +591,8 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     /* LDP_LOADER_6: with interface >= 5 the loader, not the driver, rejects an API version no
-     * driver supports. (The Khronos loader does not implement this check.) */
+     * driver supports: only when every candidate is a Vulkan 1.0 driver and the application asks
+     * for more than 1.0 (api_supports). (The Khronos loader does not implement this check.) */
     if (any_v5 && !api_ok) {
         vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
                 "vkCreateInstance: apiVersion %u.%u.%u is not supported by any driver [LDP_LOADER_6]",
@@ -667,6 +726,6 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, con
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     inst->in_create_or_destroy = true;
     vkl_log(&inst->log, VKL_LOG_DEBUG, "vkDestroyInstance: destroying instance %p", (void *)inst);
-    inst->disp->DestroyInstance(instance, pAllocator);
+    inst->disp->DestroyInstance(inst->chain_handle, pAllocator);
     instance_free(inst);
 }

@@ -120,6 +120,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance
     if (strcmp(name, "vk_layerGetPhysicalDeviceProcAddr") == 0)
         return (PFN_vkVoidFunction)vkl_term_GetPhysicalDeviceProcAddr;
     const struct vkl_gen_cmd *c = vkl_gen_cmd_find(name);
+    if (c != NULL && c->kind == VKL_GEN_CMD_GLOBAL && c->terminator == NULL) return vkl_term_global_proc(name);
     if (c != NULL) return c->terminator;
     if (instance == VK_NULL_HANDLE) return NULL;
     int s = unknown_physdev_slot(vkl_instance_from_handle(instance), name);
@@ -427,15 +428,29 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
                 "vkCreateInstance: a layer returned VK_ERROR_EXTENSION_NOT_PRESENT for extensions the loader "
                 "validated [LLP_LAYER_17]");
     if (r != VK_SUCCESS) goto out;
-    if (*pInstance != (VkInstance)(void *)inst) {
+    /* A layer may replace *pInstance after its call down returned (wrapping it for the layers
+     * above and the application): legal, LLP_LAYER_21 forbids it only before calling down. The
+     * application keeps the loader's handle; every call into the chain passes the chain's. */
+    if (*pInstance != (VkInstance)(void *)inst && !inst->terminator_reached) {
+        /* Not a wrapper of the loader's instance: nothing reached the loader, so the handle is what
+         * a layer wrote into *pInstance before answering without calling down. */
         vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
-                "vkCreateInstance: the layer chain returned a different VkInstance than the loader's [LLP_LAYER_21]");
+                "vkCreateInstance: the layer chain returned a VkInstance the loader never created (a layer "
+                "overwrote *pInstance and answered without calling down); the loader keeps its own [LLP_LAYER_21]");
+        *pInstance = (VkInstance)(void *)inst;
+    }
+    if (*pInstance != (VkInstance)(void *)inst) {
+        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                "vkCreateInstance: the layer chain returned its own VkInstance %p (a layer wrapped it after calling "
+                "down); the loader dispatches through it",
+                (void *)*pInstance);
+        inst->chain_handle = *pInstance;
         *pInstance = (VkInstance)(void *)inst;
     }
     /* Global commands never dispatch through the chain, and layers (Mesa's device_select among
      * them) may crash on vkGetInstanceProcAddr(NULL, ...) for them: the fill gets NULL there. */
     t_fill_gipa = inst->layer_libs[0].gipa;
-    vkl_gen_instance_dispatch_fill(&inst->chain_disp, fill_gipa, *pInstance);
+    vkl_gen_instance_dispatch_fill(&inst->chain_disp, fill_gipa, inst->chain_handle);
     t_fill_gipa = NULL;
     /* Commands no layer or terminator answers stay unsupported; the instance functions the
      * trampolines always need fall back to the terminators. */
@@ -486,7 +501,7 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
             link_next_gipa(inst, i + 1 < n ? (uint32_t)(libs[i + 1] - inst->layer_libs) : inst->layer_lib_count);
         links[i].pfnNextGetDeviceProcAddr = i + 1 < n ? libs[i + 1]->gdpa : vkl_term_GetDeviceProcAddr;
     }
-    PFN_vkCreateDevice create = n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa((VkInstance)(void *)inst, "vkCreateDevice")
+    PFN_vkCreateDevice create = n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa(inst->chain_handle, "vkCreateDevice")
                                       : NULL;
     if (create == NULL) {
         r = vkl_term_CreateDevice(term_pd, pCreateInfo, pAllocator, pDevice);
@@ -549,7 +564,7 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
     /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gpdpa == NULL) continue;
-        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa((VkInstance)(void *)inst, name);
+        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(inst->chain_handle, name);
         if (f != NULL) inst->unknown_physdev_chain[slot] = f;
         return;
     }
@@ -557,7 +572,7 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
 
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
-        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa((VkInstance)(void *)inst, name) != NULL)
+        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(inst->chain_handle, name) != NULL)
             return true;
     return false;
 }

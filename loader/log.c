@@ -187,3 +187,26 @@ void vkl_log(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, .
     vkl_logv(sink, flags, fmt, ap);
     va_end(ap);
 }
+
+int vkl_null_count(const char *cmd) {
+    const char *param = strcmp(cmd, "vkEnumerateInstanceVersion") == 0 ? "pApiVersion" : "pPropertyCount";
+    vkl_log(NULL, VKL_LOG_ERROR, "%s: %s is NULL [VUID-%s-%s-parameter]; returning VK_ERROR_OUT_OF_HOST_MEMORY", cmd,
+            param, cmd, param);
+    return -1; /* VK_ERROR_OUT_OF_HOST_MEMORY (log.h does not include vulkan.h) */
+}
+
+bool vkl_names_present(const char *cmd, const char *field, const char *const *names, uint32_t count) {
+    const char *st = strcmp(cmd, "vkCreateDevice") == 0 ? "VkDeviceCreateInfo" : "VkInstanceCreateInfo";
+    if (names == NULL) {
+        vkl_log(NULL, VKL_LOG_ERROR, "%s: %s is NULL with a count of %u [VUID-%s-%s-parameter]", cmd, field, count, st,
+                field);
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (names[i] == NULL) {
+            vkl_log(NULL, VKL_LOG_ERROR, "%s: %s[%u] is NULL [VUID-%s-%s-parameter]", cmd, field, i, st, field);
+            return false;
+        }
+    }
+    return true;
+}

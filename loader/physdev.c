@@ -477,7 +477,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance 
                                                                      VkPhysicalDevice *pDevices) {
     if (instance == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
-    VkResult r = inst->disp->EnumeratePhysicalDevices(instance, pCount, pDevices);
+    VkResult r = inst->disp->EnumeratePhysicalDevices(inst->chain_handle, pCount, pDevices);
     if (pDevices == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
     for (uint32_t i = 0; i < *pCount; i++) {
         VkPhysicalDevice t = tramp_for(inst, pDevices[i]);
@@ -626,7 +626,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDeviceGroups(VkInst
                                                                           VkPhysicalDeviceGroupProperties *pGroups) {
     if (instance == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
-    VkResult r = inst->disp->EnumeratePhysicalDeviceGroups(instance, pCount, pGroups);
+    VkResult r = inst->disp->EnumeratePhysicalDeviceGroups(inst->chain_handle, pCount, pGroups);
     if (pGroups == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
     for (uint32_t g = 0; g < *pCount; g++) {
         for (uint32_t m = 0; m < pGroups[g].physicalDeviceCount; m++) {

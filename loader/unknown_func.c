@@ -95,7 +95,7 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
      * the Khronos loader asks its first layer too). The slot is then resolved per device through the
      * chain's vkGetDeviceProcAddr, for devices created before or after. */
     if (!device && inst->layer_lib_count > 0 && inst->layer_libs[0].gipa != NULL)
-        device = inst->layer_libs[0].gipa((VkInstance)(void *)inst, name) != NULL;
+        device = inst->layer_libs[0].gipa(inst->chain_handle, name) != NULL;
     if (device) {
         if (inst->unknown_device_count >= VKL_MAX_UNKNOWN_FUNCS) {
             vkl_log(&inst->log, VKL_LOG_ERROR, "vkGetInstanceProcAddr: no unknown device slot left for %s (limit %d)",

@@ -46,6 +46,9 @@ struct scenario {
     bool fail_device_after_call_down; /* vkCreateDevice: destroys what it got from below, then fails */
     bool wrap_handles; /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
     bool wrap_command_pools; /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
+    bool wrap_instance; /* replaces *pInstance with its own wrapper after calling down (legal, LLP_LAYER_21) */
+    bool call_globals;  /* vkCreateInstance asks pfnNextGetInstanceProcAddr(NULL, ...) for the global
+                         * commands and calls them before calling down */
     char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     char physdev_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     /* "" = ungated; else device_functions are offered by vkGetDeviceProcAddr only for devices
@@ -104,6 +107,8 @@ static int scenario_apply(const char *text) {
     g_sc.intercept = cJSON_IsArray(ic) ? (cJSON *)ic : NULL;
     g_sc.wrap_handles = jbool(doc, "wrap_handles");
     g_sc.wrap_command_pools = jbool(doc, "wrap_command_pools");
+    g_sc.wrap_instance = jbool(doc, "wrap_instance");
+    g_sc.call_globals = jbool(doc, "call_globals");
     const cJSON *df = cJSON_GetObjectItemCaseSensitive(doc, "device_functions");
     int slot = 0;
     const cJSON *e;
@@ -236,6 +241,13 @@ struct wrapped_dev {
     void *loader_data;
     VkDevice real;
 };
+/* wrap_instance: the VkInstance the layers above and the loader get back. Its first word is a copy
+ * of the loader's dispatch word (as layers that wrap do); the loader must pass it back to every
+ * instance command of this layer, which unwraps it before calling down. */
+struct wrapped_inst {
+    void *loader_data;
+    VkInstance real;
+};
 /* Queues and command buffers the application gets back through the loader's vkGetDeviceQueue(2) /
  * vkAllocateCommandBuffers trampolines: the layer reserves the first word as a driver does
  * (ICD_LOADER_MAGIC) and the loader's trampoline writes its dispatch pointer there; the layer
@@ -293,6 +305,9 @@ struct inst_data {
     PFN_vkEnumeratePhysicalDeviceGroups EnumeratePhysicalDeviceGroups, EnumeratePhysicalDeviceGroupsKHR;
     struct wrapped_pd *pds[MAX_WRAPPED_PDS];
     uint32_t pd_count;
+    struct wrapped_inst *inst_wrapper; /* wrap_instance: the handle the layer returned */
+    PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
+    PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
     bool ext_enabled; /* the scenario's instance_extension was enabled in vkCreateInstance */
 };
 struct dev_data {
@@ -364,6 +379,17 @@ static VkDevice unwrap_dev(const struct dev_data *d, VkDevice device) {
     return d != NULL && d->wrapped != NULL && (VkDevice)(void *)d->wrapped == device ? d->wrapped->real : device;
 }
 
+/* wrap_instance: the handle the layer below knows for `instance`; records in `o` whether the loader
+ * (or the layer above) passed the layer's own wrapper ("instance_unwrapped"), as it must. A layer
+ * that wraps without checking would dereference whatever it was given as its wrapper; the mock
+ * falls back to its own record instead, so that the test reports the defect rather than crashing. */
+static VkInstance unwrap_inst(const struct inst_data *d, VkInstance instance, cJSON *o) {
+    if (d == NULL || d->inst_wrapper == NULL) return instance;
+    bool mine = (VkInstance)(void *)d->inst_wrapper == instance;
+    if (o != NULL) cJSON_AddBoolToObject(o, "instance_unwrapped", mine);
+    return d->instance;
+}
+
 /* The wrapper of `real` (created on first sight, same wrapper on every later enumeration).
  * Lock held. VK_NULL_HANDLE when out of room or memory. */
 static VkPhysicalDevice wrap_pd(struct inst_data *d, VkPhysicalDevice real) {
@@ -390,6 +416,52 @@ static VkPhysicalDevice wrap_pd(struct inst_data *d, VkPhysicalDevice real) {
  * exit-time scan crashes ("Tracer caught signal 11") on the TLS of a library that was dlclose()d, as
  * every layer is at vkDestroyInstance. Another thread's call in progress holds another link (links
  * live on the caller's stack), so it cannot be mistaken for a loop; at worst it hides one. */
+/* call_globals: inside vkCreateInstance, before calling down, a layer may ask the next element for
+ * the global commands with a NULL instance and call them (the layer interface allows it); records
+ * {"call": "call_globals", "<command>": result name or null when NULL was returned, counts}. */
+static void call_globals(PFN_vkGetInstanceProcAddr next_gipa) {
+    PFN_vkEnumerateInstanceExtensionProperties ext =
+        (PFN_vkEnumerateInstanceExtensionProperties)next_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
+    PFN_vkEnumerateInstanceLayerProperties lay =
+        (PFN_vkEnumerateInstanceLayerProperties)next_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceLayerProperties");
+    PFN_vkEnumerateInstanceVersion ver =
+        (PFN_vkEnumerateInstanceVersion)next_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+    cJSON *o = cJSON_CreateObject();
+    uint32_t n = 0;
+    if (ext == NULL) {
+        cJSON_AddNullToObject(o, "vkEnumerateInstanceExtensionProperties");
+    } else {
+        VkResult r = ext(NULL, &n, NULL);
+        cJSON_AddNumberToObject(o, "vkEnumerateInstanceExtensionProperties", r);
+        cJSON_AddNumberToObject(o, "extension_count", n);
+        if (r == VK_SUCCESS && n > 0) {
+            VkExtensionProperties *p = calloc(n, sizeof(*p));
+            if (p != NULL && ext(NULL, &n, p) == VK_SUCCESS) {
+                cJSON *names = cJSON_AddArrayToObject(o, "extensions");
+                for (uint32_t i = 0; i < n; i++) cJSON_AddItemToArray(names, cJSON_CreateString(p[i].extensionName));
+            }
+            free(p);
+        }
+    }
+    if (lay == NULL) {
+        cJSON_AddNullToObject(o, "vkEnumerateInstanceLayerProperties");
+    } else {
+        n = 0;
+        cJSON_AddNumberToObject(o, "vkEnumerateInstanceLayerProperties", lay(&n, NULL));
+        cJSON_AddNumberToObject(o, "layer_count", n);
+    }
+    if (ver == NULL) {
+        cJSON_AddNullToObject(o, "vkEnumerateInstanceVersion");
+    } else {
+        uint32_t v = 0;
+        cJSON_AddNumberToObject(o, "vkEnumerateInstanceVersion", ver(&v));
+        cJSON_AddNumberToObject(o, "version", v);
+    }
+    pthread_mutex_lock(&g_lock);
+    record("call_globals", o);
+    pthread_mutex_unlock(&g_lock);
+}
+
 static _Atomic(const void *) g_unadvanced_instance_link;
 static _Atomic(const void *) g_unadvanced_device_link;
 
@@ -430,6 +502,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     PFN_GetPhysicalDeviceProcAddr next_gpdpa = found->u.pLayerInfo->pfnNextGetPhysicalDeviceProcAddr;
     PFN_vkCreateInstance next_create = (PFN_vkCreateInstance)next_gipa(VK_NULL_HANDLE, "vkCreateInstance");
     if (next_create == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (sc.call_globals) call_globals(next_gipa);
     if (!sc.no_advance_link) found->u.pLayerInfo = found->u.pLayerInfo->pNext;
     if (sc.clobber_instance) *pInstance = (VkInstance)(uintptr_t)g_clobbered_instance;
     if (sc.no_call_down) return VK_SUCCESS;
@@ -453,10 +526,30 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
             (PFN_vkGetPhysicalDeviceProperties)next_gipa(*pInstance, "vkGetPhysicalDeviceProperties");
         d->EnumerateDeviceExtensionProperties =
             (PFN_vkEnumerateDeviceExtensionProperties)next_gipa(*pInstance, "vkEnumerateDeviceExtensionProperties");
+        d->CreateDebugUtilsMessengerEXT =
+            (PFN_vkCreateDebugUtilsMessengerEXT)next_gipa(*pInstance, "vkCreateDebugUtilsMessengerEXT");
+        d->DestroyDebugUtilsMessengerEXT =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)next_gipa(*pInstance, "vkDestroyDebugUtilsMessengerEXT");
+        d->EnumeratePhysicalDeviceGroups =
+            (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(d->instance, "vkEnumeratePhysicalDeviceGroups");
+        d->EnumeratePhysicalDeviceGroupsKHR =
+            (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(d->instance, "vkEnumeratePhysicalDeviceGroupsKHR");
+        d->alloc = alloc_from(a);
+        if (sc.wrap_instance) {
+            /* Wrapped after the call down returned: legal (LLP_LAYER_21 forbids only before). */
+            struct wrapped_inst *w = obj_alloc(&d->alloc, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+            if (w == NULL) {
+                if (d->DestroyInstance) d->DestroyInstance(*pInstance, a);
+                return VK_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            w->loader_data = key_of(*pInstance);
+            w->real = *pInstance;
+            d->inst_wrapper = w;
+            *pInstance = (VkInstance)(void *)w;
+        }
         if (sc.wrap_handles) {
-            VkInstance in = *pInstance;
+            VkInstance in = d->instance;
             d->wrap = true;
-            d->alloc = alloc_from(a);
             d->set_loader_data = set_loader_data;
             d->GetPhysicalDeviceProperties2 =
                 (PFN_vkGetPhysicalDeviceProperties2)next_gipa(in, "vkGetPhysicalDeviceProperties2");
@@ -467,10 +560,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
                 in, "vkGetPhysicalDeviceQueueFamilyProperties");
             d->GetPhysicalDeviceMemoryProperties =
                 (PFN_vkGetPhysicalDeviceMemoryProperties)next_gipa(in, "vkGetPhysicalDeviceMemoryProperties");
-            d->EnumeratePhysicalDeviceGroups =
-                (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(in, "vkEnumeratePhysicalDeviceGroups");
-            d->EnumeratePhysicalDeviceGroupsKHR =
-                (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(in, "vkEnumeratePhysicalDeviceGroupsKHR");
         }
     }
     pthread_mutex_lock(&g_lock);
@@ -485,24 +574,64 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *a) {
     if (instance == VK_NULL_HANDLE) return;
-    rec("vkDestroyInstance");
     pthread_mutex_lock(&g_lock);
+    ensure_init();
     struct inst_data *d = inst_find(instance);
+    cJSON *o = cJSON_CreateObject();
+    VkInstance below = unwrap_inst(d, instance, o);
+    record("vkDestroyInstance", o);
     PFN_vkDestroyInstance next = d ? d->DestroyInstance : NULL;
     if (d) {
         for (uint32_t i = 0; i < d->pd_count; i++) obj_free(&d->alloc, d->pds[i]);
+        obj_free(&d->alloc, d->inst_wrapper);
         memset(d, 0, sizeof(*d));
     }
     pthread_mutex_unlock(&g_lock);
-    if (next) next(instance, a);
+    if (next) next(below, a);
+}
+
+/* wrap_instance: the debug-utils messenger commands take the VkInstance, so the wrapping layer
+ * intercepts them and unwraps. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDebugUtilsMessengerEXT(VkInstance instance,
+                                                                         const VkDebugUtilsMessengerCreateInfoEXT *ci,
+                                                                         const VkAllocationCallbacks *a,
+                                                                         VkDebugUtilsMessengerEXT *pMessenger) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct inst_data *d = inst_find(instance);
+    cJSON *o = cJSON_CreateObject();
+    VkInstance below = unwrap_inst(d, instance, o);
+    record("vkCreateDebugUtilsMessengerEXT", o);
+    PFN_vkCreateDebugUtilsMessengerEXT next = d ? d->CreateDebugUtilsMessengerEXT : NULL;
+    pthread_mutex_unlock(&g_lock);
+    return next ? next(below, ci, a, pMessenger) : VK_ERROR_EXTENSION_NOT_PRESENT;
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_DestroyDebugUtilsMessengerEXT(VkInstance instance,
+                                                                      VkDebugUtilsMessengerEXT messenger,
+                                                                      const VkAllocationCallbacks *a) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct inst_data *d = inst_find(instance);
+    cJSON *o = cJSON_CreateObject();
+    VkInstance below = unwrap_inst(d, instance, o);
+    record("vkDestroyDebugUtilsMessengerEXT", o);
+    PFN_vkDestroyDebugUtilsMessengerEXT next = d ? d->DestroyDebugUtilsMessengerEXT : NULL;
+    pthread_mutex_unlock(&g_lock);
+    if (next) next(below, messenger, a);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,
                                                                      VkPhysicalDevice *pDevs) {
-    rec("vkEnumeratePhysicalDevices");
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
     struct inst_data *d = inst_find(instance);
+    cJSON *o = cJSON_CreateObject();
+    VkInstance below = unwrap_inst(d, instance, o);
+    record("vkEnumeratePhysicalDevices", o);
+    pthread_mutex_unlock(&g_lock);
     if (d == NULL || d->EnumeratePhysicalDevices == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    VkResult r = d->EnumeratePhysicalDevices(instance, pCount, pDevs);
+    VkResult r = d->EnumeratePhysicalDevices(below, pCount, pDevs);
     if (!d->wrap || pDevs == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
     pthread_mutex_lock(&g_lock);
     for (uint32_t i = 0; i < *pCount && r != VK_ERROR_OUT_OF_HOST_MEMORY; i++) {
@@ -515,12 +644,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDevices(VkInstance 
 
 /* wrap_handles only: the group members are physical devices too. */
 static VkResult wrap_groups(VkInstance instance, uint32_t *pCount, VkPhysicalDeviceGroupProperties *pGroups, bool khr) {
-    rec("vkEnumeratePhysicalDeviceGroups");
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
     struct inst_data *d = inst_find(instance);
+    cJSON *o = cJSON_CreateObject();
+    VkInstance below = unwrap_inst(d, instance, o);
+    record("vkEnumeratePhysicalDeviceGroups", o);
+    pthread_mutex_unlock(&g_lock);
     PFN_vkEnumeratePhysicalDeviceGroups next =
         d == NULL ? NULL : khr ? d->EnumeratePhysicalDeviceGroupsKHR : d->EnumeratePhysicalDeviceGroups;
     if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    VkResult r = next(instance, pCount, pGroups);
+    VkResult r = next(below, pCount, pGroups);
     if (pGroups == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
     pthread_mutex_lock(&g_lock);
     for (uint32_t g = 0; g < *pCount; g++)
@@ -1193,16 +1327,22 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(
 static PFN_vkVoidFunction own_instance_fn(const char *name) {
     if (strcmp(name, "vkGetInstanceProcAddr") == 0) return FN(layer_GetInstanceProcAddr);
     /* A wrapping layer must see every command that takes its handles (LLP_LAYER_10). */
-    if (!intercepts(name) && !g_sc.wrap_handles) return NULL;
+    bool wrapping = g_sc.wrap_handles || g_sc.wrap_instance;
+    if (!intercepts(name) && !wrapping) return NULL;
     if (strcmp(name, "vkCreateInstance") == 0) return FN(layer_CreateInstance);
     if (strcmp(name, "vkDestroyInstance") == 0) return FN(layer_DestroyInstance);
     if (strcmp(name, "vkEnumeratePhysicalDevices") == 0) return FN(layer_EnumeratePhysicalDevices);
     if (strcmp(name, "vkGetPhysicalDeviceProperties") == 0) return FN(layer_GetPhysicalDeviceProperties);
     if (strcmp(name, "vkEnumerateDeviceExtensionProperties") == 0) return FN(layer_EnumerateDeviceExtensionProperties);
     if (strcmp(name, "vkCreateDevice") == 0) return FN(layer_CreateDevice);
-    if (!g_sc.wrap_handles) return NULL;
+    if (!wrapping) return NULL;
     if (strcmp(name, "vkEnumeratePhysicalDeviceGroups") == 0) return FN(layer_EnumeratePhysicalDeviceGroups);
     if (strcmp(name, "vkEnumeratePhysicalDeviceGroupsKHR") == 0) return FN(layer_EnumeratePhysicalDeviceGroupsKHR);
+    if (g_sc.wrap_instance && strcmp(name, "vkCreateDebugUtilsMessengerEXT") == 0)
+        return FN(layer_CreateDebugUtilsMessengerEXT);
+    if (g_sc.wrap_instance && strcmp(name, "vkDestroyDebugUtilsMessengerEXT") == 0)
+        return FN(layer_DestroyDebugUtilsMessengerEXT);
+    if (!g_sc.wrap_handles) return NULL;
     if (strcmp(name, "vkGetPhysicalDeviceProperties2") == 0) return FN(layer_GetPhysicalDeviceProperties2);
     if (strcmp(name, "vkGetPhysicalDeviceProperties2KHR") == 0) return FN(layer_GetPhysicalDeviceProperties2KHR);
     if (strcmp(name, "vkGetPhysicalDeviceFeatures") == 0) return FN(layer_GetPhysicalDeviceFeatures);
@@ -1215,7 +1355,11 @@ static PFN_vkVoidFunction own_instance_fn(const char *name) {
 /* wrap_handles: physical-device commands the mock does not unwrap are not offered (passing them
  * down would hand the layer below a handle it never made, LLP_LAYER_10). */
 static bool wrap_hides(const char *name) {
-    return g_sc.wrap_handles && strncmp(name, "vkGetPhysicalDevice", 19) == 0;
+    if (g_sc.wrap_handles && strncmp(name, "vkGetPhysicalDevice", 19) == 0) return true;
+    /* wrap_instance: the other commands that take a VkInstance (surfaces, debug-report callbacks,
+     * vkSubmitDebugUtilsMessageEXT) are not unwrapped by the mock, so they are not offered. */
+    return g_sc.wrap_instance && (strstr(name, "Surface") != NULL || strstr(name, "DebugReport") != NULL ||
+                                  strcmp(name, "vkSubmitDebugUtilsMessageEXT") == 0);
 }
 
 static PFN_vkVoidFunction own_device_fn(const char *name) {
@@ -1258,8 +1402,12 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInst
     if (hidden) return NULL;
     if (bad && strstr(name, "KHR") != NULL) return FN(layer_DestroyInstance); /* LLP_LAYER_18 violation */
     if (instance == VK_NULL_HANDLE) return NULL;
+    pthread_mutex_lock(&g_lock);
     struct inst_data *d = inst_find(instance);
-    return d && d->next_gipa ? d->next_gipa(instance, name) : NULL;
+    VkInstance below = unwrap_inst(d, instance, NULL);
+    PFN_vkGetInstanceProcAddr next = d ? d->next_gipa : NULL;
+    pthread_mutex_unlock(&g_lock);
+    return next ? next(below, name) : NULL;
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {

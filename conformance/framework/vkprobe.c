@@ -935,6 +935,138 @@ static void step_gipa(const char *name, bool force_null) {
   obj_end();
 }
 
+/* vkCreateDebugUtilsMessengerEXT on the instance (VK_EXT_debug_utils must be enabled), then
+ * vkDestroyDebugUtilsMessengerEXT: {"step":"messenger","create":R,"non_null":bool}. */
+static void step_messenger(void) {
+  obj_begin("messenger");
+  PFN_vkCreateDebugUtilsMessengerEXT create =
+      (PFN_vkCreateDebugUtilsMessengerEXT)g_gipa(g_instance, "vkCreateDebugUtilsMessengerEXT");
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+      (PFN_vkDestroyDebugUtilsMessengerEXT)g_gipa(g_instance, "vkDestroyDebugUtilsMessengerEXT");
+  kv_bool("available", g_instance != VK_NULL_HANDLE && create != NULL && destroy != NULL);
+  if (g_instance != VK_NULL_HANDLE && create != NULL && destroy != NULL) {
+    VkDebugUtilsMessengerCreateInfoEXT ci = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+        .pfnUserCallback = utils_callback,
+    };
+    VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
+    VkResult r = create(g_instance, &ci, NULL, &m);
+    kv_result("create", r);
+    kv_bool("non_null", m != VK_NULL_HANDLE);
+    if (r == VK_SUCCESS) destroy(g_instance, m, NULL);
+  }
+  obj_end();
+}
+
+/* robust:CASE -- one command called with arguments the specification forbids (a NULL count
+ * pointer, a count with a NULL array, a NULL name) or allows oddly (an empty layer name). Runs on
+ * its own instance (created here when a case needs one; the first physical device). Emits
+ * {"step":"robust","case":C,"result":R[,"count":N,"reference_count":M]}; a crash of the loader
+ * shows as the probe's exit status. */
+static void step_robust(const char *which) {
+  obj_begin("robust");
+  kv_str("case", which ? which : "");
+  PFN_vkCreateInstance create = (PFN_vkCreateInstance)g_gipa(VK_NULL_HANDLE, "vkCreateInstance");
+  PFN_vkEnumerateInstanceExtensionProperties eie =
+      (PFN_vkEnumerateInstanceExtensionProperties)g_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
+  PFN_vkEnumerateInstanceLayerProperties eil =
+      (PFN_vkEnumerateInstanceLayerProperties)g_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceLayerProperties");
+  PFN_vkEnumerateInstanceVersion eiv =
+      (PFN_vkEnumerateInstanceVersion)g_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+  const char *null_names[1] = {NULL};
+  VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  VkInstance inst = VK_NULL_HANDLE;
+  VkResult r = VK_SUCCESS;
+  uint32_t n = 0, ref = 0;
+  bool counted = false;
+  const char *w = which ? which : "";
+  if (strncmp(w, "create-instance-", 16) == 0) {
+    if (strcmp(w, "create-instance-layers-null-array") == 0) ci.enabledLayerCount = 1;
+    if (strcmp(w, "create-instance-extensions-null-array") == 0) ci.enabledExtensionCount = 2;
+    if (strcmp(w, "create-instance-null-layer-name") == 0) {
+      ci.enabledLayerCount = 1;
+      ci.ppEnabledLayerNames = null_names;
+    }
+    if (strcmp(w, "create-instance-null-extension-name") == 0) {
+      ci.enabledExtensionCount = 1;
+      ci.ppEnabledExtensionNames = null_names;
+    }
+    r = create(&ci, NULL, &inst);
+    kv_bool("instance", inst != VK_NULL_HANDLE);
+  } else if (strcmp(w, "instance-extensions-null-count") == 0) {
+    r = eie(NULL, NULL, NULL);
+  } else if (strcmp(w, "instance-extensions-empty-layer-name") == 0) {
+    eie(NULL, &ref, NULL);
+    r = eie("", &n, NULL);
+    counted = true;
+  } else if (strcmp(w, "instance-layers-null-count") == 0) {
+    r = eil(NULL, NULL);
+  } else if (strcmp(w, "instance-version-null") == 0) {
+    r = eiv(NULL);
+  } else {
+    r = create(&ci, NULL, &inst);
+    if (r != VK_SUCCESS) {
+      kv_result("setup", r);
+      obj_end();
+      return;
+    }
+    PFN_vkEnumeratePhysicalDevices epd = (PFN_vkEnumeratePhysicalDevices)g_gipa(inst, "vkEnumeratePhysicalDevices");
+    PFN_vkEnumeratePhysicalDeviceGroups epg =
+        (PFN_vkEnumeratePhysicalDeviceGroups)g_gipa(inst, "vkEnumeratePhysicalDeviceGroups");
+    PFN_vkEnumerateDeviceExtensionProperties ede =
+        (PFN_vkEnumerateDeviceExtensionProperties)g_gipa(inst, "vkEnumerateDeviceExtensionProperties");
+    PFN_vkEnumerateDeviceLayerProperties edl =
+        (PFN_vkEnumerateDeviceLayerProperties)g_gipa(inst, "vkEnumerateDeviceLayerProperties");
+    PFN_vkCreateDevice cd = (PFN_vkCreateDevice)g_gipa(inst, "vkCreateDevice");
+    PFN_vkDestroyDevice dd = (PFN_vkDestroyDevice)g_gipa(inst, "vkDestroyDevice");
+    VkPhysicalDevice pd = VK_NULL_HANDLE;
+    uint32_t one = 1;
+    VkResult pr = epd(inst, &one, &pd);
+    if (strcmp(w, "physical-devices-null-count") == 0) {
+      r = epd(inst, NULL, NULL);
+    } else if (strcmp(w, "groups-null-count") == 0) {
+      r = epg ? epg(inst, NULL, NULL) : VK_ERROR_EXTENSION_NOT_PRESENT;
+    } else if (pd == VK_NULL_HANDLE || (pr != VK_SUCCESS && pr != VK_INCOMPLETE)) {
+      kv_result("setup", pr);
+    } else if (strcmp(w, "device-extensions-null-count") == 0) {
+      r = ede(pd, NULL, NULL, NULL);
+    } else if (strcmp(w, "device-extensions-empty-layer-name") == 0) {
+      ede(pd, NULL, &ref, NULL);
+      r = ede(pd, "", &n, NULL);
+      counted = true;
+    } else if (strcmp(w, "device-layers-null-count") == 0) {
+      r = edl(pd, NULL, NULL);
+    } else if (strncmp(w, "create-device-", 14) == 0) {
+      float prio = 1.0f;
+      VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueCount = 1,
+                                   .pQueuePriorities = &prio};
+      VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                .queueCreateInfoCount = 1,
+                                .pQueueCreateInfos = &q};
+      if (strcmp(w, "create-device-extensions-null-array") == 0) dci.enabledExtensionCount = 1;
+      if (strcmp(w, "create-device-null-extension-name") == 0) {
+        dci.enabledExtensionCount = 1;
+        dci.ppEnabledExtensionNames = null_names;
+      }
+      VkDevice dev = VK_NULL_HANDLE;
+      r = cd(pd, &dci, NULL, &dev);
+      if (r == VK_SUCCESS && dev != VK_NULL_HANDLE) dd(dev, NULL);
+    } else {
+      emit_error("robust", "unknown case");
+    }
+  }
+  kv_result("result", r);
+  if (counted) {
+    kv_int("count", n);
+    kv_int("reference_count", ref);
+  }
+  if (inst != VK_NULL_HANDLE) ((PFN_vkDestroyInstance)g_gipa(inst, "vkDestroyInstance"))(inst, NULL);
+  obj_end();
+}
+
 /* The driver's own vkGetDeviceProcAddr, found without the loader's help. */
 static PFN_vkGetDeviceProcAddr driver_gdpa(int driver) {
   void *h = dlopen(g_driver_libs[driver], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
@@ -1660,7 +1792,7 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
-      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface"};
+      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -1697,6 +1829,10 @@ int main(int argc, char **argv) {
       step_instance_extensions(arg);
     } else if (is_step("instance-layers", s, &arg)) {
       step_instance_layers();
+    } else if (is_step("messenger", s, &arg)) {
+      step_messenger();
+    } else if (is_step("robust", s, &arg)) {
+      step_robust(arg);
     } else if (is_step("create-instance", s, &arg)) {
       copy = arg ? strdup(arg) : NULL;
       step_create_instance(copy);

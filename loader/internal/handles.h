@@ -62,9 +62,16 @@ struct vkl_device_dispatch {
 
 extern const struct vkl_gen_instance_dispatch vkl_gen_terminators;
 
+/* Offset of struct vkl_instance's chain_handle (checked in unknown_layout.c). */
+#define VKL_INSTANCE_NEXT_OFFSET (sizeof(void *) * (1 + VKL_MAX_UNKNOWN_FUNCS))
+
 /* ---- accessors used by generated trampolines ---- */
 static inline const struct vkl_gen_instance_dispatch *vkl_instance_disp(VkInstance instance) {
     return *(const struct vkl_gen_instance_dispatch *const *)(const void *)instance;
+}
+/* The handle the top of the instance chain knows (a layer's wrapper, or the loader's own). */
+static inline VkInstance vkl_instance_next(VkInstance instance) {
+    return *(const VkInstance *)(const void *)((const char *)(const void *)instance + VKL_INSTANCE_NEXT_OFFSET);
 }
 static inline const struct vkl_gen_instance_dispatch *vkl_physdev_disp(VkPhysicalDevice pd) {
     return ((const struct vkl_physdev_tramp *)(const void *)pd)->disp;

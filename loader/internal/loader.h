@@ -113,6 +113,12 @@ struct vkl_instance {
     const struct vkl_gen_instance_dispatch *disp;
     /* word 1..: chain-top functions for unknown physical-device slots (unknown_func_x86_64.S) */
     PFN_vkVoidFunction unknown_physdev_chain[VKL_MAX_UNKNOWN_FUNCS];
+    /* word 1 + VKL_MAX_UNKNOWN_FUNCS (VKL_INSTANCE_NEXT_OFFSET): the VkInstance the top of the chain
+     * returned, passed to it by every trampoline (vkl_instance_next). The loader's own handle when
+     * no layer is active or no layer wrapped it; a layer's wrapper when the top layer replaced
+     * *pInstance after calling down (legal: LLP_LAYER_21 forbids it only before). */
+    VkInstance chain_handle;
+    bool terminator_reached; /* vkl_term_CreateInstance ran for this instance */
 
     struct vkl_alloc alloc;
     struct vkl_log_sink log;
@@ -190,6 +196,9 @@ const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const st
                                                                         const char *ext);
 bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name);
 bool vkl_layer_chain_check_instance(VkInstance *pInstance);
+/* instance.c: the global commands below every layer (vkl_term_GetInstanceProcAddr asked with a
+ * NULL instance, or any instance, for vkEnumerateInstance*); NULL for other names. */
+PFN_vkVoidFunction vkl_term_global_proc(const char *name);
 VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd, const VkDeviceCreateInfo *ci,
                                        const VkAllocationCallbacks *pAllocator, VkDevice *pDevice);
 bool vkl_layer_chain_check_device(VkDevice *pDevice);

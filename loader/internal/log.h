@@ -19,6 +19,7 @@
 #define VKL_INTERNAL_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,6 +94,13 @@ size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char
 /* Copies `message` into `out`, cut to VKL_LOG_MAX_MESSAGE bytes at a UTF-8 boundary; a cut message
  * that ends with a rule ID " [ID]" keeps it: "<head>... [ID]". Pure function, exposed for tests. */
 void vkl_log_cut_message(char out[VKL_LOG_MAX_MESSAGE + 1], const char *message);
+
+/* Robust arguments of the exported commands (never a crash on a NULL the specification forbids).
+ * vkl_null_count: logs that `cmd` got a NULL count / version pointer (naming its Valid Usage ID)
+ * and returns VK_ERROR_OUT_OF_HOST_MEMORY (-1), the one failure every such command may return.
+ * vkl_names_present: whether `names` holds `count` non-NULL strings; logs the VUID otherwise. */
+int vkl_null_count(const char *cmd);
+bool vkl_names_present(const char *cmd, const char *field, const char *const *names, uint32_t count);
 
 /* TEST ONLY: forces the VK_LOADER_DEBUG mask (marks the one-time init as done first). */
 void vkl_log_set_level_for_testing(uint32_t level);

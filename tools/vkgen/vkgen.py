@@ -693,7 +693,8 @@ def emit_trampolines(m):
         if c.kind == KIND_DEVICE:
             body = "%svkl_device_disp(%s)->%s(%s);" % (call_ret, first, c.name[2:], args(c))
         elif c.kind == KIND_INSTANCE:
-            body = "%svkl_instance_disp(%s)->%s(%s);" % (call_ret, first, c.name[2:], args(c))
+            body = "%svkl_instance_disp(%s)->%s(%s);" % (
+                call_ret, first, c.name[2:], args(c, "vkl_instance_next(%s)" % first))
         elif c.kind == KIND_PHYSDEV:
             body = "%svkl_physdev_disp(%s)->%s(%s);" % (
                 call_ret, first, c.name[2:], args(c, "vkl_physdev_next(%s)" % first))

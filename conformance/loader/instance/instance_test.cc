@@ -75,17 +75,86 @@ TEST(Instance, Api10DriverReceivesApi10) {
   EXPECT_EQ(new_ci[0]["api_version"].str(), "1.3.0") << new_ci[0].dump();
 }
 
-// LDP_LOADER_6: with interface >= 5 drivers that only support 1.3, an application asking for 1.9
-// must get VK_ERROR_INCOMPATIBLE_DRIVER from the loader.
-TEST(Instance, ApiVersionNoDriverSupportsGivesIncompatibleDriver) {
+// LDP_LOADER_6 read with the Vulkan specification (conformance/policies/readings.md): from Vulkan
+// 1.1 on, apiVersion is the highest version the application will use and any value must be
+// accepted, so a 1.1+ driver supports every request. Applications built against newer headers
+// ask for 1.4, 1.9 or 2.0 on a 1.3 driver and must succeed.
+class ApiAboveDriver : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ApiAboveDriver, Vulkan13DriversAcceptAnyApiVersion) {
   VKT_POLICY("LDP_LOADER_6", "LDP_DRIVER_10");
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports");
   AddNamedDriver(s, "b", "v5");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.WriteDriverManifest(Location::kXdgConfigHome, "b");
-  ProbeResult r = CreateAndEnumerate(s, "api=1.9");
+  s.SetEnv("VK_LOADER_DEBUG", "error,warn");
+  ProbeResult r = CreateAndEnumerate(s, std::string("api=") + GetParam());
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"a-dev", "b-dev"})) << r.Describe();
+  EXPECT_TRUE(r.LogLines("LDP_LOADER_6").empty()) << r.err;
+  // The drivers receive the application's apiVersion unchanged (only 1.0 drivers get 1.0).
+  std::vector<Json> a = s.CallsTo("a", "vkCreateInstance");
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a[0]["api_version"].str().substr(0, 4), std::string(GetParam()).substr(0, 3) + ".") << a[0].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Instance, ApiAboveDriver, ::testing::Values("1.4", "1.9", "2.0"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           std::string n = std::string("api_") + i.param;
+                           std::replace(n.begin(), n.end(), '.', '_');
+                           return n;
+                         });
+
+// Writes a Vulkan 1.0 driver `name` (scenario and manifest api_version 1.0.0) with `variant`.
+void AddApi10Driver(Sandbox& s, const std::string& name, const std::string& variant) {
+  AddNamedDriver(s, name, variant, "\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false");
+  ManifestSpec m = s.ManifestFor(name);
+  m.api_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, name + ".json", m.ToJson());
+}
+
+// LDP_LOADER_6: the loader refuses only when no driver can accept the request: every driver
+// (interface >= 5) is a Vulkan 1.0 driver and the application asks for more than 1.0.
+TEST(Instance, OnlyVulkan10DriversRefuseApi11) {
+  VKT_POLICY("LDP_LOADER_6", "LDP_DRIVER_10");
+  Sandbox s;
+  AddApi10Driver(s, "a", "v7_exports");
+  AddApi10Driver(s, "b", "v5");
+  s.SetEnv("VK_LOADER_DEBUG", "error");
+  ProbeResult r = CreateAndEnumerate(s, "api=1.1");
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_TRUE(s.CallsTo("a", "vkCreateInstance").empty()) << "refused by the loader, not the driver";
+  EXPECT_FALSE(r.LogLines("LDP_LOADER_6").empty()) << r.err;
+}
+
+// The same 1.0 drivers accept an application that asks for 1.0 (or gives no apiVersion).
+TEST(Instance, OnlyVulkan10DriversAcceptApi10) {
+  VKT_POLICY("LDP_LOADER_6");
+  Sandbox s;
+  AddApi10Driver(s, "a", "v7_exports");
+  ProbeResult r = CreateAndEnumerate(s, "api=1.0");
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  ProbeResult none = CreateAndEnumerate(s, "api=none");
+  EXPECT_EQ(CreateResult(none), "VK_SUCCESS") << none.Describe();
+}
+
+// Mixed 1.0 and 1.3 drivers: a 1.4 request succeeds; the 1.0 driver gets 1.0 (LDP_LOADER_7), the
+// 1.3 driver the request.
+TEST(Instance, MixedVulkan10And13DriversAcceptApi14) {
+  VKT_POLICY("LDP_LOADER_6", "LDP_LOADER_7");
+  Sandbox s;
+  AddApi10Driver(s, "old", "v7_exports");
+  AddNamedDriver(s, "new", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "new");
+  ProbeResult r = CreateAndEnumerate(s, "api=1.4");
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"new-dev", "old-dev"})) << r.Describe();
+  std::vector<Json> old_ci = s.CallsTo("old", "vkCreateInstance"), new_ci = s.CallsTo("new", "vkCreateInstance");
+  ASSERT_FALSE(old_ci.empty());
+  ASSERT_FALSE(new_ci.empty());
+  EXPECT_EQ(old_ci[0]["api_version"].str().substr(0, 4), "1.0.") << old_ci[0].dump();
+  EXPECT_EQ(new_ci[0]["api_version"].str().substr(0, 4), "1.4.") << new_ci[0].dump();
 }
 
 TEST(Instance, ApiVersionSupportedBySomeDriverSucceeds) {

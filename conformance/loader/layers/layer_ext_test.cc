@@ -156,15 +156,20 @@ TEST_F(LayerExtensions, DeviceExtensionNotEnabled) {
   EXPECT_TRUE(Records(kLayer, kDevFn).empty()) << r.Describe();
 }
 
-// A device extension neither the driver nor an enabled layer offers still fails vkCreateDevice.
+// A device extension neither the driver nor an enabled layer offers fails vkCreateDevice, refused
+// by the loader: the driver never receives the request. With and without a layer.
 TEST_F(LayerExtensions, UnknownDeviceExtensionStillRefused) {
-  VKT_POLICY("RULE_LYR_DEVICE_EXT_ENTRYPOINTS");
+  VKT_POLICY("RULE_LYR_DEVICE_EXT_ENTRYPOINTS", "RULE_DEV_UNKNOWN_EXT");
   AddDriver();
   AddLayer();
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + std::string(kLayer), "devices",
-                                "create-device:0;ext=VK_EXT_mock_nobody_has_this", "destroy-instance"});
-  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
-  EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+  for (bool layered : {true, false}) {
+    SCOPED_TRACE(layered ? "with a layer" : "no layer");
+    ProbeResult r = RunProbe(s_, {layered ? "create-instance:layers=" + std::string(kLayer) : "create-instance",
+                                  "devices", "create-device:0;ext=VK_EXT_mock_nobody_has_this", "destroy-instance"});
+    ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+    EXPECT_TRUE(s_.CallsTo("drv", "vkCreateDevice").empty()) << "the driver received the request\n" << r.Describe();
+  }
 }
 
 // ---- an instance extension with a physical-device command ------------------------------------

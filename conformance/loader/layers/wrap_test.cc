@@ -137,6 +137,106 @@ TEST_F(WrappingLayer, BelowANonWrappingLayer) {
   EXPECT_FALSE(LayerRecords(kPlain, "vkGetPhysicalDeviceProperties").empty()) << r.Describe();
 }
 
+// A layer that replaces *pInstance with its own wrapper after its call down returned (legal:
+// LLP_LAYER_21 forbids it only before calling down) and, with "wrap_handles", wraps the physical
+// devices and devices too. The loader must keep working with the handle the chain returned: every
+// instance command reaches the wrapping layer with its wrapper (it records "instance_unwrapped"),
+// through creation, enumeration, groups, a debug-utils messenger made with
+// vkCreateDebugUtilsMessengerEXT, device creation and destruction. At the top, in the middle and at
+// the bottom of a chain of three.
+struct InstanceWrapCase {
+  const char* name;
+  std::vector<std::string> chain;  // application order; kWrap is the instance-wrapping layer
+  bool wrap_handles;
+};
+
+class InstanceWrappingLayer : public WrappingLayer, public ::testing::WithParamInterface<InstanceWrapCase> {};
+
+TEST_P(InstanceWrappingLayer, LoaderDispatchesThroughTheWrapper) {
+  VKT_POLICY("LLP_LAYER_21", "LLP_LAYER_10", "LLP_LOADER_8", "LLP_LOADER_9");
+  const InstanceWrapCase& c = GetParam();
+  std::string layers;
+  std::vector<std::string> members;
+  for (const std::string& l : c.chain) {
+    std::string m = std::string("\"device_functions\": [\"") + kFn + "\"]";
+    if (l == kWrap) m += std::string(", \"wrap_instance\": true") + (c.wrap_handles ? ", \"wrap_handles\": true" : "");
+    AddMockLayer(s_, l, false, Location::kXdgDataDirs, "v2_gpdpa", "", m);
+    layers += (layers.empty() ? "" : ",") + l;
+  }
+  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers + ";ext=VK_EXT_debug_utils", "devices", "groups",
+                                "messenger", "properties2:@drv1-dev", "create-device:@drv1-dev",
+                                "call-unknown-device:" + std::string(kFn) + ",7,gipa", "destroy-device",
+                                "create-device:@drv2-dev", "call-unknown-device:" + std::string(kFn) + ",9",
+                                "destroy-device", "destroy-instance"});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(s_.LayerCallOrder("vkCreateInstance"), c.chain) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (V{"drv1-dev", "drv2-dev"})) << r.Describe();
+  EXPECT_EQ(r.Step("groups")["result"].str(), "VK_SUCCESS") << r.Describe();
+  Json m = r.Step("messenger");
+  EXPECT_TRUE(m["available"].boolean()) << r.Describe();
+  EXPECT_EQ(m["create"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("properties2")["name"].str(), "drv1-dev") << r.Describe();
+  EXPECT_EQ(r.Step("create-device", 0)["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("create-device", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("call-unknown-device", 0)["returned"].num(), 10007) << r.Describe();
+  EXPECT_EQ(r.Step("call-unknown-device", 1)["returned"].num(), 10009) << r.Describe();
+  // Every instance command reached the wrapping layer with the wrapper it returned.
+  for (const char* call : {"vkEnumeratePhysicalDevices", "vkEnumeratePhysicalDeviceGroups",
+                           "vkCreateDebugUtilsMessengerEXT", "vkDestroyDebugUtilsMessengerEXT", "vkDestroyInstance"}) {
+    std::vector<Json> recs = LayerRecords(kWrap, call);
+    ASSERT_FALSE(recs.empty()) << call << " never reached the wrapping layer\n" << r.Describe();
+    for (const Json& j : recs)
+      EXPECT_TRUE(j["instance_unwrapped"].boolean()) << call << " reached the layer without its wrapper: " << j.dump();
+  }
+  // Each layer destroyed its instance once, in chain order, and the drivers got theirs destroyed.
+  EXPECT_EQ(s_.LayerCallOrder("vkDestroyInstance"), c.chain) << r.Describe();
+  for (const char* drv : {"drv1", "drv2"}) {
+    EXPECT_EQ(s_.CallsTo(drv, "vkDestroyInstance").size(), 1u) << drv;
+    EXPECT_TRUE(s_.CallsTo(drv, "invalid_handle").empty()) << drv << " received a handle it never made\n"
+                                                          << r.Describe();
+  }
+  // No LLP_LAYER_21 complaint: wrapping after the call down is legal.
+  EXPECT_TRUE(r.LogLines("LLP_LAYER_21").empty()) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Chains, InstanceWrappingLayer,
+    ::testing::Values(InstanceWrapCase{"alone", {kWrap}, false},
+                      InstanceWrapCase{"alone_all_handles", {kWrap}, true},
+                      InstanceWrapCase{"top", {kWrap, kPlain, "VK_LAYER_MOCK_plain2"}, true},
+                      InstanceWrapCase{"middle", {kPlain, kWrap, "VK_LAYER_MOCK_plain2"}, true},
+                      InstanceWrapCase{"bottom", {kPlain, "VK_LAYER_MOCK_plain2", kWrap}, true},
+                      InstanceWrapCase{"middle_instance_only", {kPlain, kWrap, "VK_LAYER_MOCK_plain2"}, false}),
+    [](const ::testing::TestParamInfo<InstanceWrapCase>& i) { return std::string(i.param.name); });
+
+// pfnNextGetInstanceProcAddr(NULL, "vkEnumerateInstance*"), asked by a layer inside vkCreateInstance,
+// gives working functions (the layer interface lets a layer call the global commands down the
+// chain): the layer right above the loader, alone and below another layer (a layer above asks the
+// mock layer below it, which answers only what it implements, so only the bottom one is asserted).
+TEST_F(WrappingLayer, GlobalCommandsThroughTheNextGetInstanceProcAddr) {
+  VKT_POLICY("LLP_LOADER_8", "RULE_LYR_PRE_INSTANCE");
+  AddMockLayer(s_, kWrap, false, Location::kXdgDataDirs, "v2_gpdpa", "", "\"call_globals\": false");
+  AddMockLayer(s_, kPlain, false, Location::kXdgDataDirs, "v2_gpdpa", "", "\"call_globals\": true");
+  for (const std::string& layers : {std::string(kPlain), std::string(kWrap) + "," + kPlain}) {
+    SCOPED_TRACE(layers);
+    std::remove(s_.LayerCallsFile().c_str());
+    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers + ";api=1.1", "devices", "destroy-instance"});
+    ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(Sorted(r.DeviceNames()), (V{"drv1-dev", "drv2-dev"})) << r.Describe();
+    std::vector<Json> recs = LayerRecords(kPlain, "call_globals");
+    ASSERT_EQ(recs.size(), 1u) << r.Describe();
+    const Json& j = recs[0];
+    EXPECT_EQ(j["vkEnumerateInstanceExtensionProperties"].num(), 0) << j.dump();
+    EXPECT_GT(j["extension_count"].num(), 0) << j.dump();
+    EXPECT_TRUE(Contains(j["extensions"].strings(), "VK_EXT_debug_utils")) << j.dump();
+    EXPECT_EQ(j["vkEnumerateInstanceLayerProperties"].num(), 0) << j.dump();
+    EXPECT_GE(j["layer_count"].num(), 2) << j.dump();
+    EXPECT_EQ(j["vkEnumerateInstanceVersion"].num(), 0) << j.dump();
+    EXPECT_GE(j["version"].num(), (1 << 22) | (1 << 12)) << j.dump();
+  }
+}
+
 // LLP_LAYER_14: what the loader can prove is that the application's pAllocator reaches every
 // layer's vkCreateInstance and vkCreateDevice (and no allocator where the application gave none).
 // The wrapping mock allocates its wrappers with those callbacks: the counting allocator ends

@@ -8,10 +8,10 @@
 /* Hand-written trampolines (custom_commands.txt) are declared in vkl_gen_dispatch.h. */
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks* pAllocator) {
-    vkl_instance_disp(instance)->DestroyInstance(instance, pAllocator);
+    vkl_instance_disp(instance)->DestroyInstance(vkl_instance_next(instance), pAllocator);
 }
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t* pPhysicalDeviceCount, VkPhysicalDevice* pPhysicalDevices) {
-    return vkl_instance_disp(instance)->EnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices);
+    return vkl_instance_disp(instance)->EnumeratePhysicalDevices(vkl_instance_next(instance), pPhysicalDeviceCount, pPhysicalDevices);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetPhysicalDeviceProperties(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties* pProperties) {
     vkl_physdev_disp(physicalDevice)->GetPhysicalDeviceProperties(vkl_physdev_next(physicalDevice), pProperties);
@@ -32,21 +32,21 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkCmdSetBlendConstants(VkCommandBuffer com
     vkl_device_disp(commandBuffer)->CmdSetBlendConstants(commandBuffer, blendConstants);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface, const VkAllocationCallbacks* pAllocator) {
-    vkl_instance_disp(instance)->DestroySurfaceKHR(instance, surface, pAllocator);
+    vkl_instance_disp(instance)->DestroySurfaceKHR(vkl_instance_next(instance), surface, pAllocator);
 }
 #ifdef VK_USE_PLATFORM_XCB_KHR
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateXcbSurfaceKHR(VkInstance instance, const VkXcbSurfaceCreateInfoKHR* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkSurfaceKHR* pSurface) {
-    return vkl_instance_disp(instance)->CreateXcbSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
+    return vkl_instance_disp(instance)->CreateXcbSurfaceKHR(vkl_instance_next(instance), pCreateInfo, pAllocator, pSurface);
 }
 VKL_EXPORT VKAPI_ATTR VkBool32 VKAPI_CALL vkGetPhysicalDeviceXcbPresentationSupportKHR(VkPhysicalDevice physicalDevice, uint32_t queueFamilyIndex, xcb_connection_t* connection, xcb_visualid_t visual_id) {
     return vkl_physdev_disp(physicalDevice)->GetPhysicalDeviceXcbPresentationSupportKHR(vkl_physdev_next(physicalDevice), queueFamilyIndex, connection, visual_id);
 }
 #endif /* VK_USE_PLATFORM_XCB_KHR */
 static VKAPI_ATTR void VKAPI_CALL vkl_gen_tramp_SubmitDebugUtilsMessageEXT(VkInstance instance, uint32_t messageSeverity, const VkDebugUtilsMessengerCallbackDataEXT* pCallbackData) {
-    vkl_instance_disp(instance)->SubmitDebugUtilsMessageEXT(instance, messageSeverity, pCallbackData);
+    vkl_instance_disp(instance)->SubmitDebugUtilsMessageEXT(vkl_instance_next(instance), messageSeverity, pCallbackData);
 }
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_gen_tramp_SetInstanceTagFIXTURE(VkInstance instance, uint32_t tag) {
-    return vkl_instance_disp(instance)->SetInstanceTagFIXTURE(instance, tag);
+    return vkl_instance_disp(instance)->SetInstanceTagFIXTURE(vkl_instance_next(instance), tag);
 }
 
 const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {
