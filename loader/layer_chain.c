@@ -560,11 +560,18 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice) {
 
 /* ------------------------------------------------------------------ unknown physical-device functions */
 
+/* The VkInstance to ask layer i's GPDPA with: the top layer knows the handle the chain returned (a
+ * wrapper when it, or a layer below, wrapped); a layer further down knows the loader's own handle
+ * unless a layer between it and the loader wrapped, which the loader cannot see. */
+static VkInstance layer_instance_handle(const struct vkl_instance *inst, uint32_t i) {
+    return i == 0 ? inst->chain_handle : (VkInstance)(void *)(uintptr_t)inst;
+}
+
 void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot) {
     /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gpdpa == NULL) continue;
-        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(inst->chain_handle, name);
+        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(layer_instance_handle(inst, i), name);
         if (f != NULL) inst->unknown_physdev_chain[slot] = f;
         return;
     }
@@ -572,7 +579,7 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
 
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
-        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(inst->chain_handle, name) != NULL)
+        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(layer_instance_handle(inst, i), name) != NULL)
             return true;
     return false;
 }

@@ -390,6 +390,19 @@ static VkInstance unwrap_inst(const struct inst_data *d, VkInstance instance, cJ
     return d->instance;
 }
 
+/* The layer's record of `instance` (NULL: none); records `call` (with "instance_unwrapped" when
+ * wrapping) and gives the handle to pass down in *below. Takes and releases the lock. */
+static struct inst_data *inst_enter(VkInstance instance, const char *call, VkInstance *below) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct inst_data *d = inst_find(instance);
+    cJSON *o = cJSON_CreateObject();
+    *below = unwrap_inst(d, instance, o);
+    record(call, o);
+    pthread_mutex_unlock(&g_lock);
+    return d;
+}
+
 /* The wrapper of `real` (created on first sight, same wrapper on every later enumeration).
  * Lock held. VK_NULL_HANDLE when out of room or memory. */
 static VkPhysicalDevice wrap_pd(struct inst_data *d, VkPhysicalDevice real) {
@@ -574,12 +587,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *a) {
     if (instance == VK_NULL_HANDLE) return;
+    VkInstance below;
+    struct inst_data *d = inst_enter(instance, "vkDestroyInstance", &below);
     pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct inst_data *d = inst_find(instance);
-    cJSON *o = cJSON_CreateObject();
-    VkInstance below = unwrap_inst(d, instance, o);
-    record("vkDestroyInstance", o);
     PFN_vkDestroyInstance next = d ? d->DestroyInstance : NULL;
     if (d) {
         for (uint32_t i = 0; i < d->pd_count; i++) obj_free(&d->alloc, d->pds[i]);
@@ -596,40 +606,25 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDebugUtilsMessengerEXT(VkInsta
                                                                          const VkDebugUtilsMessengerCreateInfoEXT *ci,
                                                                          const VkAllocationCallbacks *a,
                                                                          VkDebugUtilsMessengerEXT *pMessenger) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct inst_data *d = inst_find(instance);
-    cJSON *o = cJSON_CreateObject();
-    VkInstance below = unwrap_inst(d, instance, o);
-    record("vkCreateDebugUtilsMessengerEXT", o);
+    VkInstance below;
+    struct inst_data *d = inst_enter(instance, "vkCreateDebugUtilsMessengerEXT", &below);
     PFN_vkCreateDebugUtilsMessengerEXT next = d ? d->CreateDebugUtilsMessengerEXT : NULL;
-    pthread_mutex_unlock(&g_lock);
     return next ? next(below, ci, a, pMessenger) : VK_ERROR_EXTENSION_NOT_PRESENT;
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyDebugUtilsMessengerEXT(VkInstance instance,
                                                                       VkDebugUtilsMessengerEXT messenger,
                                                                       const VkAllocationCallbacks *a) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct inst_data *d = inst_find(instance);
-    cJSON *o = cJSON_CreateObject();
-    VkInstance below = unwrap_inst(d, instance, o);
-    record("vkDestroyDebugUtilsMessengerEXT", o);
+    VkInstance below;
+    struct inst_data *d = inst_enter(instance, "vkDestroyDebugUtilsMessengerEXT", &below);
     PFN_vkDestroyDebugUtilsMessengerEXT next = d ? d->DestroyDebugUtilsMessengerEXT : NULL;
-    pthread_mutex_unlock(&g_lock);
     if (next) next(below, messenger, a);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,
                                                                      VkPhysicalDevice *pDevs) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct inst_data *d = inst_find(instance);
-    cJSON *o = cJSON_CreateObject();
-    VkInstance below = unwrap_inst(d, instance, o);
-    record("vkEnumeratePhysicalDevices", o);
-    pthread_mutex_unlock(&g_lock);
+    VkInstance below;
+    struct inst_data *d = inst_enter(instance, "vkEnumeratePhysicalDevices", &below);
     if (d == NULL || d->EnumeratePhysicalDevices == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     VkResult r = d->EnumeratePhysicalDevices(below, pCount, pDevs);
     if (!d->wrap || pDevs == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
@@ -644,13 +639,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDevices(VkInstance 
 
 /* wrap_handles only: the group members are physical devices too. */
 static VkResult wrap_groups(VkInstance instance, uint32_t *pCount, VkPhysicalDeviceGroupProperties *pGroups, bool khr) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct inst_data *d = inst_find(instance);
-    cJSON *o = cJSON_CreateObject();
-    VkInstance below = unwrap_inst(d, instance, o);
-    record("vkEnumeratePhysicalDeviceGroups", o);
-    pthread_mutex_unlock(&g_lock);
+    VkInstance below;
+    struct inst_data *d = inst_enter(instance, "vkEnumeratePhysicalDeviceGroups", &below);
     PFN_vkEnumeratePhysicalDeviceGroups next =
         d == NULL ? NULL : khr ? d->EnumeratePhysicalDeviceGroupsKHR : d->EnumeratePhysicalDeviceGroups;
     if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
@@ -1418,8 +1408,12 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(
     bool wrap = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
     if (f != NULL || wrap) return f; /* a wrapping mock offers no physical-device command it cannot unwrap */
+    pthread_mutex_lock(&g_lock);
     struct inst_data *d = inst_find(instance);
-    return d && d->next_gpdpa ? d->next_gpdpa(instance, name) : NULL;
+    VkInstance below = unwrap_inst(d, instance, NULL); /* wrap_instance: the element below knows its own */
+    PFN_GetPhysicalDeviceProcAddr next = d ? d->next_gpdpa : NULL;
+    pthread_mutex_unlock(&g_lock);
+    return next ? next(below, name) : NULL;
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice device, const char *name) {

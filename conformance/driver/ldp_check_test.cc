@@ -783,17 +783,25 @@ TEST(LdpCheckCli, RegistryOption) {
   EXPECT_EQ(LdpCheck({"--registry=/nonexistent.xml", manifest}, false).exit_status, 2);
 }
 
+// A manifest at <sandbox>/<subdir>/<file> naming the test library conformance/driver/testdata/<lib>
+// (libctor_abort_icd.so: its constructor aborts, or hangs with LDP_TEST_CTOR_HANG set;
+// libhang_icd.so: negotiation hangs); returns its path.
+std::string TestdataManifest(vkt::Sandbox& sb, const std::string& subdir, const std::string& file,
+                             const std::string& lib = "libctor_abort_icd.so") {
+  std::string dir = sb.root() + "/" + subdir;
+  vkt::MakeDirs(dir);
+  sb.WriteFile(dir + "/" + file, "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                                     vkt::Runfile("conformance/driver/testdata/" + lib) +
+                                     "\", \"api_version\": \"1.3.0\"}}");
+  return dir + "/" + file;
+}
+
 // A library that kills any process loading it (its constructor aborts): ldp-check survives, since
 // only its children load drivers, and every check that loads it fails with the signal.
 TEST(LdpCheckCli, DriverThatAbortsOnLoadIsOnlyLoadedInChildren) {
   VKT_POLICY("LDP_DRIVER_4");
   vkt::Sandbox sb;
-  std::string dir = sb.root() + "/ctor";
-  vkt::MakeDirs(dir);
-  sb.WriteFile(dir + "/abort.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
-                                        vkt::Runfile("conformance/driver/testdata/libctor_abort_icd.so") +
-                                        "\", \"api_version\": \"1.3.0\"}}");
-  LdpRun r = LdpCheck({dir + "/abort.json"});
+  LdpRun r = LdpCheck({TestdataManifest(sb, "ctor", "abort.json")});
   ASSERT_TRUE(r.json.valid()) << r.out << r.err;
   EXPECT_EQ(r.exit_status, 1) << r.Describe();
   EXPECT_EQ(r.verdict.size(), 17u) << r.Describe();
@@ -810,12 +818,8 @@ TEST(LdpCheckCli, DriverThatAbortsOnLoadIsOnlyLoadedInChildren) {
 TEST(LdpCheckCli, HangingOrCrashingDriverIsAFindingNotACrash) {
   VKT_POLICY("LDP_DRIVER_3");
   vkt::Sandbox sb;
-  std::string dir = sb.root() + "/hang";
-  vkt::MakeDirs(dir);
-  sb.WriteFile(dir + "/hang.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
-                                       vkt::Runfile("conformance/driver/testdata/libhang_icd.so") +
-                                       "\", \"api_version\": \"1.3.0\"}}");
-  LdpRun h = LdpCheck({"--timeout=1", "--check=LDP_DRIVER_3,LDP_DRIVER_7", dir + "/hang.json"});
+  const std::string manifest = TestdataManifest(sb, "hang", "hang.json", "libhang_icd.so");
+  LdpRun h = LdpCheck({"--timeout=1", "--check=LDP_DRIVER_3,LDP_DRIVER_7", manifest});
   EXPECT_EQ(h.exit_status, 1) << h.Describe();
   EXPECT_EQ(h.verdict["LDP_DRIVER_3"], "fail") << h.Describe();
   EXPECT_NE(h.reason["LDP_DRIVER_3"].find("timed out after"), std::string::npos) << h.Describe();
@@ -823,7 +827,7 @@ TEST(LdpCheckCli, HangingOrCrashingDriverIsAFindingNotACrash) {
       << h.Describe();
   EXPECT_EQ(h.verdict["LDP_DRIVER_7"], "fail") << h.Describe();
   EXPECT_NE(h.reason["LDP_DRIVER_7"].find("timed out"), std::string::npos) << h.Describe();
-  LdpRun c = LdpCheck({"--check=LDP_DRIVER_3,LDP_DRIVER_7", dir + "/hang.json"}, true, false,
+  LdpRun c = LdpCheck({"--check=LDP_DRIVER_3,LDP_DRIVER_7", manifest}, true, false,
                       {{"LDP_TEST_HANG_ICD_CRASH", "1"}});
   EXPECT_EQ(c.exit_status, 1) << c.Describe();
   // A plain build reports "killed by signal 11"; under AddressSanitizer its SEGV handler turns the
@@ -844,13 +848,9 @@ TEST(LdpCheckCli, HangingOrCrashingDriverIsAFindingNotACrash) {
 TEST(LdpCheckCli, DriverThatHangsOnLoadIsReportedAsTimedOut) {
   VKT_POLICY("LDP_DRIVER_4");
   vkt::Sandbox sb;
-  std::string dir = sb.root() + "/ctor_hang";
-  vkt::MakeDirs(dir);
-  sb.WriteFile(dir + "/hang.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
-                                       vkt::Runfile("conformance/driver/testdata/libctor_abort_icd.so") +
-                                       "\", \"api_version\": \"1.3.0\"}}");
+  const std::string manifest = TestdataManifest(sb, "ctor_hang", "hang.json");
   LdpRun r = LdpCheck({"--timeout=1", "--check=LDP_DRIVER_2,LDP_DRIVER_3,LDP_DRIVER_4,LDP_DRIVER_8,LDP_DRIVER_11",
-                       dir + "/hang.json"},
+                       manifest},
                       true, false, {{"LDP_TEST_CTOR_HANG", "1"}});
   ASSERT_TRUE(r.json.valid()) << r.out << r.err;
   EXPECT_EQ(r.exit_status, 1) << r.Describe();

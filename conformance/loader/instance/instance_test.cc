@@ -53,16 +53,21 @@ TEST(Instance, EnumerateInstanceVersion) {
   EXPECT_GE(v["version_raw"].num(), (1 << 22) | (1 << 12)) << "at least 1.1";
 }
 
+// Writes a Vulkan 1.0 driver `name` (scenario and manifest api_version 1.0.0) with `variant`.
+void AddApi10Driver(Sandbox& s, const std::string& name, const std::string& variant) {
+  AddNamedDriver(s, name, variant, "\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false");
+  ManifestSpec m = s.ManifestFor(name);
+  m.api_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, name + ".json", m.ToJson());
+}
+
 // LDP_LOADER_7: a 1.0-only driver receives apiVersion 1.0 even when the app asks for 1.3, so it
 // does not fail; a 1.3 sibling receives 1.3.
 TEST(Instance, Api10DriverReceivesApi10) {
   VKT_POLICY("LDP_LOADER_7", "LDP_DRIVER_9");
   Sandbox s;
-  AddNamedDriver(s, "old", "v4", "\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false");
+  AddApi10Driver(s, "old", "v4");
   AddNamedDriver(s, "new", "v7_exports");
-  ManifestSpec m = s.ManifestFor("old");
-  m.api_version = "1.0.0";
-  s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
   s.WriteDriverManifest(Location::kXdgConfigHome, "new");
   ProbeResult r = CreateAndEnumerate(s, "api=1.3");
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"new-dev", "old-dev"})) << r.Describe();
@@ -105,14 +110,6 @@ INSTANTIATE_TEST_SUITE_P(Instance, ApiAboveDriver, ::testing::Values("1.4", "1.9
                            std::replace(n.begin(), n.end(), '.', '_');
                            return n;
                          });
-
-// Writes a Vulkan 1.0 driver `name` (scenario and manifest api_version 1.0.0) with `variant`.
-void AddApi10Driver(Sandbox& s, const std::string& name, const std::string& variant) {
-  AddNamedDriver(s, name, variant, "\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false");
-  ManifestSpec m = s.ManifestFor(name);
-  m.api_version = "1.0.0";
-  s.WriteManifest(Location::kXdgConfigHome, name + ".json", m.ToJson());
-}
 
 // LDP_LOADER_6: the loader refuses only when no driver can accept the request: every driver
 // (interface >= 5) is a Vulkan 1.0 driver and the application asks for more than 1.0.
