@@ -175,7 +175,9 @@ def vkl_fuzz_mock_icds(name, variants, exports):
       variants: dict of variant name -> row (MOCK_ICD_VARIANTS).
       exports: function variant -> sorted export list (mock_icd_exports).
     """
-    _fuzz_mock_libraries(name, "libmock_icd", ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h"],
+    _fuzz_mock_libraries(name, "libmock_icd", ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h",
+                                               # VkResult names, compiled the mock's way (no coverage)
+                                               "//loader:vkl_gen_results.c", "//loader:vkl_gen_results.h"],
                          mock_icd_defines, variants, exports)
 
 def vkl_fuzz_mock_layers(name, variants, exports):

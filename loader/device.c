@@ -112,6 +112,96 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
     return r;
 }
 
+/* ---- vkGetDeviceProcAddr gates (RULE_GDPA_API_VERSION, RULE_GDPA_MAINTENANCE5) -------------------
+ *
+ * The Vulkan specification's vkGetDeviceProcAddr table gives core device commands up to the
+ * device's effective API version (the lower of the application's VkApplicationInfo::apiVersion and
+ * the physical device's apiVersion, major.minor) and NULL for newer ones; with VK_KHR_maintenance5
+ * enabled it also gives NULL for the commands of extensions that are not enabled. Both are decided
+ * here once per device, so the lookup only compares the command table's core_version with
+ * dev->api_version and, with maintenance5, tests one bit per command (no string compare). */
+
+#ifdef VK_KHR_MAINTENANCE_5_EXTENSION_NAME
+#define VKL_KHR_MAINTENANCE_5 VK_KHR_MAINTENANCE_5_EXTENSION_NAME
+#else
+#define VKL_KHR_MAINTENANCE_5 "VK_KHR_maintenance5" /* newer than these headers */
+#endif
+
+/* Device commands that vk.xml has more than one extension provide, for the extensions the command
+ * table does not carry (vkl_gen_cmd.extension is the first one; tools/vkgen). Only those reachable
+ * without the first extension are listed: vkAcquireNextImage2KHR and
+ * vkCmdPushDescriptorSetWithTemplateKHR need their first extension whichever provides them. */
+static const struct {
+    const char *name, *extension;
+} k_also_provided_by[] = {
+    {"vkGetDeviceGroupPresentCapabilitiesKHR", "VK_KHR_device_group"},
+    {"vkGetDeviceGroupSurfacePresentModesKHR", "VK_KHR_device_group"},
+};
+
+static uint32_t major_minor(uint32_t v) {
+    uint32_t mm = VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), 0);
+    return mm < VK_API_VERSION_1_0 ? VK_API_VERSION_1_0 : mm;
+}
+
+static bool ci_has_extension(const VkDeviceCreateInfo *ci, const char *ext) {
+    if (ci->ppEnabledExtensionNames == NULL) return false;
+    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+        if (ci->ppEnabledExtensionNames[i] != NULL && strcmp(ci->ppEnabledExtensionNames[i], ext) == 0) return true;
+    return false;
+}
+
+static void gdpa_ext_set(struct vkl_device *dev, const struct vkl_gen_cmd *c) {
+    size_t i = (size_t)(c - vkl_gen_cmds);
+    dev->ext_enabled[i / 8u] |= (uint8_t)(1u << (i % 8u));
+}
+
+static inline bool gdpa_ext_enabled(const struct vkl_device *dev, const struct vkl_gen_cmd *c) {
+    size_t i = (size_t)(c - vkl_gen_cmds);
+    return (dev->ext_enabled[i / 8u] >> (i % 8u)) & 1u;
+}
+
+/* Adds the extensions `ci` enables (called with what the terminator receives, then with the
+ * application's create info, in case a layer took its own extensions out before calling down). */
+static void gdpa_gates_add_extensions(struct vkl_device *dev, const VkDeviceCreateInfo *ci) {
+    if (ci_has_extension(ci, VKL_KHR_MAINTENANCE_5)) dev->maintenance5 = true;
+    if (!dev->maintenance5) return;
+    for (uint32_t i = 0; i < VKL_GEN_CMD_COUNT; i++) {
+        const struct vkl_gen_cmd *c = &vkl_gen_cmds[i];
+        if (c->kind != VKL_GEN_CMD_DEVICE || c->core_version != 0 || c->extension == NULL || gdpa_ext_enabled(dev, c))
+            continue;
+        /* A device command of an instance extension (VK_EXT_debug_utils' object names and labels)
+         * follows the instance's enabled extensions. */
+        if (c->instance_extension ? vkl_instance_extension_enabled(dev->instance, c->extension)
+                                  : ci_has_extension(ci, c->extension))
+            gdpa_ext_set(dev, c);
+    }
+    for (size_t k = 0; k < sizeof(k_also_provided_by) / sizeof(k_also_provided_by[0]); k++) {
+        const struct vkl_gen_cmd *c = vkl_gen_cmd_find(k_also_provided_by[k].name);
+        if (c != NULL && ci_has_extension(ci, k_also_provided_by[k].extension)) gdpa_ext_set(dev, c);
+    }
+}
+
+static void gdpa_gates_init(struct vkl_device *dev, const struct vkl_physdev_term *t, const VkDeviceCreateInfo *ci) {
+    uint32_t app = major_minor(dev->instance->app_api_version);
+    uint32_t pd_api = app;
+    if (t->icd->disp.GetPhysicalDeviceProperties != NULL) {
+        VkPhysicalDeviceProperties props;
+        memset(&props, 0, sizeof(props));
+        t->icd->disp.GetPhysicalDeviceProperties(t->handle, &props);
+        pd_api = major_minor(props.apiVersion);
+    }
+    dev->api_version = app < pd_api ? app : pd_api;
+    gdpa_gates_add_extensions(dev, ci);
+    vkl_log(&dev->instance->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
+            "vkCreateDevice: vkGetDeviceProcAddr gives core commands up to Vulkan %u.%u (application %u.%u, physical "
+            "device %u.%u) [RULE_GDPA_API_VERSION]%s",
+            VK_API_VERSION_MAJOR(dev->api_version), VK_API_VERSION_MINOR(dev->api_version), VK_API_VERSION_MAJOR(app),
+            VK_API_VERSION_MINOR(app), VK_API_VERSION_MAJOR(pd_api), VK_API_VERSION_MINOR(pd_api),
+            dev->maintenance5 ? "; VK_KHR_maintenance5: commands of extensions not enabled are NULL "
+                                "[RULE_GDPA_MAINTENANCE5]"
+                              : "");
+}
+
 VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *pCreateInfo,
                                const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
     /* LLP_LAYER_22: a layer must not replace *pDevice before calling down. */
@@ -179,6 +269,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     }
     dev->handle = device;
     dev->chain_handle = device; /* until the layers above return theirs (vkl_layer_chain_create_device) */
+    gdpa_gates_init(dev, t, pCreateInfo);
     set_dispatch(device, dev);
     /* The bottom of the device chain: the driver's own functions, except the few the loader must
      * see (surface handles); vkGetDeviceProcAddr then still returns the driver's pointers. */
@@ -215,6 +306,10 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     else
         r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
     unpatch_groups(&ci, &gp);
+    /* The application's extension list is the one vkGetDeviceProcAddr answers for (the chain may have
+     * passed the terminator less). */
+    if (r == VK_SUCCESS && *pDevice != VK_NULL_HANDLE)
+        gdpa_gates_add_extensions(vkl_device_from_handle(*pDevice), pCreateInfo);
     return r;
 }
 
@@ -272,7 +367,13 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
     /* One hashed lookup instead of a strcmp chain; none of the names below has an alias, so
      * comparing the command's trampoline is comparing the name. */
     const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(pName, strlen(pName));
+    const struct vkl_device *dev = vkl_device_from_handle(device);
     if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE) {
+        /* A core command newer than the device's effective API version (core_version 0: an
+         * extension's name, never above it), and with VK_KHR_maintenance5 a command of an
+         * extension not enabled: NULL (RULE_GDPA_API_VERSION, RULE_GDPA_MAINTENANCE5). */
+        if (c->core_version > dev->api_version) return NULL;
+        if (dev->maintenance5 && c->core_version == 0 && !gdpa_ext_enabled(dev, c)) return NULL;
         /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
         PFN_vkVoidFunction t = c->trampoline;
         if (t == (PFN_vkVoidFunction)vkGetDeviceProcAddr || t == (PFN_vkVoidFunction)vkDestroyDevice ||
@@ -280,7 +381,6 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
             t == (PFN_vkVoidFunction)vkAllocateCommandBuffers)
             return t;
     }
-    const struct vkl_device *dev = vkl_device_from_handle(device);
     /* No layer in the device chain: what vkl_term_GetDeviceProcAddr would answer, without its
      * strcmp's -- the loader's surface-taking terminators (wsi.c) for the three device commands
      * that name a surface, the driver's own function pointer for everything else. */
@@ -296,12 +396,71 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
     return dev->disp.gen.GetDeviceProcAddr(device, pName);
 }
 
+/* RULE_LYR_IMPLICIT_DEVICE_EXTENSIONS: the device extensions the enabled implicit layers declare in
+ * their manifests (device_extensions) belong to every physical device's list, after the driver's
+ * and without duplicates, as the Khronos loader's terminator adds them. Explicit layers' are listed
+ * only with their layer name. Counts the declarations (duplicates included; 0: nothing to add). */
+static uint32_t implicit_layer_device_extension_count(const struct vkl_instance *inst) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
+        if (m->is_implicit) n += m->device_extension_count;
+    }
+    return n;
+}
+
+static bool ext_listed(const VkExtensionProperties *list, uint32_t n, const char *name) {
+    for (uint32_t i = 0; i < n; i++)
+        if (strncmp(list[i].extensionName, name, VK_MAX_EXTENSION_NAME_SIZE) == 0) return true;
+    return false;
+}
+
 VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName, uint32_t *pCount,
                                                      VkExtensionProperties *pProps) {
     /* Never pass a layer name to a driver (LDP_LOADER_12). */
     if (pLayerName != NULL) return VK_ERROR_LAYER_NOT_PRESENT;
     const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
-    return t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, pCount, pProps);
+    const struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
+    uint32_t extra = implicit_layer_device_extension_count(inst);
+    if (extra == 0) return t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, pCount, pProps);
+
+    /* The driver's list (asked again if it grew between the two calls), then the layers'. */
+    VkExtensionProperties *all = NULL;
+    uint32_t n = 0;
+    VkResult r;
+    for (int attempt = 0;; attempt++) {
+        n = 0;
+        r = t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, &n, NULL);
+        if (r != VK_SUCCESS) return r;
+        vkl_free(&inst->alloc, all);
+        all = vkl_calloc(&inst->alloc, ((size_t)n + extra) * sizeof(*all), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+        if (all == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        if (n == 0) break;
+        r = t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, &n, all);
+        if (r == VK_SUCCESS || (r == VK_INCOMPLETE && attempt == 3)) break;
+        if (r != VK_INCOMPLETE) {
+            vkl_free(&inst->alloc, all);
+            return r;
+        }
+    }
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+        const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
+        for (uint32_t k = 0; m->is_implicit && k < m->device_extension_count; k++) {
+            const VkExtensionProperties *e = &m->device_extensions[k].props;
+            if (!ext_listed(all, n, e->extensionName)) all[n++] = *e;
+        }
+    }
+    r = VK_SUCCESS;
+    if (pProps == NULL) {
+        *pCount = n;
+    } else {
+        uint32_t c = *pCount < n ? *pCount : n;
+        if (c > 0) memcpy(pProps, all, c * sizeof(*all));
+        *pCount = c;
+        if (c < n) r = VK_INCOMPLETE;
+    }
+    vkl_free(&inst->alloc, all);
+    return r;
 }
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhysicalDevice pd,

@@ -218,8 +218,8 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
             /* The documents: a driver that cannot negotiate a compatible version is ignored. The
              * Khronos loader ignores it only for VK_ERROR_INCOMPATIBLE_DRIVER (see deviations). */
             vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                    "driver %s: interface negotiation failed with %d; driver ignored [LDP_LOADER_5]", name,
-                    (int)r);
+                    "driver %s: interface negotiation failed with %s (%d); driver ignored [LDP_LOADER_5]", name,
+                    vkl_result_str(r), (int)r);
             return false;
         }
         if (version > VKL_LOADER_ICD_INTERFACE_VERSION) {
@@ -316,8 +316,8 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
         if (r != VK_SUCCESS && r != VK_INCOMPLETE) count = 0;
     } else if (r != VK_SUCCESS) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver %s: vkEnumerateInstanceExtensionProperties failed with %d; assuming no extensions",
-                name, (int)r);
+                "driver %s: vkEnumerateInstanceExtensionProperties failed with %s (%d); assuming no extensions",
+                name, vkl_result_str(r), (int)r);
         count = 0;
     }
     d->extension_count = count;

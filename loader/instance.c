@@ -653,8 +653,9 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         }
         if (dr != VK_SUCCESS || handle == VK_NULL_HANDLE) {
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "driver %s: vkCreateInstance returned %d; driver skipped, the others keep working [LDP_DRIVER_1]",
-                    vkl_driver_name(d), (int)dr);
+                    "driver %s: vkCreateInstance returned %s (%d); driver skipped, the others keep working "
+                    "[LDP_DRIVER_1]",
+                    vkl_driver_name(d), vkl_result_str(dr), (int)dr);
             continue;
         }
         struct vkl_icd_instance *ii = vkl_calloc(a, sizeof(*ii), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);

@@ -484,17 +484,24 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
             }
         }
         const struct vkl_layer_manifest *ov = specific != NULL ? specific : global;
-        /* Keep only the chosen override layer (or, with none usable, the first one found). */
+        /* Keep only the chosen override layer (or, with none usable, the first one found that is
+         * not for other executables). An override layer whose app_keys do not list this executable
+         * is not used at all: not listed, its components not enabled (as the Khronos loader
+         * removes it; before, with no global override beside it, it stayed in the set and was
+         * expanded like any implicit meta-layer). */
         bool kept = false;
         for (uint32_t i = 0; i < out->count;) {
             const struct vkl_layer_manifest *l = out->layers[i];
-            if (strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0 && (ov != NULL ? l != ov : kept)) {
-                vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: manifest %s not used (another override layer applies)",
-                        OVERRIDE_LAYER_NAME, l->manifest_path);
+            bool is_ov = strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0;
+            bool other_app = is_ov && l != specific && l->app_key_count > 0;
+            if (is_ov && (ov != NULL ? l != ov : kept || other_app)) {
+                vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: manifest %s not used (%s) [RULE_LYR_OVERRIDE]",
+                        OVERRIDE_LAYER_NAME, l->manifest_path,
+                        other_app ? "its app_keys do not list this executable" : "another override layer applies");
                 remove_at(out, i);
                 continue;
             }
-            if (strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0) kept = true;
+            if (is_ov) kept = true;
             i++;
         }
         if (ov != NULL && !filtered_out(out, ov) && vkl_layer_implicit_enabled(out, ov, log)) out->override_layer = ov;
@@ -653,12 +660,16 @@ static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint3
 }
 
 /* Implicit layers in discovery order; the override layer and its components last (LLP_LOADER_11;
- * the Khronos loader keeps discovery order). */
-static VkResult act_implicit(struct act *a) {
+ * the Khronos loader keeps discovery order). A layer named in `placed_by_env` (the honoured
+ * VK_INSTANCE_LAYERS list, or NULL) is left out: the variable puts it where it names it
+ * (RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT). The override layer and its components are never left
+ * out: LLP_LOADER_11 keeps them after every other implicit layer. */
+static VkResult act_implicit(struct act *a, const struct vkl_strlist *placed_by_env) {
     const struct vkl_layer_set *set = a->set;
     for (uint32_t i = 0; i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
         if (!l->is_implicit || l == set->override_layer || is_override_component(set, l)) continue;
+        if (placed_by_env != NULL && vkl_strlist_contains(placed_by_env, l->props.layerName)) continue;
         if (!vkl_layer_implicit_enabled(set, l, a->log)) continue;
         VkResult r = act_add(a, l, 0, "implicit layer");
         if (r != VK_SUCCESS) return r;
@@ -670,7 +681,7 @@ static VkResult act_implicit(struct act *a) {
 VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const struct vkl_log_sink *log,
                                       const struct vkl_layer_manifest ***out, uint32_t *out_count) {
     struct act a = {.set = set, .log = log};
-    VkResult r = act_implicit(&a);
+    VkResult r = act_implicit(&a, NULL);
     if (r != VK_SUCCESS) {
         free(a.list);
         a.list = NULL;
@@ -690,30 +701,43 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     *out = NULL;
     *out_count = 0;
 
-    /* 1. implicit layers */
-    if ((r = act_implicit(&a)) != VK_SUCCESS) goto out;
-
-    /* 2. VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
-     *    VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
-     *    (LLP_LOADER_13; the Khronos loader honours it there, its issue #1712). */
+    /* VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
+     * VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
+     * (LLP_LOADER_13; the Khronos loader honours it there, its issue #1712). Read before the
+     * implicit layers: the implicit layers it names are placed by it. */
     const char *il = vkl_getenv("VK_INSTANCE_LAYERS");
     if (il != NULL && vkl_env_is_elevated()) {
         vkl_log(log, VKL_LOG_WARN | CAT,
                 "env VK_INSTANCE_LAYERS: ignored because the process runs with elevated privileges [LLP_LOADER_13]");
         il = NULL;
     }
-    if (il != NULL) {
-        if ((r = vkl_path_list_split(il, strlen(il), ':', &env_names)) != VK_SUCCESS) goto out;
-        for (size_t i = 0; i < env_names.count; i++) {
-            const struct vkl_layer_manifest *l = vkl_layer_set_find(set, env_names.items[i]);
-            if (l == NULL) {
-                vkl_log(log, VKL_LOG_ERROR | CAT,
-                        "layer %s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
-                        env_names.items[i]);
-                continue;
-            }
-            if ((r = act_add(&a, l, 0, "VK_INSTANCE_LAYERS")) != VK_SUCCESS) goto out;
+    if (il != NULL && (r = vkl_path_list_split(il, strlen(il), ':', &env_names)) != VK_SUCCESS) goto out;
+
+    /* 1. implicit layers, but for those VK_INSTANCE_LAYERS names */
+    if ((r = act_implicit(&a, il != NULL ? &env_names : NULL)) != VK_SUCCESS) goto out;
+
+    /* 2. VK_INSTANCE_LAYERS, in its order. An implicit layer it names comes here, not in the
+     *    implicit group (so "explicit:implicit" puts the explicit layer closer to the application),
+     *    and is enabled even when its own disable_environment / enable_environment would keep it
+     *    off: the variable names it as an application names a layer (the Khronos loader's
+     *    loader_add_environment_layers does not consult them either;
+     *    RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT). Filtered-out and blacklisted layers are not in
+     *    the set, so they stay off. */
+    for (size_t i = 0; i < env_names.count; i++) {
+        const struct vkl_layer_manifest *l = vkl_layer_set_find(set, env_names.items[i]);
+        if (l == NULL) {
+            vkl_log(log, VKL_LOG_ERROR | CAT,
+                    "layer %s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
+                    env_names.items[i]);
+            continue;
         }
+        if (l->is_implicit && l != set->override_layer && !is_override_component(set, l) &&
+            !vkl_layer_implicit_enabled(set, l, log))
+            vkl_log(log, VKL_LOG_INFO | CAT,
+                    "layer %s: implicit layer off by its own environment variables, enabled because env var "
+                    "VK_INSTANCE_LAYERS names it [RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT]",
+                    l->props.layerName);
+        if ((r = act_add(&a, l, 0, "VK_INSTANCE_LAYERS")) != VK_SUCCESS) goto out;
     }
 
     /* 3. VK_LOADER_LAYERS_ENABLE matches among explicit layers, discovery order. */

@@ -43,9 +43,9 @@ static void release_term_devices(struct vkl_instance *inst, const struct term_de
         struct vkl_device *dev = made->dev[i];
         if (!vkl_device_unlink(inst, dev)) continue;
         vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
-                "vkCreateDevice: the layer chain returned %d after driver %s created its device; the loader's "
-                "device record is released [LLP_LOADER_9]",
-                (int)r, vkl_driver_name(dev->icd->driver));
+                "vkCreateDevice: the layer chain returned %s (%d) after driver %s created its device; the "
+                "loader's device record is released [LLP_LOADER_9]",
+                vkl_result_str(r), (int)r, vkl_driver_name(dev->icd->driver));
         struct vkl_alloc a = dev->alloc;
         vkl_free(&a, dev);
     }
@@ -285,6 +285,22 @@ static PFN_vkGetInstanceProcAddr link_next_gipa(const struct vkl_instance *inst,
     return j < inst->layer_lib_count ? inst->layer_libs[j].gipa : vkl_term_GetInstanceProcAddr;
 }
 
+/* The VkInstance to ask layer i's GPDPA / GIPA with: the top layer knows the handle the chain returned (a
+ * wrapper when it, or a layer below, wrapped); a layer further down knows the loader's own handle
+ * unless a layer between it and the loader wrapped, which the loader cannot see. */
+static VkInstance layer_instance_handle(const struct vkl_instance *inst, uint32_t i) {
+    return i == 0 ? inst->chain_handle : (VkInstance)(void *)(uintptr_t)inst;
+}
+
+/* Layer-created devices (VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK), defined with the device chain. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, VkPhysicalDevice physicalDevice,
+                                                          const VkDeviceCreateInfo *pCreateInfo,
+                                                          const VkAllocationCallbacks *pAllocator, VkDevice *pDevice,
+                                                          PFN_vkGetInstanceProcAddr layerGIPA,
+                                                          PFN_vkGetDeviceProcAddr *nextGDPA);
+static VKAPI_ATTR void VKAPI_CALL layer_destroy_device(VkDevice device, const VkAllocationCallbacks *pAllocator,
+                                                       PFN_vkDestroyDevice destroyFunction);
+
 /* ------------------------------------------------------------------ instance chain */
 
 static _Thread_local PFN_vkGetInstanceProcAddr t_fill_gipa;
@@ -398,8 +414,13 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
                                        .pNext = pCreateInfo->pNext,
                                        .function = VK_LAYER_LINK_INFO};
     chain.u.pLayerInfo = &links[0];
+    VkLayerInstanceCreateInfo devcb = {.sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
+                                       .pNext = &chain,
+                                       .function = VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK};
+    devcb.u.layerDevice.pfnLayerCreateDevice = layer_create_device;
+    devcb.u.layerDevice.pfnLayerDestroyDevice = layer_destroy_device;
     VkLayerInstanceCreateInfo data = {.sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
-                                      .pNext = &chain,
+                                      .pNext = &devcb,
                                       .function = VK_LOADER_DATA_CALLBACK};
     data.u.pfnSetInstanceLoaderData = set_instance_loader_data;
     VkInstanceCreateInfo ci = *pCreateInfo;
@@ -474,20 +495,24 @@ bool vkl_layer_chain_check_instance(VkInstance *pInstance) {
 
 /* ------------------------------------------------------------------ device chain */
 
-VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd,
-                                       const VkDeviceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
-                                       VkDevice *pDevice) {
+/* The device chain of layers first..layer_lib_count-1 (first == 0: the application's, every layer)
+ * over the driver of `term_pd` (the physical device as layer `first` sees it). On success the
+ * device's dispatch comes from the top layer's GDPA and *top_gdpa (when given) is that GDPA (the
+ * driver's through the loader when no layer takes part). */
+static VkResult create_device_chain(struct vkl_instance *inst, uint32_t first, VkPhysicalDevice term_pd,
+                                    const VkDeviceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
+                                    VkDevice *pDevice, PFN_vkGetDeviceProcAddr *top_gdpa) {
     uint32_t n = 0;
     VkResult r;
-    VkLayerDeviceLink *links = vkl_calloc(&inst->alloc, inst->layer_lib_count * sizeof(*links),
-                                          VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    struct vkl_layer_lib **libs = vkl_calloc(&inst->alloc, inst->layer_lib_count * sizeof(*libs),
-                                             VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    uint32_t cap = inst->layer_lib_count > 0 ? inst->layer_lib_count : 1;
+    VkLayerDeviceLink *links = vkl_calloc(&inst->alloc, cap * sizeof(*links), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    struct vkl_layer_lib **libs = vkl_calloc(&inst->alloc, cap * sizeof(*libs), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (top_gdpa != NULL) *top_gdpa = vkl_term_GetDeviceProcAddr;
     if (links == NULL || libs == NULL) {
         r = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
-    for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
+    for (uint32_t i = first; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gdpa == NULL) {
             vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "vkCreateDevice: layer %s has no vkGetDeviceProcAddr; "
                     "left out of the device chain", inst->layer_libs[i].manifest->props.layerName);
@@ -501,8 +526,12 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
             link_next_gipa(inst, i + 1 < n ? (uint32_t)(libs[i + 1] - inst->layer_libs) : inst->layer_lib_count);
         links[i].pfnNextGetDeviceProcAddr = i + 1 < n ? libs[i + 1]->gdpa : vkl_term_GetDeviceProcAddr;
     }
-    PFN_vkCreateDevice create = n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa(inst->chain_handle, "vkCreateDevice")
-                                      : NULL;
+    /* The top layer knows the chain's instance handle; one further down (a layer's own device) the
+     * loader's (see layer_instance_handle). */
+    PFN_vkCreateDevice create =
+        n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa(layer_instance_handle(inst, (uint32_t)(libs[0] - inst->layer_libs)),
+                                                  "vkCreateDevice")
+              : NULL;
     if (create == NULL) {
         r = vkl_term_CreateDevice(term_pd, pCreateInfo, pAllocator, pDevice);
         goto out;
@@ -541,10 +570,110 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
     vkl_unknown_fill_device(inst, dev);
     dev->layered = true;
     pthread_mutex_unlock(&inst->lock);
+    if (top_gdpa != NULL) *top_gdpa = libs[0]->gdpa;
 out:
     vkl_free(&inst->alloc, links);
     vkl_free(&inst->alloc, libs);
     return r;
+}
+
+VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd,
+                                       const VkDeviceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
+                                       VkDevice *pDevice) {
+    return create_device_chain(inst, 0, term_pd, pCreateInfo, pAllocator, pDevice, NULL);
+}
+
+/* ------------------------------------------------------------------ layer-created devices
+ *
+ * VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK ([Lyr] "Layer Created Devices"): the loader hands every
+ * layer's vkCreateInstance a pfnLayerCreateDevice / pfnLayerDestroyDevice pair, so a layer can make
+ * a VkDevice of its own through the loader: the loader builds the device chain of the layers below
+ * the caller (named by layerGIPA: the pfnNextGetInstanceProcAddr the layer was given; NULL: the whole
+ * chain, as for the application) over the driver, keeps its device record, and returns the chain's
+ * vkGetDeviceProcAddr in *nextGDPA, through which the layer calls the device. physicalDevice is the
+ * handle the caller uses below itself (with a NULL instance: an application physical device). */
+
+/* Index of the first layer of the chain a layer-created device goes through, from layerGIPA: the
+ * calling layer's own vkGetInstanceProcAddr (the Khronos loader's reading: the layers below the
+ * caller), or the pfnNextGetInstanceProcAddr the caller was given (a link shim standing for what lies
+ * below it, or the loader's terminator); NULL: every layer. UINT32_MAX when `gipa` is none of them. */
+static uint32_t first_layer_for_gipa(const struct vkl_instance *inst, PFN_vkGetInstanceProcAddr gipa) {
+    if (gipa == NULL) return 0;
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++)
+        if (inst->layer_libs[i].gipa == gipa) return i + 1;
+    for (uint32_t j = 1; inst->link_slots != NULL && j <= inst->layer_lib_count; j++)
+        if (inst->link_slots[j] >= 0 && g_link_gipa[inst->link_slots[j]] == gipa) return j;
+    return gipa == vkl_term_GetInstanceProcAddr ? inst->layer_lib_count : UINT32_MAX;
+}
+
+/* The loader instance behind a link shim pointer (NULL when `gipa` is no shim of a live chain). */
+static struct vkl_instance *instance_of_link(PFN_vkGetInstanceProcAddr gipa) {
+    for (int k = 0; gipa != NULL && k < LINK_SLOTS; k++)
+        if (g_link_gipa[k] == gipa) return g_link_slots[k].inst;
+    return NULL;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, VkPhysicalDevice physicalDevice,
+                                                          const VkDeviceCreateInfo *pCreateInfo,
+                                                          const VkAllocationCallbacks *pAllocator, VkDevice *pDevice,
+                                                          PFN_vkGetInstanceProcAddr layerGIPA,
+                                                          PFN_vkGetDeviceProcAddr *nextGDPA) {
+    if (physicalDevice == VK_NULL_HANDLE || pCreateInfo == NULL || pDevice == NULL)
+        return VK_ERROR_INITIALIZATION_FAILED;
+    /* The instance: from the link shim when layerGIPA is one, else from the handle (the loader's own,
+     * which the layers below any wrapping layer know), else from an application physical device. */
+    struct vkl_instance *inst = instance_of_link(layerGIPA);
+    VkPhysicalDevice below = physicalDevice;
+    if (instance == VK_NULL_HANDLE) {
+        /* An application physical device: the chain starts with the handle the top layer knows. */
+        const struct vkl_physdev_tramp *t = (const struct vkl_physdev_tramp *)(const void *)physicalDevice;
+        if (inst == NULL) inst = t->instance;
+        below = t->next;
+    } else if (inst == NULL) {
+        inst = vkl_instance_from_handle(instance); /* the loader's own handle (documented) */
+    }
+    uint32_t first = first_layer_for_gipa(inst, layerGIPA);
+    if (first == UINT32_MAX) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "pfnLayerCreateDevice: layerGIPA is no vkGetInstanceProcAddr of this instance's chain; device not "
+                "created [RULE_LYR_CREATE_DEVICE_CALLBACK]");
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+            "pfnLayerCreateDevice: a layer creates a device through the %u layer(s) below it [RULE_LYR_CREATE_DEVICE_CALLBACK]",
+            inst->layer_lib_count - first);
+    *pDevice = VK_NULL_HANDLE;
+    PFN_vkGetDeviceProcAddr gdpa = vkl_term_GetDeviceProcAddr;
+    VkResult r;
+    /* A layer may call this inside its own vkCreateDevice: the checks of the outer creation
+     * (LLP_LAYER_22) are set aside meanwhile. */
+    bool outer_check = t_device_check, outer_named = t_device_culprit_named;
+    struct term_devices *outer_made = t_term_devices;
+    t_device_check = false;
+    t_term_devices = NULL;
+    if (first == inst->layer_lib_count) {
+        r = vkl_term_CreateDevice(below, pCreateInfo, pAllocator, pDevice);
+    } else {
+        r = create_device_chain(inst, first, below, pCreateInfo, pAllocator, pDevice, &gdpa);
+    }
+    t_device_check = outer_check;
+    t_device_culprit_named = outer_named;
+    t_term_devices = outer_made;
+    if (r == VK_SUCCESS && nextGDPA != NULL) *nextGDPA = gdpa;
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL layer_destroy_device(VkDevice device, const VkAllocationCallbacks *pAllocator,
+                                                       PFN_vkDestroyDevice destroyFunction) {
+    if (device == VK_NULL_HANDLE) return;
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    struct vkl_instance *inst = dev->instance;
+    PFN_vkDestroyDevice destroy = destroyFunction != NULL ? destroyFunction : dev->disp.gen.DestroyDevice;
+    if (destroy != NULL) destroy(device, pAllocator);
+    if (vkl_device_unlink(inst, dev)) {
+        struct vkl_alloc a = dev->alloc;
+        vkl_free(&a, dev);
+    }
 }
 
 bool vkl_layer_chain_check_device(VkDevice *pDevice) {
@@ -559,13 +688,6 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice) {
 }
 
 /* ------------------------------------------------------------------ unknown physical-device functions */
-
-/* The VkInstance to ask layer i's GPDPA with: the top layer knows the handle the chain returned (a
- * wrapper when it, or a layer below, wrapped); a layer further down knows the loader's own handle
- * unless a layer between it and the loader wrapped, which the loader cannot see. */
-static VkInstance layer_instance_handle(const struct vkl_instance *inst, uint32_t i) {
-    return i == 0 ? inst->chain_handle : (VkInstance)(void *)(uintptr_t)inst;
-}
 
 void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot) {
     /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */

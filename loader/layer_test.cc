@@ -264,7 +264,8 @@ TEST_F(LayerTest, ImplicitForcedEnabledByFilter) {
     EXPECT_EQ(Active(), V{});
 }
 
-// RULE_LYR_ORDER, RULE_LYR_ENV_INSTANCE_LAYERS, LLP_LOADER_3
+// RULE_LYR_ORDER, RULE_LYR_ENV_INSTANCE_LAYERS(_IMPLICIT), LLP_LOADER_3: an implicit layer that
+// VK_INSTANCE_LAYERS names comes where the variable puts it.
 TEST_F(LayerTest, ActivationOrderAndDedupe) {
     Write("share/vulkan/implicit_layer.d/a.json", Imp("VK_LAYER_imp1"));
     Write("share/vulkan/implicit_layer.d/b.json", Imp("VK_LAYER_imp2"));
@@ -275,7 +276,7 @@ TEST_F(LayerTest, ActivationOrderAndDedupe) {
     setenv("VK_INSTANCE_LAYERS", "VK_LAYER_e2:VK_LAYER_nope:VK_LAYER_imp1", 1);
     setenv("VK_LOADER_LAYERS_ENABLE", "*e3", 1);
     EXPECT_EQ(Active({"VK_LAYER_e1", "VK_LAYER_e2", "VK_LAYER_e4", "VK_LAYER_e1"}),
-              (V{"VK_LAYER_imp1", "VK_LAYER_imp2", "VK_LAYER_e2", "VK_LAYER_e3", "VK_LAYER_e1", "VK_LAYER_e4"}));
+              (V{"VK_LAYER_imp2", "VK_LAYER_e2", "VK_LAYER_imp1", "VK_LAYER_e3", "VK_LAYER_e1", "VK_LAYER_e4"}));
     EXPECT_TRUE(Logged("VK_LAYER_nope: requested by env var VK_INSTANCE_LAYERS but not found"));
     EXPECT_TRUE(Logged("[LLP_LOADER_3]"));
     EXPECT_EQ(Active({"VK_LAYER_missing"}, VK_ERROR_LAYER_NOT_PRESENT), V{});

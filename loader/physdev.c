@@ -417,6 +417,20 @@ static uint32_t pd_order_groups(struct vkl_instance *inst, const struct pd_order
     return k;
 }
 
+/* RULE_PHYSDEV_NONE: no driver reported a physical device (none has one, or every driver's
+ * vkEnumeratePhysicalDevices failed). The Vulkan specification allows
+ * VK_ERROR_INITIALIZATION_FAILED here and the Khronos loader answers so (setup_loader_term_phys_devs),
+ * for groups as well; applications written against it treat it as "no GPU". Devices that exist but
+ * that the ID filters hide are not this case (RULE_PHYSDEV_ID_FILTER: VK_SUCCESS with 0). */
+static VkResult no_physdevs(struct vkl_instance *inst, const char *cmd, uint32_t *pCount) {
+    vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+            "%s: no driver reported a physical device (%u driver%s asked); VK_ERROR_INITIALIZATION_FAILED "
+            "[RULE_PHYSDEV_NONE]",
+            cmd, inst->icd_count, inst->icd_count == 1 ? "" : "s");
+    *pCount = 0;
+    return VK_ERROR_INITIALIZATION_FAILED;
+}
+
 VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount, VkPhysicalDevice *pDevices) {
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     struct vkl_physdev **all = NULL;
@@ -424,6 +438,11 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
     struct pd_order order;
     pthread_mutex_lock(&inst->lock);
     VkResult r = collect_physdevs(inst, &all, &n);
+    if (r == VK_SUCCESS && n == 0) {
+        pthread_mutex_unlock(&inst->lock);
+        vkl_free(&inst->alloc, all);
+        return no_physdevs(inst, "vkEnumeratePhysicalDevices", pCount);
+    }
     if (r == VK_SUCCESS) {
         r = pd_order_build(inst, all, n, &order);
         if (r == VK_SUCCESS) {
@@ -535,6 +554,10 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
     pthread_mutex_lock(&inst->lock);
     VkResult r = collect_physdevs(inst, &all, &ndev);
     if (r != VK_SUCCESS) goto out;
+    if (ndev == 0) {
+        r = no_physdevs(inst, "vkEnumeratePhysicalDeviceGroups", pCount);
+        goto out;
+    }
     r = pd_order_build(inst, all, ndev, &order);
     if (r != VK_SUCCESS) goto out;
     /* Worst case every device is its own group. */

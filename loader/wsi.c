@@ -132,8 +132,8 @@ static VkResult surface_create(struct vkl_instance *inst, enum wsi_kind k, const
         }
         VkResult r = icd_create(ii, k, ci, cb, &s->icd_surfaces[ii->index]);
         if (r != VK_SUCCESS) {
-            vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: %s returned %d [LDP_LOADER_11]",
-                    vkl_driver_name(ii->driver), cmd, (int)r);
+            vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: %s returned %s (%d) [LDP_LOADER_11]",
+                    vkl_driver_name(ii->driver), cmd, vkl_result_str(r), (int)r);
             s->icd_surfaces[ii->index] = VK_NULL_HANDLE;
             destroy_icd_surfaces(inst, s, cb);
             vkl_free(a, s->icd_surfaces);

@@ -30,6 +30,7 @@
 #include <vulkan/vk_icd.h>
 #include <vulkan/vulkan.h>
 
+#include "loader/vkl_gen_results.h"
 #include "mock_icd/mock_icd_ctl.h"
 
 #ifndef MOCK_ICD_MAX_INTERFACE
@@ -235,61 +236,15 @@ static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 /* ------------------------------------------------------------------------------------------ */
 /* VkResult names                                                                               */
 
-static const struct {
-    const char *name;
-    VkResult value;
-} k_results[] = {
-    {"VK_SUCCESS", VK_SUCCESS},
-    {"VK_NOT_READY", VK_NOT_READY},
-    {"VK_TIMEOUT", VK_TIMEOUT},
-    {"VK_EVENT_SET", VK_EVENT_SET},
-    {"VK_EVENT_RESET", VK_EVENT_RESET},
-    {"VK_INCOMPLETE", VK_INCOMPLETE},
-    {"VK_ERROR_OUT_OF_HOST_MEMORY", VK_ERROR_OUT_OF_HOST_MEMORY},
-    {"VK_ERROR_OUT_OF_DEVICE_MEMORY", VK_ERROR_OUT_OF_DEVICE_MEMORY},
-    {"VK_ERROR_INITIALIZATION_FAILED", VK_ERROR_INITIALIZATION_FAILED},
-    {"VK_ERROR_DEVICE_LOST", VK_ERROR_DEVICE_LOST},
-    {"VK_ERROR_MEMORY_MAP_FAILED", VK_ERROR_MEMORY_MAP_FAILED},
-    {"VK_ERROR_LAYER_NOT_PRESENT", VK_ERROR_LAYER_NOT_PRESENT},
-    {"VK_ERROR_EXTENSION_NOT_PRESENT", VK_ERROR_EXTENSION_NOT_PRESENT},
-    {"VK_ERROR_FEATURE_NOT_PRESENT", VK_ERROR_FEATURE_NOT_PRESENT},
-    {"VK_ERROR_INCOMPATIBLE_DRIVER", VK_ERROR_INCOMPATIBLE_DRIVER},
-    {"VK_ERROR_TOO_MANY_OBJECTS", VK_ERROR_TOO_MANY_OBJECTS},
-    {"VK_ERROR_FORMAT_NOT_SUPPORTED", VK_ERROR_FORMAT_NOT_SUPPORTED},
-    {"VK_ERROR_FRAGMENTED_POOL", VK_ERROR_FRAGMENTED_POOL},
-    {"VK_ERROR_UNKNOWN", VK_ERROR_UNKNOWN},
-    {"VK_ERROR_OUT_OF_POOL_MEMORY", VK_ERROR_OUT_OF_POOL_MEMORY},
-    {"VK_ERROR_INVALID_EXTERNAL_HANDLE", VK_ERROR_INVALID_EXTERNAL_HANDLE},
-    {"VK_ERROR_FRAGMENTATION", VK_ERROR_FRAGMENTATION},
-    {"VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS", VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS},
-    {"VK_PIPELINE_COMPILE_REQUIRED", VK_PIPELINE_COMPILE_REQUIRED},
-    {"VK_ERROR_SURFACE_LOST_KHR", VK_ERROR_SURFACE_LOST_KHR},
-    {"VK_ERROR_NATIVE_WINDOW_IN_USE_KHR", VK_ERROR_NATIVE_WINDOW_IN_USE_KHR},
-    {"VK_SUBOPTIMAL_KHR", VK_SUBOPTIMAL_KHR},
-    {"VK_ERROR_OUT_OF_DATE_KHR", VK_ERROR_OUT_OF_DATE_KHR},
-    {"VK_ERROR_INCOMPATIBLE_DISPLAY_KHR", VK_ERROR_INCOMPATIBLE_DISPLAY_KHR},
-    {"VK_ERROR_VALIDATION_FAILED_EXT", VK_ERROR_VALIDATION_FAILED_EXT},
-};
-
-static const char *result_name(VkResult r) {
-    for (size_t i = 0; i < ARRAY_LEN(k_results); i++)
-        if (k_results[i].value == r) return k_results[i].name;
-    return NULL;
-}
+/* VkResult names come from vk.xml (tools/vkgen: loader/vkl_gen_results.h, compiled in). */
+static const char *result_name(VkResult r) { return vkl_gen_result_name(r); }
 
 static bool parse_result(const cJSON *v, VkResult *out) {
     if (cJSON_IsNumber(v)) {
         *out = (VkResult)v->valueint;
         return true;
     }
-    if (cJSON_IsString(v)) {
-        for (size_t i = 0; i < ARRAY_LEN(k_results); i++)
-            if (strcmp(k_results[i].name, v->valuestring) == 0) {
-                *out = k_results[i].value;
-                return true;
-            }
-    }
-    return false;
+    return cJSON_IsString(v) && vkl_gen_result_from_name(v->valuestring, out);
 }
 
 /* ------------------------------------------------------------------------------------------ */

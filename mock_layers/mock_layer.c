@@ -49,6 +49,9 @@ struct scenario {
     bool wrap_instance; /* replaces *pInstance with its own wrapper after calling down (legal, LLP_LAYER_21) */
     bool call_globals;  /* vkCreateInstance asks pfnNextGetInstanceProcAddr(NULL, ...) for the global
                          * commands and calls them before calling down */
+    bool create_own_device; /* vkCreateDevice also makes a device of its own through the loader's
+                             * VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK (record "own_device") */
+    bool own_device_next_gipa; /* ... passing its next vkGetInstanceProcAddr as layerGIPA, not its own */
     char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     char physdev_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     /* "" = ungated; else device_functions are offered by vkGetDeviceProcAddr only for devices
@@ -109,6 +112,8 @@ static int scenario_apply(const char *text) {
     g_sc.wrap_command_pools = jbool(doc, "wrap_command_pools");
     g_sc.wrap_instance = jbool(doc, "wrap_instance");
     g_sc.call_globals = jbool(doc, "call_globals");
+    g_sc.create_own_device = jbool(doc, "create_own_device");
+    g_sc.own_device_next_gipa = jbool(doc, "own_device_next_gipa");
     const cJSON *df = cJSON_GetObjectItemCaseSensitive(doc, "device_functions");
     int slot = 0;
     const cJSON *e;
@@ -306,6 +311,8 @@ struct inst_data {
     struct wrapped_pd *pds[MAX_WRAPPED_PDS];
     uint32_t pd_count;
     struct wrapped_inst *inst_wrapper; /* wrap_instance: the handle the layer returned */
+    PFN_vkLayerCreateDevice layer_create_device; /* VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK, if given */
+    PFN_vkLayerDestroyDevice layer_destroy_device;
     PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
     PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
     bool ext_enabled; /* the scenario's instance_extension was enabled in vkCreateInstance */
@@ -486,8 +493,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     bool have_loader_data = false;
     PFN_vkSetInstanceLoaderData set_loader_data = NULL;
     VkLayerInstanceCreateInfo *found = NULL;
+    PFN_vkLayerCreateDevice layer_create_device = NULL;
+    PFN_vkLayerDestroyDevice layer_destroy_device = NULL;
     for (; link != NULL; link = (VkLayerInstanceCreateInfo *)link->pNext) {
         if (link->sType != VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO) continue;
+        if (link->function == VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK) {
+            layer_create_device = link->u.layerDevice.pfnLayerCreateDevice;
+            layer_destroy_device = link->u.layerDevice.pfnLayerDestroyDevice;
+        }
         if (link->function == VK_LOADER_DATA_CALLBACK) {
             have_loader_data = link->u.pfnSetInstanceLoaderData != NULL;
             set_loader_data = link->u.pfnSetInstanceLoaderData;
@@ -533,6 +546,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
         d->next_gipa = next_gipa;
         d->next_gpdpa = next_gpdpa;
         d->ext_enabled = ext_enabled;
+        d->layer_create_device = layer_create_device;
+        d->layer_destroy_device = layer_destroy_device;
         d->DestroyInstance = (PFN_vkDestroyInstance)next_gipa(*pInstance, "vkDestroyInstance");
         d->EnumeratePhysicalDevices = (PFN_vkEnumeratePhysicalDevices)next_gipa(*pInstance, "vkEnumeratePhysicalDevices");
         d->GetPhysicalDeviceProperties =
@@ -810,6 +825,46 @@ static void wrap_got_queue(const char *call, VkDevice device, VkDevice below, Vk
     *pQueue = w != NULL ? (VkQueue)(void *)w : VK_NULL_HANDLE;
 }
 
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInstance instance, const char *name);
+
+/* create_own_device: a device of the layer's own on the physical device below it, made through the
+ * loader's pfnLayerCreateDevice with the chain below this layer (layerGIPA: the layer's next
+ * vkGetInstanceProcAddr), used through the returned vkGetDeviceProcAddr (one queue fetched) and
+ * destroyed through pfnLayerDestroyDevice. Records {"call":"own_device","callback","result",
+ * "gdpa","queue","destroyed"}. */
+static void own_device(const struct inst_data *id, VkPhysicalDevice below, const VkDeviceCreateInfo *ci,
+                       const VkAllocationCallbacks *a, PFN_vkGetInstanceProcAddr next_gipa) {
+    cJSON *o = cJSON_CreateObject();
+    bool callback = id->layer_create_device != NULL && id->layer_destroy_device != NULL;
+    cJSON_AddBoolToObject(o, "callback", callback);
+    if (callback) {
+        VkDeviceCreateInfo own = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                  .queueCreateInfoCount = ci->queueCreateInfoCount,
+                                  .pQueueCreateInfos = ci->pQueueCreateInfos};
+        VkDevice dev = VK_NULL_HANDLE;
+        PFN_vkGetDeviceProcAddr gdpa = NULL;
+        /* layerGIPA: the caller's own vkGetInstanceProcAddr (the Khronos loader's reading), or with
+         * "own_device_next_gipa" the next one it was given. */
+        PFN_vkGetInstanceProcAddr calling = g_sc.own_device_next_gipa ? next_gipa : layer_GetInstanceProcAddr;
+        cJSON_AddStringToObject(o, "layer_gipa", g_sc.own_device_next_gipa ? "next" : "own");
+        VkResult r = id->layer_create_device(id->instance, below, &own, a, &dev, calling, &gdpa);
+        cJSON_AddNumberToObject(o, "result", r);
+        cJSON_AddBoolToObject(o, "gdpa", gdpa != NULL);
+        if (r == VK_SUCCESS && dev != VK_NULL_HANDLE) {
+            PFN_vkGetDeviceQueue gq = gdpa ? (PFN_vkGetDeviceQueue)gdpa(dev, "vkGetDeviceQueue") : NULL;
+            VkQueue q = VK_NULL_HANDLE;
+            if (gq != NULL && ci->queueCreateInfoCount > 0) gq(dev, ci->pQueueCreateInfos[0].queueFamilyIndex, 0, &q);
+            cJSON_AddBoolToObject(o, "queue", q != VK_NULL_HANDLE);
+            PFN_vkDestroyDevice dd = gdpa ? (PFN_vkDestroyDevice)gdpa(dev, "vkDestroyDevice") : NULL;
+            id->layer_destroy_device(dev, a, dd);
+            cJSON_AddBoolToObject(o, "destroyed", true);
+        }
+    }
+    pthread_mutex_lock(&g_lock);
+    record("own_device", o);
+    pthread_mutex_unlock(&g_lock);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
                                                          const VkAllocationCallbacks *a, VkDevice *pDevice) {
     pthread_mutex_lock(&g_lock);
@@ -858,6 +913,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
         *pDevice = VK_NULL_HANDLE;
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
+    if (sc.create_own_device) own_device(id, below, ci, a, next_gipa);
     VkDevice real = *pDevice;
     struct wrapped_dev *w = NULL;
     struct alloc_cb ac = alloc_from(a);

@@ -5,40 +5,15 @@
 #include <string.h>
 
 #include "conformance/driver/ldp_check.h"
+#include "loader/vkl_gen_results.h"
 
+/* VkResult names come from vk.xml (tools/vkgen: loader/vkl_gen_results.h). */
 const char *ldp_vkresult(VkResult r) {
-    switch (r) {
-#define C(x) \
-    case x:  \
-        return #x;
-        C(VK_SUCCESS)
-        C(VK_NOT_READY)
-        C(VK_TIMEOUT)
-        C(VK_EVENT_SET)
-        C(VK_EVENT_RESET)
-        C(VK_INCOMPLETE)
-        C(VK_ERROR_OUT_OF_HOST_MEMORY)
-        C(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-        C(VK_ERROR_INITIALIZATION_FAILED)
-        C(VK_ERROR_DEVICE_LOST)
-        C(VK_ERROR_MEMORY_MAP_FAILED)
-        C(VK_ERROR_LAYER_NOT_PRESENT)
-        C(VK_ERROR_EXTENSION_NOT_PRESENT)
-        C(VK_ERROR_FEATURE_NOT_PRESENT)
-        C(VK_ERROR_INCOMPATIBLE_DRIVER)
-        C(VK_ERROR_TOO_MANY_OBJECTS)
-        C(VK_ERROR_FORMAT_NOT_SUPPORTED)
-        C(VK_ERROR_FRAGMENTED_POOL)
-        C(VK_ERROR_UNKNOWN)
-        C(VK_ERROR_SURFACE_LOST_KHR)
-        C(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR)
-#undef C
-        default: {
-            static __thread char buf[32];
-            snprintf(buf, sizeof buf, "VkResult(%d)", (int)r);
-            return buf;
-        }
-    }
+    const char *n = vkl_gen_result_name(r);
+    if (n != NULL) return n;
+    static __thread char buf[32];
+    snprintf(buf, sizeof buf, "VkResult(%d)", (int)r);
+    return buf;
 }
 
 void ldp_version_str(uint32_t v, char *buf, size_t len) {

@@ -27,6 +27,8 @@
 #define VK_USE_PLATFORM_WAYLAND_KHR
 #include <vulkan/vulkan.h>
 
+#include "loader/vkl_gen_results.h"
+
 #define MAX_PHYSDEVS 64
 #define MAX_DRIVER_LIBS 16
 #define MAX_LIST 128 /* names in one ext= or layers= list (layers_test enables 71 layers) */
@@ -94,26 +96,13 @@ static void kv_bool(const char *key, bool value) {
   fputs(value ? "true" : "false", stdout);
 }
 
+/* VkResult names come from vk.xml (tools/vkgen: loader/vkl_gen_results.h). */
 static const char *result_name(VkResult r) {
-  switch (r) {
-#define R(x) \
-  case x:    \
-    return #x;
-    R(VK_SUCCESS) R(VK_NOT_READY) R(VK_TIMEOUT) R(VK_EVENT_SET) R(VK_EVENT_RESET) R(VK_INCOMPLETE)
-    R(VK_ERROR_OUT_OF_HOST_MEMORY) R(VK_ERROR_OUT_OF_DEVICE_MEMORY) R(VK_ERROR_INITIALIZATION_FAILED)
-    R(VK_ERROR_DEVICE_LOST) R(VK_ERROR_MEMORY_MAP_FAILED) R(VK_ERROR_LAYER_NOT_PRESENT)
-    R(VK_ERROR_EXTENSION_NOT_PRESENT) R(VK_ERROR_FEATURE_NOT_PRESENT) R(VK_ERROR_INCOMPATIBLE_DRIVER)
-    R(VK_ERROR_TOO_MANY_OBJECTS) R(VK_ERROR_FORMAT_NOT_SUPPORTED) R(VK_ERROR_FRAGMENTED_POOL)
-    R(VK_ERROR_UNKNOWN) R(VK_ERROR_OUT_OF_POOL_MEMORY) R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
-    R(VK_ERROR_FRAGMENTATION) R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS) R(VK_ERROR_SURFACE_LOST_KHR)
-    R(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR) R(VK_ERROR_VALIDATION_FAILED_EXT)
-#undef R
-    default: {
-      static char buf[32];
-      snprintf(buf, sizeof buf, "VK_RESULT_%d", (int)r);
-      return buf;
-    }
-  }
+  const char *n = vkl_gen_result_name(r);
+  if (n != NULL) return n;
+  static char buf[32];
+  snprintf(buf, sizeof buf, "VK_RESULT_%d", (int)r);
+  return buf;
 }
 
 static void kv_result(const char *key, VkResult r) { kv_str(key, result_name(r)); }
@@ -744,6 +733,14 @@ static void step_device_extensions(char *arg) {
   VkResult r = fn(g_physdevs[idx], layer, &count, NULL);
   kv_result("count_result", r);
   VkExtensionProperties *props = calloc(count ? count : 1, sizeof *props);
+  if (r == VK_SUCCESS && count > 0) {
+    /* The two-call idiom with a short array must give VK_INCOMPLETE. */
+    uint32_t short_count = count - 1;
+    VkResult ri = fn(g_physdevs[idx], layer, &short_count, props);
+    kv_result("incomplete_result", ri);
+    kv_int("incomplete_count", short_count);
+    memset(props, 0, count * sizeof *props);
+  }
   uint32_t got = count;
   if (r == VK_SUCCESS) r = fn(g_physdevs[idx], layer, &got, props);
   kv_result("result", r);

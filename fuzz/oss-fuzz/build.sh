@@ -130,6 +130,8 @@ if [ ${#world_targets[@]} -gt 0 ]; then
   case " $MOCK_CFLAGS " in *address*) MOCK_CFLAGS="$MOCK_CFLAGS -mllvm -asan-globals=0" ;; esac
   mkdir -p "$OUT/vkl_mock_icd"
   $MOCK_CC $MOCK_CFLAGS -fPIC -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/mockobj/cJSON.o"
+  # VkResult names from vk.xml (tools/vkgen), compiled the mocks' way.
+  $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC -c "$B/gen/loader/vkl_gen_results.c" -o "$B/mockobj/results.o"
   python3 fuzz/oss-fuzz/mock_variants.py mock_icd/variants.bzl | while read -r line; do
     v=${line%% *}
     defs=${line#* }; defs=${defs%% |*}
@@ -137,7 +139,7 @@ if [ ${#world_targets[@]} -gt 0 ]; then
     echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/$v.lds"
     $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_icd/mock_icd.c -o "$B/mockobj/mock_$v.o"
     $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/$v.lds" \
-      "$B/mockobj/mock_$v.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_icd/libmock_icd_$v.so" \
+      "$B/mockobj/mock_$v.o" "$B/mockobj/results.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_icd/libmock_icd_$v.so" \
       -ldl -lpthread -lm
   done
   # The mock layers (the world's layer slots), built the same way: $OUT/vkl_mock_layer.

@@ -22,6 +22,7 @@
 #include "fuzz/world/world.h"
 #include "loader/internal/json.h"
 #include "loader/internal/manifest.h"
+#include "loader/vkl_gen_results.h"
 
 struct w_rec {
     const char *call;
@@ -172,39 +173,13 @@ size_t oracle_count(const struct w_records *rs, uint32_t slot) {
 /* ------------------------------------------------------------------------------------------ */
 /* Record fields                                                                               */
 
-static const struct {
-    const char *name;
-    VkResult value;
-} k_results[] = {
-    {"VK_SUCCESS", VK_SUCCESS},
-    {"VK_NOT_READY", VK_NOT_READY},
-    {"VK_TIMEOUT", VK_TIMEOUT},
-    {"VK_EVENT_SET", VK_EVENT_SET},
-    {"VK_EVENT_RESET", VK_EVENT_RESET},
-    {"VK_INCOMPLETE", VK_INCOMPLETE},
-    {"VK_ERROR_OUT_OF_HOST_MEMORY", VK_ERROR_OUT_OF_HOST_MEMORY},
-    {"VK_ERROR_OUT_OF_DEVICE_MEMORY", VK_ERROR_OUT_OF_DEVICE_MEMORY},
-    {"VK_ERROR_INITIALIZATION_FAILED", VK_ERROR_INITIALIZATION_FAILED},
-    {"VK_ERROR_DEVICE_LOST", VK_ERROR_DEVICE_LOST},
-    {"VK_ERROR_MEMORY_MAP_FAILED", VK_ERROR_MEMORY_MAP_FAILED},
-    {"VK_ERROR_LAYER_NOT_PRESENT", VK_ERROR_LAYER_NOT_PRESENT},
-    {"VK_ERROR_EXTENSION_NOT_PRESENT", VK_ERROR_EXTENSION_NOT_PRESENT},
-    {"VK_ERROR_FEATURE_NOT_PRESENT", VK_ERROR_FEATURE_NOT_PRESENT},
-    {"VK_ERROR_INCOMPATIBLE_DRIVER", VK_ERROR_INCOMPATIBLE_DRIVER},
-    {"VK_ERROR_TOO_MANY_OBJECTS", VK_ERROR_TOO_MANY_OBJECTS},
-    {"VK_ERROR_FORMAT_NOT_SUPPORTED", VK_ERROR_FORMAT_NOT_SUPPORTED},
-    {"VK_ERROR_FRAGMENTED_POOL", VK_ERROR_FRAGMENTED_POOL},
-    {"VK_ERROR_UNKNOWN", VK_ERROR_UNKNOWN},
-};
-
 static VkResult rec_result(const struct w_rec *r) {
     const struct vkl_json *v = vkl_json_get(r->root, "result");
     if (vkl_json_is_number(v)) return (VkResult)(int32_t)vkl_json_number(v);
     const char *s = vkl_json_string(v);
     if (s == NULL) return VK_RESULT_MAX_ENUM;
-    for (size_t i = 0; i < sizeof k_results / sizeof k_results[0]; i++)
-        if (strcmp(k_results[i].name, s) == 0) return k_results[i].value;
-    return VK_RESULT_MAX_ENUM; /* a name we do not know: not VK_SUCCESS anyway */
+    VkResult res; /* names from vk.xml (tools/vkgen: loader/vkl_gen_results.h) */
+    return vkl_gen_result_from_name(s, &res) ? res : VK_RESULT_MAX_ENUM; /* unknown: not VK_SUCCESS anyway */
 }
 
 static bool rec_is(const struct w_rec *r, const char *call) { return strcmp(r->call, call) == 0; }

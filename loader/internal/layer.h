@@ -141,8 +141,11 @@ bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vk
 /* The ordered, de-duplicated list of non-meta layers to activate for vkCreateInstance
  * (RULE_LYR_ORDER, LLP_LOADER_3, LLP_LOADER_11): implicit (the override layer's expansion last),
  * VK_INSTANCE_LAYERS (ignored when elevated), VK_LOADER_LAYERS_ENABLE matches, then `app_names`.
- * Meta-layers are expanded in place. VK_ERROR_LAYER_NOT_PRESENT when an application layer is not
- * available. *out is a malloc'd array of borrowed pointers (free()). */
+ * An implicit layer VK_INSTANCE_LAYERS names (exact name) is not in the implicit group but where
+ * the variable puts it, enabled whatever its own enable/disable variables say
+ * (RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT); the override layer and its components stay last of the
+ * implicit group. Meta-layers are expanded in place. VK_ERROR_LAYER_NOT_PRESENT when an
+ * application layer is not available. *out is a malloc'd array of borrowed pointers (free()). */
 VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
                              const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                              uint32_t *out_count);

@@ -20,8 +20,16 @@
 #include <vulkan/vulkan.h>
 
 #include "loader/internal/handles.h"
+#include "loader/vkl_gen_results.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/log.h"
+
+/* A VkResult for log lines: its vk.xml name ("VK_ERROR_INITIALIZATION_FAILED"), or "unknown VkResult"
+ * for a value vk.xml does not define; lines print it as "%s (%d)" so the number is kept too. */
+static inline const char *vkl_result_str(VkResult r) {
+    const char *n = vkl_gen_result_name(r);
+    return n != NULL ? n : "unknown VkResult";
+}
 #include "loader/internal/manifest.h"
 
 #ifdef __cplusplus
@@ -169,6 +177,13 @@ struct vkl_device {
     VkDevice chain_handle; /* what the application holds: the top layer's VkDevice (a wrapper, maybe) or handle */
     struct vkl_alloc alloc;
     bool layered; /* disp.gen filled from the top layer's vkGetDeviceProcAddr */
+    /* vkGetDeviceProcAddr gates, set once at vkCreateDevice (device.c; RULE_GDPA_API_VERSION,
+     * RULE_GDPA_MAINTENANCE5): the effective API version VK_MAKE_API_VERSION(0, major, minor, 0)
+     * (min of the application's apiVersion and the physical device's), whether VK_KHR_maintenance5
+     * is enabled, and then, per vkl_gen_cmds entry, whether its extension is enabled. */
+    uint32_t api_version;
+    bool maintenance5;
+    uint8_t ext_enabled[(VKL_GEN_CMD_COUNT + 7u) / 8u];
 };
 struct vkl_device *vkl_device_from_handle(const void *dispatchable);
 

@@ -5,6 +5,8 @@ VKL_GEN_OUTS = [
     "vkl_gen_dispatch.c",
     "vkl_gen_trampolines.c",
     "vkl_gen_terminators.c",
+    "vkl_gen_results.h",
+    "vkl_gen_results.c",
 ]
 
 def vkl_gen(

@@ -24,6 +24,8 @@ OUTPUT_FILES = (
     "vkl_gen_dispatch.c",
     "vkl_gen_trampolines.c",
     "vkl_gen_terminators.c",
+    "vkl_gen_results.h",
+    "vkl_gen_results.c",
 )
 
 KIND_GLOBAL, KIND_INSTANCE, KIND_PHYSDEV, KIND_DEVICE = "GLOBAL", "INSTANCE", "PHYSDEV", "DEVICE"
@@ -168,7 +170,55 @@ class NameInfo:
         self.exported = False
 
 
+def _enum_value(e, extnumber):
+    """The value of an <enum> element: `value`, or computed from `offset` with the extension number
+    (the registry's rule: 1000000000 + (number - 1) * 1000 + offset, negated for dir="-")."""
+    if e.get("value") is not None:
+        return int(e.get("value"), 0)
+    if e.get("offset") is None:
+        return None
+    number = e.get("extnumber") or extnumber
+    if number is None:
+        raise GenError("enum %s: offset without an extension number" % e.get("name"))
+    v = 1000000000 + (int(number) - 1) * 1000 + int(e.get("offset"))
+    return -v if e.get("dir") == "-" else v
+
+
 class Registry:
+    @staticmethod
+    def _results(root):
+        out, seen = [], set()
+
+        def add(e, extnumber):
+            name = e.get("name")
+            if e.get("alias") or name in seen:
+                return
+            v = _enum_value(e, extnumber)
+            if v is None:
+                return
+            seen.add(name)
+            out.append((name, v))
+        for enums in root.findall("enums"):
+            if enums.get("name") == "VkResult":
+                for e in enums.findall("enum"):
+                    add(e, None)
+        for f in root.findall("feature"):
+            if not _api_ok(f):
+                continue
+            for req in f.findall("require"):
+                for e in req.findall("enum"):
+                    if e.get("extends") == "VkResult":
+                        add(e, None)
+        for exts in root.findall("extensions"):
+            for x in exts.findall("extension"):
+                if "vulkan" not in x.get("supported", "").split(","):
+                    continue
+                for req in x.findall("require"):
+                    for e in req.findall("enum"):
+                        if e.get("extends") == "VkResult":
+                            add(e, x.get("number"))
+        return out
+
     def __init__(self, path):
         try:
             root = ET.parse(path).getroot()
@@ -216,6 +266,7 @@ class Registry:
                 raise GenError("alias %s refers to unknown command %s" % (a, target))
             self.alias_of[a] = target
 
+        self.results = self._results(root)  # [(name, value)] of VkResult, registry order, no aliases
         self.names = {}  # name -> NameInfo, for names required by a feature or an enabled extension
         self.features = {}  # feature name -> [command names]
         self.extensions = {}  # enabled extension name -> [command names]
@@ -863,8 +914,69 @@ def load(registry, header, custom):
     return Model(reg, Custom(custom))
 
 
+def emit_results_header(m):
+    return "\n".join([
+        "/* vkl_gen_results.h: %s */" % BANNER,
+        "#ifndef VKL_GEN_RESULTS_H",
+        "#define VKL_GEN_RESULTS_H",
+        "",
+        "#include <stdbool.h>",
+        "#include <vulkan/vulkan.h>",
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        "/* The name of `r` (\"VK_SUCCESS\", ...); NULL for a value vk.xml does not define. */",
+        "const char *vkl_gen_result_name(VkResult r);",
+        "/* The VkResult named `name` (no aliases); false when vk.xml defines none. */",
+        "bool vkl_gen_result_from_name(const char *name, VkResult *out);",
+        "",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        "#endif /* VKL_GEN_RESULTS_H */",
+        ""])
+
+
+def emit_results_c(m):
+    lines = ["/* vkl_gen_results.c: %s */" % BANNER,
+             "#include <stddef.h>",
+             "#include <string.h>",
+             "",
+             '#include "loader/vkl_gen_results.h"',
+             "",
+             "static const struct {",
+             "    const char *name;",
+             "    VkResult value;",
+             "} results[] = {"]
+    for name, value in m.reg.results:
+        lines.append('    {"%s", %s}, /* %d */' % (name, name, value))
+    lines += ["};",
+              "",
+              "const char *vkl_gen_result_name(VkResult r) {",
+              "    for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++)",
+              "        if (results[i].value == r) return results[i].name;",
+              "    return NULL;",
+              "}",
+              "",
+              "bool vkl_gen_result_from_name(const char *name, VkResult *out) {",
+              "    for (size_t i = 0; name != NULL && i < sizeof(results) / sizeof(results[0]); i++) {",
+              "        if (strcmp(results[i].name, name) == 0) {",
+              "            *out = results[i].value;",
+              "            return true;",
+              "        }",
+              "    }",
+              "    return false;",
+              "}",
+              ""]
+    return "\n".join(lines)
+
+
 def generate(model):
     return {
+        "vkl_gen_results.h": emit_results_header(model),
+        "vkl_gen_results.c": emit_results_c(model),
         "vkl_gen_dispatch.h": emit_header(model),
         "vkl_gen_dispatch.c": emit_dispatch_c(model),
         "vkl_gen_trampolines.c": emit_trampolines(model),

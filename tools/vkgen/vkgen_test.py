@@ -117,6 +117,19 @@ class FixtureSemanticsTest(unittest.TestCase):
         self.assertRegex(t, r'\{"vkSetInstanceTagFIXTURE", VKL_GEN_CMD_INSTANCE, \d, 1,')
         self.assertRegex(t, r'\{"vkEnumeratePhysicalDevices", VKL_GEN_CMD_INSTANCE, \d, 0,')
 
+    def test_result_values(self):
+        # VkResult names and values: core, promoted (feature <enum> with extnumber), extension
+        # (number of the enclosing <extension>, dir="-" negates), disabled extensions skipped.
+        r = dict(self.m.reg.results)
+        self.assertEqual(r["VK_SUCCESS"], 0)
+        self.assertEqual(r["VK_ERROR_INCOMPATIBLE_DRIVER"], -9)
+        self.assertEqual(r["VK_ERROR_OUT_OF_POOL_MEMORY"], -1000069000)
+        self.assertEqual(r["VK_ERROR_SURFACE_LOST_KHR"], -1000000000)
+        self.assertEqual(r["VK_SUBOPTIMAL_FIXTURE"], 1000000001)
+        self.assertNotIn("VK_ERROR_DISABLED_FIXTURE", r)
+        self.assertIn('{"VK_ERROR_SURFACE_LOST_KHR", VK_ERROR_SURFACE_LOST_KHR}',
+                      self.files["vkl_gen_results.c"])
+
     def test_alias_shares_slot(self):
         h = self.files["vkl_gen_dispatch.h"]
         self.assertIn("PFN_vkGetPhysicalDeviceProperties2 GetPhysicalDeviceProperties2;", h)
@@ -236,6 +249,10 @@ class RealRegistryTest(unittest.TestCase):
         self.assertEqual(len(exported), 250)
         for n in exported:  # exported names are all canonical: each has its own symbol
             self.assertNotIn(n, m.reg.alias_of)
+        results = dict(m.reg.results)
+        self.assertEqual(results["VK_ERROR_OUT_OF_DATE_KHR"], -1000001004)
+        self.assertEqual(results["VK_ERROR_FRAGMENTATION"], -1000161000)
+        self.assertNotIn("VK_ERROR_OUT_OF_POOL_MEMORY_KHR", results)  # an alias
         globals_ = sorted(c.name for c in m.cmds if c.kind == vkgen.KIND_GLOBAL)
         self.assertEqual(globals_, ["vkCreateInstance", "vkEnumerateInstanceExtensionProperties",
                                     "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion"])

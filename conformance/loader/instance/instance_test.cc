@@ -39,8 +39,13 @@ TEST(Instance, EveryDriverFailingCreateInstanceGivesIncompatibleDriver) {
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports", "\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.SetEnv("VK_LOADER_DEBUG", "warn");
   ProbeResult r = CreateAndEnumerate(s);
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  if (LoaderName() == "ours") {
+    // Our log lines name a VkResult by its vk.xml name, and keep the number.
+    EXPECT_FALSE(r.LogLines("vkCreateInstance returned VK_ERROR_INITIALIZATION_FAILED (-3)").empty()) << r.err;
+  }
 }
 
 TEST(Instance, EnumerateInstanceVersion) {

@@ -237,6 +237,68 @@ TEST_F(WrappingLayer, GlobalCommandsThroughTheNextGetInstanceProcAddr) {
   }
 }
 
+// VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK: every layer's vkCreateInstance gets pfnLayerCreateDevice /
+// pfnLayerDestroyDevice, and a layer can make a device of its own through the loader: the device
+// chain of the layers below it (named by its pfnNextGetInstanceProcAddr) over the driver. The mock
+// layer with "create_own_device" does so inside its vkCreateDevice, fetches a queue through the
+// vkGetDeviceProcAddr the loader returns and destroys the device through pfnLayerDestroyDevice.
+// At the top (the plain layer below takes part in the layer's device too) and at the bottom (no
+// layer below it) of a chain of two, and alone.
+class LayerCreatedDevice : public WrappingLayer {
+ protected:
+  static constexpr const char* kOwn = "VK_LAYER_MOCK_own";
+  static constexpr const char* kOwnNext = "VK_LAYER_MOCK_own_next";  // layerGIPA: its pfnNextGetInstanceProcAddr
+  void SetUp() override {
+    WrappingLayer::SetUp();
+    AddMockLayer(s_, kOwn, false, Location::kXdgDataDirs, "v2_gpdpa", "", "\"create_own_device\": true");
+    AddMockLayer(s_, kOwnNext, false, Location::kXdgDataDirs, "v2_gpdpa", "",
+                 "\"create_own_device\": true, \"own_device_next_gipa\": true");
+    AddLayer(kPlain, false);
+  }
+  // `own` creates its own device inside vkCreateDevice with `layers` enabled (application order);
+  // the plain layer sees `plain_creates` vkCreateDevice calls.
+  void Check(const std::string& own, const std::string& layers, size_t plain_creates) {
+    SCOPED_TRACE(layers);
+    std::remove(s_.LayerCallsFile().c_str());
+    for (const char* drv : {"drv1", "drv2"}) std::remove(s_.driver(drv).calls.c_str());
+    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:@drv1-dev",
+                                  "destroy-device", "destroy-instance"});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+    std::vector<Json> rec = LayerRecords(own, "own_device");
+    ASSERT_EQ(rec.size(), 1u) << r.Describe();
+    EXPECT_TRUE(rec[0]["callback"].boolean()) << rec[0].dump();
+    EXPECT_EQ(rec[0]["result"].num(), 0) << rec[0].dump();
+    EXPECT_TRUE(rec[0]["gdpa"].boolean()) << rec[0].dump();
+    EXPECT_TRUE(rec[0]["queue"].boolean()) << rec[0].dump();
+    EXPECT_TRUE(rec[0]["destroyed"].boolean()) << rec[0].dump();
+    // The driver made and destroyed two devices: the application's and the layer's.
+    EXPECT_EQ(s_.CallsTo("drv1", "vkCreateDevice").size(), 2u) << r.Describe();
+    std::vector<Json> destroyed = s_.CallsTo("drv1", "vkDestroyDevice");
+    ASSERT_EQ(destroyed.size(), 2u) << r.Describe();
+    for (const Json& d : destroyed) EXPECT_TRUE(d["valid"].boolean()) << d.dump();
+    EXPECT_TRUE(s_.CallsTo("drv1", "invalid_handle").empty()) << r.Describe();
+    EXPECT_EQ(LayerRecords(kPlain, "vkCreateDevice").size(), plain_creates) << r.Describe();
+  }
+};
+
+// layerGIPA is the calling layer's own vkGetInstanceProcAddr: alone, at the top (the plain layer
+// below takes part in the layer's device too) and at the bottom (no layer below it).
+TEST_F(LayerCreatedDevice, ThroughTheLayersBelowTheCaller) {
+  VKT_POLICY("RULE_LYR_CREATE_DEVICE_CALLBACK", "LLP_LOADER_9");
+  Check(kOwn, kOwn, 0);
+  Check(kOwn, std::string(kOwn) + "," + kPlain, 2);
+  Check(kOwn, std::string(kPlain) + "," + kOwn, 1);
+}
+
+// layerGIPA is the pfnNextGetInstanceProcAddr the caller was given (it names what lies below the
+// caller just as well): the same chains.
+TEST_F(LayerCreatedDevice, NamedByTheCallersNextGetInstanceProcAddr) {
+  VKT_POLICY("RULE_LYR_CREATE_DEVICE_CALLBACK");
+  Check(kOwnNext, std::string(kOwnNext) + "," + kPlain, 2);
+  Check(kOwnNext, std::string(kPlain) + "," + kOwnNext, 1);
+}
+
 // LLP_LAYER_14: what the loader can prove is that the application's pAllocator reaches every
 // layer's vkCreateInstance and vkCreateDevice (and no allocator where the application gave none).
 // The wrapping mock allocates its wrappers with those callbacks: the counting allocator ends
@@ -320,8 +382,11 @@ TEST_F(WrappingLayer, QueuesAndCommandBuffersWrapped) {
     std::remove(s_.LayerCallsFile().c_str());
     std::remove(s_.driver("drv1").calls.c_str());
     std::string layers = stacked ? std::string(kPlain) + "," + kWrap : std::string(kWrap);
-    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:@drv1-dev",
-                                  "command-buffers", "command-buffers:export", "destroy-device", "destroy-instance"});
+    // apiVersion 1.1: vkGetDeviceQueue2 is core 1.1, and vkGetDeviceProcAddr answers NULL for core
+    // commands newer than the device's version.
+    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers + ";api=1.1", "devices",
+                                  "create-device:@drv1-dev", "command-buffers", "command-buffers:export",
+                                  "destroy-device", "destroy-instance"});
     EXPECT_EQ(r.exit_status, 0) << r.Describe();
     ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
     std::vector<Json> steps = r.Steps("command-buffers");

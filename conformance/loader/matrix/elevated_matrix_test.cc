@@ -32,7 +32,7 @@ const char* const kRules[] = {
     "RULE_ENV_ELEVATED_INSTANCE_LAYERS", "RULE_ENV_ELEVATED_LAYERS_ENABLE",
     "RULE_ENV_ELEVATED_LAYERS_DISABLE", "RULE_ENV_ELEVATED_LAYERS_ALLOW",
     "RULE_ENV_ELEVATED_LAYER_ENABLE_ENV", "RULE_ENV_ELEVATED_LAYER_DISABLE_ENV",
-    "RULE_ENV_ELEVATED",
+    "RULE_ENV_ELEVATED_ID_FILTERS", "RULE_ENV_ELEVATED",
 };
 
 constexpr const char* kLayer = "VK_LAYER_MOCK_elevated";
@@ -110,6 +110,11 @@ TEST_P(ElevatedMatrix, EnvVar) {
       m.library_path = c.AddDriver("m", "v7_exports");
       s.WriteManifest(Location::kEtc, "m.json", m.ToJson());
       s.SetEnv(var, var == "VK_LOADER_DRIVERS_SELECT" ? "m.json" : "ctl.json");
+      effect = [&](const ProbeResult& r) { return !has_device("ctl-dev")(r); };
+    } else if (var == "VK_LOADER_DEVICE_ID_FILTER" || var == "VK_LOADER_VENDOR_ID_FILTER" ||
+               var == "VK_LOADER_DRIVER_ID_FILTER") {
+      // An ID no device has: honoured, the filter hides the control driver's device.
+      s.SetEnv(var, "0xdead");
       effect = [&](const ProbeResult& r) { return !has_device("ctl-dev")(r); };
     } else if (var.rfind("XDG_", 0) == 0 || var == "HOME") {
       ManifestSpec m;

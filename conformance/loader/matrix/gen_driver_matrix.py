@@ -15,7 +15,13 @@ For the filter variables both drivers sit in /usr/share/vulkan/icd.d and the fil
 """
 
 MANIFESTS = ["1.0.0", "1.0.1"]
-IFACES = [(0, "v0"), (1, "v1"), (2, "v2"), (3, "v3"), (4, "v4"), (5, "v5"), (6, "v6"), (7, "v7_exports")]
+IFACES = [(0, "v0"), (1, "v1"), (2, "v2"), (3, "v3"), (4, "v4"), (5, "v5"), (6, "v6"), (7, "v7_exports"),
+          # interface 7 with vk_icdNegotiateLoaderICDInterfaceVersion (and GPDPA) reachable only
+          # through vk_icdGetInstanceProcAddr, not exported (RULE_DRV_IFACE_V7's other half)
+          (7, "v7")]
+# setgid and file-capability cells beside the set-uid ones: every variable for these
+# (manifest, variant) pairs (the set-uid cells cover every pair).
+ELEVATED_EXTRA = [("1.0.1", "v7_exports"), ("1.0.1", "v7")]
 # var, rule(s) proving the variable, devices normal, devices elevated, elevated rule
 VARS = [
     ("VK_DRIVER_FILES", "RULE_DRV_ENV_DRIVER_FILES_OVERRIDE", "m", "ctl", "RULE_ENV_ELEVATED_DRIVER_FILES"),
@@ -39,20 +45,25 @@ def main():
     print("# var: the variable that alone makes driver m visible (HOME_CONFIG / HOME_DATA: $HOME/.config or")
     print("#   $HOME/.local/share with the XDG home variable unset); for the filters both drivers are in")
     print("#   /usr/share/vulkan/icd.d and the filter names m.json (SELECT) or ctl.json (DISABLE).")
-    print("# privilege: normal, or setuid (the probe set-uid root, run as uid 65534: AT_SECURE).")
+    print("# privilege: normal, or setuid / setgid / setcap (the probe copy set-uid root, set-gid, or with file")
+    print("#   capabilities, run as uid 65534: AT_SECURE); setgid / setcap for the pairs in ELEVATED_EXTRA.")
     print("# devices: the physical devices vkEnumeratePhysicalDevices must report, by driver (sorted).")
     print("# rules: the policy IDs the cell proves.")
     print("cell\tmanifest\tinterface\tvariant\tvar\tprivilege\tdevices\trules")
     for mv in MANIFESTS:
         for iface, variant in IFACES:
             for var, rule, normal, elevated, erule in VARS:
-                for priv in ("normal", "setuid"):
+                privs = ["normal", "setuid"]
+                if (mv, variant) in ELEVATED_EXTRA:
+                    privs += ["setgid", "setcap"]
+                for priv in privs:
                     rules = ["RULE_DRV_MANIFEST_V" + mv.replace(".", "_"), "RULE_DRV_IFACE_V%d" % iface, rule]
                     if priv != "normal":
                         rules += ["RULE_ENV_ELEVATED", erule]
                         if var in PATH_VARS:
                             rules.append("LDP_LOADER_13")
-                    cell = "m%s_i%d_%s_%s" % (mv.replace(".", ""), iface, var, priv)
+                    tag = "i%d" % iface if variant != "v7" else "i7gipa"
+                    cell = "m%s_%s_%s_%s" % (mv.replace(".", ""), tag, var, priv)
                     print("\t".join([cell, mv, str(iface), variant, var, priv,
                                      normal if priv == "normal" else elevated, " ".join(rules)]))
 

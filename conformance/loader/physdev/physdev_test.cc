@@ -276,5 +276,66 @@ TEST(UnknownFunctions, DeviceFunctionThroughGipa) {
   EXPECT_EQ(c["returned"].num(), 9 + 10000 + 3) << r.Describe();
 }
 
+// ---- No physical device at all ------------------------------------------------------------------
+
+// Every driver loads and creates its instance but none reports a physical device. The Vulkan
+// specification lets vkEnumeratePhysicalDevices return VK_ERROR_INITIALIZATION_FAILED; the Khronos
+// loader does (setup_loader_term_phys_devs) and applications written against it expect it, so ours
+// does too, with *pPhysicalDeviceCount 0, and its log says why. vkCreateInstance itself succeeds.
+void ExpectNoDeviceAnswer(const ProbeResult& r) {
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json d = r.Step("devices");
+  EXPECT_EQ(d["count_result"].str(), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
+  EXPECT_EQ(d["reported_count"].num(-1), 0) << r.Describe();
+  Json g = r.Step("groups");
+  EXPECT_EQ(g["count_result"].str(), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  if (LoaderName() == "ours") {
+    EXPECT_TRUE(r.LogContains("vkEnumeratePhysicalDevices: no driver reported a physical device")) << r.Describe();
+    EXPECT_TRUE(r.LogContains("vkEnumeratePhysicalDeviceGroups: no driver reported a physical device")) << r.Describe();
+    EXPECT_TRUE(r.LogContains("[RULE_PHYSDEV_NONE]")) << r.Describe();
+  }
+}
+
+TEST(PhysicalDevices, NoDeviceFromAnyDriverIsInitializationFailed) {
+  VKT_POLICY("RULE_PHYSDEV_NONE", "LDP_DRIVER_2");
+  Sandbox s;
+  s.AddDriver("empty1", "v7_exports", "{\"physical_devices\":[]}");
+  s.AddDriver("empty2", "v5", "{\"physical_devices\":[]}");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "empty1");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "empty2");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
+  ExpectNoDeviceAnswer(r);
+  // Both drivers were asked (neither hides the other's devices, LDP_DRIVER_1).
+  EXPECT_FALSE(s.CallsTo("empty1", "vkEnumeratePhysicalDevices").empty());
+  EXPECT_FALSE(s.CallsTo("empty2", "vkEnumeratePhysicalDevices").empty());
+}
+
+// The only driver fails its own vkEnumeratePhysicalDevices: still no device, same answer.
+TEST(PhysicalDevices, OnlyDriverFailingEnumerationIsInitializationFailed) {
+  VKT_POLICY("RULE_PHYSDEV_NONE", "LDP_DRIVER_1");
+  Sandbox s;
+  AddNamedDriver(s, "bad", "v7_exports", "\"misbehave\":{\"fail_enumerate_physical_devices\":true}");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
+  ExpectNoDeviceAnswer(r);
+}
+
+// A device that exists but that VK_LOADER_*_ID_FILTER hides is not "no device from any driver":
+// the enumeration succeeds with 0 (RULE_PHYSDEV_ID_FILTER, PhysicalDeviceIdFilter.NoMatchLeavesNoDevices),
+// and one driver with a device beside an empty one keeps VK_SUCCESS.
+TEST(PhysicalDevices, OneDeviceBesideEmptyDriversIsSuccess) {
+  VKT_POLICY("RULE_PHYSDEV_NONE", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  s.AddDriver("empty", "v7_exports", "{\"physical_devices\":[]}");
+  AddNamedDriver(s, "good", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "empty");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "destroy-instance"});
+  EXPECT_EQ(r.Step("devices")["count_result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+  EXPECT_FALSE(r.LogContains("[RULE_PHYSDEV_NONE]")) << r.Describe();
+}
+
 }  // namespace
 }  // namespace vkt
