@@ -6,15 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/internal/env.h"
 #include "loader/internal/loader.h"
 
 /* Instance extensions the loader itself implements, whatever the drivers support. */
+/* The loader's own instance extensions, in the Khronos loader's order. */
 static const VkExtensionProperties g_loader_extensions[] = {
-    {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_SPEC_VERSION},
     {VK_EXT_DEBUG_REPORT_EXTENSION_NAME, VK_EXT_DEBUG_REPORT_SPEC_VERSION},
+    {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_SPEC_VERSION},
     {VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME, VK_KHR_PORTABILITY_ENUMERATION_SPEC_VERSION},
 };
 #define LOADER_EXTENSION_COUNT (sizeof(g_loader_extensions) / sizeof(g_loader_extensions[0]))
+
+/* RULE_INST_EXT_FILTER: a driver's instance extensions that vk.xml does not define are hidden and
+ * refused, unless VK_LOADER_DISABLE_INST_EXT_FILTER holds a non-zero number ([Arch] "Table of Debug
+ * Environment Variables"; read plainly, also when elevated, as the Khronos loader does). */
+static bool inst_ext_filter_disabled(void) {
+    const char *v = vkl_getenv("VK_LOADER_DISABLE_INST_EXT_FILTER");
+    return v != NULL && strtol(v, NULL, 10) != 0;
+}
 
 static bool is_loader_extension(const char *name) {
     for (size_t i = 0; i < LOADER_EXTENSION_COUNT; i++)
@@ -232,8 +242,21 @@ static VkResult enumerate_instance_extensions(const struct pre_call *pc, const c
     /* Union of the drivers' extensions, the loader's own and the implicit layers', first occurrence
      * wins. Portability drivers are included: pre-instance enumeration does not know the
      * instance's flags. */
-    for (uint32_t i = 0; i < set.count; i++)
-        ext_append_unique(all, &n, set.drivers[i]->extensions, set.drivers[i]->extension_count);
+    bool filter = !inst_ext_filter_disabled();
+    for (uint32_t i = 0; i < set.count; i++) {
+        const struct vkl_driver *d = set.drivers[i];
+        for (uint32_t k = 0; k < d->extension_count; k++) {
+            if (filter && !vkl_gen_instance_extension_known(d->extensions[k].extensionName)) {
+                vkl_log(NULL, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
+                        "vkEnumerateInstanceExtensionProperties: driver %s: instance extension %.*s is not in the "
+                        "loader's list of known instance extensions; hidden (VK_LOADER_DISABLE_INST_EXT_FILTER=1 "
+                        "shows it) [RULE_INST_EXT_FILTER]",
+                        vkl_driver_name(d), VK_MAX_EXTENSION_NAME_SIZE, d->extensions[k].extensionName);
+                continue;
+            }
+            ext_append_unique(all, &n, &d->extensions[k], 1);
+        }
+    }
     ext_append_unique(all, &n, g_loader_extensions, (uint32_t)LOADER_EXTENSION_COUNT);
     ext_append_unique(all, &n, layer_exts, layer_ext_count);
     r = copy_out_extensions(all, n, pPropertyCount, pProperties);
@@ -553,6 +576,14 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
     /* Every requested extension must come from the loader or at least one driver. */
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++) {
         const char *e = inst->enabled_extensions[i];
+        if (!is_loader_extension(e) && !vkl_layer_chain_has_extension(inst, e) &&
+            !vkl_gen_instance_extension_known(e) && !inst_ext_filter_disabled()) {
+            vkl_log(&inst->log, VKL_LOG_ERROR,
+                    "vkCreateInstance: extension %s not found in the list of known instance extensions (set "
+                    "VK_LOADER_DISABLE_INST_EXT_FILTER=1 to use a driver's unknown extension) [RULE_INST_EXT_FILTER]",
+                    e);
+            return VK_ERROR_EXTENSION_NOT_PRESENT;
+        }
         if (!is_loader_extension(e) && !any_driver_has(inst, e) && !vkl_layer_chain_has_extension(inst, e)) {
             vkl_log(&inst->log, VKL_LOG_ERROR,
                     "vkCreateInstance: extension %s is not supported by the loader or any driver", e);

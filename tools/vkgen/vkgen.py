@@ -270,6 +270,7 @@ class Registry:
         self.names = {}  # name -> NameInfo, for names required by a feature or an enabled extension
         self.features = {}  # feature name -> [command names]
         self.extensions = {}  # enabled extension name -> [command names]
+        self.instance_extensions = set()  # names of the enabled instance extensions (the known list)
         for f in root.findall("feature"):
             if not _api_ok(f):
                 continue
@@ -298,6 +299,8 @@ class Registry:
                         raise GenError("extension %s: unknown platform %s" % (e.get("name"), platform))
                     protect = self.platforms[platform]
                 lst = self.extensions.setdefault(e.get("name"), [])
+                if e.get("type") == "instance":
+                    self.instance_extensions.add(e.get("name"))
                 for req in e.findall("require"):
                     if not _api_ok(req):
                         continue
@@ -540,6 +543,7 @@ def emit_header(m):
     o("#ifndef VKL_GEN_DISPATCH_H")
     o("#define VKL_GEN_DISPATCH_H")
     o()
+    o("#include <stdbool.h>")
     o("#include <stddef.h>")
     o("#include <stdint.h>")
     o("#include <string.h>")
@@ -571,6 +575,8 @@ def emit_header(m):
     o("    ((uint32_t)(sizeof(struct vkl_gen_device_dispatch) / sizeof(PFN_vkVoidFunction)))")
     o("uint32_t vkl_gen_instance_dispatch_slots(void);")
     o("uint32_t vkl_gen_device_dispatch_slots(void);")
+    o("/* Whether vk.xml defines `name` as an instance extension of Vulkan (the loader's known list). */")
+    o("bool vkl_gen_instance_extension_known(const char *name);")
     o()
     o("/* Zeroes *t, then queries every slot through gipa (canonical name first, then each alias until")
     o(" * one is non-NULL). Global commands are always queried with VK_NULL_HANDLE (the only instance")
@@ -689,9 +695,26 @@ def emit_fill_lines(c, fn, handle):
 
 def emit_dispatch_c(m):
     o = Out("vkl_gen_dispatch.c")
+    o("#include <stdlib.h>")
     o("#include <string.h>")
     o()
     o('#include "loader/internal/handles.h"')
+    o()
+    o("/* Every instance extension vk.xml defines for Vulkan, sorted (the loader's known list). */")
+    o("static const char *const known_instance_extensions[] = {")
+    for name in sorted(m.reg.instance_extensions):
+        o('    "%s",' % name)
+    o("};")
+    o()
+    o("static int cmp_name(const void *key, const void *elem) {")
+    o("    return strcmp((const char *)key, *(const char *const *)elem);")
+    o("}")
+    o()
+    o("bool vkl_gen_instance_extension_known(const char *name) {")
+    o("    return name != NULL && bsearch(name, known_instance_extensions,")
+    o("                                   sizeof(known_instance_extensions) / sizeof(known_instance_extensions[0]),")
+    o("                                   sizeof(known_instance_extensions[0]), cmp_name) != NULL;")
+    o("}")
     o()
     o("uint32_t vkl_gen_instance_dispatch_slots(void) { return VKL_GEN_INSTANCE_DISPATCH_SLOTS; }")
     o("uint32_t vkl_gen_device_dispatch_slots(void) { return VKL_GEN_DEVICE_DISPATCH_SLOTS; }")

@@ -117,6 +117,13 @@ class FixtureSemanticsTest(unittest.TestCase):
         self.assertRegex(t, r'\{"vkSetInstanceTagFIXTURE", VKL_GEN_CMD_INSTANCE, \d, 1,')
         self.assertRegex(t, r'\{"vkEnumeratePhysicalDevices", VKL_GEN_CMD_INSTANCE, \d, 0,')
 
+    def test_known_instance_extensions(self):
+        # Instance extensions of Vulkan only: not device ones, not disabled ones.
+        self.assertEqual(sorted(self.m.reg.instance_extensions),
+                         ["VK_EXT_debug_utils", "VK_FIXTURE_instance_tag", "VK_KHR_get_physical_device_properties2",
+                          "VK_KHR_surface", "VK_KHR_xcb_surface"])
+        self.assertIn('"VK_KHR_surface",', self.files["vkl_gen_dispatch.c"])
+
     def test_result_values(self):
         # VkResult names and values: core, promoted (feature <enum> with extnumber), extension
         # (number of the enclosing <extension>, dir="-" negates), disabled extensions skipped.

@@ -246,6 +246,60 @@ TEST(Instance, ExtensionsAggregatedWithoutDuplicates) {
     EXPECT_EQ(names.count(e), 1u) << e << "\n" << r.Describe();
 }
 
+// RULE_INST_EXT_FILTER: a driver's instance extension that vk.xml does not define is hidden from
+// vkEnumerateInstanceExtensionProperties and refused by vkCreateInstance, unless
+// VK_LOADER_DISABLE_INST_EXT_FILTER holds a non-zero number; then it is listed, accepted and reaches
+// the driver. Known extensions are unaffected either way.
+class InstanceExtensionFilter : public ::testing::TestWithParam<const char*> {};  // the variable's value
+
+TEST_P(InstanceExtensionFilter, UnknownDriverExtension) {
+  VKT_POLICY("RULE_INST_EXT_FILTER");
+  const std::string value = GetParam();
+  const bool disabled = !value.empty() && value != "0";
+  const char kUnknown[] = "VK_EXT_mock_not_in_the_registry";
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_surface", kUnknown}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  if (!value.empty()) s.SetEnv("VK_LOADER_DISABLE_INST_EXT_FILTER", value);
+  ProbeResult r = RunProbe(s, {"instance-extensions", std::string("create-instance:ext=") + kUnknown,
+                               "destroy-instance", "create-instance:ext=VK_KHR_surface", "destroy-instance"});
+  Json list = r.Step("instance-extensions")["extensions"];
+  std::set<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) names.insert(list[i]["name"].str());
+  EXPECT_EQ(names.count(kUnknown), disabled ? 1u : 0u) << r.Describe();
+  EXPECT_EQ(names.count("VK_KHR_surface"), 1u) << r.Describe();
+  EXPECT_EQ(r.Step("create-instance", 0)["result"].str(), disabled ? "VK_SUCCESS" : "VK_ERROR_EXTENSION_NOT_PRESENT")
+      << r.Describe();
+  EXPECT_EQ(r.Step("create-instance", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
+  // Only with the filter off does the driver see the unknown extension.
+  bool driver_got = false;
+  for (const Json& c : s.CallsTo("a", "vkCreateInstance"))
+    for (const std::string& e : c["extensions"].strings()) driver_got = driver_got || e == kUnknown;
+  EXPECT_EQ(driver_got, disabled) << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Instance, InstanceExtensionFilter, ::testing::Values("", "0", "1", "2"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           return std::string(i.param[0] ? std::string("value_") + i.param : "unset");
+                         });
+
+// The loader's own instance extensions come in the Khronos loader's order, after the drivers'.
+TEST(Instance, LoaderExtensionsInTheKhronosOrder) {
+  VKT_POLICY("RULE_INST_EXT_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_surface"}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"instance-extensions"});
+  Json list = r.Step("instance-extensions")["extensions"];
+  Names order;
+  for (size_t i = 0; i < list.size(); ++i) order.push_back(list[i]["name"].str());
+  auto pos = [&](const char* n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
+  ASSERT_LT(pos("VK_EXT_debug_report"), static_cast<long>(order.size())) << r.Describe();
+  EXPECT_LT(pos("VK_KHR_surface"), pos("VK_EXT_debug_report")) << r.Describe();
+  EXPECT_LT(pos("VK_EXT_debug_report"), pos("VK_EXT_debug_utils")) << r.Describe();
+  EXPECT_LT(pos("VK_EXT_debug_utils"), pos("VK_KHR_portability_enumeration")) << r.Describe();
+}
+
 // ---- portability enumeration ---------------------------------------------------------------------
 
 class Portability : public ::testing::Test {

@@ -2,6 +2,7 @@
 #ifndef VKL_GEN_DISPATCH_H
 #define VKL_GEN_DISPATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -50,6 +51,8 @@ struct vkl_gen_device_dispatch {
     ((uint32_t)(sizeof(struct vkl_gen_device_dispatch) / sizeof(PFN_vkVoidFunction)))
 uint32_t vkl_gen_instance_dispatch_slots(void);
 uint32_t vkl_gen_device_dispatch_slots(void);
+/* Whether vk.xml defines `name` as an instance extension of Vulkan (the loader's known list). */
+bool vkl_gen_instance_extension_known(const char *name);
 
 /* Zeroes *t, then queries every slot through gipa (canonical name first, then each alias until
  * one is non-NULL). Global commands are always queried with VK_NULL_HANDLE (the only instance
