@@ -19,14 +19,16 @@ struct level_word {
     uint32_t bits;
 };
 
-/* The documented VK_LOADER_DEBUG words ([Arch] "Table of Debug Environment Variables", [Dbg]
- * "Loader Logging"). The Khronos loader matches any prefix of these (strncmp with the token length)
- * and also takes perf/implem/icd (spec §1.5, Appendix A.6); the documents list whole words only, so
- * we take whole words only and ignore everything else. */
+/* VK_LOADER_DEBUG: the documented words ([Arch] "Table of Debug Environment Variables", [Dbg]
+ * "Loader Logging": error, warn, info, debug, layer, driver, all) plus what the Khronos loader also
+ * takes (spec §1.5), so that a setting that works there works here: any prefix of a word ("e",
+ * "err", "w", "a"), tried in the Khronos loader's order (so "d" is debug, "i" info), and the
+ * undocumented perf and the driver aliases implem and icd. A token longer than every word it
+ * starts, an upper-case or space-padded token, is ignored. */
 static const struct level_word k_level_words[] = {
-    {"error", VKL_LOG_ERROR}, {"warn", VKL_LOG_WARN},   {"info", VKL_LOG_INFO},
-    {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER}, {"driver", VKL_LOG_DRIVER},
-    {"all", VKL_LOG_ALL},
+    {"all", VKL_LOG_ALL},     {"warn", VKL_LOG_WARN},   {"info", VKL_LOG_INFO},     {"perf", VKL_LOG_PERF},
+    {"error", VKL_LOG_ERROR}, {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER},   {"driver", VKL_LOG_DRIVER},
+    {"implem", VKL_LOG_DRIVER}, {"icd", VKL_LOG_DRIVER},
 };
 
 uint32_t vkl_log_parse_level(const char *value, size_t len) {
@@ -39,7 +41,7 @@ uint32_t vkl_log_parse_level(const char *value, size_t len) {
         size_t word_len = end - start;
         for (size_t i = 0; word_len > 0 && i < sizeof(k_level_words) / sizeof(k_level_words[0]);
              i++) {
-            if (strlen(k_level_words[i].word) == word_len &&
+            if (word_len <= strlen(k_level_words[i].word) &&
                 memcmp(k_level_words[i].word, value + start, word_len) == 0) {
                 level |= k_level_words[i].bits;
                 break;

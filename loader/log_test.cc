@@ -48,17 +48,27 @@ TEST(LogParseLevel, CommaSeparatedAndEmptyWords) {
     EXPECT_EQ(Parse(","), 0u);
 }
 
-TEST(LogParseLevel, ExactWordsOnlyUnknownIgnored) {
-    // Documents list whole words; Khronos' prefix matching and perf/implem/icd aliases are not
-    // taken.
-    EXPECT_EQ(Parse("err"), 0u);
-    EXPECT_EQ(Parse("e"), 0u);
-    EXPECT_EQ(Parse("a"), 0u);
+TEST(LogParseLevel, KhronosWordsPrefixesAndAliases) {
+    // As the Khronos loader: any prefix of a word, in its order (all, warn, info, perf, error,
+    // debug, layer, driver|implem|icd), and the undocumented perf / implem / icd.
+    EXPECT_EQ(Parse("err"), VKL_LOG_ERROR);
+    EXPECT_EQ(Parse("e"), VKL_LOG_ERROR);
+    EXPECT_EQ(Parse("a"), VKL_LOG_ALL);
+    EXPECT_EQ(Parse("w,i"), VKL_LOG_WARN | VKL_LOG_INFO);
+    EXPECT_EQ(Parse("d"), VKL_LOG_DEBUG);  // debug comes before driver
+    EXPECT_EQ(Parse("dr"), VKL_LOG_DRIVER);
+    EXPECT_EQ(Parse("l"), VKL_LOG_LAYER);
+    EXPECT_EQ(Parse("perf"), VKL_LOG_PERF);
+    EXPECT_EQ(Parse("icd"), VKL_LOG_DRIVER);
+    EXPECT_EQ(Parse("implem"), VKL_LOG_DRIVER);
+    EXPECT_EQ(Parse("imp"), VKL_LOG_DRIVER);
+}
+
+TEST(LogParseLevel, LongerUpperCaseOrPaddedTokensIgnored) {
     EXPECT_EQ(Parse("errors"), 0u);
-    EXPECT_EQ(Parse("perf"), 0u);
-    EXPECT_EQ(Parse("icd,implem"), 0u);
     EXPECT_EQ(Parse("ERROR"), 0u);
     EXPECT_EQ(Parse(" error"), 0u);
+    EXPECT_EQ(Parse("x"), 0u);
     EXPECT_EQ(Parse("bogus,warn,xyz"), VKL_LOG_WARN);
 }
 

@@ -300,6 +300,42 @@ TEST(Instance, LoaderExtensionsInTheKhronosOrder) {
   EXPECT_LT(pos("VK_EXT_debug_utils"), pos("VK_KHR_portability_enumeration")) << r.Describe();
 }
 
+// VK_LOADER_DEBUG takes the words the Khronos loader takes: prefixes ("e", "err"), "a" for all, in
+// its order; a word that turns on no error bit prints no ERROR line.
+struct DebugWordCase {
+  const char* value;
+  bool error_line;
+};
+class LoaderDebugWords : public ::testing::TestWithParam<DebugWordCase> {};
+
+TEST_P(LoaderDebugWords, ErrorLineOfAMissingLayer) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.SetEnv("VK_LOADER_DEBUG", GetParam().value);
+  ProbeResult r = CreateAndEnumerate(s, "layers=VK_LAYER_MOCK_not_installed");
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
+  // An ERROR header: "[Vulkan Loader] ERROR" (ours, the documented shape) or "ERROR:" at the start of
+  // the line (the Khronos loader 1.3.239's older shape).
+  bool error_line = false;
+  for (const std::string& l : r.LogLines("ERROR"))
+    error_line = error_line || l.rfind("[Vulkan Loader] ERROR", 0) == 0 || l.rfind("ERROR:", 0) == 0;
+  EXPECT_EQ(error_line, GetParam().error_line) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Instance, LoaderDebugWords,
+                         ::testing::Values(DebugWordCase{"error", true}, DebugWordCase{"err", true},
+                                           DebugWordCase{"e", true}, DebugWordCase{"a", true},
+                                           DebugWordCase{"warn,e", true}, DebugWordCase{"w", false},
+                                           DebugWordCase{"errors", false}),
+                         [](const ::testing::TestParamInfo<DebugWordCase>& i) {
+                           std::string n = std::string("v_") + i.param.value;
+                           for (char& c : n)
+                             if (c == ',') c = '_';
+                           return n;
+                         });
+
 // ---- portability enumeration ---------------------------------------------------------------------
 
 class Portability : public ::testing::Test {
