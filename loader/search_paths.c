@@ -266,6 +266,7 @@ static bool listed_before(const struct vkl_strlist *list, size_t n, const char *
 static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct search_kind *k,
                                    struct vkl_strlist *out, size_t checked, char *path) {
     if (listed_before(out, checked, path)) {
+        vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
         free(path);
         return VK_SUCCESS;
     }
@@ -276,7 +277,10 @@ static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct 
 
 static VkResult add_manifest(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
                              const char *path) {
-    if (listed_before(out, out->count, path)) return VK_SUCCESS;
+    if (listed_before(out, out->count, path)) {
+        vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
+        return VK_SUCCESS;
+    }
     VkResult r = vkl_strlist_append(out, path);
     if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: found manifest %s", k->what, path);
     return r;
@@ -317,14 +321,19 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         goto out;
     }
 
+    /* Every directory searched is named, in search order, so "why is my driver not found" can be
+     * answered from the log (VK_LOADER_DEBUG=driver / layer). */
+    vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: searching %s%s%s", k->what, entry, from_env ? " from " : "",
+            from_env ? from_env : "");
     dir = opendir(entry);
     if (dir == NULL) {
-        /* Non-existent directories are silently skipped (spec §1.2 item 4,
-         * RULE_DRV_SEARCH_DIR_SCAN); only a directory the user named in a variable earns a DEBUG
-         * line. */
+        /* Non-existent directories are skipped (spec §1.2 item 4, RULE_DRV_SEARCH_DIR_SCAN). */
+        int e = errno;
         if (from_env != NULL)
             vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env,
-                    entry, strerror(errno), k->rule);
+                    entry, strerror(e), k->rule);
+        else
+            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping directory %s (%s)", k->what, entry, strerror(e));
         goto out;
     }
     for (;;) {
@@ -357,6 +366,8 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
             r = add_manifest_owned(log, k, out, checked, full);
             full = NULL;
             if (r != VK_SUCCESS) goto out;
+        } else {
+            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (not a regular file)", k->what, full);
         }
         free(full);
         full = NULL;

@@ -233,9 +233,20 @@ TEST_F(DriverSearch, DefaultLocationsInOrderSortedWithinDirectory) {
             found = true;
     EXPECT_TRUE(found);
     EXPECT_TRUE(Lines(VKL_LOG_WARN | VKL_LOG_INFO | VKL_LOG_ERROR).empty());
-    // missing default directories (home/.local/share/... exists, cd1... exist, xdg homes unset)
-    // are skipped without a line: every DEBUG line is a "found manifest" line
-    for (auto &l : dbg) EXPECT_EQ(l.rfind("driver search: found manifest ", 0), 0u) << l;
+    // Every directory searched is named before what it holds ("searching", then "found manifest"
+    // or "skipping" lines), missing ones included: the DEBUG log is the whole search.
+    size_t searching = 0, home_dir = dbg.size(), a_json = dbg.size();
+    for (size_t i = 0; i < dbg.size(); i++) {
+        const std::string &l = dbg[i];
+        bool known = l.rfind("driver search: searching ", 0) == 0 || l.rfind("driver search: found manifest ", 0) == 0 ||
+                     l.rfind("driver search: skipping ", 0) == 0;
+        EXPECT_TRUE(known) << l;
+        if (l.rfind("driver search: searching ", 0) == 0) searching++;
+        if (l == "driver search: searching " + root_ + "/home/.config/vulkan/icd.d") home_dir = i;
+        if (l == "driver search: found manifest " + root_ + "/home/.config/vulkan/icd.d/a.json") a_json = i;
+    }
+    EXPECT_LT(home_dir, a_json);
+    EXPECT_GE(searching, 6u);  // home config, cd1, cd2, SYSCONFDIR, home data, dd1 at least
 }
 
 TEST_F(DriverSearch, XdgHomesOverrideHome) {
@@ -303,10 +314,12 @@ TEST_F(DriverSearch, MissingEntries) {
     Set("VK_DRIVER_FILES", root_ + "/nope.json:" + root_ + "/nodir:" + a + ":" + a);
     EXPECT_EQ(Search(false), (Strings{a}));  // duplicates collapse
     Strings dbg = Lines(VKL_LOG_DEBUG);
-    ASSERT_EQ(dbg.size(), 2u);
-    EXPECT_EQ(dbg[0], "driver search VK_DRIVER_FILES: skipping directory " + root_ +
+    ASSERT_EQ(dbg.size(), 4u);
+    EXPECT_EQ(dbg[0], "driver search: searching " + root_ + "/nodir from VK_DRIVER_FILES");
+    EXPECT_EQ(dbg[1], "driver search VK_DRIVER_FILES: skipping directory " + root_ +
                           "/nodir (No such file or directory) [RULE_DRV_SEARCH_DIR_SCAN]");
-    EXPECT_EQ(dbg[1], "driver search: found manifest " + a);
+    EXPECT_EQ(dbg[2], "driver search: found manifest " + a);
+    EXPECT_EQ(dbg[3], "driver search: skipping " + a + " (already found)");
     Strings warn = Lines(VKL_LOG_WARN);
     ASSERT_EQ(warn.size(), 1u);
     EXPECT_EQ(warn[0], "driver search VK_DRIVER_FILES: manifest " + root_ +

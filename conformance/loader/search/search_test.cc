@@ -217,6 +217,40 @@ TEST(DriverSearch, Order) {
   }
 }
 
+// With VK_LOADER_DEBUG=driver the log names every directory searched, in search order, whether it
+// holds a manifest, is empty or does not exist, and then the manifest found: a user asking "why is
+// my driver not found" sees the whole search.
+TEST(DriverSearch, DebugLogNamesEveryDirectoryInOrder) {
+  VKT_POLICY("RULE_DRV_SEARCH_ORDER", "RULE_LOG_FORMAT");
+  VKT_REQUIRE_ISOLATION();
+  Sandbox s;
+  AddNamedDriver(s, "d");
+  const std::string manifest = s.WriteDriverManifest(Location::kXdgDataHome, "d");
+  std::vector<std::string> dirs = {s.IcdDir(Location::kXdgConfigHome), s.IcdDir(Location::kXdgConfigDirs, 0),
+                                   s.IcdDir(Location::kXdgConfigDirs, 1), "/etc/vulkan/icd.d",
+                                   s.IcdDir(Location::kXdgDataHome), s.IcdDir(Location::kXdgDataDirs, 0),
+                                   s.IcdDir(Location::kXdgDataDirs, 1)};
+  s.SetEnv("VK_LOADER_DEBUG", "driver");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"d-dev"}) << r.Describe();
+  size_t last = 0;
+  for (const std::string& d : dirs) {
+    // The directory's own mention (a path followed by the end of the line or by a space), not the
+    // manifest path that starts with it.
+    size_t pos = last;
+    for (;;) {
+      pos = r.err.find(d, pos);
+      if (pos == std::string::npos) break;
+      char next = pos + d.size() < r.err.size() ? r.err[pos + d.size()] : '\n';
+      if (next == '\n' || next == ' ') break;
+      pos += d.size();
+    }
+    ASSERT_NE(pos, std::string::npos) << d << " never named after the previous directory\n" << r.err;
+    last = pos;
+  }
+  EXPECT_NE(r.err.find(manifest), std::string::npos) << r.err;
+}
+
 TEST(DriverSearch, NonJsonFilesIgnored) {
   VKT_POLICY("RULE_DRV_SEARCH_DIR_SCAN", "LDP_DRIVER_4");
   Sandbox s;
