@@ -287,8 +287,8 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice,
                                                          const VkDeviceCreateInfo *pCreateInfo,
                                                          const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
-    if (physicalDevice == VK_NULL_HANDLE || pCreateInfo == NULL || pDevice == NULL)
-        return VK_ERROR_INITIALIZATION_FAILED;
+    vkl_check_physical_device(physicalDevice, "vkCreateDevice");
+    if (pCreateInfo == NULL || pDevice == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     /* A count with no array (or a NULL name in it) names nothing that exists: refused as the
      * Vulkan specification's result for a missing extension, never dereferenced. Device layers are
      * deprecated and ignored, so their array is never read. */
@@ -466,7 +466,7 @@ VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhysicalDevice pd,
                                                                                const char *pLayerName, uint32_t *pCount,
                                                                                VkExtensionProperties *pProps) {
-    if (pd == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
+    vkl_check_physical_device(pd, "vkEnumerateDeviceExtensionProperties");
     if (pCount == NULL) return vkl_null_count("vkEnumerateDeviceExtensionProperties");
     if (pLayerName != NULL && pLayerName[0] == '\0') pLayerName = NULL; /* "" is no layer name */
     if (pLayerName != NULL) {
@@ -507,7 +507,7 @@ VkResult vkl_term_EnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceLayerProperties(VkPhysicalDevice pd, uint32_t *pCount,
                                                                            VkLayerProperties *pProps) {
-    if (pd == VK_NULL_HANDLE) return VK_ERROR_INITIALIZATION_FAILED;
+    vkl_check_physical_device(pd, "vkEnumerateDeviceLayerProperties");
     if (pCount == NULL) return vkl_null_count("vkEnumerateDeviceLayerProperties");
     /* Device layers are deprecated: the answer is the instance's active layers ([Lyr]). */
     const struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)pd)->instance;

@@ -452,6 +452,36 @@ PFN_vkVoidFunction vkl_term_global_proc(const char *name) {
     return NULL;
 }
 
+/* ---- handle validation ---- */
+
+/* A live loader instance's first word is its dispatch: the terminators' table, or its own chain
+ * table (the second is recognised by address, without reading past the first word). */
+static bool instance_valid(VkInstance instance) {
+    if (instance == VK_NULL_HANDLE) return false;
+    const struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    const void *d = *(const void *const *)(const void *)instance;
+    return d == (const void *)&vkl_gen_terminators || d == (const void *)&inst->chain_disp;
+}
+
+static _Noreturn void invalid_handle(const char *cmd, const char *param) {
+    char line[512];
+    snprintf(line, sizeof line, "[Vulkan Loader] ERROR:          %s: Invalid %s [VUID-%s-%s-parameter]\n", cmd,
+             param, cmd, param);
+    fputs(line, stderr);
+    fflush(stderr);
+    abort();
+}
+
+void vkl_check_instance(VkInstance instance, const char *cmd) {
+    if (!instance_valid(instance)) invalid_handle(cmd, "instance");
+}
+
+void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {
+    const struct vkl_physdev_tramp *t = (const struct vkl_physdev_tramp *)(const void *)physicalDevice;
+    if (t == NULL || !instance_valid((VkInstance)(void *)t->instance) || t->disp != t->instance->disp)
+        invalid_handle(cmd, "physicalDevice");
+}
+
 static void instance_free(struct vkl_instance *inst) {
     struct vkl_alloc a = inst->alloc;
     for (struct vkl_physdev *p = inst->physdevs, *n; p != NULL; p = n) {
@@ -755,6 +785,7 @@ void vkl_term_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks *pAllocator) {
     if (instance == VK_NULL_HANDLE) return;
+    vkl_check_instance(instance, "vkDestroyInstance");
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     inst->in_create_or_destroy = true;
     vkl_log(&inst->log, VKL_LOG_DEBUG, "vkDestroyInstance: destroying instance %p", (void *)inst);

@@ -494,7 +494,8 @@ static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice ne
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,
                                                                      VkPhysicalDevice *pDevices) {
-    if (instance == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    vkl_check_instance(instance, "vkEnumeratePhysicalDevices");
+    if (pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     VkResult r = inst->disp->EnumeratePhysicalDevices(inst->chain_handle, pCount, pDevices);
     if (pDevices == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
@@ -647,7 +648,8 @@ out:
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *pCount,
                                                                           VkPhysicalDeviceGroupProperties *pGroups) {
-    if (instance == VK_NULL_HANDLE || pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    vkl_check_instance(instance, "vkEnumeratePhysicalDeviceGroups");
+    if (pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     VkResult r = inst->disp->EnumeratePhysicalDeviceGroups(inst->chain_handle, pCount, pGroups);
     if (pGroups == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;

@@ -1064,6 +1064,47 @@ static void step_robust(const char *which) {
   obj_end();
 }
 
+/* bad-handle:CMD -- CMD called with a dispatchable handle the loader never made (a zeroed, readable
+ * 256-byte object); emits {"step":"bad-handle","command":CMD} and flushes first, then calls: a
+ * loader that validates the handle ends the process (the test reads its exit status and stderr);
+ * "returned" follows only when the call came back. Commands: vkDestroyInstance,
+ * vkEnumeratePhysicalDevices, vkEnumeratePhysicalDeviceGroups (instance), vkCreateDevice,
+ * vkEnumerateDeviceExtensionProperties, vkEnumerateDeviceLayerProperties (physical device). */
+static void step_bad_handle(const char *cmd) {
+  static _Alignas(16) unsigned char bogus[256];
+  memset(bogus, 0, sizeof bogus);
+  obj_begin("bad-handle");
+  kv_str("command", cmd ? cmd : "");
+  obj_end();
+  fflush(stdout);
+  VkInstance inst = (VkInstance)(void *)bogus;
+  VkPhysicalDevice pd = (VkPhysicalDevice)(void *)bogus;
+  uint32_t n = 0;
+  VkResult r = VK_SUCCESS;
+  const char *c = cmd ? cmd : "";
+  if (strcmp(c, "vkDestroyInstance") == 0) {
+    ((PFN_vkDestroyInstance)dlsym(g_loader, c))(inst, NULL);
+  } else if (strcmp(c, "vkEnumeratePhysicalDevices") == 0) {
+    r = ((PFN_vkEnumeratePhysicalDevices)dlsym(g_loader, c))(inst, &n, NULL);
+  } else if (strcmp(c, "vkEnumeratePhysicalDeviceGroups") == 0) {
+    r = ((PFN_vkEnumeratePhysicalDeviceGroups)dlsym(g_loader, c))(inst, &n, NULL);
+  } else if (strcmp(c, "vkCreateDevice") == 0) {
+    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    VkDevice dev = VK_NULL_HANDLE;
+    r = ((PFN_vkCreateDevice)dlsym(g_loader, c))(pd, &ci, NULL, &dev);
+  } else if (strcmp(c, "vkEnumerateDeviceExtensionProperties") == 0) {
+    r = ((PFN_vkEnumerateDeviceExtensionProperties)dlsym(g_loader, c))(pd, NULL, &n, NULL);
+  } else if (strcmp(c, "vkEnumerateDeviceLayerProperties") == 0) {
+    r = ((PFN_vkEnumerateDeviceLayerProperties)dlsym(g_loader, c))(pd, &n, NULL);
+  } else {
+    emit_error("bad-handle", "unknown command");
+    return;
+  }
+  obj_begin("bad-handle-returned");
+  kv_result("returned", r);
+  obj_end();
+}
+
 /* The driver's own vkGetDeviceProcAddr, found without the loader's help. */
 static PFN_vkGetDeviceProcAddr driver_gdpa(int driver) {
   void *h = dlopen(g_driver_libs[driver], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
@@ -1789,7 +1830,7 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
-      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust"};
+      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -1830,6 +1871,8 @@ int main(int argc, char **argv) {
       step_messenger();
     } else if (is_step("robust", s, &arg)) {
       step_robust(arg);
+    } else if (is_step("bad-handle", s, &arg)) {
+      step_bad_handle(arg);
     } else if (is_step("create-instance", s, &arg)) {
       copy = arg ? strdup(arg) : NULL;
       step_create_instance(copy);

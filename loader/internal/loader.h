@@ -214,6 +214,12 @@ bool vkl_layer_chain_check_instance(VkInstance *pInstance);
 /* instance.c: the global commands below every layer (vkl_term_GetInstanceProcAddr asked with a
  * NULL instance, or any instance, for vkEnumerateInstance*); NULL for other names. */
 PFN_vkVoidFunction vkl_term_global_proc(const char *name);
+/* Handle validation in the hand-written trampolines where the Khronos loader checks (never in the
+ * generated ones: their cost stays at the floor). An invalid dispatchable handle ends the process
+ * with "<cmd>: Invalid <param> [VUID-<cmd>-<param>-parameter]" on stderr, whatever VK_LOADER_DEBUG
+ * says (instance.c). */
+void vkl_check_instance(VkInstance instance, const char *cmd);
+void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd);
 VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd, const VkDeviceCreateInfo *ci,
                                        const VkAllocationCallbacks *pAllocator, VkDevice *pDevice);
 bool vkl_layer_chain_check_device(VkDevice *pDevice);

@@ -67,5 +67,39 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// Invalid dispatchable handles (issue 14): where the Khronos loader validates a handle, an invalid
+// one ends the process with one line naming the command, the parameter and its Valid Usage ID
+// ("vkEnumeratePhysicalDevices: Invalid instance [VUID-vkEnumeratePhysicalDevices-instance-parameter]"),
+// whatever VK_LOADER_DEBUG says, instead of crashing somewhere deep.
+struct BadHandleCase {
+  const char* command;
+  const char* param;
+};
+class BadHandle : public ::testing::TestWithParam<BadHandleCase> {};
+
+TEST_P(BadHandle, EndsTheProcessNamingTheVuid) {
+  VKT_POLICY("RULE_HANDLE_VALIDATION");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {std::string("bad-handle:") + GetParam().command});
+  ASSERT_TRUE(r.Step("bad-handle").valid()) << r.Describe();
+  EXPECT_FALSE(r.Step("bad-handle-returned").valid()) << "the call came back\n" << r.Describe();
+  EXPECT_EQ(r.exit_status, 128 + 6) << "want SIGABRT\n" << r.Describe();
+  const std::string want = std::string(GetParam().command) + ": Invalid " + GetParam().param + " [VUID-" +
+                           GetParam().command + "-" + GetParam().param + "-parameter]";
+  EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n" << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Instance, BadHandle,
+    ::testing::Values(BadHandleCase{"vkDestroyInstance", "instance"},
+                      BadHandleCase{"vkEnumeratePhysicalDevices", "instance"},
+                      BadHandleCase{"vkEnumeratePhysicalDeviceGroups", "instance"},
+                      BadHandleCase{"vkCreateDevice", "physicalDevice"},
+                      BadHandleCase{"vkEnumerateDeviceExtensionProperties", "physicalDevice"},
+                      BadHandleCase{"vkEnumerateDeviceLayerProperties", "physicalDevice"}),
+    [](const ::testing::TestParamInfo<BadHandleCase>& i) { return std::string(i.param.command); });
+
 }  // namespace
 }  // namespace vkt
