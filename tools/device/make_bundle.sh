@@ -5,6 +5,7 @@
 #   libvulkan.so.1            our loader (ldp-check's LDP_DRIVER_1 runs drivers through it)
 #   libmock_icd_v7.so         ldp-check's LDP_DRIVER_1 partner driver (its default --mock)
 #   compute_smoke             the compute smoke test (instance, device, dispatch)
+#   vkprobe                   the conformance suite's scripted client (apiVersion checks and the like)
 #   libcjson.so.1             the one dependency of all of the above beyond glibc and the C++ runtime
 #   libvulkan_khronos.so.1    Debian's Khronos loader, for comparison (when installed here)
 #   cxxrt/                    libstdc++.so.6, libgcc_s.so.1 (ldp-check and compute_smoke are linked by
@@ -25,20 +26,20 @@ cd "$top"
 # shellcheck disable=SC2086
 bz() { bazel ${BAZEL_STARTUP:-} "$@"; }
 targets=(//loader:libvulkan.so.1 //conformance/real:compute_smoke //conformance/driver:ldp-check
-         //mock_icd:libmock_icd_v7.so //mock_icd:libmock_icd_v7_exports.so)
+         //mock_icd:libmock_icd_v7.so //mock_icd:libmock_icd_v7_exports.so //conformance/framework:vkprobe)
 # shellcheck disable=SC2086
 bz build ${BAZEL_FLAGS:-} "${targets[@]}" 2>&1 | grep -v 'linux-sandbox' | grep -E '^(ERROR|FAILED)' || true
 # shellcheck disable=SC2086
 bin=$(bz info ${BAZEL_FLAGS:-} bazel-bin 2>/dev/null)
 for f in loader/libvulkan.so.1 conformance/real/compute_smoke conformance/driver/ldp-check \
-         mock_icd/libmock_icd_v7.so mock_icd/libmock_icd_v7_exports.so; do
+         mock_icd/libmock_icd_v7.so mock_icd/libmock_icd_v7_exports.so conformance/framework/vkprobe; do
   [ -f "$bin/$f" ] || { echo "make_bundle: $bin/$f was not built" >&2; exit 1; }
 done
 lib=/usr/lib/x86_64-linux-gnu
 rm -rf "$out"
 mkdir -p "$out/mock" "$out/glvnd" "$out/cxxrt"
 cp "$bin/loader/libvulkan.so.1" "$bin/conformance/real/compute_smoke" "$bin/conformance/driver/ldp-check" \
-   "$bin/mock_icd/libmock_icd_v7.so" "$out/"
+   "$bin/mock_icd/libmock_icd_v7.so" "$bin/conformance/framework/vkprobe" "$out/"
 cp -L "$lib/libcjson.so.1" "$out/"
 [ -f "$lib/libvulkan.so.1" ] && cp -L "$lib/libvulkan.so.1" "$out/libvulkan_khronos.so.1"
 cp -L "$lib/libstdc++.so.6" "$lib/libgcc_s.so.1" "$out/cxxrt/"
