@@ -602,6 +602,38 @@ TEST(LdpCheckCli, HelpAndUsageErrors) {
   EXPECT_NE(missing.err.find("/nonexistent/driver.json: No such file or directory"), std::string::npos) << missing.err;
 }
 
+// An installation without the companions LDP_DRIVER_1 needs (the reference loader, the mock ICD):
+// an error of the run (exit 2, both named), not a not-testable-here verdict with exit 0. Leaving
+// LDP_DRIVER_1 out runs the rest as usual.
+TEST(LdpCheckCli, MissingCompanionsAreAnError) {
+  VKT_POLICY("LDP_DRIVER_1");
+  vkt::Sandbox sb;
+  const std::string dir = sb.root() + "/companions";
+  vkt::MakeDirs(dir);
+  const std::string manifest = dir + "/mock.json";
+  sb.WriteFile(manifest, "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                             vkt::Runfile("mock_icd/libmock_icd_v7.so") + "\", \"api_version\": \"1.3.0\"}}");
+  // No runfiles to find them in: the companions are missing.
+  const std::map<std::string, std::string> env = {{"RUNFILES_DIR", dir + "/none"}, {"TEST_SRCDIR", dir + "/none"}};
+  LdpRun all = LdpCheck({manifest}, false, true, env);
+  EXPECT_EQ(all.exit_status, 2) << all.Describe();
+  EXPECT_NE(all.err.find("LDP_DRIVER_1 needs the reference loader"), std::string::npos) << all.err;
+  EXPECT_NE(all.err.find("the loader and the mock ICD not found"), std::string::npos) << all.err;
+  LdpRun some = LdpCheck({"--check=LDP_DRIVER_4", manifest}, true, true, env);
+  EXPECT_EQ(some.exit_status, 0) << some.Describe();
+  EXPECT_EQ(some.verdict["LDP_DRIVER_4"], "pass") << some.Describe();
+  // A --loader / --mock that does not exist is a usage error too (and never a crash of the checker).
+  LdpRun bad_loader = LdpCheck({"--loader=" + dir + "/no-libvulkan.so.1", manifest}, false, true, env);
+  EXPECT_EQ(bad_loader.exit_status, 2) << bad_loader.Describe();
+  EXPECT_NE(bad_loader.err.find("no such file"), std::string::npos) << bad_loader.err;
+  LdpRun bad_mock = LdpCheck({"--mock=" + dir + "/no-mock.so", manifest}, false, true, env);
+  EXPECT_EQ(bad_mock.exit_status, 2) << bad_mock.Describe();
+  // With the companions given, LDP_DRIVER_1 runs.
+  LdpRun given = LdpCheck({"--check=LDP_DRIVER_1", manifest}, true, false, env);
+  EXPECT_NE(given.exit_status, 2) << given.Describe();
+  EXPECT_NE(given.verdict["LDP_DRIVER_1"], "not-testable-here") << given.Describe();
+}
+
 TEST(LdpCheckCli, UnreadableAndUnloadable) {
   VKT_POLICY("LDP_DRIVER_4");
   vkt::Sandbox sb;

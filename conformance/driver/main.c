@@ -734,8 +734,7 @@ int main(int argc, char **argv) {
     if (loader != NULL) {
         if (!file_exists(loader)) {
             fprintf(stderr, "%s: --loader=%s: no such file\n", g_prog, loader);
-            free(manifests);
-            return finish(2);
+            return finish(2); /* finish() frees the manifest list */
         }
         opt.loader_path = g_loader_path = realpath(loader, real) ? xstrdup(real) : xstrdup(loader);
     } else {
@@ -744,12 +743,27 @@ int main(int argc, char **argv) {
     if (mock != NULL) {
         if (!file_exists(mock)) {
             fprintf(stderr, "%s: --mock=%s: no such file\n", g_prog, mock);
-            free(manifests);
-            return finish(2);
+            return finish(2); /* finish() frees the manifest list */
         }
         opt.mock_path = g_mock_path = realpath(mock, real) ? xstrdup(real) : xstrdup(mock);
     } else {
         opt.mock_path = g_mock_path = find_companion(argv[0], "libmock_icd_v7.so", "mock_icd/libmock_icd_v7.so");
+    }
+    /* LDP_DRIVER_1 runs the driver beside the mock ICD through the reference loader: when either
+     * companion is missing (an incomplete installation), that is an error of the run, not a
+     * driver verdict. */
+    bool coexistence = false;
+    for (size_t k = 0; k < ldp_check_count; k++)
+        coexistence = coexistence || (selected[k] && strcmp(ldp_checks[k].id, "LDP_DRIVER_1") == 0);
+    if (coexistence && (opt.loader_path == NULL || opt.mock_path == NULL)) {
+        fprintf(stderr,
+                "%s: LDP_DRIVER_1 needs the reference loader (libvulkan.so.1) and the mock ICD (libmock_icd_v7.so); "
+                "%s%s%s not found beside %s or in its runfiles: give --loader=PATH / --mock=PATH, reinstall, or leave "
+                "LDP_DRIVER_1 out with --check\n",
+                g_prog, opt.loader_path == NULL ? "the loader" : "",
+                opt.loader_path == NULL && opt.mock_path == NULL ? " and " : "",
+                opt.mock_path == NULL ? "the mock ICD" : "", g_exe_dir[0] ? g_exe_dir : "the program");
+        return finish(2); /* finish() frees the manifest list */
     }
     struct ldp_registry reg;
     char err[1200];
