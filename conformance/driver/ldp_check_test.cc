@@ -49,6 +49,25 @@ std::string Slurp(const std::string& path) {
   return s.str();
 }
 
+// Starts `argv` with stdout and stderr redirected to `out` / `err` and `env` added, in a process
+// group of its own when `own_group`; the child's pid, or -1 when fork fails.
+pid_t SpawnWithOutput(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                      const std::string& out, const std::string& err, bool own_group) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (own_group) setpgid(0, 0);
+    if (freopen(out.c_str(), "w", stdout) == nullptr || freopen(err.c_str(), "w", stderr) == nullptr) _exit(126);
+    for (const auto& kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  if (pid > 0 && own_group) setpgid(pid, pid);
+  return pid;
+}
+
 // Runs ldp-check with `args` (plus --loader/--mock unless `raw`) and collects its output.
 LdpRun LdpCheck(const std::vector<std::string>& args, bool json = true, bool raw = false,
              const std::map<std::string, std::string>& env = {}) {
@@ -64,19 +83,7 @@ LdpRun LdpCheck(const std::vector<std::string>& args, bool json = true, bool raw
   }
   if (json) argv.push_back("--format=json");
   for (const auto& a : args) argv.push_back(a);
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE* o = freopen(out_path.c_str(), "w", stdout);
-    FILE* e = freopen(err_path.c_str(), "w", stderr);
-    (void)o;
-    (void)e;
-    for (const auto& kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    execv(cargv[0], cargv.data());
-    _exit(127);
-  }
+  pid_t pid = SpawnWithOutput(argv, env, out_path, err_path, false);
   int status = 0;
   waitpid(pid, &status, 0);
   LdpRun r;
@@ -916,24 +923,12 @@ Bounded RunLdpCheckBounded(const std::vector<std::string>& args, const std::map<
                                    "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=10"};
   for (const auto& a : args) argv.push_back(a);
   auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    if (freopen((base + ".out").c_str(), "w", stdout) == nullptr || freopen((base + ".err").c_str(), "w", stderr) == nullptr)
-      _exit(126);
-    for (const auto& kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    execv(cargv[0], cargv.data());
-    _exit(127);
-  }
+  pid_t pid = SpawnWithOutput(argv, env, base + ".out", base + ".err", true);
   Bounded r;
   if (pid < 0) {
     ADD_FAILURE() << "fork: " << strerror(errno);
     return r;
   }
-  setpgid(pid, pid);
   int st = 0;
   for (;;) {
     pid_t w = waitpid(pid, &st, WNOHANG);

@@ -134,4 +134,17 @@ std::string MakeProbeCopy(const std::string& dir, Privilege p, std::string* erro
   return probe;
 }
 
+bool MakeElevatedProbes(const std::string& dir, ElevatedProbes* out, std::string* error) {
+  out->setuid_probe = MakeProbeCopy(dir, Privilege::kSetuid, error);
+  if (out->setuid_probe.empty()) return false;
+  out->plain_probe = MakeProbeCopy(dir, Privilege::kNormal, error);
+  if (out->plain_probe.empty()) return false;
+  out->loader = dir + "/libvulkan.so.1";
+  if (!CopyFileMode(LoaderPath(), out->loader, 0755)) {
+    *error = "cannot copy the loader to " + out->loader;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace vkt

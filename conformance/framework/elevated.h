@@ -43,6 +43,14 @@ std::string ElevationUnavailableReason();
 // empty string with `error` set.
 std::string MakeProbeCopy(const std::string& dir, Privilege p, std::string* error);
 
+// What a real set-uid run needs in the public directory `dir`: a set-uid probe, a plain probe (the
+// control run) and a copy of the loader under test (<dir>/libvulkan.so.1). False with `error` set
+// when one of them cannot be made.
+struct ElevatedProbes {
+  std::string setuid_probe, plain_probe, loader;
+};
+bool MakeElevatedProbes(const std::string& dir, ElevatedProbes* out, std::string* error);
+
 }  // namespace vkt
 
 #endif  // VKT_FRAMEWORK_ELEVATED_H_

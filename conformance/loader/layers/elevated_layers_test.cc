@@ -43,12 +43,11 @@ TEST_P(ElevatedLayers, UserControlledLayerChoiceIgnored) {
   const std::string dir = pub.path();
 
   std::string error;
-  const std::string probe = MakeProbeCopy(dir, Privilege::kSetuid, &error);
-  ASSERT_FALSE(probe.empty()) << error;
-  const std::string plain = MakeProbeCopy(dir, Privilege::kNormal, &error);
-  ASSERT_FALSE(plain.empty()) << error;
-  const std::string loader = dir + "/libvulkan.so.1";
-  ASSERT_TRUE(CopyFileMode(LoaderPath(), loader, 0755));
+  ElevatedProbes copies;
+  ASSERT_TRUE(MakeElevatedProbes(dir, &copies, &error)) << error;
+  const std::string& probe = copies.setuid_probe;
+  const std::string& plain = copies.plain_probe;
+  const std::string& loader = copies.loader;
 
   Sandbox s;
   // The driver: a system manifest pointing into the public directory.

@@ -141,12 +141,11 @@ TEST(InstanceLayersImplicitElevated, IgnoredWhenElevated) {
   ASSERT_FALSE(pub.path().empty());
   const std::string dir = pub.path();
   std::string error;
-  const std::string setuid_probe = MakeProbeCopy(dir, Privilege::kSetuid, &error);
-  ASSERT_FALSE(setuid_probe.empty()) << error;
-  const std::string plain_probe = MakeProbeCopy(dir, Privilege::kNormal, &error);
-  ASSERT_FALSE(plain_probe.empty()) << error;
-  const std::string loader = dir + "/libvulkan.so.1";
-  ASSERT_TRUE(CopyFileMode(LoaderPath(), loader, 0755));
+  ElevatedProbes copies;
+  ASSERT_TRUE(MakeElevatedProbes(dir, &copies, &error)) << error;
+  const std::string& setuid_probe = copies.setuid_probe;
+  const std::string& plain_probe = copies.plain_probe;
+  const std::string& loader = copies.loader;
 
   Sandbox s;
   MakeDirs(dir + "/drv");
