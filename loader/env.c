@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "loader/internal/log.h"
 
@@ -65,23 +66,45 @@ bool vkl_env_is_secure_var(const char *name) {
     return name != NULL && find_secure(name, NULL) != NULL;
 }
 
+/* True when secure_getenv() hides variables in this process: the first variable of the
+ * environment is visible to getenv() but not to secure_getenv(). This is what makes our view of
+ * elevation agree with glibc's (and with a test framework that interposes secure_getenv). */
+static bool secure_getenv_hides(void) {
+    extern char **environ;
+    if (environ == NULL || environ[0] == NULL) return false;
+    const char *eq = strchr(environ[0], '=');
+    if (eq == NULL || eq == environ[0]) return false;
+    char name[256];
+    size_t n = (size_t)(eq - environ[0]);
+    if (n >= sizeof(name)) return false;
+    memcpy(name, environ[0], n);
+    name[n] = '\0';
+    return getenv(name) != NULL && secure_getenv(name) == NULL;
+}
+
 bool vkl_env_is_elevated(void) {
     int forced = atomic_load(&g_elevated_override);
     if (forced >= 0) return forced != 0;
     /* The kernel sets AT_SECURE for set-uid/set-gid execs, file capabilities and LSM requests;
-     * glibc's secure_getenv keys off the same flag (spec §2.1). */
-    return getauxval(AT_SECURE) != 0;
+     * glibc's secure_getenv keys off the same flag (spec §2.1). The effective/real id comparison
+     * is the Khronos loader's fallback test; both are asked so that a process whose ids differ
+     * (or an interposer that says so) is treated as elevated too. */
+    return getauxval(AT_SECURE) != 0 || geteuid() != getuid() || getegid() != getgid() ||
+           secure_getenv_hides();
 }
 
 const char *vkl_getenv(const char *name) {
     if (name == NULL) return NULL;
     const char *value = getenv(name);
-    /* Unset, or not elevated: nothing to hide (checked before the table scan, which every
-     * discovery would otherwise pay for each of the dozen variables it reads). */
-    if (value == NULL || !vkl_env_is_elevated()) return value;
+    /* Unset: nothing to hide. Ordinary variables are read with getenv; the ones elevation hides
+     * (the table) through secure_getenv, so an interposer sees the same calls as with the Khronos
+     * loader. */
+    if (value == NULL) return NULL;
     size_t index = 0;
     const struct secure_var *sv = find_secure(name, &index);
     if (sv == NULL) return value;
+    const char *secure = secure_getenv(name);
+    if (secure != NULL && !vkl_env_is_elevated()) return secure;
 
     /* LDP_LOADER_13 / LLP_LOADER_13: no user-defined paths or filters when elevated. */
     if (!atomic_exchange(&g_logged[index], true)) {

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "loader/internal/env.h"
 #include "loader/internal/filter.h"
@@ -86,13 +85,10 @@ static void capture_emit(void *ctx, uint32_t flags, const char *line) {
     if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
 }
 
-static struct vkl_driver *cache_lookup(const char *path, const struct stat *st) {
+static struct vkl_driver *cache_lookup(const char *path, const struct vkl_file_id *id) {
     for (struct vkl_driver *d = g_drivers; d != NULL; d = d->next) {
         if (d->stale || strcmp(d->manifest_path, path) != 0) continue;
-        if (d->st_dev == (uint64_t)st->st_dev && d->st_ino == (uint64_t)st->st_ino &&
-            d->st_size == (uint64_t)st->st_size &&
-            d->st_mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec)
-            return d;
+        if (vkl_file_id_equal(&d->manifest_id, id)) return d;
         /* Same path, different file or content: this entry is out of date. */
         d->stale = true;
     }
@@ -110,35 +106,28 @@ static void library_identity(struct vkl_driver *d) {
         d->lib_path = strdup(lm->l_name);
     else if (d->manifest.library_path != NULL && strchr(d->manifest.library_path, '/') != NULL)
         d->lib_path = strdup(d->manifest.library_path);
-    struct stat st;
-    if (d->lib_path == NULL || stat(d->lib_path, &st) != 0) return;
+    if (d->lib_path == NULL || !vkl_file_identity(d->lib_path, VKL_FILE_MISSING, &d->lib_id)) return;
     d->lib_stat_ok = true;
-    d->lib_dev = (uint64_t)st.st_dev;
-    d->lib_ino = (uint64_t)st.st_ino;
-    d->lib_size = (uint64_t)st.st_size;
-    d->lib_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 /* False when the library was replaced, changed, removed or (after a failed load) appeared. A
  * library found through dlopen's search path that never loaded cannot be checked (no path). */
 static bool library_unchanged(const struct vkl_driver *d) {
     if (!d->load_attempted || d->lib_path == NULL) return true;
-    struct stat st;
-    bool ok = stat(d->lib_path, &st) == 0;
+    struct vkl_file_id id;
+    bool ok = vkl_file_identity(d->lib_path, VKL_FILE_MISSING, &id);
     if (ok != d->lib_stat_ok) return false;
-    return !ok || (d->lib_dev == (uint64_t)st.st_dev && d->lib_ino == (uint64_t)st.st_ino &&
-                   d->lib_size == (uint64_t)st.st_size &&
-                   d->lib_mtime_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+    return !ok || vkl_file_id_equal(&d->lib_id, &id);
 }
 
 static struct vkl_driver *driver_scan(const struct vkl_log_sink *log, const char *path) {
-    struct stat st;
-    if (stat(path, &st) != 0) {
+    struct vkl_file_id id;
+    if (!vkl_file_identity(path, VKL_FILE_MISSING, &id)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: cannot be read [LDP_DRIVER_4]",
                 path);
         return NULL;
     }
-    struct vkl_driver *d = cache_lookup(path, &st);
+    struct vkl_driver *d = cache_lookup(path, &id);
     if (d != NULL && !library_unchanged(d)) {
         /* The library changed on disk: re-read the manifest and reopen the library. An entry no
          * instance holds is closed first, so dlopen maps the new file rather than returning the
@@ -159,16 +148,14 @@ static struct vkl_driver *driver_scan(const struct vkl_log_sink *log, const char
         free(d);
         return NULL;
     }
-    d->st_dev = (uint64_t)st.st_dev;
-    d->st_ino = (uint64_t)st.st_ino;
-    d->st_size = (uint64_t)st.st_size;
-    d->st_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    d->manifest_id = id;
 
     struct capture cap = {.fwd = log};
     struct vkl_log_sink capture_sink = {.emit = capture_emit, .ctx = &cap};
     char *buf = NULL;
     size_t len = 0;
-    VkResult r = vkl_read_file(path, &buf, &len);
+    /* The identity recorded is the one of the bytes actually parsed. */
+    VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &d->manifest_id);
     if (r != VK_SUCCESS) {
         vkl_log(&capture_sink, VKL_LOG_ERROR | VKL_LOG_DRIVER,
                 "driver manifest %s: cannot be read [LDP_DRIVER_4]", path);
@@ -391,13 +378,12 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
         out->drivers[out->count++] = d;
     }
     /* Drop cache entries whose manifest vanished or changed and nobody uses any more. A manifest
-     * that vanished is never looked up again by path (driver_scan stops at its failed stat, and a
-     * search that no longer lists it never asks), so check every entry's file here: one stat per
-     * cached manifest. Entries still in use are only marked; the last release frees them. */
+     * that vanished is never looked up again by path (driver_scan stops at its failed identity check, and a
+     * search that no longer lists it never asks), so check every entry's file here: one access()
+     * per cached manifest. Entries still in use are only marked; the last release frees them. */
     for (struct vkl_driver *d = g_drivers, *n; d != NULL; d = n) {
         n = d->next;
-        struct stat st;
-        if (!d->stale && stat(d->manifest_path, &st) != 0) d->stale = true;
+        if (!d->stale && !vkl_file_exists(d->manifest_path)) d->stale = true;
         if (d->stale && d->refs == 0) cache_unlink_free(d);
     }
 out:

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "loader/internal/env.h"
+#include "loader/internal/fileio.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/manifest.h"
 #include "loader/internal/search_paths.h"
@@ -34,8 +34,7 @@ struct layer_file {
     bool stale;
     bool implicit;
     char *path;
-    uint64_t st_dev, st_ino, st_size;
-    int64_t st_mtime_ns;
+    struct vkl_file_id id;
     bool ok;
     char *error; /* first WARN/ERROR/INFO line of the parse, re-emitted to later callers */
     uint32_t error_flags;
@@ -147,19 +146,14 @@ static void capture_emit(void *ctx, uint32_t flags, const char *line) {
     if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
 }
 
-static int64_t mtime_ns(const struct stat *st) {
-    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
 /* Called with g_layer_lock held. Returns a referenced entry, or NULL (unreadable / OOM). */
 static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit) {
-    struct stat st;
-    if (stat(path, &st) != 0) return NULL;
+    struct vkl_file_id id;
+    if (!vkl_file_identity(path, VKL_FILE_MISSING, &id)) return NULL;
     uint64_t hash = str_hash(path, strlen(path));
     for (struct layer_file *f = g_buckets[hash % LAYER_BUCKETS]; f != NULL; f = f->hnext) {
         if (f->stale || f->implicit != implicit || f->hash != hash || strcmp(f->path, path) != 0) continue;
-        if (f->st_dev == (uint64_t)st.st_dev && f->st_ino == (uint64_t)st.st_ino &&
-            f->st_size == (uint64_t)st.st_size && f->st_mtime_ns == mtime_ns(&st)) {
+        if (vkl_file_id_equal(&f->id, &id)) {
             /* A rejected file's line is repeated to every caller; warnings about single layers of
              * an accepted file were logged once, at parse time. */
             if (!f->ok && f->error != NULL) vkl_log(log, f->error_flags, "%s", f->error);
@@ -176,15 +170,12 @@ static struct layer_file *file_get(const struct vkl_log_sink *log, const char *p
         return NULL;
     }
     f->implicit = implicit;
-    f->st_dev = (uint64_t)st.st_dev;
-    f->st_ino = (uint64_t)st.st_ino;
-    f->st_size = (uint64_t)st.st_size;
-    f->st_mtime_ns = mtime_ns(&st);
+    f->id = id;
     struct capture cap = {.fwd = log};
     struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
     char *buf = NULL;
     size_t len = 0;
-    VkResult r = vkl_read_file(path, &buf, &len);
+    VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &f->id);
     if (r != VK_SUCCESS) {
         vkl_log(&sink, VKL_LOG_WARN | CAT, "layer manifest %s: cannot be read; file skipped [LLP_LAYER_6]", path);
     } else {
@@ -552,8 +543,7 @@ out:
      * old entry, and the pre-instance library it keeps open, behind until exit. */
     for (struct layer_file *f = g_files, *n; f != NULL; f = n) {
         n = f->next;
-        struct stat st;
-        if (!f->stale && stat(f->path, &st) != 0) f->stale = true;
+        if (!f->stale && !vkl_file_exists(f->path)) f->stale = true;
         if (f->stale && f->refs == 0) cache_unlink_free(f);
     }
     pthread_mutex_unlock(&g_layer_lock);

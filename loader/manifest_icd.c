@@ -24,6 +24,7 @@
 
 #include "loader/internal/json.h"
 #include "loader/internal/manifest.h"
+#include "loader/internal/fileio.h"
 
 #define MALFORMED VK_ERROR_INITIALIZATION_FAILED
 #define INCOMPATIBLE VK_ERROR_INCOMPATIBLE_DRIVER
@@ -283,74 +284,5 @@ out:
 }
 
 VkResult vkl_read_file(const char *path, char **out_buf, size_t *out_len) {
-    VkResult result = VK_ERROR_INITIALIZATION_FAILED;
-    int fd = -1;
-    char *buf = NULL;
-    struct stat st;
-
-    if (out_buf) *out_buf = NULL;
-    if (out_len) *out_len = 0;
-    if (path == NULL || out_buf == NULL || out_len == NULL) {
-        errno = EINVAL;
-        goto out;
-    }
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) goto out;
-    if (fstat(fd, &st) != 0) goto out;
-    if (!S_ISREG(st.st_mode)) {
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        goto out;
-    }
-    if ((unsigned long long)st.st_size > VKL_MANIFEST_MAX_SIZE) {
-        errno = EFBIG;
-        goto out;
-    }
-    /* Read up to the cap + 1 byte whatever st_size said (the file may grow under us). */
-    size_t cap = (size_t)st.st_size + 1, len = 0;
-    buf = malloc(cap + 1);
-    if (buf == NULL) {
-        result = VK_ERROR_OUT_OF_HOST_MEMORY;
-        goto out;
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap > VKL_MANIFEST_MAX_SIZE) {
-                errno = EFBIG;
-                goto out;
-            }
-            size_t ncap = cap * 2 > VKL_MANIFEST_MAX_SIZE + 1 ? VKL_MANIFEST_MAX_SIZE + 1 : cap * 2;
-            char *nbuf = realloc(buf, ncap + 1);
-            if (nbuf == NULL) {
-                result = VK_ERROR_OUT_OF_HOST_MEMORY;
-                goto out;
-            }
-            buf = nbuf;
-            cap = ncap;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            goto out;
-        }
-        if (n == 0) break;
-        len += (size_t)n;
-    }
-    if (len > VKL_MANIFEST_MAX_SIZE) {
-        errno = EFBIG;
-        goto out;
-    }
-    buf[len] = '\0';
-    *out_buf = buf;
-    *out_len = len;
-    buf = NULL;
-    result = VK_SUCCESS;
-
-out:
-    free(buf);
-    if (fd >= 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-    }
-    return result;
+    return vkl_file_read(path, VKL_FILE_MISSING, VKL_MANIFEST_MAX_SIZE, out_buf, out_len, NULL);
 }

@@ -3,16 +3,15 @@
  */
 #include "loader/internal/search_paths.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "loader/internal/env.h"
+#include "loader/internal/fileio.h"
 
 VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl_strlist *out) {
     size_t before = out->count;
@@ -240,10 +239,6 @@ static bool ends_with_json(const char *s) {
     return n >= 5 && strcmp(s + n - 5, ".json") == 0; /* case-sensitive, as Khronos is_json */
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* What a search is for: the log category, the words of its lines and the rule they cite. */
 struct search_kind {
     uint32_t cat;
@@ -302,16 +297,14 @@ VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const c
 static VkResult search_entry(const struct vkl_log_sink *log, const struct search_kind *k, const char *entry,
                              const char *from_env, struct vkl_strlist *out) {
     VkResult r = VK_SUCCESS;
-    DIR *dir = NULL;
-    struct vkl_strlist names = VKL_STRLIST_INIT;
+    struct vkl_dir_list names = {0};
     char *full = NULL;
-    struct stat st;
 
     if (ends_with_json(entry)) {
         /* spec §1.2 item 4: an entry ending in ".json" is one manifest file */
-        int rc = stat(entry, &st);
-        if (rc != 0 || !S_ISREG(st.st_mode)) {
-            const char *why = rc != 0 ? strerror(errno) : "not a regular file";
+        enum vkl_file_kind kind = vkl_file_kind(entry);
+        if (kind != VKL_FILE_REGULAR) {
+            const char *why = kind == VKL_FILE_MISSING ? strerror(errno) : "not a regular file";
             if (from_env != NULL)
                 vkl_log(log, VKL_LOG_WARN | k->cat, "%s %s: manifest %s: cannot be used (%s) [%s]", k->what,
                         from_env, entry, why, k->rule);
@@ -325,10 +318,13 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
      * answered from the log (VK_LOADER_DEBUG=driver / layer). */
     vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: searching %s%s%s", k->what, entry, from_env ? " from " : "",
             from_env ? from_env : "");
-    dir = opendir(entry);
-    if (dir == NULL) {
+    /* [Drv]: the order within a directory is readdir's ("random"); the listing is sorted, which
+     * makes it deterministic. */
+    r = vkl_dir_list(entry, ".json", &names);
+    if (r == VK_ERROR_INITIALIZATION_FAILED) {
         /* Non-existent directories are skipped (spec §1.2 item 4, RULE_DRV_SEARCH_DIR_SCAN). */
         int e = errno;
+        r = VK_SUCCESS;
         if (from_env != NULL)
             vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env,
                     entry, strerror(e), k->rule);
@@ -336,22 +332,13 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
             vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping directory %s (%s)", k->what, entry, strerror(e));
         goto out;
     }
-    for (;;) {
-        errno = 0;
-        struct dirent *de = readdir(dir);
-        if (de == NULL) break;
-        if (!ends_with_json(de->d_name)) continue;
-        if ((r = vkl_strlist_append(&names, de->d_name)) != VK_SUCCESS) goto out;
-    }
-    /* [Drv]: the order within a directory is readdir's ("random"); sorting makes it deterministic.
-     */
-    if (names.count > 1) qsort(names.items, names.count, sizeof(char *), cmp_str);
+    if (r != VK_SUCCESS) goto out;
 
     size_t elen = strlen(entry);
     bool slash = elen > 0 && entry[elen - 1] == '/';
     size_t checked = out->count; /* found before this directory */
     for (size_t i = 0; i < names.count; i++) {
-        size_t nlen = strlen(names.items[i]);
+        size_t nlen = strlen(names.items[i].name);
         full = malloc(elen + 1 + nlen + 1);
         if (full == NULL) {
             r = VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -360,9 +347,12 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         size_t pos = elen;
         memcpy(full, entry, elen);
         if (!slash) full[pos++] = '/';
-        memcpy(full + pos, names.items[i], nlen + 1);
-        /* directories (or dangling links) named *.json are not manifests */
-        if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+        memcpy(full + pos, names.items[i].name, nlen + 1);
+        /* directories, FIFOs and dangling links named *.json are not manifests; a symbolic link
+         * (or a file system without d_type) is classified without blocking */
+        enum vkl_file_kind kind = names.items[i].kind;
+        if (kind == VKL_FILE_MISSING) kind = vkl_file_kind(full);
+        if (kind == VKL_FILE_REGULAR) {
             r = add_manifest_owned(log, k, out, checked, full);
             full = NULL;
             if (r != VK_SUCCESS) goto out;
@@ -375,8 +365,7 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
 
 out:
     free(full);
-    if (dir) closedir(dir);
-    vkl_strlist_finish(&names);
+    vkl_dir_list_free(&names);
     return r;
 }
 

@@ -19,6 +19,7 @@
 #include <vulkan/vk_icd.h>
 #include <vulkan/vulkan.h>
 
+#include "loader/internal/fileio.h"
 #include "loader/internal/handles.h"
 #include "loader/vkl_gen_results.h"
 #include "loader/internal/layer.h"
@@ -58,8 +59,7 @@ struct vkl_driver {
     bool stale;                   /* manifest changed or vanished: freed when refs drops to 0 */
     /* manifest identity, for "do not re-parse unchanged manifests" */
     char *manifest_path;
-    uint64_t st_dev, st_ino, st_size;
-    int64_t st_mtime_ns;
+    struct vkl_file_id manifest_id;
     bool manifest_ok;             /* parsed and accepted */
     char *manifest_error;         /* the log line re-emitted to each new instance when !manifest_ok */
     uint32_t manifest_error_flags;
@@ -71,8 +71,7 @@ struct vkl_driver {
      * it has a '/'): a library replaced on disk makes the entry stale, like a changed manifest */
     char *lib_path;
     bool lib_stat_ok;
-    uint64_t lib_dev, lib_ino, lib_size;
-    int64_t lib_mtime_ns;
+    struct vkl_file_id lib_id;
     uint32_t interface_version;
     PFN_vkGetInstanceProcAddr gipa; /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
     PFN_vk_icdGetPhysicalDeviceProcAddr gpdpa; /* only used for interface >= 4 */

@@ -1,0 +1,157 @@
+// The loader under test reaches its files only through calls an interposing test framework sees
+// (opendir/readdir, access, fopen) and its view of elevation agrees with secure_getenv: run it
+// with libvkt_fsshim.so preloaded (conformance/framework/fsshim.c), which maps the fixed system
+// directories and a fake $HOME to per-test folders, and check that the loader finds exactly the
+// fake files and nothing of the host (no mount namespace: the host's own drivers and layers in
+// /usr/share/vulkan are in plain view unless the shim hides them).
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+#include "conformance/loader/layers/layers_common.h"
+
+namespace vkt {
+namespace {
+
+using Names = std::vector<std::string>;
+
+// The fixed roots a Linux loader searches (spec §1.2); each is mapped to <sandbox>/fs/<tag>.
+const char* const kRoots[][2] = {
+    {"/etc/vulkan", "etc_vulkan"},
+    {"/etc/xdg/vulkan", "etc_xdg_vulkan"},
+    {"/usr/local/etc/vulkan", "usr_local_etc_vulkan"},
+    {"/usr/local/share/vulkan", "usr_local_share_vulkan"},
+    {"/usr/share/vulkan", "usr_share_vulkan"},
+};
+// A $HOME that does not exist on any host: only the shim can make it exist.
+const char kFakeHome[] = "/vkt-fsshim-home";
+
+class FsShim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string map;
+    for (const auto& r : kRoots) {
+      std::string backing = s_.root() + "/fs/" + r[1];
+      MakeDirs(backing);
+      map += std::string(r[0]) + "=" + backing + ";";
+    }
+    MakeDirs(s_.root() + "/fs/home");
+    map += std::string(kFakeHome) + "=" + s_.root() + "/fs/home";
+    s_.SetEnv("LD_PRELOAD", Runfile("conformance/framework/libvkt_fsshim.so"));
+    s_.SetEnv("VKT_FSSHIM_MAP", map);
+    s_.SetEnv("VKT_FSSHIM_LOG", log_path());
+    s_.SetEnv("HOME", kFakeHome);
+    for (const char* v : {"XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS"})
+      s_.UnsetEnv(v);
+  }
+
+  std::string log_path() const { return s_.root() + "/fsshim.log"; }
+  // Backing folder of a path as the loader sees it (one of kRoots or kFakeHome).
+  std::string Backing(const std::string& fake) const {
+    for (const auto& r : kRoots) {
+      std::string root = r[0];
+      if (fake.compare(0, root.size(), root) == 0) return s_.root() + "/fs/" + r[1] + fake.substr(root.size());
+    }
+    std::string home = kFakeHome;
+    if (fake.compare(0, home.size(), home) == 0) return s_.root() + "/fs/home" + fake.substr(home.size());
+    ADD_FAILURE() << "not a mapped path: " << fake;
+    return s_.root() + "/unmapped";
+  }
+  // Writes driver `name`'s manifest at the fake directory `dir` (absolute library path).
+  void FakeDriver(const std::string& dir, const std::string& name) {
+    AddNamedDriver(s_, name);
+    s_.WriteFile(Backing(dir + "/" + name + ".json"), s_.ManifestFor(name).ToJson());
+  }
+  void FakeLayer(const std::string& dir, const std::string& name, bool implicit) {
+    const Layer& l = s_.AddLayer(name, "v2_gpdpa");
+    std::string members = implicit ? DisableEnv(name) : std::string();
+    s_.WriteFile(Backing(dir + "/" + name + ".json"),
+                 LayerManifest("1.2.1", {LayerObject(name, l.library, members)}));
+  }
+  ProbeResult Run(const std::vector<std::string>& steps) {
+    ProbeOptions o;
+    o.isolate = false;  // the shim, not a mount namespace, is what hides the host
+    return RunProbe(s_, steps, o);
+  }
+  // "CALL PATH" lines the shim logged.
+  std::vector<std::string> ShimCalls() const {
+    std::vector<std::string> out;
+    std::ifstream in(log_path());
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+  bool ShimSaw(const std::string& call, const std::string& path) const {
+    for (const std::string& l : ShimCalls())
+      if (l == call + " " + path) return true;
+    return false;
+  }
+
+  Sandbox s_;
+};
+
+TEST_F(FsShim, DriversFoundOnlyInTheFakeSystemDirectories) {
+  VKT_POLICY("LDP_LOADER_2", "RULE_DRV_SEARCH_ORDER");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsa");
+  FakeDriver("/etc/vulkan/icd.d", "fsb");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  // Exactly the two fake drivers: the host's drivers (lavapipe in /usr/share/vulkan/icd.d) are
+  // behind the shim's mapping.
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"fsa-dev", "fsb-dev"})) << r.Describe();
+  // The manifests were read through fopen, the directory listed through opendir.
+  EXPECT_TRUE(ShimSaw("opendir", "/usr/share/vulkan/icd.d")) << ReadFileText(log_path());
+  EXPECT_TRUE(ShimSaw("fopen", "/usr/share/vulkan/icd.d/fsa.json")) << ReadFileText(log_path());
+  EXPECT_TRUE(ShimSaw("fopen", "/etc/vulkan/icd.d/fsb.json")) << ReadFileText(log_path());
+}
+
+TEST_F(FsShim, LayersFoundOnlyInTheFakeSystemDirectories) {
+  VKT_POLICY("LLP_LOADER_1");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsdrv");
+  FakeLayer("/usr/share/vulkan/explicit_layer.d", "VK_LAYER_VKT_fs_explicit", false);
+  FakeLayer("/etc/vulkan/implicit_layer.d", "VK_LAYER_VKT_fs_implicit", true);
+  ProbeResult r = Run({"instance-layers", "create-instance", "destroy-instance"});
+  // Exactly the two fake layers: none of the host's (Mesa device-select, validation, ...).
+  EXPECT_EQ(Sorted(LayerNames(r)), (Names{"VK_LAYER_VKT_fs_explicit", "VK_LAYER_VKT_fs_implicit"}))
+      << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_TRUE(ShimSaw("fopen", "/etc/vulkan/implicit_layer.d/VK_LAYER_VKT_fs_implicit.json"))
+      << ReadFileText(log_path());
+}
+
+TEST_F(FsShim, UserDirectoryBelowFakeHomeFound) {
+  VKT_POLICY("LDP_LOADER_2", "RULE_DRV_SEARCH_ORDER");
+  FakeDriver(std::string(kFakeHome) + "/.local/share/vulkan/icd.d", "fshome");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(r.DeviceNames(), Names{"fshome-dev"}) << r.Describe();
+}
+
+TEST_F(FsShim, ElevationFakedThroughSecureGetenvHidesUserDirectories) {
+  VKT_POLICY("LDP_LOADER_13", "RULE_ENV_ELEVATED");
+  FakeDriver(std::string(kFakeHome) + "/.local/share/vulkan/icd.d", "fsuser");
+  FakeDriver("/usr/share/vulkan/icd.d", "fssys");
+  s_.SetEnv("VKT_FSSHIM_ELEVATED", "1");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  // HOME is read through secure_getenv, which the shim answers with NULL: only the system
+  // directory's driver is found.
+  EXPECT_EQ(r.DeviceNames(), Names{"fssys-dev"}) << r.Describe();
+}
+
+TEST_F(FsShim, ElevationFakedHidesDriverEnvironmentVariables) {
+  VKT_POLICY("LDP_LOADER_13");
+  FakeDriver("/usr/share/vulkan/icd.d", "fssys2");
+  AddNamedDriver(s_, "fsenv");
+  std::string loose = s_.root() + "/loose/fsenv.json";
+  s_.WriteFile(loose, s_.ManifestFor("fsenv").ToJson());
+  s_.SetEnv("VK_DRIVER_FILES", loose);
+  s_.SetEnv("VKT_FSSHIM_ELEVATED", "1");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(r.DeviceNames(), Names{"fssys2-dev"}) << r.Describe();
+  s_.UnsetEnv("VKT_FSSHIM_ELEVATED");
+  ProbeResult plain = Run({"create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(plain.DeviceNames(), Names{"fsenv-dev"}) << plain.Describe();
+}
+
+}  // namespace
+}  // namespace vkt

@@ -1,0 +1,223 @@
+/* The loader's file access (internal/fileio.h): opendir/readdir, access, fopen + fstat(fileno). */
+#include "loader/internal/fileio.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool vkl_file_exists(const char *path) { return path != NULL && access(path, F_OK) == 0; }
+
+static enum vkl_file_kind kind_of_mode(mode_t mode) {
+    if (S_ISREG(mode)) return VKL_FILE_REGULAR;
+    if (S_ISDIR(mode)) return VKL_FILE_DIRECTORY;
+    return VKL_FILE_OTHER;
+}
+
+enum vkl_file_kind vkl_file_kind(const char *path) {
+    if (path == NULL || path[0] == '\0') {
+        errno = ENOENT;
+        return VKL_FILE_MISSING;
+    }
+    /* The probe: O_NONBLOCK so a FIFO without a writer cannot block us; the descriptor is only
+     * fstat()ed, never read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0) {
+        struct stat st;
+        enum vkl_file_kind k = fstat(fd, &st) == 0 ? kind_of_mode(st.st_mode) : VKL_FILE_OTHER;
+        close(fd);
+        return k;
+    }
+    int saved = errno;
+    /* Not openable here: unreadable, or a path only an interposer knows. Ask the calls an
+     * interposer sees. */
+    DIR *d = opendir(path);
+    if (d != NULL) {
+        closedir(d);
+        return VKL_FILE_DIRECTORY;
+    }
+    if (access(path, F_OK) == 0) return VKL_FILE_REGULAR; /* fopen + fstat decide */
+    errno = saved;
+    return VKL_FILE_MISSING;
+}
+
+/* fopen()s a path known or probed to be a regular file; *st is the open stream's status. */
+static FILE *open_regular(const char *path, enum vkl_file_kind known, struct stat *st) {
+    if (path == NULL) {
+        errno = EINVAL;
+        return NULL;
+    }
+    enum vkl_file_kind k = known == VKL_FILE_REGULAR ? VKL_FILE_REGULAR : vkl_file_kind(path);
+    if (k == VKL_FILE_MISSING) return NULL;
+    if (k != VKL_FILE_REGULAR) {
+        errno = k == VKL_FILE_DIRECTORY ? EISDIR : EINVAL;
+        return NULL;
+    }
+    FILE *f = fopen(path, "re");
+    if (f == NULL) return NULL;
+    if (fstat(fileno(f), st) != 0 || !S_ISREG(st->st_mode)) {
+        int e = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+        fclose(f);
+        errno = e;
+        return NULL;
+    }
+    return f;
+}
+
+static void fill_id(const struct stat *st, struct vkl_file_id *out) {
+    out->dev = (uint64_t)st->st_dev;
+    out->ino = (uint64_t)st->st_ino;
+    out->size = (uint64_t)st->st_size;
+    out->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_file_id *out) {
+    struct stat st;
+    FILE *f = open_regular(path, known, &st);
+    if (f == NULL) return false;
+    fclose(f);
+    if (out != NULL) fill_id(&st, out);
+    return true;
+}
+
+VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf,
+                       size_t *out_len, struct vkl_file_id *out_id) {
+    if (out_buf) *out_buf = NULL;
+    if (out_len) *out_len = 0;
+    if (out_buf == NULL || out_len == NULL) {
+        errno = EINVAL;
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    struct stat st;
+    FILE *f = open_regular(path, known, &st);
+    if (f == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    VkResult result = VK_ERROR_INITIALIZATION_FAILED;
+    char *buf = NULL;
+    if ((unsigned long long)st.st_size > max) {
+        errno = EFBIG;
+        goto out;
+    }
+    /* Read up to max + 1 bytes whatever st_size said (the file may grow under us). */
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    buf = malloc(cap + 1);
+    if (buf == NULL) {
+        result = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap > max) break;
+            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+            char *nbuf = realloc(buf, ncap + 1);
+            if (nbuf == NULL) {
+                result = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto out;
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                if (errno == 0) errno = EIO;
+                goto out;
+            }
+            break;
+        }
+    }
+    if (len > max) {
+        errno = EFBIG;
+        goto out;
+    }
+    buf[len] = '\0';
+    *out_buf = buf;
+    *out_len = len;
+    if (out_id != NULL) fill_id(&st, out_id);
+    buf = NULL;
+    result = VK_SUCCESS;
+out:
+    free(buf);
+    {
+        int saved = errno;
+        fclose(f);
+        errno = saved;
+    }
+    return result;
+}
+
+static bool has_suffix(const char *name, const char *suffix) {
+    if (suffix == NULL) return true;
+    size_t n = strlen(name), s = strlen(suffix);
+    return n >= s && memcmp(name + n - s, suffix, s) == 0;
+}
+
+static int entry_cmp(const void *a, const void *b) {
+    return strcmp(((const struct vkl_dir_entry *)a)->name, ((const struct vkl_dir_entry *)b)->name);
+}
+
+VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *out) {
+    out->items = NULL;
+    out->count = 0;
+    DIR *d = dir != NULL ? opendir(dir) : NULL;
+    if (d == NULL) {
+        if (dir == NULL) errno = EINVAL;
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    size_t cap = 0;
+    VkResult result = VK_SUCCESS;
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(d);
+        if (de == NULL) break;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        if (!has_suffix(de->d_name, suffix)) continue;
+        if (out->count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            struct vkl_dir_entry *n = realloc(out->items, ncap * sizeof(*n));
+            if (n == NULL) {
+                result = VK_ERROR_OUT_OF_HOST_MEMORY;
+                break;
+            }
+            out->items = n;
+            cap = ncap;
+        }
+        char *name = strdup(de->d_name);
+        if (name == NULL) {
+            result = VK_ERROR_OUT_OF_HOST_MEMORY;
+            break;
+        }
+        enum vkl_file_kind k = VKL_FILE_MISSING;
+        switch (de->d_type) {
+        case DT_REG: k = VKL_FILE_REGULAR; break;
+        case DT_DIR: k = VKL_FILE_DIRECTORY; break;
+        case DT_FIFO:
+        case DT_CHR:
+        case DT_BLK:
+        case DT_SOCK: k = VKL_FILE_OTHER; break;
+        default: k = VKL_FILE_MISSING; break; /* DT_LNK, DT_UNKNOWN: the caller classifies */
+        }
+        out->items[out->count].name = name;
+        out->items[out->count].kind = k;
+        out->count++;
+    }
+    closedir(d);
+    if (result != VK_SUCCESS) {
+        vkl_dir_list_free(out);
+        return result;
+    }
+    if (out->count > 1) qsort(out->items, out->count, sizeof(out->items[0]), entry_cmp);
+    return VK_SUCCESS;
+}
+
+void vkl_dir_list_free(struct vkl_dir_list *list) {
+    if (list == NULL) return;
+    for (size_t i = 0; i < list->count; i++) free(list->items[i].name);
+    free(list->items);
+    list->items = NULL;
+    list->count = 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * The loader's one file-access module (docs/architecture.md "File access").
+ *
+ * Every file-system access the loader makes goes through the functions below, and they use only
+ * the calls an interposing test framework sees: opendir/readdir/closedir to list a directory,
+ * access() to test that a path exists, fopen() (then fileno/fstat on the open stream) to read a
+ * file or learn its identity, and dlopen for libraries (icd.c, layer.c). No stat()/open() on a
+ * manifest or settings path: a framework that maps fake system paths by interposing those calls
+ * gives the loader a complete, consistent view.
+ *
+ * Never blocking: fopen() of a FIFO with no writer blocks in open(2). Before fopen the module asks
+ * the directory listing's d_type where it has one, and otherwise probes the path with a
+ * non-blocking open; a path that is not a regular file is refused without being fopen()ed. The
+ * residual window (a regular file swapped for a FIFO between the probe and fopen) needs write
+ * access to a manifest directory, which already lets the writer make the loader run any library.
+ *
+ * Thread-safety: every function is reentrant and keeps no state.
+ */
+#ifndef VKL_INTERNAL_FILEIO_H
+#define VKL_INTERNAL_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What identifies one version of a file: a cache entry keyed by path is reused only while all
+ * four fields are unchanged. */
+struct vkl_file_id {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns;
+};
+
+static inline bool vkl_file_id_equal(const struct vkl_file_id *a, const struct vkl_file_id *b) {
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
+}
+
+/* What a path is, as far as the module could tell without blocking. */
+enum vkl_file_kind {
+    VKL_FILE_MISSING = 0, /* does not exist (or cannot be reached) */
+    VKL_FILE_REGULAR,
+    VKL_FILE_DIRECTORY,
+    VKL_FILE_OTHER, /* FIFO, device, socket */
+};
+
+/* access(path, F_OK) == 0. */
+bool vkl_file_exists(const char *path);
+
+/* Classifies `path`: opendir() succeeds -> DIRECTORY; else a non-blocking probe decides REGULAR or
+ * OTHER; a path the probe cannot open but access() finds is REGULAR (an interposed path: fopen
+ * decides). errno is preserved for MISSING. */
+enum vkl_file_kind vkl_file_kind(const char *path);
+
+/* Identity of the regular file at `path` through fopen + fstat(fileno). False (errno set) when it
+ * is missing, unreadable or not a regular file. `known` is what a directory listing already said
+ * about the path (VKL_FILE_REGULAR skips the non-blocking probe; pass VKL_FILE_MISSING when
+ * nothing is known). */
+bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_file_id *out);
+
+/*
+ * Reads the whole regular file at `path` (at most `max` bytes) through fopen/fread into a malloc'd,
+ * NUL-terminated buffer (*out_len excludes the NUL). `out_id` (may be NULL) receives the identity
+ * of the file actually read; `known` as for vkl_file_identity. VK_ERROR_INITIALIZATION_FAILED (errno: ENOENT/EACCES, EISDIR, EINVAL
+ * for other non-regular files, EFBIG over `max`), VK_ERROR_OUT_OF_HOST_MEMORY.
+ */
+VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf,
+                       size_t *out_len, struct vkl_file_id *out_id);
+
+/* One directory listing: the names (not "." / "..") ending in `suffix` (NULL: all), sorted
+ * bytewise, each with what d_type said (VKL_FILE_MISSING when d_type was DT_UNKNOWN or a symlink:
+ * the caller classifies the full path). Through opendir/readdir/closedir only. */
+struct vkl_dir_entry {
+    char *name;
+    enum vkl_file_kind kind;
+};
+struct vkl_dir_list {
+    struct vkl_dir_entry *items;
+    size_t count;
+};
+/* VK_SUCCESS (possibly empty), VK_ERROR_INITIALIZATION_FAILED when `dir` cannot be opened (errno
+ * set), VK_ERROR_OUT_OF_HOST_MEMORY. */
+VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *out);
+void vkl_dir_list_free(struct vkl_dir_list *list);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
