@@ -381,43 +381,141 @@ static bool filtered_out(const struct vkl_layer_set *set, const struct vkl_layer
 
 /* LLP_LAYER_7/8, LLP_LOADER_10: every component exists and is at least as new (major.minor);
  * nesting is allowed up to VKL_LAYER_MAX_META_DEPTH; a cycle is invalid. */
-static bool meta_valid(const struct vkl_layer_set *set, const struct vkl_layer_manifest *meta,
-                       const struct vkl_layer_manifest **stack, uint32_t depth, const struct vkl_log_sink *log) {
-    if (depth >= VKL_LAYER_MAX_META_DEPTH) {
-        vkl_log(log, VKL_LOG_WARN | CAT, "meta-layer %s: nested deeper than %d; layer skipped [LLP_LOADER_10]",
-                stack[0]->props.layerName, VKL_LAYER_MAX_META_DEPTH);
-        return false;
+/* Meta-layer validation in one pass over the component graph: an iterative depth-first search
+ * (no recursion, so no stack to exhaust) with the state of each layer memoised, so every layer and
+ * every component edge is looked at once: time linear in the size of the graph, whatever its
+ * shape (chains, diamonds, cycles). A meta-layer is invalid when a component is missing
+ * (LLP_LAYER_7), has an older API version (LLP_LAYER_8), closes a cycle or nests more than
+ * VKL_LAYER_MAX_META_DEPTH meta-layers deep (LLP_LOADER_10), or is an invalid meta-layer itself.
+ * `valid[i]` receives the verdict for set->layers[i] (true for layers that are not meta-layers).
+ * VK_ERROR_OUT_OF_HOST_MEMORY only when the working arrays cannot be allocated. */
+enum { META_NEW = 0, META_OPEN, META_VALID, META_INVALID };
+
+static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, const struct vkl_log_sink *log) {
+    uint32_t n = set->count;
+    uint32_t slots = 16;
+    while (slots < 2u * n) slots <<= 1;
+    uint32_t *table = malloc(slots * sizeof(*table)); /* name hash -> index + 1 (first of a name) */
+    uint8_t *state = calloc(n ? n : 1, 1);
+    uint32_t *height = calloc(n ? n : 1, sizeof(*height)); /* metas in the longest chain from i */
+    uint32_t *next_edge = calloc(n ? n : 1, sizeof(*next_edge));
+    uint32_t *stack = malloc((n ? n : 1) * sizeof(*stack));
+    VkResult r = VK_SUCCESS;
+    if (table == NULL || state == NULL || height == NULL || next_edge == NULL || stack == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
     }
-    stack[depth] = meta;
-    for (uint32_t i = 0; i < meta->component_layer_count; i++) {
-        const char *cn = meta->component_layers[i];
-        const struct vkl_layer_manifest *c = vkl_layer_set_find(set, cn);
-        if (c == NULL) {
-            vkl_log(log, VKL_LOG_WARN | CAT,
-                    "meta-layer %s: component layer %s (component_layers[%u]) not found; layer skipped [LLP_LAYER_7]",
-                    meta->props.layerName, cn, i);
-            return false;
-        }
-        for (uint32_t k = 0; k <= depth; k++)
-            if (stack[k] == c) {
-                vkl_log(log, VKL_LOG_WARN | CAT,
-                        "meta-layer %s: component layer %s closes a cycle; layer skipped [LLP_LOADER_10]",
-                        meta->props.layerName, cn);
-                return false;
+    memset(table, 0, slots * sizeof(*table));
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = set->layers[i]->props.layerName;
+        uint32_t h = (uint32_t)str_hash(name, strlen(name)) & (slots - 1);
+        for (;; h = (h + 1) & (slots - 1)) {
+            if (table[h] == 0) {
+                table[h] = i + 1;
+                break;
             }
-        uint32_t mv = meta->props.specVersion, cv = c->props.specVersion;
-        if (VK_API_VERSION_MAJOR(cv) < VK_API_VERSION_MAJOR(mv) ||
-            (VK_API_VERSION_MAJOR(cv) == VK_API_VERSION_MAJOR(mv) && VK_API_VERSION_MINOR(cv) < VK_API_VERSION_MINOR(mv))) {
-            vkl_log(log, VKL_LOG_WARN | CAT,
-                    "meta-layer %s: uses API version %u.%u but component layer %s has %u.%u; layer skipped "
-                    "[LLP_LAYER_8]",
-                    meta->props.layerName, VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv), cn,
-                    VK_API_VERSION_MAJOR(cv), VK_API_VERSION_MINOR(cv));
-            return false;
+            if (strcmp(set->layers[table[h] - 1]->props.layerName, name) == 0) break; /* first wins */
         }
-        if (c->is_meta && !meta_valid(set, c, stack, depth + 1, log)) return false;
     }
-    return true;
+    for (uint32_t root = 0; root < n; root++) {
+        valid[root] = true;
+        if (!set->layers[root]->is_meta || state[root] != META_NEW) continue;
+        uint32_t top = 0;
+        stack[top++] = root;
+        state[root] = META_OPEN;
+        height[root] = 1;
+        while (top > 0) {
+            uint32_t cur = stack[top - 1];
+            const struct vkl_layer_manifest *meta = set->layers[cur];
+            if (state[cur] == META_OPEN && next_edge[cur] < meta->component_layer_count) {
+                uint32_t e = next_edge[cur]++;
+                const char *cn = meta->component_layers[e];
+                uint32_t h = (uint32_t)str_hash(cn, strlen(cn)) & (slots - 1), ci = UINT32_MAX;
+                for (; table[h] != 0; h = (h + 1) & (slots - 1))
+                    if (strcmp(set->layers[table[h] - 1]->props.layerName, cn) == 0) {
+                        ci = table[h] - 1;
+                        break;
+                    }
+                if (ci == UINT32_MAX) {
+                    vkl_log(log, VKL_LOG_WARN | CAT,
+                            "meta-layer %s: component layer %s (component_layers[%u]) not found; layer skipped "
+                            "[LLP_LAYER_7]",
+                            meta->props.layerName, cn, e);
+                    state[cur] = META_INVALID;
+                    continue;
+                }
+                const struct vkl_layer_manifest *c = set->layers[ci];
+                uint32_t mv = meta->props.specVersion, cv = c->props.specVersion;
+                if (VK_API_VERSION_MAJOR(cv) < VK_API_VERSION_MAJOR(mv) ||
+                    (VK_API_VERSION_MAJOR(cv) == VK_API_VERSION_MAJOR(mv) &&
+                     VK_API_VERSION_MINOR(cv) < VK_API_VERSION_MINOR(mv))) {
+                    vkl_log(log, VKL_LOG_WARN | CAT,
+                            "meta-layer %s: uses API version %u.%u but component layer %s has %u.%u; layer skipped "
+                            "[LLP_LAYER_8]",
+                            meta->props.layerName, VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv), cn,
+                            VK_API_VERSION_MAJOR(cv), VK_API_VERSION_MINOR(cv));
+                    state[cur] = META_INVALID;
+                    continue;
+                }
+                if (!c->is_meta) continue;
+                if (state[ci] == META_OPEN) {
+                    vkl_log(log, VKL_LOG_WARN | CAT,
+                            "meta-layer %s: component layer %s closes a cycle; layer skipped [LLP_LOADER_10]",
+                            meta->props.layerName, cn);
+                    state[cur] = META_INVALID;
+                    continue;
+                }
+                if (state[ci] == META_NEW) {
+                    state[ci] = META_OPEN;
+                    height[ci] = 1;
+                    stack[top++] = ci;
+                    continue;
+                }
+                if (state[ci] == META_INVALID) {
+                    vkl_log(log, VKL_LOG_WARN | CAT,
+                            "meta-layer %s: component layer %s was skipped; layer skipped [LLP_LAYER_7]",
+                            meta->props.layerName, cn);
+                    state[cur] = META_INVALID;
+                    continue;
+                }
+                if (height[ci] + 1 > height[cur]) height[cur] = height[ci] + 1;
+                continue;
+            }
+            /* All components seen (or the meta-layer already failed): close it. */
+            top--;
+            if (state[cur] == META_OPEN) {
+                if (height[cur] > VKL_LAYER_MAX_META_DEPTH) {
+                    vkl_log(log, VKL_LOG_WARN | CAT,
+                            "meta-layer %s: nested deeper than %d; layer skipped [LLP_LOADER_10]",
+                            meta->props.layerName, VKL_LAYER_MAX_META_DEPTH);
+                    state[cur] = META_INVALID;
+                } else {
+                    state[cur] = META_VALID;
+                }
+            }
+            if (top > 0) {
+                /* Fold the closed component into its parent, which resumes at its next edge. */
+                uint32_t parent = stack[top - 1];
+                if (state[parent] != META_OPEN) continue;
+                if (state[cur] == META_INVALID) {
+                    vkl_log(log, VKL_LOG_WARN | CAT,
+                            "meta-layer %s: component layer %s was skipped; layer skipped [LLP_LAYER_7]",
+                            set->layers[parent]->props.layerName, meta->props.layerName);
+                    state[parent] = META_INVALID;
+                } else if (height[cur] + 1 > height[parent]) {
+                    height[parent] = height[cur] + 1;
+                }
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) valid[i] = !set->layers[i]->is_meta || state[i] == META_VALID;
+out:
+    free(table);
+    free(state);
+    free(height);
+    free(next_edge);
+    free(stack);
+    return r;
 }
 
 static void remove_at(struct vkl_layer_set *set, uint32_t i) {
@@ -525,16 +623,27 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         }
         i++;
     }
-    /* Meta-layer validation, repeated until stable (removing one may invalidate another). */
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t i = 0; i < out->count; i++) {
-            const struct vkl_layer_manifest *stack[VKL_LAYER_MAX_META_DEPTH];
-            if (!out->layers[i]->is_meta || meta_valid(out, out->layers[i], stack, 0, log)) continue;
-            if (out->layers[i] == out->override_layer) out->override_layer = NULL;
-            remove_at(out, i);
-            changed = true;
-            break;
+    /* Meta-layer validation: one linear pass over the component graph (an invalid component
+     * makes its meta-layers invalid, so nothing needs repeating), then one compaction. */
+    {
+        bool any_meta = false;
+        for (uint32_t i = 0; i < out->count && !any_meta; i++) any_meta = out->layers[i]->is_meta;
+        if (any_meta) {
+            bool *valid = malloc(out->count * sizeof(*valid));
+            r = valid != NULL ? validate_metas(out, valid, log) : VK_ERROR_OUT_OF_HOST_MEMORY;
+            if (r == VK_SUCCESS) {
+                uint32_t w = 0;
+                for (uint32_t i = 0; i < out->count; i++) {
+                    if (valid[i]) {
+                        out->layers[w++] = out->layers[i];
+                        continue;
+                    }
+                    if (out->layers[i] == out->override_layer) out->override_layer = NULL;
+                }
+                out->count = w;
+            }
+            free(valid);
+            if (r != VK_SUCCESS) goto out;
         }
     }
 out:
@@ -613,16 +722,43 @@ bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vk
     return enabled;
 }
 
+/* Meta-layers already expanded by one activation or extension union: a meta-layer reached again
+ * (a diamond in the component graph) adds nothing new, and skipping it keeps the expansion linear
+ * instead of exponential in the nesting depth. */
+struct meta_seen {
+    const struct vkl_layer_manifest **v;
+    uint32_t count, cap;
+};
+
+/* 1: first visit (recorded), 0: seen before, -1: out of memory. */
+static int meta_first_visit(struct meta_seen *m, const struct vkl_layer_manifest *l) {
+    for (uint32_t i = 0; i < m->count; i++)
+        if (m->v[i] == l) return 0;
+    if (m->count == m->cap) {
+        uint32_t ncap = m->cap ? m->cap * 2 : 8;
+        const struct vkl_layer_manifest **n = realloc(m->v, ncap * sizeof(*n));
+        if (n == NULL) return -1;
+        m->v = n;
+        m->cap = ncap;
+    }
+    m->v[m->count++] = l;
+    return 1;
+}
+
 struct act {
     const struct vkl_layer_set *set;
     const struct vkl_log_sink *log;
     const struct vkl_layer_manifest **list;
     uint32_t count, cap;
+    struct meta_seen metas;
 };
 
 static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint32_t depth, const char *why) {
     if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS; /* validated already; defensive */
     if (l->is_meta) {
+        int first = meta_first_visit(&a->metas, l);
+        if (first < 0) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        if (first == 0) return VK_SUCCESS;
         for (uint32_t i = 0; i < l->component_layer_count; i++) {
             const struct vkl_layer_manifest *c = vkl_layer_set_find(a->set, l->component_layers[i]);
             if (c == NULL) continue;
@@ -672,6 +808,7 @@ VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const str
                                       const struct vkl_layer_manifest ***out, uint32_t *out_count) {
     struct act a = {.set = set, .log = log};
     VkResult r = act_implicit(&a, NULL);
+    free(a.metas.v);
     if (r != VK_SUCCESS) {
         free(a.list);
         a.list = NULL;
@@ -754,6 +891,7 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     }
 out:
     vkl_strlist_finish(&env_names);
+    free(a.metas.v);
     if (r != VK_SUCCESS) {
         free(a.list);
         return r;
@@ -764,13 +902,17 @@ out:
 }
 
 static VkResult ext_union(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,
-                          uint32_t depth, VkExtensionProperties **v, uint32_t *n, uint32_t *cap) {
+                          uint32_t depth, struct meta_seen *seen, VkExtensionProperties **v, uint32_t *n,
+                          uint32_t *cap) {
     if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS;
     if (l->is_meta) {
+        int first = meta_first_visit(seen, l);
+        if (first < 0) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        if (first == 0) return VK_SUCCESS;
         for (uint32_t i = 0; i < l->component_layer_count; i++) {
             const struct vkl_layer_manifest *c = vkl_layer_set_find(set, l->component_layers[i]);
             if (c == NULL) continue;
-            VkResult r = ext_union(set, c, device, depth + 1, v, n, cap);
+            VkResult r = ext_union(set, c, device, depth + 1, seen, v, n, cap);
             if (r != VK_SUCCESS) return r;
         }
         return VK_SUCCESS;
@@ -798,7 +940,9 @@ VkResult vkl_layer_extensions(const struct vkl_layer_set *set, const struct vkl_
     uint32_t cap = 0;
     *out = NULL;
     *out_count = 0;
-    VkResult r = ext_union(set, l, device, 0, out, out_count, &cap);
+    struct meta_seen seen = {0};
+    VkResult r = ext_union(set, l, device, 0, &seen, out, out_count, &cap);
+    free(seen.v);
     if (r != VK_SUCCESS) {
         free(*out);
         *out = NULL;
