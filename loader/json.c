@@ -45,30 +45,37 @@ static void line_col(const char *buf, size_t offset, size_t *line, size_t *col) 
 
 /*
  * Checks nesting depth without recursion, skipping string contents (brackets inside strings do not
- * count). Only depth is checked here; syntax is cJSON's job. Returns the offset of the bracket that
- * exceeds the limit, or SIZE_MAX when the input is within it.
+ * count), and finds the escape \u0000 inside strings: it would decode to a NUL that silently ends
+ * the string for every C consumer ("lib.so\u0000/evil" read as "lib.so"), so no loader document
+ * may contain one. Only these two things are checked here; syntax is cJSON's job. *deep_at gets the
+ * offset of the bracket that exceeds the limit and *nul_at that of the escape's backslash, each
+ * SIZE_MAX when absent.
  */
-static size_t depth_scan(const char *buf, size_t len) {
+static void pre_scan(const char *buf, size_t len, size_t *deep_at, size_t *nul_at) {
     size_t depth = 0;
     int in_string = 0;
+    *deep_at = *nul_at = SIZE_MAX;
     for (size_t i = 0; i < len; i++) {
         char ch = buf[i];
         if (in_string) {
-            if (ch == '\\')
+            if (ch == '\\') {
+                if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0 &&
+                    *nul_at == SIZE_MAX)
+                    *nul_at = i;
                 i++; /* skip the escaped character */
-            else if (ch == '"')
+            } else if (ch == '"') {
                 in_string = 0;
+            }
             continue;
         }
         if (ch == '"') {
             in_string = 1;
         } else if (ch == '[' || ch == '{') {
-            if (++depth > VKL_JSON_MAX_DEPTH) return i;
+            if (++depth > VKL_JSON_MAX_DEPTH && *deep_at == SIZE_MAX) *deep_at = i;
         } else if ((ch == ']' || ch == '}') && depth > 0) {
             depth--;
         }
     }
-    return SIZE_MAX;
 }
 
 VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root, char *err,
@@ -99,12 +106,22 @@ VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root,
         set_err(err, err_len, "embedded NUL byte at line %zu, column %zu", line, col);
         goto out;
     }
-    size_t deep = depth_scan(buf, len);
+    size_t deep, nul_escape;
+    pre_scan(buf, len, &deep, &nul_escape);
     if (deep != SIZE_MAX) {
         size_t line, col;
         line_col(buf, deep, &line, &col);
         set_err(err, err_len, "nesting deeper than %d levels at line %zu, column %zu",
                 VKL_JSON_MAX_DEPTH, line, col);
+        goto out;
+    }
+    if (nul_escape != SIZE_MAX) {
+        size_t line, col;
+        line_col(buf, nul_escape, &line, &col);
+        set_err(err, err_len,
+                "string with an embedded NUL (escape \\u0000) at line %zu, column %zu: it would cut the "
+                "string short",
+                line, col);
         goto out;
     }
 

@@ -153,6 +153,33 @@ TEST(JsonErrors, EmbeddedNul) {
     EXPECT_EQ(p.err, "embedded NUL byte at line 1, column 6");
 }
 
+TEST(JsonErrors, NulEscapeInAValueIsRejected) {
+    // "good.so\u0000/evil/lib.so" would read as "good.so" through every C string API (issue 19).
+    Parsed p("{\"library_path\": \"good.so\\u0000/evil/lib.so\"}");
+    EXPECT_EQ(p.result, VK_ERROR_INITIALIZATION_FAILED);
+    EXPECT_EQ(p.root, nullptr);
+    EXPECT_EQ(p.err,
+              "string with an embedded NUL (escape \\u0000) at line 1, column 26: it would cut the string "
+              "short");
+}
+
+TEST(JsonErrors, NulEscapeInAKeyIsRejected) {
+    Parsed p("{\n  \"ICD\\u0000x\": {}\n}");
+    EXPECT_EQ(p.result, VK_ERROR_INITIALIZATION_FAILED);
+    EXPECT_NE(p.err.find("line 2, column 7"), std::string::npos) << p.err;
+}
+
+TEST(Json, OtherEscapesAndAnEscapedBackslashBeforeU0000AreFine) {
+    // "\\u0000" is a backslash followed by the six characters u0000: no NUL.
+    Parsed a("{\"k\": \"a\\\\u0000b\", \"t\": \"\\u0001\\u00e9\\n\"}");
+    ASSERT_EQ(a.result, VK_SUCCESS) << a.err;
+    EXPECT_STREQ(vkl_json_string(vkl_json_get(a.root, "k")), "a\\u0000b");
+    // Outside strings the six characters are a syntax error, reported by the parser.
+    Parsed b("[1, \\u0000]");
+    EXPECT_EQ(b.result, VK_ERROR_INITIALIZATION_FAILED);
+    EXPECT_EQ(b.err.find("embedded NUL"), std::string::npos) << b.err;
+}
+
 TEST(JsonErrors, SizeLimit) {
     std::string big(VKL_JSON_MAX_SIZE + 1, ' ');
     big[0] = '0';
