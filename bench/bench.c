@@ -14,7 +14,11 @@
  *   - natively: each block is timed `reps` times (median, min, max per operation) and heap
  *     allocations are counted (alloc_count.c);
  *   - natively, `reps` fresh processes for the cold start-up sequence (dlopen of the loader to
- *     vkDestroyInstance).
+ *     vkDestroyInstance);
+ *   - under `strace -f` (when installed): the system calls of each block, between two marker
+ *     writes to descriptor -1 ("VKLBENCH-Z" / "VKLBENCH-D key|n"), per operation;
+ *   - once per driver scenario, the loader-free floor: the drivers' own negotiation, then their
+ *     vkCreateInstance + vkDestroyInstance called directly (no loader at all).
  * Then it prints one table (first loader / second loader ratio per row), writes it with the raw
  * numbers to --out, and draws start-up cost against the number of manifests with gnuplot.
  */
@@ -33,13 +37,14 @@
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 #include <vulkan/vulkan.h>
+#include <vulkan/vk_icd.h>
 
 #include "bench/alloc_count.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/manifest.h"
 
 #define MAX_LOADERS 4
-#define MAX_ROWS 128
+#define MAX_ROWS 512
 #define KHRONOS_DEFAULT "/usr/lib/x86_64-linux-gnu/libvulkan.so.1"
 
 static void die(const char *fmt, ...) {
@@ -73,17 +78,22 @@ struct scenario {
     int implicit;        /* 100 implicit manifests, disabled by BENCH_DISABLE_IMPLICIT=1 */
     int dispatch;        /* measure dispatch and lookups */
     int heavy;           /* fewer callgrind iterations */
+    int env_layers;      /* the layers are enabled through VK_INSTANCE_LAYERS, not by the application */
 };
 
 static const struct scenario g_scenarios[] = {
-    {"1 driver", 1, 0, NULL, 0, 1, 0},
-    {"10 drivers", 10, 0, NULL, 0, 0, 0},
-    {"100 drivers", 100, 0, NULL, 0, 0, 1},
-    {"3 layers", 1, 3, "layers", 0, 1, 0},
-    {"10 layers", 1, 10, "layers", 0, 0, 0},
-    {"50 layers", 1, 50, "layers", 0, 0, 1},
-    {"100 unused explicit", 1, 0, "explicit100", 0, 0, 0},
-    {"100 implicit disabled", 1, 0, NULL, 1, 0, 0},
+    {"1 driver", 1, 0, NULL, 0, 1, 0, 0},
+    {"10 drivers", 10, 0, NULL, 0, 0, 0, 0},
+    {"100 drivers", 100, 0, NULL, 0, 0, 1, 0},
+    {"1000 drivers", 1000, 0, NULL, 0, 0, 1, 0},
+    {"3 layers", 1, 3, "layers", 0, 1, 0, 0},
+    {"10 layers", 1, 10, "layers", 0, 1, 0, 0},
+    {"50 layers", 1, 50, "layers", 0, 0, 1, 0},
+    {"3 layers (VK_INSTANCE_LAYERS)", 1, 3, "layers", 0, 0, 0, 1},
+    {"10 layers (VK_INSTANCE_LAYERS)", 1, 10, "layers", 0, 0, 0, 1},
+    {"100 unused explicit", 1, 0, "explicit100", 0, 0, 0, 0},
+    {"1000 unused explicit", 1, 0, "explicit1000", 0, 0, 1, 0},
+    {"100 implicit disabled", 1, 0, NULL, 1, 0, 0, 0},
 };
 #define SCENARIO_COUNT (int)(sizeof(g_scenarios) / sizeof(g_scenarios[0]))
 
@@ -91,6 +101,7 @@ static const struct scenario g_scenarios[] = {
 
 struct ctx {
     int ir;   /* running under callgrind */
+    int strace_mode; /* running under strace: marker writes around each block */
     int reps; /* wall-time repetitions */
     int smoke;
     int count_allocs; /* print heap allocations for the next measurements */
@@ -143,8 +154,8 @@ static VkDevice make_device(struct ctx *c, VkInstance inst, VkPhysicalDevice *pd
     PFN_vkEnumeratePhysicalDevices epd = (PFN_vkEnumeratePhysicalDevices)sym(c, "vkEnumeratePhysicalDevices");
     uint32_t n = 0;
     check(epd(inst, &n, NULL), "vkEnumeratePhysicalDevices");
-    VkPhysicalDevice pds[128];
-    if (n > 128) n = 128;
+    VkPhysicalDevice pds[1024];
+    if (n > 1024) n = 1024;
     check(epd(inst, &n, pds), "vkEnumeratePhysicalDevices");
     if (n == 0) die("no physical devices");
     VkPhysicalDeviceProperties props;
@@ -197,6 +208,11 @@ static void startup_sequence(struct ctx *c, const char *loader) {
 
 typedef void (*op_fn)(struct ctx *c, long n);
 
+/* A system call the strace parent sees and the child ignores (EBADF): the block boundaries. */
+static void sc_marker(const char *text) {
+    if (write(-1, text, strlen(text)) < 0) errno = 0;
+}
+
 /* One measurement: instructions (callgrind) or wall time + allocations (native). */
 static void measure(struct ctx *c, const char *key, op_fn fn, long n_ir, long n_time) {
     if (c->smoke) {
@@ -204,6 +220,14 @@ static void measure(struct ctx *c, const char *key, op_fn fn, long n_ir, long n_
         n_time = n_time > 10 ? 10 : n_time;
     }
     fn(c, 1); /* warm: caches, lazy binding, first-use allocations */
+    if (c->strace_mode) {
+        char desc[200];
+        sc_marker("VKLBENCH-Z");
+        fn(c, n_ir);
+        snprintf(desc, sizeof(desc), "VKLBENCH-D %s|%ld", key, n_ir);
+        sc_marker(desc);
+        return;
+    }
     if (c->ir) {
         char desc[160];
         snprintf(desc, sizeof(desc), "%s|%ld", key, n_ir);
@@ -263,10 +287,10 @@ static void op_eilp(struct ctx *c, long n) {
 static void op_epd(struct ctx *c, long n) {
     PFN_vkEnumeratePhysicalDevices epd = (PFN_vkEnumeratePhysicalDevices)sym(c, "vkEnumeratePhysicalDevices");
     for (long i = 0; i < n; i++) {
-        VkPhysicalDevice pds[128];
+        VkPhysicalDevice pds[1024];
         uint32_t k = 0;
         check(epd(c->inst, &k, NULL), "vkEnumeratePhysicalDevices");
-        if (k > 128) k = 128;
+        if (k > 1024) k = 1024;
         check(epd(c->inst, &k, pds), "vkEnumeratePhysicalDevices");
     }
 }
@@ -419,6 +443,56 @@ static void parse_inputs(void) {
     g_layer_len = o;
 }
 
+/* The loader-free floor: what create + destroy costs the scenario's drivers themselves. Each
+ * driver library (its own copy, as the loaders see them) is opened and negotiated once, as a
+ * loader does; the measured operation calls every driver's vkCreateInstance and vkDestroyInstance
+ * directly. */
+#define FLOOR_MAX 1000
+static struct {
+    PFN_vkCreateInstance create;
+    PFN_vkDestroyInstance destroy;
+} g_floor[FLOOR_MAX];
+static int g_floor_n;
+
+static void op_floor(struct ctx *c, long n) {
+    for (long i = 0; i < n; i++)
+        for (int k = 0; k < g_floor_n; k++) {
+            VkInstance inst;
+            check(g_floor[k].create(&c->ici, NULL, &inst), "driver vkCreateInstance");
+            g_floor[k].destroy(inst, NULL);
+        }
+}
+
+static int floor_main(struct ctx *c) {
+    VkInstanceCreateInfo ci = c->ici;
+    ci.enabledLayerCount = 0;
+    ci.ppEnabledLayerNames = NULL;
+    c->ici = ci;
+    g_floor_n = c->sc->drivers < FLOOR_MAX ? c->sc->drivers : FLOOR_MAX;
+    for (int k = 0; k < g_floor_n; k++) {
+        char p[4200];
+        snprintf(p, sizeof(p), "%s/drivers/libbench_null_icd_%d.so", c->sandbox, k);
+        void *lib = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+        if (lib == NULL) die("floor: cannot load %s: %s", p, dlerror());
+        PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg =
+            (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)dlsym(lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
+        PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)dlsym(lib, "vk_icdGetInstanceProcAddr");
+        if (neg == NULL || gipa == NULL) die("floor: %s is no interface-7 driver", p);
+        uint32_t v = 7;
+        check(neg(&v), "vk_icdNegotiateLoaderICDInterfaceVersion");
+        g_floor[k].create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+        VkInstance inst;
+        check(g_floor[k].create(&c->ici, NULL, &inst), "driver vkCreateInstance");
+        g_floor[k].destroy = (PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance");
+        if (g_floor[k].destroy == NULL) die("floor: no vkDestroyInstance");
+        g_floor[k].destroy(inst, NULL);
+    }
+    c->count_allocs = 1;
+    measure(c, "loader-free floor: each driver's vkCreateInstance + vkDestroyInstance, called directly", op_floor,
+            c->sc->heavy ? 1 : 3, c->sc->heavy ? 5 : 50);
+    return 0;
+}
+
 static int child_main(const char *loader, const char *sandbox, const char *scenario, const char *mode, int reps,
                       int smoke) {
     struct ctx c;
@@ -427,6 +501,7 @@ static int child_main(const char *loader, const char *sandbox, const char *scena
     c.reps = reps;
     c.smoke = smoke;
     c.ir = strcmp(mode, "ir") == 0 || RUNNING_ON_VALGRIND;
+    c.strace_mode = strcmp(mode, "sc") == 0;
     for (int i = 0; i < SCENARIO_COUNT; i++)
         if (strcmp(g_scenarios[i].name, scenario) == 0) c.sc = &g_scenarios[i];
     if (c.sc == NULL) die("unknown scenario %s", scenario);
@@ -437,7 +512,9 @@ static int child_main(const char *loader, const char *sandbox, const char *scena
     c.app = (VkApplicationInfo){.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "vkl-bench",
                                 .apiVersion = VK_API_VERSION_1_3};
     c.ici = (VkInstanceCreateInfo){.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &c.app,
-                                   .enabledLayerCount = (uint32_t)c.sc->layers, .ppEnabledLayerNames = c.layer_ptrs};
+                                   .enabledLayerCount = c.sc->env_layers ? 0 : (uint32_t)c.sc->layers,
+                                   .ppEnabledLayerNames = c.layer_ptrs};
+    if (strcmp(mode, "floor") == 0) return floor_main(&c);
 
     if (strcmp(mode, "parse") == 0) {
         parse_inputs();
@@ -448,7 +525,11 @@ static int child_main(const char *loader, const char *sandbox, const char *scena
         return 0;
     }
     /* Cold start-up first: nothing has touched the loader yet in this process. */
-    if (c.ir) {
+    if (c.strace_mode) {
+        sc_marker("VKLBENCH-Z");
+        startup_sequence(&c, loader);
+        sc_marker("VKLBENCH-D start-up sequence (cold process)|1");
+    } else if (c.ir) {
         CALLGRIND_ZERO_STATS;
         startup_sequence(&c, loader);
         CALLGRIND_DUMP_STATS_AT("start-up sequence (cold process)|1");
@@ -470,7 +551,7 @@ static int child_main(const char *loader, const char *sandbox, const char *scena
     c.destroy_instance(c.inst, NULL);
     c.inst = VK_NULL_HANDLE;
     c.count_allocs = 0;
-    if (!c.sc->dispatch) return 0;
+    if (!c.sc->dispatch || c.strace_mode) return 0;
 
     setup_dispatch(&c);
     const long nd = 1000, nt = 1000000;
@@ -569,23 +650,23 @@ static void copy_file(const char *src, const char *dst) {
 static void build_sandbox(const char *sb, const char *icd_lib, const char *layer_lib) {
     char p[4096], q[4096], json[8192];
     static const char *const dirs[] = {"drivers", "layerlibs", "home", "empty/config", "empty/configdirs",
-                                       "empty/data", "empty/datadirs", "layers", "explicit100",
+                                       "empty/data", "empty/datadirs", "layers", "explicit100", "explicit1000",
                                        "implicit100/vulkan/implicit_layer.d"};
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         snprintf(p, sizeof(p), "%s/%s", sb, dirs[i]);
         mkdirs(p);
     }
-    for (int n = 1; n <= 100; n *= 10) {
+    for (int n = 1; n <= 1000; n *= 10) {
         snprintf(p, sizeof(p), "%s/drivers_%d", sb, n);
         mkdirs(p);
     }
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 1000; i++) {
         snprintf(p, sizeof(p), "%s/drivers/libbench_null_icd_%d.so", sb, i);
         copy_file(icd_lib, p);
         snprintf(json, sizeof(json),
                  "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"%s\", \"api_version\": \"1.3.0\"}}\n",
                  p);
-        for (int n = 1; n <= 100; n *= 10) {
+        for (int n = 1; n <= 1000; n *= 10) {
             if (i >= n) continue;
             snprintf(q, sizeof(q), "%s/drivers_%d/null_icd_%03d.json", sb, n, i);
             write_file(q, json);
@@ -603,12 +684,15 @@ static void build_sandbox(const char *sb, const char *icd_lib, const char *layer
         write_file(q, json);
     }
     snprintf(p, sizeof(p), "%s/layerlibs/libbench_pt_0.so", sb);
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 1000; i++) {
         snprintf(json, sizeof(json),
                  "{\"file_format_version\": \"1.1.0\", \"layer\": {\"name\": \"VK_LAYER_BENCH_unused_%d\", "
                  "\"type\": \"GLOBAL\", \"library_path\": \"%s\", \"api_version\": \"1.3.0\", "
                  "\"implementation_version\": \"1\", \"description\": \"installed, never enabled\"}}\n",
                  i, p);
+        snprintf(q, sizeof(q), "%s/explicit1000/unused_%04d.json", sb, i);
+        write_file(q, json);
+        if (i >= 100) continue;
         snprintf(q, sizeof(q), "%s/explicit100/unused_%03d.json", sb, i);
         write_file(q, json);
         snprintf(json, sizeof(json),
@@ -645,6 +729,13 @@ static char **scenario_env(const char *sb, const struct scenario *s) {
     ADD("VK_DRIVER_FILES=%s/drivers_%d", sb, s->drivers);
     ADD("BENCH_DISABLE_IMPLICIT=1");
     if (s->layer_dir != NULL) ADD("VK_LAYER_PATH=%s/%s", sb, s->layer_dir);
+    if (s->env_layers) {
+        char *b = buf[n];
+        size_t len = (size_t)snprintf(b, sizeof(buf[n]), "VK_INSTANCE_LAYERS=");
+        for (int i = 0; i < s->layers && len < sizeof(buf[n]) - 64; i++)
+            len += (size_t)snprintf(b + len, sizeof(buf[n]) - len, "%sVK_LAYER_BENCH_pt_%d", i ? ":" : "", i);
+        env[n++] = b;
+    }
 #undef ADD
     env[n] = NULL;
     return env;
@@ -720,6 +811,48 @@ static void parse_child_output(const char *scenario, int li, const char *text) {
         }
     }
     free(copy);
+}
+
+/* Counts the system calls strace logged between each "VKLBENCH-Z" marker and the next
+ * "VKLBENCH-D key|n" marker (the markers themselves not included): rows "system calls: key". */
+static void parse_strace(const char *scenario, int li, const char *path) {
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return;
+    char line[8192];
+    int counting = 0;
+    double count = 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (strstr(line, "\"VKLBENCH-Z") != NULL) {
+            counting = 1;
+            count = 0;
+            continue;
+        }
+        char *d = strstr(line, "\"VKLBENCH-D ");
+        if (d != NULL) {
+            char key[300], full[340];
+            snprintf(key, sizeof(key), "%s", d + 12);
+            key[strcspn(key, "\"")] = '\0';
+            char *bar = strrchr(key, '|');
+            double n = 1;
+            if (bar != NULL) {
+                n = atof(bar + 1);
+                *bar = '\0';
+            }
+            n *= split_key(key);
+            snprintf(full, sizeof(full), "system calls: %s", key);
+            struct cell *c = &row_get(scenario, full)->cells[li];
+            c->has_allocs = 1;
+            c->allocs = n > 0 ? count / n : count;
+            counting = 0;
+            continue;
+        }
+        if (!counting || strstr(line, " resumed>") != NULL || strstr(line, "+++ ") != NULL ||
+            strstr(line, "--- SIG") != NULL)
+            continue;
+        count++;
+    }
+    fclose(f);
+    unlink(path);
 }
 
 /* Reads every callgrind dump in `dir` written for a client request "key|n". */
@@ -817,8 +950,9 @@ static void print_table(FILE *f, int nl, char labels[][32]) {
     fprintf(f, "\n");
     for (int r = 0; r < g_row_count; r++) {
         const struct row *w = &g_rows[r];
-        int allocs = strncmp(w->key, "heap allocations", 16) == 0;
-        fprintf(f, "| %s | %s | %s |", w->scenario, w->key, allocs ? "allocs/op" : "per op");
+        int syscalls = strncmp(w->key, "system calls", 12) == 0;
+        int allocs = strncmp(w->key, "heap allocations", 16) == 0 || syscalls;
+        fprintf(f, "| %s | %s | %s |", w->scenario, w->key, syscalls ? "syscalls/op" : allocs ? "allocs/op" : "per op");
         char s[64];
         for (int i = 0; i < nl; i++) {
             const struct cell *c = &w->cells[i];
@@ -903,13 +1037,14 @@ static void chart(const char *out, int nl, char labels[][32]) {
     FILE *f = fopen(dat, "w");
     if (f == NULL) return;
     static const struct { const char *sc; int manifests; } pts[] = {
-        {"1 driver", 1}, {"10 drivers", 10}, {"100 drivers", 100}};
+        {"1 driver", 1}, {"10 drivers", 10}, {"100 drivers", 100}, {"1000 drivers", 1000}};
     static const char *const keys[] = {"start-up sequence (cold process)", "vkCreateInstance + vkDestroyInstance"};
     fprintf(f, "# manifests");
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < nl; i++) fprintf(f, " \"%s %s\"", labels[i], k ? "create+destroy" : "start-up");
     fprintf(f, "\n");
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < 4; p++) {
+        if (!row_get(pts[p].sc, keys[0])->cells[0].has_ir) continue; /* scenario not run */
         fprintf(f, "%d", pts[p].manifests);
         for (int k = 0; k < 2; k++)
             for (int i = 0; i < nl; i++) fprintf(f, " %.0f", row_get(pts[p].sc, keys[k])->cells[i].ir);
@@ -922,7 +1057,7 @@ static void chart(const char *out, int nl, char labels[][32]) {
             "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n"
             "set title 'Start-up cost vs number of driver manifests (instructions, callgrind)'\n"
             "set logscale xy\nset xlabel 'driver manifests'\nset ylabel 'instructions per operation'\n"
-            "set key left top\nset grid\nset xtics (1, 10, 100)\n"
+            "set key left top\nset grid\nset xtics (1, 10, 100, 1000)\n"
             "plot ",
             png);
     for (int k = 0, col = 2; k < 2; k++)
@@ -1011,6 +1146,10 @@ int main(int argc, char **argv) {
     if (callgrind) printf("callgrind skipped: AddressSanitizer's shadow memory cannot run under valgrind\n");
     callgrind = 0;
 #endif
+    char *strace = find_in_path("strace");
+    char strace_path[4096] = "";
+    if (strace != NULL) snprintf(strace_path, sizeof(strace_path), "%s", strace);
+    else printf("strace not found: system calls not counted\n");
     char *valgrind = callgrind ? find_in_path("valgrind") : NULL;
     char valgrind_path[4096] = "";
     if (valgrind != NULL) snprintf(valgrind_path, sizeof(valgrind_path), "%s", valgrind);
@@ -1028,7 +1167,7 @@ int main(int argc, char **argv) {
     int failures = 0;
     int nsc = smoke ? 2 : SCENARIO_COUNT;
     for (int s = 0; s < nsc; s++) {
-        const struct scenario *sc = &g_scenarios[smoke && s == 1 ? 3 : s];
+        const struct scenario *sc = &g_scenarios[smoke && s == 1 ? 4 : s]; /* smoke: 1 driver, 3 layers */
         if (n_only > 0) {
             int wanted = 0;
             for (int k = 0; k < n_only; k++) wanted |= strcmp(only[k], sc->name) == 0;
@@ -1088,6 +1227,46 @@ int main(int argc, char **argv) {
                 }
                 free(o);
                 parse_callgrind_dir(sc->name, li, cgdir);
+            }
+            /* system calls */
+            if (strace_path[0]) {
+                char stfile[4300], a_o[4400];
+                snprintf(stfile, sizeof(stfile), "%s/st_%d_%d.txt", sb, s, li);
+                snprintf(a_o, sizeof(a_o), "-o%s", stfile);
+                char *sargv[] = {strace_path, "-f", "-qq", "-s", "400", a_o, self, "--child", a_loader, a_sb, a_sc,
+                                 "--mode=sc", "--reps=1", smoke ? "--smoke" : NULL, NULL};
+                st = run_capture(sargv, env, &o);
+                if (st != 0) {
+                    printf("  %s: strace child failed (status %d)\n", labels[li], st);
+                    failures++;
+                }
+                free(o);
+                parse_strace(sc->name, li, stfile);
+            }
+        }
+        /* The loader-free floor of the driver scenarios (no loader: first column only). */
+        if (sc->layers == 0 && sc->layer_dir == NULL && !sc->implicit) {
+            char a_sb[4200], a_sc[128], a_reps[32], a_out[4300], cgdir[4200];
+            snprintf(a_sb, sizeof(a_sb), "--sandbox=%s", sb);
+            snprintf(a_sc, sizeof(a_sc), "--scenario=%s", sc->name);
+            snprintf(a_reps, sizeof(a_reps), "--reps=%d", reps);
+            char *o = NULL;
+            char *fargv[] = {self, "--child", a_sb, a_sc, "--mode=floor", a_reps, smoke ? "--smoke" : NULL, NULL};
+            if (run_capture(fargv, env, &o) != 0) {
+                printf("  floor child failed\n");
+                failures++;
+            }
+            parse_child_output(sc->name, 0, o);
+            free(o);
+            if (valgrind_path[0]) {
+                snprintf(cgdir, sizeof(cgdir), "%s/cg_floor_%d", sb, s);
+                mkdirs(cgdir);
+                snprintf(a_out, sizeof(a_out), "--callgrind-out-file=%s/cg.out", cgdir);
+                char *vargv[] = {valgrind_path, "--tool=callgrind", "-q", a_out, self, "--child", a_sb, a_sc,
+                                 "--mode=floor", "--reps=1", smoke ? "--smoke" : NULL, NULL};
+                if (run_capture(vargv, env, &o) != 0) failures++;
+                free(o);
+                parse_callgrind_dir(sc->name, 0, cgdir);
             }
         }
     }

@@ -274,6 +274,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     /* The bottom of the device chain: the driver's own functions, except the few the loader must
      * see (surface handles); vkGetDeviceProcAddr then still returns the driver's pointers. */
     vkl_gen_device_dispatch_fill(&dev->disp.gen, vkl_term_GetDeviceProcAddr, device);
+    dev->disp.magic = VKL_DEVICE_DISPATCH_MAGIC; /* a live device (vkl_check_device_object) */
     pthread_mutex_lock(&inst->lock);
     dev->next = inst->devices;
     inst->devices = dev;
@@ -329,21 +330,25 @@ bool vkl_device_unlink(struct vkl_instance *inst, struct vkl_device *dev) {
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *pAllocator) {
     if (device == VK_NULL_HANDLE) return;
+    vkl_check_device_object(device, "vkDestroyDevice", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     struct vkl_instance *inst = dev->instance;
     if (dev->disp.gen.DestroyDevice != NULL) dev->disp.gen.DestroyDevice(device, pAllocator);
     vkl_device_unlink(inst, dev);
+    dev->disp.magic = 0; /* a later use of the handle is reported, not followed */
     struct vkl_alloc a = dev->alloc;
     vkl_free(&a, dev);
 }
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+    vkl_check_device_object(device, "vkGetDeviceQueue", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     dev->disp.gen.GetDeviceQueue(device, family, index, pQueue);
     if (*pQueue != VK_NULL_HANDLE) set_dispatch(*pQueue, dev);
 }
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *pInfo, VkQueue *pQueue) {
+    vkl_check_device_object(device, "vkGetDeviceQueue2", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     *pQueue = VK_NULL_HANDLE;
     if (dev->disp.gen.GetDeviceQueue2 == NULL) return;
@@ -354,6 +359,7 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const V
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice device,
                                                                    const VkCommandBufferAllocateInfo *pInfo,
                                                                    VkCommandBuffer *pBuffers) {
+    vkl_check_device_object(device, "vkAllocateCommandBuffers", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     VkResult r = dev->disp.gen.AllocateCommandBuffers(device, pInfo, pBuffers);
     if (r == VK_SUCCESS)
@@ -392,7 +398,13 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
             return vkl_term_GetDeviceProcAddr(device, pName);
         return dev->icd->disp.GetDeviceProcAddr(device, pName);
     }
-    /* Layers: the chain's answer (the driver's own pointer when no layer intercepts the command). */
+    /* Layers: a device command the registry knows is answered from the dispatch table the chain's
+     * top vkGetDeviceProcAddr filled once at vkCreateDevice (create_device_chain, layer_chain.c):
+     * the same answer a walk down the chain gives, without walking it per lookup (the Khronos
+     * loader answers from its device table too). An alias shares its command's slot. Names the
+     * registry does not define ask the chain (a layer may implement them). */
+    if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE && c->slot != UINT16_MAX && dev->layered)
+        return ((const PFN_vkVoidFunction *)(const void *)&dev->disp.gen)[c->slot];
     return dev->disp.gen.GetDeviceProcAddr(device, pName);
 }
 

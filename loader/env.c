@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <unistd.h>
 
 #include "loader/internal/log.h"
 
@@ -86,11 +85,11 @@ bool vkl_env_is_elevated(void) {
     int forced = atomic_load(&g_elevated_override);
     if (forced >= 0) return forced != 0;
     /* The kernel sets AT_SECURE for set-uid/set-gid execs, file capabilities and LSM requests;
-     * glibc's secure_getenv keys off the same flag (spec §2.1). The effective/real id comparison
-     * is the Khronos loader's fallback test; both are asked so that a process whose ids differ
-     * (or an interposer that says so) is treated as elevated too. */
-    return getauxval(AT_SECURE) != 0 || geteuid() != getuid() || getegid() != getgid() ||
-           secure_getenv_hides();
+     * glibc's secure_getenv keys off the same flag (spec §2.1), and an interposer that fakes
+     * elevation makes secure_getenv hide variables: asking both keeps our view the same as
+     * secure_getenv's. Neither costs a system call (the id comparison of the Khronos loader's
+     * fallback would cost four per variable read, and adds nothing where secure_getenv exists). */
+    return getauxval(AT_SECURE) != 0 || secure_getenv_hides();
 }
 
 const char *vkl_getenv(const char *name) {

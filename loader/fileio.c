@@ -2,6 +2,7 @@
 #include "loader/internal/fileio.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -220,4 +221,27 @@ void vkl_dir_list_free(struct vkl_dir_list *list) {
     free(list->items);
     list->items = NULL;
     list->count = 0;
+}
+
+void *vkl_library_open(const char *path, const char **err) {
+    if (err != NULL) *err = NULL;
+    if (path == NULL) {
+        if (err != NULL) *err = "no library path";
+        return NULL;
+    }
+    if (strchr(path, '/') != NULL) {
+        enum vkl_file_kind k = vkl_file_kind(path);
+        if (k == VKL_FILE_DIRECTORY || k == VKL_FILE_OTHER) {
+            if (err != NULL)
+                *err = k == VKL_FILE_DIRECTORY ? "is a directory, not a library"
+                                               : "not a regular file (a FIFO, socket or device); not opened";
+            return NULL;
+        }
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL && err != NULL) {
+        const char *e = dlerror();
+        *err = e != NULL ? e : "unknown error";
+    }
+    return h;
 }

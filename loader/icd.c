@@ -7,6 +7,7 @@
  */
 #include <dlfcn.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,26 @@
 #include "loader/internal/env.h"
 #include "loader/internal/filter.h"
 #include "loader/internal/loader.h"
+#include "loader/internal/manifest_cache.h"
 #include "loader/internal/search_paths.h"
+#include "loader/internal/settings.h"
 
 static pthread_mutex_t g_driver_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vkl_driver *g_drivers; /* cache, in no particular order */
+
+/* A driver of the manifest cache (manifest_cache.h): the cache entry (path, identity, verdict,
+ * captured error line, references, stale flag) and the driver record. Cached drivers keep their
+ * references and staleness in `ce`; their `d.stale` stays false. Direct drivers (direct_driver.c)
+ * are plain records outside the cache, created with d.stale set and d.refs their set's one
+ * reference. */
+struct cached_driver {
+    struct vkl_mcache_entry ce;
+    struct vkl_driver d;
+    uint32_t taken; /* the cache generation of the acquisition that last put it in its set */
+};
+
+static struct cached_driver *cached_of(struct vkl_driver *d) {
+    return (struct cached_driver *)(void *)((char *)d - offsetof(struct cached_driver, d));
+}
 
 const char *vkl_driver_name(const struct vkl_driver *d) { return d->manifest_path; }
 
@@ -41,58 +58,38 @@ static void driver_unload(struct vkl_driver *d) {
     d->loaded = false;
 }
 
-static void driver_free(struct vkl_driver *d) {
+static void driver_free_fields(struct vkl_driver *d) {
     driver_unload(d);
     free(d->lib_path);
     vkl_icd_manifest_finish(&d->manifest);
     free(d->manifest_error);
     free(d->manifest_path);
-    free(d);
 }
 
-static void cache_unlink_free(struct vkl_driver *d) {
-    for (struct vkl_driver **pp = &g_drivers; *pp != NULL; pp = &(*pp)->next) {
-        if (*pp == d) {
-            *pp = d->next;
-            break;
-        }
-    }
-    driver_free(d);
+static VkResult driver_parse(struct vkl_mcache_entry *e, const char *path, const char *buf, size_t len,
+                             const struct vkl_log_sink *log) {
+    struct cached_driver *cd = (struct cached_driver *)(void *)e;
+    return vkl_icd_manifest_parse(path, buf, len, log, &cd->d.manifest);
 }
+
+static void driver_destroy(struct vkl_mcache_entry *e) {
+    struct cached_driver *cd = (struct cached_driver *)(void *)e;
+    driver_free_fields(&cd->d);
+    free(cd);
+}
+
+static struct vkl_mcache g_cache = {
+    .parse = driver_parse,
+    .destroy = driver_destroy,
+    .unreadable_flags = VKL_LOG_ERROR | VKL_LOG_DRIVER,
+    .unreadable_what = "driver manifest",
+    .unreadable_tail = " [LDP_DRIVER_4]",
+};
 
 __attribute__((destructor)) static void vkl_drivers_shutdown(void) {
     pthread_mutex_lock(&g_driver_lock);
-    while (g_drivers != NULL) {
-        struct vkl_driver *d = g_drivers;
-        g_drivers = d->next;
-        driver_free(d);
-    }
+    vkl_mcache_flush(&g_cache, true);
     pthread_mutex_unlock(&g_driver_lock);
-}
-
-/* A sink that remembers the last rejection line of a manifest and forwards it. */
-struct capture {
-    const struct vkl_log_sink *fwd;
-    char *line;
-    uint32_t flags;
-};
-static void capture_emit(void *ctx, uint32_t flags, const char *line) {
-    struct capture *c = ctx;
-    if (c->line == NULL && (flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO)) != 0) {
-        c->line = strdup(line);
-        c->flags = flags;
-    }
-    if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
-}
-
-static struct vkl_driver *cache_lookup(const char *path, const struct vkl_file_id *id) {
-    for (struct vkl_driver *d = g_drivers; d != NULL; d = d->next) {
-        if (d->stale || strcmp(d->manifest_path, path) != 0) continue;
-        if (vkl_file_id_equal(&d->manifest_id, id)) return d;
-        /* Same path, different file or content: this entry is out of date. */
-        d->stale = true;
-    }
-    return NULL;
 }
 
 /* Records the library file's identity at the load attempt. */
@@ -120,59 +117,43 @@ static bool library_unchanged(const struct vkl_driver *d) {
     return !ok || vkl_file_id_equal(&d->lib_id, &id);
 }
 
-static struct vkl_driver *driver_scan(const struct vkl_log_sink *log, const char *path) {
+/* The cache entry of the manifest at `path`, referenced (*out; NULL when the file cannot be read).
+ * The path comes from a search (search_paths.c), which classified it as a regular file. Never
+ * caches an allocation failure: VK_ERROR_OUT_OF_HOST_MEMORY leaves no entry behind, so the next
+ * call tries again (issue 19). */
+static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, struct cached_driver **out) {
+    *out = NULL;
     struct vkl_file_id id;
-    if (!vkl_file_identity(path, VKL_FILE_MISSING, &id)) {
+    if (!vkl_file_identity(path, VKL_FILE_REGULAR, &id)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: cannot be read [LDP_DRIVER_4]",
                 path);
-        return NULL;
+        return VK_SUCCESS;
     }
-    struct vkl_driver *d = cache_lookup(path, &id);
-    if (d != NULL && !library_unchanged(d)) {
+    struct vkl_mcache_entry *e = vkl_mcache_find(&g_cache, path, &id, log);
+    if (e != NULL && !library_unchanged(&((struct cached_driver *)(void *)e)->d)) {
         /* The library changed on disk: re-read the manifest and reopen the library. An entry no
          * instance holds is closed first, so dlopen maps the new file rather than returning the
          * old mapping. */
-        d->stale = true;
-        if (d->refs == 0) cache_unlink_free(d);
-        d = NULL;
+        e->refs--;
+        vkl_mcache_discard(&g_cache, e);
+        e = NULL;
     }
-    if (d != NULL) {
-        if (!d->manifest_ok && d->manifest_error != NULL)
-            vkl_log(log, d->manifest_error_flags, "%s", d->manifest_error);
-        return d;
+    if (e != NULL) {
+        *out = (struct cached_driver *)(void *)e;
+        return VK_SUCCESS;
     }
-    d = calloc(1, sizeof(*d));
-    if (d == NULL) return NULL;
-    d->manifest_path = strdup(path);
-    if (d->manifest_path == NULL) {
-        free(d);
-        return NULL;
+    struct cached_driver *cd = calloc(1, sizeof(*cd));
+    if (cd == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    cd->d.manifest_path = strdup(path);
+    if (cd->d.manifest_path == NULL) {
+        free(cd);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
-    d->manifest_id = id;
-
-    struct capture cap = {.fwd = log};
-    struct vkl_log_sink capture_sink = {.emit = capture_emit, .ctx = &cap};
-    char *buf = NULL;
-    size_t len = 0;
-    /* The identity recorded is the one of the bytes actually parsed. */
-    VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &d->manifest_id);
-    if (r != VK_SUCCESS) {
-        vkl_log(&capture_sink, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "driver manifest %s: cannot be read [LDP_DRIVER_4]", path);
-    } else {
-        r = vkl_icd_manifest_parse(path, buf, len, &capture_sink, &d->manifest);
-        free(buf);
-    }
-    d->manifest_ok = (r == VK_SUCCESS);
-    if (!d->manifest_ok) {
-        d->manifest_error = cap.line;
-        d->manifest_error_flags = cap.flags;
-    } else {
-        free(cap.line);
-    }
-    d->next = g_drivers;
-    g_drivers = d;
-    return d;
+    VkResult r = vkl_mcache_load(&g_cache, &cd->ce, path, &id, log);
+    if (r != VK_SUCCESS) return r; /* the record was destroyed */
+    cd->d.manifest_ok = cd->ce.ok;
+    *out = cd;
+    return VK_SUCCESS;
 }
 
 static PFN_vkVoidFunction lib_sym(void *lib, const char *name) {
@@ -298,7 +279,10 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
     VkResult r = d->enumerate_instance_extensions(NULL, &count, NULL);
     if (r == VK_SUCCESS && count > 0) {
         d->extensions = calloc(count, sizeof(VkExtensionProperties));
-        if (d->extensions == NULL) return false;
+        if (d->extensions == NULL) {
+            d->load_oom = true;
+            return false;
+        }
         r = d->enumerate_instance_extensions(NULL, &count, d->extensions);
         if (r != VK_SUCCESS && r != VK_INCOMPLETE) count = 0;
     } else if (r != VK_SUCCESS) {
@@ -315,24 +299,31 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
     return true;
 }
 
-static bool driver_load(const struct vkl_log_sink *log, struct vkl_driver *d) {
-    if (d->load_attempted) return d->loaded;
+/* VK_SUCCESS: loaded; VK_ERROR_INCOMPATIBLE_DRIVER: ignored (the verdict is cached);
+ * VK_ERROR_OUT_OF_HOST_MEMORY: nothing cached, the next acquisition tries again. */
+static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d) {
+    if (d->load_attempted) return d->loaded ? VK_SUCCESS : VK_ERROR_INCOMPATIBLE_DRIVER;
     d->load_attempted = true;
+    d->load_oom = false;
     /* RTLD_LOCAL keeps one driver's symbols from resolving another's (LDP_DRIVER_1). */
-    d->lib = dlopen(d->manifest.library_path, RTLD_NOW | RTLD_LOCAL);
+    const char *err = NULL;
+    d->lib = vkl_library_open(d->manifest.library_path, &err);
     library_identity(d);
     if (d->lib == NULL) {
-        const char *err = dlerror();
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",
                 d->manifest_path, d->manifest.library_path, err != NULL ? err : "unknown error");
-        return false;
+        return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (!driver_negotiate(log, d)) {
         driver_unload(d);
-        return false;
+        if (d->load_oom) {
+            d->load_attempted = false;
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     d->loaded = true;
-    return true;
+    return VK_SUCCESS;
 }
 
 VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_set *out) {
@@ -340,52 +331,71 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
     struct vkl_strlist files = {0};
     VkResult result = VK_SUCCESS;
     struct vkl_filter select, disable;
-    const char *sel = vkl_getenv("VK_LOADER_DRIVERS_SELECT");
-    const char *dis = vkl_getenv("VK_LOADER_DRIVERS_DISABLE");
+    /* The settings file (settings.c): additional_drivers, and no driver env vars with
+     * device_configurations. Re-read at every acquisition (global calls, vkCreateInstance). */
+    const struct vkl_settings *settings = vkl_settings_acquire(log);
+    bool use_env = vkl_settings_use_driver_env(settings);
+    const char *sel = use_env ? vkl_getenv("VK_LOADER_DRIVERS_SELECT") : NULL;
+    const char *dis = use_env ? vkl_getenv("VK_LOADER_DRIVERS_DISABLE") : NULL;
     vkl_filter_parse(sel, sel != NULL ? strlen(sel) : 0, &select);
     vkl_filter_parse(dis, dis != NULL ? strlen(dis) : 0, &disable);
 
     pthread_mutex_lock(&g_driver_lock);
-    result = vkl_driver_manifest_files(log, &files);
+    result = vkl_settings_driver_files(settings, log, &files);
+    vkl_settings_release(settings);
     if (result != VK_SUCCESS) goto out;
-    out->drivers = calloc(files.count ? files.count : 1, sizeof(*out->drivers));
+    out->drivers = malloc((files.count ? files.count : 1) * sizeof(*out->drivers));
     if (out->drivers == NULL) {
         result = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
+    vkl_mcache_begin(&g_cache);
     for (size_t i = 0; i < files.count; i++) {
-        struct vkl_driver *d = driver_scan(log, files.items[i]);
-        if (d == NULL || !d->manifest_ok) continue;
-        bool dup = false; /* the same manifest reached twice (e.g. VK_ADD_DRIVER_FILES and a dir) */
-        for (uint32_t j = 0; j < out->count; j++) dup = dup || out->drivers[j] == d;
-        if (dup) continue;
-        switch (vkl_driver_filter_check(&select, &disable, d->manifest_path)) {
-            case VKL_DRIVER_DISABLED:
-                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "driver %s: ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'",
-                        d->manifest_path);
-                continue;
-            case VKL_DRIVER_NOT_SELECTED:
-                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "driver %s: ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT'",
-                        d->manifest_path);
-                continue;
-            default:
-                break;
+        struct cached_driver *cd = NULL;
+        if ((result = driver_scan(log, files.items[i], &cd)) != VK_SUCCESS) goto out;
+        if (cd == NULL) continue;
+        struct vkl_driver *d = &cd->d;
+        /* The same manifest reached twice (e.g. VK_ADD_DRIVER_FILES and a dir): the set already
+         * holds it when this acquisition took it (one compare, not a scan of the set). */
+        bool keep = d->manifest_ok && cd->taken != g_cache.gen;
+        if (keep) {
+            switch (vkl_driver_filter_check(&select, &disable, d->manifest_path)) {
+                case VKL_DRIVER_DISABLED:
+                    vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                            "driver %s: ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'",
+                            d->manifest_path);
+                    keep = false;
+                    break;
+                case VKL_DRIVER_NOT_SELECTED:
+                    vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                            "driver %s: ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT'",
+                            d->manifest_path);
+                    keep = false;
+                    break;
+                default:
+                    break;
+            }
         }
-        if (!driver_load(log, d)) continue;
-        d->refs++;
-        out->drivers[out->count++] = d;
+        if (keep) {
+            VkResult lr = driver_load(log, d);
+            if (lr == VK_ERROR_OUT_OF_HOST_MEMORY) {
+                vkl_mcache_unref(&g_cache, &cd->ce);
+                result = lr;
+                goto out;
+            }
+            keep = lr == VK_SUCCESS;
+        }
+        if (!keep) {
+            vkl_mcache_unref(&g_cache, &cd->ce);
+            continue;
+        }
+        cd->taken = g_cache.gen;
+        out->drivers[out->count++] = d; /* keeps the reference driver_scan took */
     }
-    /* Drop cache entries whose manifest vanished or changed and nobody uses any more. A manifest
-     * that vanished is never looked up again by path (driver_scan stops at its failed identity check, and a
-     * search that no longer lists it never asks), so check every entry's file here: one access()
-     * per cached manifest. Entries still in use are only marked; the last release frees them. */
-    for (struct vkl_driver *d = g_drivers, *n; d != NULL; d = n) {
-        n = d->next;
-        if (!d->stale && !vkl_file_exists(d->manifest_path)) d->stale = true;
-        if (d->stale && d->refs == 0) cache_unlink_free(d);
-    }
+    /* Drop cache entries nobody holds whose manifest changed (vkl_mcache_find marked them) or that
+     * this search did not list (vanished, or no longer searched): no system call per cached
+     * manifest. Entries still in use stay; the last release frees stale ones. */
+    vkl_mcache_sweep(&g_cache);
 out:
     pthread_mutex_unlock(&g_driver_lock);
     vkl_strlist_finish(&files);
@@ -397,8 +407,17 @@ void vkl_drivers_release(struct vkl_driver_set *set) {
     pthread_mutex_lock(&g_driver_lock);
     for (uint32_t i = 0; i < set->count; i++) {
         struct vkl_driver *d = set->drivers[i];
+        if (!d->stale) {
+            vkl_mcache_unref(&g_cache, &cached_of(d)->ce);
+            continue;
+        }
+        /* A direct driver (direct_driver.c): never in the cache, created stale with this set's
+         * one reference, no library handle of its own. */
         if (d->refs > 0) d->refs--;
-        if (d->stale && d->refs == 0) cache_unlink_free(d);
+        if (d->refs == 0) {
+            driver_free_fields(d);
+            free(d);
+        }
     }
     pthread_mutex_unlock(&g_driver_lock);
     free(set->drivers);

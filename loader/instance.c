@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/internal/direct_driver.h"
+#include "loader/internal/settings.h"
 #include "loader/internal/env.h"
 #include "loader/internal/loader.h"
 
@@ -15,6 +17,7 @@ static const VkExtensionProperties g_loader_extensions[] = {
     {VK_EXT_DEBUG_REPORT_EXTENSION_NAME, VK_EXT_DEBUG_REPORT_SPEC_VERSION},
     {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_SPEC_VERSION},
     {VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME, VK_KHR_PORTABILITY_ENUMERATION_SPEC_VERSION},
+    {VK_LUNARG_DIRECT_DRIVER_LOADING_EXTENSION_NAME, VK_LUNARG_DIRECT_DRIVER_LOADING_SPEC_VERSION},
 };
 #define LOADER_EXTENSION_COUNT (sizeof(g_loader_extensions) / sizeof(g_loader_extensions[0]))
 
@@ -463,7 +466,7 @@ static bool instance_valid(VkInstance instance) {
     return d == (const void *)&vkl_gen_terminators || d == (const void *)&inst->chain_disp;
 }
 
-static _Noreturn void invalid_handle(const char *cmd, const char *param) {
+_Noreturn void vkl_invalid_handle(const char *cmd, const char *param) {
     char line[512];
     snprintf(line, sizeof line, "[Vulkan Loader] ERROR:          %s: Invalid %s [VUID-%s-%s-parameter]\n", cmd,
              param, cmd, param);
@@ -473,17 +476,19 @@ static _Noreturn void invalid_handle(const char *cmd, const char *param) {
 }
 
 void vkl_check_instance(VkInstance instance, const char *cmd) {
-    if (!instance_valid(instance)) invalid_handle(cmd, "instance");
+    if (!instance_valid(instance)) vkl_invalid_handle(cmd, "instance");
 }
 
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {
     const struct vkl_physdev_tramp *t = (const struct vkl_physdev_tramp *)(const void *)physicalDevice;
     if (t == NULL || !instance_valid((VkInstance)(void *)t->instance) || t->disp != t->instance->disp)
-        invalid_handle(cmd, "physicalDevice");
+        vkl_invalid_handle(cmd, "physicalDevice");
 }
 
 static void instance_free(struct vkl_instance *inst) {
     struct vkl_alloc a = inst->alloc;
+    vkl_settings_release(inst->settings);
+    inst->settings = NULL;
     for (struct vkl_physdev *p = inst->physdevs, *n; p != NULL; p = n) {
         n = p->next;
         vkl_free(&a, p);
@@ -560,8 +565,12 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     r = vkl_layer_chain_prepare(inst, pCreateInfo);
     if (r != VK_SUCCESS) goto fail;
 
-    r = vkl_drivers_acquire(&inst->log, &inst->drivers);
+    /* The system and environment drivers, and those of VK_LUNARG_direct_driver_loading. */
+    r = vkl_direct_drivers_acquire(&inst->log, pCreateInfo, &inst->drivers);
     if (r != VK_SUCCESS) goto fail;
+    /* The settings file in force at vkCreateInstance governs this instance's physical devices
+     * (device_configurations), whatever the file says later ([Set]; docs/settings.md). */
+    inst->settings = vkl_settings_acquire(&inst->log);
 
     /* The layer chain, or the terminator directly when no layer is active. */
     r = vkl_layer_chain_create_instance(inst, pCreateInfo, pAllocator, pInstance);

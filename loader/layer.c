@@ -16,7 +16,9 @@
 #include "loader/internal/fileio.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/manifest.h"
+#include "loader/internal/manifest_cache.h"
 #include "loader/internal/search_paths.h"
+#include "loader/internal/settings.h"
 #include "loader/internal/strlist.h"
 
 #define CAT VKL_LOG_LAYER
@@ -24,20 +26,13 @@
 
 /* ------------------------------------------------------------------ the parse cache */
 
-/* One manifest file as parsed, keyed by path, implicit-ness and (dev, ino, size, mtime): an
- * unchanged file is never parsed twice. Entries are malloc'd (they outlive instances). */
+/* One manifest file as parsed: an entry of the manifest cache (manifest_cache.h) keyed by path and
+ * (dev, ino, size, mtime), one cache for implicit and one for explicit manifests (the same file
+ * parses differently as either): an unchanged file is never parsed twice. Entries are malloc'd
+ * (they outlive instances). */
 struct layer_file {
-    struct layer_file *next;
-    struct layer_file *hnext; /* in g_buckets[hash % LAYER_BUCKETS] */
-    uint64_t hash;            /* path_hash(path) */
-    unsigned refs;
-    bool stale;
+    struct vkl_mcache_entry ce; /* first member */
     bool implicit;
-    char *path;
-    struct vkl_file_id id;
-    bool ok;
-    char *error; /* first WARN/ERROR/INFO line of the parse, re-emitted to later callers */
-    uint32_t error_flags;
     struct vkl_layer_manifest_file m;
     /* Per layer of `m`: the library dlopen'ed for pre-instance calls (vkl_layer_pre_instance_proc),
      * kept as long as this entry, like the driver cache keeps driver libraries. NULL until used. */
@@ -50,35 +45,18 @@ struct pre_lib {
 };
 
 static pthread_mutex_t g_layer_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct layer_file *g_files;
 static uint32_t g_parse_count;
-/* The same entries by path hash: a lookup costs one hash and, nearly always, one strcmp, whatever
- * the number of installed manifests (a linear scan made every discovery quadratic). */
-#define LAYER_BUCKETS 256u
-static struct layer_file *g_buckets[LAYER_BUCKETS];
 
 /* 64-bit hash of a string, 8 bytes per step. */
-static uint64_t str_hash(const char *s, size_t len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, sizeof(w));
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s + i, len - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    return h ^ (h >> 29);
-}
+static uint64_t str_hash(const char *s, size_t len) { return vkl_mcache_hash(s, len); }
 
 static bool unloading_disabled(void) {
     const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
     return keep != NULL && strcmp(keep, "1") == 0;
 }
 
-static void file_free(struct layer_file *f) {
+static void file_destroy(struct vkl_mcache_entry *e) {
+    struct layer_file *f = (struct layer_file *)(void *)e;
     if (f->pre != NULL) {
         bool keep = unloading_disabled();
         for (uint32_t i = 0; i < f->m.count; i++)
@@ -86,42 +64,34 @@ static void file_free(struct layer_file *f) {
         free(f->pre);
     }
     vkl_layer_manifest_file_finish(&f->m);
-    free(f->error);
-    free(f->path);
     free(f);
 }
 
-static void cache_unlink_free(struct layer_file *f) {
-    for (struct layer_file **pp = &g_files; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == f) {
-            *pp = f->next;
-            break;
-        }
-    for (struct layer_file **pp = &g_buckets[f->hash % LAYER_BUCKETS]; *pp != NULL; pp = &(*pp)->hnext)
-        if (*pp == f) {
-            *pp = f->hnext;
-            break;
-        }
-    file_free(f);
+static VkResult file_parse(struct vkl_mcache_entry *e, const char *path, const char *buf, size_t len,
+                           const struct vkl_log_sink *log) {
+    struct layer_file *f = (struct layer_file *)(void *)e;
+    g_parse_count++;
+    return vkl_layer_manifest_parse(path, buf, len, f->implicit, log, &f->m);
 }
+
+#define LAYER_CACHE_INIT                                                                                   \
+    {                                                                                                      \
+        .parse = file_parse, .destroy = file_destroy, .unreadable_flags = VKL_LOG_WARN | VKL_LOG_LAYER,    \
+        .unreadable_what = "layer manifest", .unreadable_tail = "; file skipped [LLP_LAYER_6]",            \
+    }
+static struct vkl_mcache g_caches[2] = {LAYER_CACHE_INIT, LAYER_CACHE_INIT}; /* [implicit] */
 
 __attribute__((destructor)) static void vkl_layers_shutdown(void) {
     pthread_mutex_lock(&g_layer_lock);
-    while (g_files != NULL) {
-        struct layer_file *f = g_files;
-        g_files = f->next;
-        file_free(f);
-    }
-    memset(g_buckets, 0, sizeof(g_buckets));
+    vkl_mcache_flush(&g_caches[0], true);
+    vkl_mcache_flush(&g_caches[1], true);
     pthread_mutex_unlock(&g_layer_lock);
 }
 
 void vkl_layers_cache_flush_for_testing(void) {
     pthread_mutex_lock(&g_layer_lock);
-    for (struct layer_file *f = g_files, *n; f != NULL; f = n) {
-        n = f->next;
-        if (f->refs == 0) cache_unlink_free(f);
-    }
+    vkl_mcache_flush(&g_caches[0], false);
+    vkl_mcache_flush(&g_caches[1], false);
     pthread_mutex_unlock(&g_layer_lock);
 }
 
@@ -132,73 +102,29 @@ uint32_t vkl_layers_parse_count_for_testing(void) {
     return n;
 }
 
-struct capture {
-    const struct vkl_log_sink *fwd;
-    char *line;
-    uint32_t flags;
-};
-static void capture_emit(void *ctx, uint32_t flags, const char *line) {
-    struct capture *c = ctx;
-    if (c->line == NULL && (flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO)) != 0) {
-        c->line = strdup(line);
-        c->flags = flags;
-    }
-    if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
-}
-
-/* Called with g_layer_lock held. Returns a referenced entry, or NULL (unreadable / OOM). */
-static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit) {
+/* Called with g_layer_lock held. Returns a referenced entry, or NULL: unreadable (*res VK_SUCCESS)
+ * or out of memory (*res VK_ERROR_OUT_OF_HOST_MEMORY; nothing is cached, so the next call tries
+ * again instead of losing the layer, issue 19). `known`: VKL_FILE_REGULAR for a path a search
+ * listed (search_paths.c classified it), VKL_FILE_MISSING for one named elsewhere. */
+static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit,
+                                   enum vkl_file_kind known, VkResult *res) {
     struct vkl_file_id id;
-    if (!vkl_file_identity(path, VKL_FILE_MISSING, &id)) return NULL;
-    uint64_t hash = str_hash(path, strlen(path));
-    for (struct layer_file *f = g_buckets[hash % LAYER_BUCKETS]; f != NULL; f = f->hnext) {
-        if (f->stale || f->implicit != implicit || f->hash != hash || strcmp(f->path, path) != 0) continue;
-        if (vkl_file_id_equal(&f->id, &id)) {
-            /* A rejected file's line is repeated to every caller; warnings about single layers of
-             * an accepted file were logged once, at parse time. */
-            if (!f->ok && f->error != NULL) vkl_log(log, f->error_flags, "%s", f->error);
-            f->refs++;
-            return f;
-        }
-        f->stale = true; /* same path, different content */
-    }
+    *res = VK_SUCCESS;
+    if (!vkl_file_identity(path, known, &id)) return NULL;
+    struct vkl_mcache *c = &g_caches[implicit];
+    struct vkl_mcache_entry *e = vkl_mcache_find(c, path, &id, log);
+    if (e != NULL) return (struct layer_file *)(void *)e;
     struct layer_file *f = calloc(1, sizeof(*f));
-    if (f == NULL) return NULL;
-    f->path = strdup(path);
-    if (f->path == NULL) {
-        free(f);
+    if (f == NULL) {
+        *res = VK_ERROR_OUT_OF_HOST_MEMORY;
         return NULL;
     }
     f->implicit = implicit;
-    f->id = id;
-    struct capture cap = {.fwd = log};
-    struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
-    char *buf = NULL;
-    size_t len = 0;
-    VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &f->id);
-    if (r != VK_SUCCESS) {
-        vkl_log(&sink, VKL_LOG_WARN | CAT, "layer manifest %s: cannot be read; file skipped [LLP_LAYER_6]", path);
-    } else {
-        g_parse_count++;
-        r = vkl_layer_manifest_parse(path, buf, len, implicit, &sink, &f->m);
-        free(buf);
-    }
-    if (r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-        free(cap.line);
-        file_free(f);
-        return NULL;
-    }
-    f->ok = r == VK_SUCCESS;
-    f->error = cap.line;
-    f->error_flags = cap.flags;
-    f->next = g_files;
-    g_files = f;
-    f->hash = hash;
-    f->hnext = g_buckets[hash % LAYER_BUCKETS];
-    g_buckets[hash % LAYER_BUCKETS] = f;
-    f->refs++;
+    if ((*res = vkl_mcache_load(c, &f->ce, path, &id, log)) != VK_SUCCESS) return NULL;
     return f;
 }
+
+static void file_unref(struct layer_file *f) { vkl_mcache_unref(&g_caches[f->implicit], &f->ce); }
 
 /* ------------------------------------------------------------------ search locations */
 
@@ -290,33 +216,67 @@ static bool str_in(char *const *v, uint32_t n, const char *s) {
     return false;
 }
 
-/* The names of a set being built, by hash (open addressing, caller storage, no allocation): the
- * first layer of each name. Past NAME_SLOTS / 2 names lookups fall back to vkl_layer_set_find. */
+/* The names of a set being built, by hash (open addressing): the first layer of each name. The
+ * first NAME_SLOTS slots live on the caller's stack (no allocation for the usual few layers); past
+ * half full the table moves to the heap and doubles as needed, so a set of any size is built in
+ * linear time. Only if that allocation fails do lookups fall back to vkl_layer_set_find. */
 #define NAME_SLOTS 512u
 struct name_index {
-    const struct vkl_layer_manifest *slot[NAME_SLOTS];
-    uint32_t used;
+    const struct vkl_layer_manifest *local[NAME_SLOTS];
+    const struct vkl_layer_manifest **slot; /* local, or the heap table */
+    uint32_t nslots, used;
     bool overflow;
 };
 
-static uint32_t name_slot(const char *name) { return (uint32_t)str_hash(name, strlen(name)) & (NAME_SLOTS - 1); }
+static void name_index_init(struct name_index *ix) {
+    memset(ix->local, 0, sizeof(ix->local));
+    ix->slot = ix->local;
+    ix->nslots = NAME_SLOTS;
+    ix->used = 0;
+    ix->overflow = false;
+}
+
+static void name_index_finish(struct name_index *ix) {
+    if (ix->slot != ix->local) free(ix->slot);
+}
+
+static uint32_t name_hash(const char *name) { return (uint32_t)str_hash(name, strlen(name)); }
 
 static const struct vkl_layer_manifest *name_index_find(const struct name_index *ix, const struct vkl_layer_set *set,
                                                         const char *name) {
     if (ix->overflow) return vkl_layer_set_find(set, name);
-    for (uint32_t i = name_slot(name);; i = (i + 1) & (NAME_SLOTS - 1)) {
+    uint32_t mask = ix->nslots - 1;
+    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
         const struct vkl_layer_manifest *l = ix->slot[i];
         if (l == NULL || strcmp(l->props.layerName, name) == 0) return l;
     }
 }
 
+static void name_index_put(const struct vkl_layer_manifest **slot, uint32_t nslots, const struct vkl_layer_manifest *l) {
+    for (uint32_t i = name_hash(l->props.layerName) & (nslots - 1);; i = (i + 1) & (nslots - 1))
+        if (slot[i] == NULL) {
+            slot[i] = l;
+            return;
+        }
+}
+
 static void name_index_add(struct name_index *ix, const struct vkl_layer_manifest *l) {
     if (ix->overflow) return;
-    if (ix->used >= NAME_SLOTS / 2) {
-        ix->overflow = true;
-        return;
+    if (ix->used >= ix->nslots / 2) {
+        uint32_t n = ix->nslots * 2;
+        const struct vkl_layer_manifest **t = n > ix->nslots ? calloc(n, sizeof(*t)) : NULL;
+        if (t == NULL) {
+            ix->overflow = true;
+            return;
+        }
+        for (uint32_t i = 0; i < ix->nslots; i++)
+            if (ix->slot[i] != NULL) name_index_put(t, n, ix->slot[i]);
+        if (ix->slot != ix->local) free(ix->slot);
+        ix->slot = t;
+        ix->nslots = n;
     }
-    for (uint32_t i = name_slot(l->props.layerName);; i = (i + 1) & (NAME_SLOTS - 1)) {
+    uint32_t mask = ix->nslots - 1;
+    for (uint32_t i = name_hash(l->props.layerName) & mask;; i = (i + 1) & mask) {
         if (ix->slot[i] == NULL) {
             ix->slot[i] = l;
             ix->used++;
@@ -331,18 +291,20 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
     struct vkl_strlist files = VKL_STRLIST_INIT;
     VkResult r = layer_manifest_files(log, implicit, set->override_layer, &files);
     struct name_index names;
-    names.used = 0;
-    names.overflow = false;
-    memset(names.slot, 0, sizeof(names.slot));
+    name_index_init(&names);
     for (uint32_t i = 0; i < set->count; i++) name_index_add(&names, set->layers[i]);
     for (size_t i = 0; r == VK_SUCCESS && i < files.count; i++) {
-        struct layer_file *f = file_get(log, files.items[i], implicit);
-        if (f == NULL) continue;
+        VkResult fr;
+        struct layer_file *f = file_get(log, files.items[i], implicit, VKL_FILE_REGULAR, &fr);
+        if (f == NULL) {
+            r = fr;
+            continue;
+        }
         if ((r = set_ref(set, f)) != VK_SUCCESS) {
-            f->refs--;
+            file_unref(f);
             break;
         }
-        if (!f->ok) continue;
+        if (!f->ce.ok) continue;
         for (uint32_t k = 0; r == VK_SUCCESS && k < f->m.count; k++) {
             const struct vkl_layer_manifest *l = &f->m.layers[k];
             const struct vkl_layer_manifest *prev = name_index_find(&names, set, l->props.layerName);
@@ -357,6 +319,7 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
             if (prev == NULL) name_index_add(&names, l);
         }
     }
+    name_index_finish(&names);
     vkl_strlist_finish(&files);
     return r;
 }
@@ -531,9 +494,87 @@ static void set_clear(struct vkl_layer_set *set) {
     set->refs = NULL;
     set->ref_count = 0;
     set->override_layer = NULL;
+    set->settings = NULL;
     vkl_filter_parse(NULL, 0, &set->enable);
     vkl_filter_parse(NULL, 0, &set->disable);
     vkl_filter_parse(NULL, 0, &set->allow);
+}
+
+/* ---- the settings file's `layers` list ([Set]; settings.c, docs/settings.md) ----
+ * The list defines the available layers and their order: each "on"/"auto" entry is the layer of
+ * that name in the manifest at its path (implicit when treat_as_implicit_manifest); the layers the
+ * normal search found appear only where an unordered_layer_location entry stands, minus the names
+ * the list mentions; "off" layers are not available at all ([] therefore disables every layer).
+ * "auto" layers still obey the VK_LOADER_LAYERS_* filters; "on" layers do not. */
+static bool settings_names(const struct vkl_settings *st, const char *name) {
+    for (uint32_t i = 0; i < st->layer_count; i++)
+        if (st->layers[i].name != NULL && strcmp(st->layers[i].name, name) == 0) return true;
+    return false;
+}
+
+static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_set *out, uint32_t *cap) {
+    const struct vkl_settings *st = out->settings;
+    if (st == NULL || !st->has_layers) return VK_SUCCESS;
+    const struct vkl_layer_manifest **found = out->layers;
+    uint32_t found_count = out->count;
+    out->layers = NULL;
+    out->count = 0;
+    *cap = 0;
+    VkResult r = VK_SUCCESS;
+    for (uint32_t i = 0; r == VK_SUCCESS && i < st->layer_count; i++) {
+        const struct vkl_settings_layer *e = &st->layers[i];
+        if (e->control == VKL_SETTINGS_LAYER_UNORDERED) {
+            for (uint32_t k = 0; r == VK_SUCCESS && k < found_count; k++)
+                if (!settings_names(st, found[k]->props.layerName) && vkl_layer_set_find(out, found[k]->props.layerName) == NULL)
+                    r = set_push(out, cap, found[k]);
+            continue;
+        }
+        if (e->control == VKL_SETTINGS_LAYER_OFF) {
+            vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: \"off\" in settings file %s (layers[%u]); not available [RULE_SETTINGS_FILE]",
+                    e->name, st->file_path, i);
+            continue;
+        }
+        if (vkl_layer_set_find(out, e->name) != NULL) continue; /* named twice: first wins (LLP_LOADER_3) */
+        VkResult fr;
+        struct layer_file *f = file_get(log, e->path, e->treat_as_implicit_manifest, VKL_FILE_MISSING, &fr);
+        if (f == NULL && fr != VK_SUCCESS) {
+            r = fr;
+            break;
+        }
+        if (f == NULL) {
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "layer %s: manifest %s named by settings file %s (layers[%u]) cannot be read; layer skipped "
+                    "[RULE_SETTINGS_FILE]",
+                    e->name, e->path, st->file_path, i);
+            continue;
+        }
+        if ((r = set_ref(out, f)) != VK_SUCCESS) {
+            file_unref(f);
+            break;
+        }
+        const struct vkl_layer_manifest *l = NULL;
+        for (uint32_t k = 0; f->ce.ok && l == NULL && k < f->m.count; k++)
+            if (strcmp(f->m.layers[k].props.layerName, e->name) == 0) l = &f->m.layers[k];
+        if (l == NULL) {
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "layer %s: manifest %s named by settings file %s (layers[%u]) has no usable layer of that name; "
+                    "layer skipped [RULE_SETTINGS_FILE]",
+                    e->name, e->path, st->file_path, i);
+            continue;
+        }
+        if (e->control == VKL_SETTINGS_LAYER_AUTO && filtered_out(out, l)) {
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "layer %s: ignored because it was disabled by env var 'VK_LOADER_LAYERS_DISABLE' "
+                    "[RULE_LYR_FILTER_DISABLE]",
+                    e->name);
+            continue;
+        }
+        r = set_push(out, cap, l);
+    }
+    free(found);
+    if (out->override_layer != NULL && vkl_layer_set_find(out, OVERRIDE_LAYER_NAME) != out->override_layer)
+        out->override_layer = NULL;
+    return r;
 }
 
 static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out, bool implicit_only) {
@@ -554,22 +595,29 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
             vkl_log(log, VKL_LOG_WARN | CAT, "env %s: %u filters beyond the first %d ignored [RULE_LYR_FILTER_%s]",
                     names[i], fs[i]->dropped, VKL_FILTER_MAX_TOKENS, i == 0 ? "ENABLE" : i == 1 ? "DISABLE" : "ALLOW");
 
+    /* Re-read the settings file first, so its stderr_log governs this call's log lines too. */
+    out->settings = vkl_settings_acquire(log);
     pthread_mutex_lock(&g_layer_lock);
+    bool scanned_explicit = false;
+    vkl_mcache_begin(&g_caches[0]);
+    vkl_mcache_begin(&g_caches[1]);
     if ((r = scan(log, true, out, &cap)) != VK_SUCCESS) goto out;
 
     /* The override layer: an implicit meta-layer named VK_LAYER_LUNARG_override that is enabled;
      * one whose app_keys name this executable beats a global one ([Lyr] "Override Meta-Layer"). */
     {
+        /* /proc/self/exe is read only when an override layer has app_keys to compare with. */
         char exe[PATH_MAX];
-        const char *self = self_exe(exe, sizeof(exe));
+        const char *self = NULL;
         const struct vkl_layer_manifest *global = NULL, *specific = NULL;
         for (uint32_t i = 0; i < out->count; i++) {
             const struct vkl_layer_manifest *l = out->layers[i];
             if (strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) != 0 || !l->is_meta) continue;
             if (l->app_key_count == 0) {
                 if (global == NULL) global = l;
-            } else if (str_in(l->app_keys, l->app_key_count, self) && specific == NULL) {
-                specific = l;
+            } else if (specific == NULL) {
+                if (self == NULL) self = self_exe(exe, sizeof(exe));
+                if (str_in(l->app_keys, l->app_key_count, self)) specific = l;
             }
         }
         const struct vkl_layer_manifest *ov = specific != NULL ? specific : global;
@@ -602,6 +650,7 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     bool need_explicit = !implicit_only;
     for (uint32_t i = 0; i < out->count && !need_explicit; i++) need_explicit = out->layers[i]->is_meta;
     if (need_explicit && (r = scan(log, false, out, &cap)) != VK_SUCCESS) goto out;
+    scanned_explicit = need_explicit;
 
     /* Filters and the override blacklist remove layers from the available list (LLP_LOADER_12). */
     for (uint32_t i = 0; i < out->count;) {
@@ -623,6 +672,8 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         }
         i++;
     }
+    /* The settings file's layers list replaces the available set and its order. */
+    if ((r = settings_apply(log, out, &cap)) != VK_SUCCESS) goto out;
     /* Meta-layer validation: one linear pass over the component graph (an invalid component
      * makes its meta-layers invalid, so nothing needs repeating), then one compaction. */
     {
@@ -647,13 +698,14 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         }
     }
 out:
-    /* Drop cache entries nobody holds whose file changed (file_get marked them) or vanished (no
-     * search asks for that path again): without this sweep every rewrite of a manifest left its
-     * old entry, and the pre-instance library it keeps open, behind until exit. */
-    for (struct layer_file *f = g_files, *n; f != NULL; f = n) {
-        n = f->next;
-        if (!f->stale && !vkl_file_exists(f->path)) f->stale = true;
-        if (f->stale && f->refs == 0) cache_unlink_free(f);
+    /* Drop cache entries nobody holds whose file changed (vkl_mcache_find marked them) or that this
+     * search did not list (vanished, or no longer searched): without this sweep every rewrite of a
+     * manifest left its old entry, and the pre-instance library it keeps open, behind until exit.
+     * Only the caches whose whole search ran are swept (an implicit-only acquire leaves the
+     * explicit manifests alone), and the sweep makes no system call. */
+    if (r == VK_SUCCESS) {
+        vkl_mcache_sweep(&g_caches[1]);
+        if (scanned_explicit) vkl_mcache_sweep(&g_caches[0]);
     }
     pthread_mutex_unlock(&g_layer_lock);
     if (r != VK_SUCCESS) vkl_layers_release(out);
@@ -672,12 +724,12 @@ void vkl_layers_release(struct vkl_layer_set *set) {
     pthread_mutex_lock(&g_layer_lock);
     for (uint32_t i = 0; i < set->ref_count; i++) {
         struct layer_file *f = set->refs[i];
-        if (f->refs > 0) f->refs--;
-        if (f->stale && f->refs == 0) cache_unlink_free(f);
+        file_unref(f);
     }
     pthread_mutex_unlock(&g_layer_lock);
     free(set->refs);
     free(set->layers);
+    vkl_settings_release(set->settings);
     set_clear(set);
 }
 
@@ -819,6 +871,44 @@ VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const str
     return r;
 }
 
+/* Activation when the settings file has a `layers` list: the set's order (the file's), each layer
+ * enabled when "on", or ("auto") by the normal rules: an enabled implicit layer, VK_INSTANCE_LAYERS,
+ * VK_LOADER_LAYERS_ENABLE, or the application's request. Requested layers must be available
+ * ("off" ones are not: VK_ERROR_LAYER_NOT_PRESENT). */
+static VkResult settings_activate(struct act *a, const struct vkl_settings *st, const char *const *app_names,
+                                  uint32_t app_count) {
+    const struct vkl_layer_set *set = a->set;
+    for (uint32_t i = 0; i < app_count; i++) {
+        if (app_names[i] != NULL && vkl_layer_set_find(set, app_names[i]) != NULL) continue;
+        vkl_log(a->log, VKL_LOG_ERROR | CAT, "layer %s: requested by the application but not available [LLP_LOADER_1]",
+                app_names[i] != NULL ? app_names[i] : "(null)");
+        return VK_ERROR_LAYER_NOT_PRESENT;
+    }
+    struct vkl_strlist env_names = VKL_STRLIST_INIT;
+    const char *il = vkl_env_is_elevated() ? NULL : vkl_getenv("VK_INSTANCE_LAYERS");
+    VkResult r = il != NULL ? vkl_path_list_split(il, strlen(il), ':', &env_names) : VK_SUCCESS;
+    for (uint32_t i = 0; r == VK_SUCCESS && i < set->count; i++) {
+        const struct vkl_layer_manifest *l = set->layers[i];
+        const char *name = l->props.layerName, *why = NULL;
+        bool on = false;
+        for (uint32_t k = 0; k < st->layer_count && !on; k++)
+            on = st->layers[k].control == VKL_SETTINGS_LAYER_ON && strcmp(st->layers[k].name, name) == 0;
+        if (on)
+            why = "the Loader Settings File (Vulkan Configurator)";
+        else if (l->is_implicit && (l == set->override_layer || vkl_layer_implicit_enabled(set, l, a->log)))
+            why = "implicit layer";
+        else if (vkl_strlist_contains(&env_names, name))
+            why = "VK_INSTANCE_LAYERS";
+        else if (!l->is_implicit && vkl_filter_match(&set->enable, name))
+            why = "VK_LOADER_LAYERS_ENABLE";
+        for (uint32_t k = 0; why == NULL && k < app_count; k++)
+            if (strcmp(app_names[k], name) == 0) why = "the application";
+        if (why != NULL) r = act_add(a, l, 0, why);
+    }
+    vkl_strlist_finish(&env_names);
+    return r;
+}
+
 VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
                              const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                              uint32_t *out_count) {
@@ -827,6 +917,13 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     struct vkl_strlist env_names = VKL_STRLIST_INIT;
     *out = NULL;
     *out_count = 0;
+    const struct vkl_settings *st = set->settings; /* looked up by the acquisition */
+    if (st != NULL && st->has_layers) { /* the settings file's order and controls */
+        r = settings_activate(&a, st, app_names, app_count);
+        if (r != VK_SUCCESS) free(a.list);
+        else *out = a.list, *out_count = a.count;
+        return r;
+    }
 
     /* VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
      * VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
@@ -1051,9 +1148,9 @@ PFN_vkVoidFunction vkl_layer_pre_instance_proc(const struct vkl_layer_set *set, 
     struct pre_lib *p = &f->pre[k];
     if (p->handle == NULL && !p->failed) {
         /* RTLD_LOCAL as for instance chains: one layer's symbols never resolve another's. */
-        p->handle = dlopen(l->library_path, RTLD_NOW | RTLD_LOCAL);
+        const char *e = NULL;
+        p->handle = vkl_library_open(l->library_path, &e);
         if (p->handle == NULL) {
-            const char *e = dlerror();
             p->failed = true;
             vkl_log(log, VKL_LOG_ERROR | CAT,
                     "layer %s: cannot load library %s for its pre-instance functions: %s [RULE_LYR_PRE_INSTANCE]",
@@ -1077,9 +1174,9 @@ VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl
                             struct vkl_layer_lib *out) {
     memset(out, 0, sizeof(*out));
     /* RTLD_LOCAL: one layer's symbols never resolve another's. */
-    void *lib = dlopen(m->library_path, RTLD_NOW | RTLD_LOCAL);
+    const char *e = NULL;
+    void *lib = vkl_library_open(m->library_path, &e);
     if (lib == NULL) {
-        const char *e = dlerror();
         vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: cannot load library %s: %s [LLP_LAYER_6]", m->props.layerName,
                 m->library_path, e != NULL ? e : "unknown error");
         return VK_ERROR_LAYER_NOT_PRESENT;

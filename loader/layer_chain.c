@@ -11,13 +11,21 @@
 
 #include "loader/internal/loader.h"
 
+/* Every thread-local variable of the loader uses the initial-exec model (VKL_TLS): it lives in the
+ * static TLS block glibc reserves at dlopen time, so using it never calls __tls_get_addr and never
+ * allocates. With the default (global-dynamic) model the first use on each thread allocates, and
+ * when that allocation fails glibc ends the process with status 127 ("cannot allocate memory for
+ * thread-local data"); conformance/loader/oom/ proves this cannot happen. The loader's TLS is a few
+ * dozen bytes, well inside the surplus glibc keeps for dlopen()ed libraries. */
+#define VKL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 /* The loader instance / device creation in progress on this thread: the terminators compare the
  * handle they receive with it (LLP_LAYER_21/22). */
-static _Thread_local struct vkl_instance *t_creating_instance;
-static _Thread_local bool t_device_check;
-static _Thread_local char t_device_sentinel;
+static VKL_TLS struct vkl_instance *t_creating_instance;
+static VKL_TLS bool t_device_check;
+static VKL_TLS char t_device_sentinel;
 /* A link shim already logged the culprit of this creation: the bottom check only refuses. */
-static _Thread_local bool t_instance_culprit_named, t_device_culprit_named;
+static VKL_TLS bool t_instance_culprit_named, t_device_culprit_named;
 
 /* The loader device records vkl_term_CreateDevice made during the device-chain creation in progress
  * on this thread. A layer whose own work fails after its call down succeeded destroys the driver's
@@ -29,7 +37,7 @@ struct term_devices {
     struct vkl_device *dev[VKL_TERM_DEVICES_MAX];
     uint32_t count;
 };
-static _Thread_local struct term_devices *t_term_devices;
+static VKL_TLS struct term_devices *t_term_devices;
 
 void vkl_layer_chain_note_device(struct vkl_device *dev) {
     struct term_devices *t = t_term_devices;
@@ -303,7 +311,7 @@ static VKAPI_ATTR void VKAPI_CALL layer_destroy_device(VkDevice device, const Vk
 
 /* ------------------------------------------------------------------ instance chain */
 
-static _Thread_local PFN_vkGetInstanceProcAddr t_fill_gipa;
+static VKL_TLS PFN_vkGetInstanceProcAddr t_fill_gipa;
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL fill_gipa(VkInstance instance, const char *name) {
     return instance == VK_NULL_HANDLE ? NULL : t_fill_gipa(instance, name);
 }

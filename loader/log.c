@@ -61,9 +61,14 @@ static void log_init_once(void) {
 
 void vkl_log_init(void) { pthread_once(&g_log_once, log_init_once); }
 
+/* The settings file's stderr_log (settings.c), when non-zero, replaces VK_LOADER_DEBUG ([Set]). */
+static _Atomic uint32_t g_settings_level = 0;
+void vkl_log_set_settings_level(uint32_t mask) { atomic_store(&g_settings_level, mask); }
+
 uint32_t vkl_log_level(void) {
     vkl_log_init();
-    return atomic_load(&g_log_level);
+    uint32_t from_settings = atomic_load(&g_settings_level);
+    return from_settings != 0 ? from_settings : atomic_load(&g_log_level);
 }
 
 void vkl_log_set_level_for_testing(uint32_t level) {

@@ -10,6 +10,7 @@
 
 #include "loader/internal/env.h"
 #include "loader/internal/loader.h"
+#include "loader/internal/settings.h"
 
 struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
     return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
@@ -431,6 +432,70 @@ static VkResult no_physdevs(struct vkl_instance *inst, const char *cmd, uint32_t
     return VK_ERROR_INITIALIZATION_FAILED;
 }
 
+/* [Set] device_configurations (settings.c): only the devices whose deviceUUID, driverUUID and
+ * driverVersion match an entry, in the file's order; none matching => VK_ERROR_INITIALIZATION_FAILED.
+ * The UUIDs come from VkPhysicalDeviceIDProperties, so a device reached only through Vulkan 1.0
+ * without VK_KHR_get_physical_device_properties2 can never match. Called with inst->lock held. */
+static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev **all, uint32_t *n, bool *applied) {
+    const struct vkl_settings *st = inst->settings; /* as at vkCreateInstance */
+    VkResult r = VK_SUCCESS;
+    if (applied != NULL) *applied = false;
+    if (st == NULL || !st->has_device_configurations) goto out;
+    if (applied != NULL) *applied = true;
+    struct vkl_physdev **keep = vkl_alloc(&inst->alloc, (*n ? *n : 1) * sizeof(*keep), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    VkPhysicalDeviceIDProperties *ids = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ids), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    uint32_t *ver = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ver), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    bool *known = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*known), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    uint32_t k = 0;
+    if (keep == NULL || ids == NULL || ver == NULL || known == NULL) {
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto done;
+    }
+    for (uint32_t i = 0; i < *n; i++) {
+        const struct vkl_icd_instance *ii = all[i]->term.icd;
+        if (!has_pd2(ii) || ii->disp.GetPhysicalDeviceProperties2 == NULL) continue;
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids[i]};
+        ids[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+        ii->disp.GetPhysicalDeviceProperties2(all[i]->term.handle, &p2);
+        ver[i] = p2.properties.driverVersion;
+        known[i] = true;
+    }
+    for (uint32_t c = 0; c < st->device_count; c++) {
+        const struct vkl_settings_device *d = &st->devices[c];
+        bool found = false;
+        for (uint32_t i = 0; i < *n; i++) {
+            if (!known[i] || ver[i] != d->driver_version || memcmp(ids[i].deviceUUID, d->device_uuid, VK_UUID_SIZE) != 0 ||
+                memcmp(ids[i].driverUUID, d->driver_uuid, VK_UUID_SIZE) != 0)
+                continue;
+            bool dup = false;
+            for (uint32_t j = 0; j < k; j++) dup = dup || keep[j] == all[i];
+            if (!dup) keep[k++] = all[i];
+            found = true;
+        }
+        if (!found)
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "settings file %s: device_configurations[%u] (%s) matches no physical device [RULE_SETTINGS_FILE]",
+                    st->file_path, c, d->device_name != NULL ? d->device_name : "unnamed");
+    }
+    if (k == 0) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "settings file %s: no physical device matches its device_configurations; VK_ERROR_INITIALIZATION_FAILED "
+                "[RULE_SETTINGS_FILE]",
+                st->file_path);
+        r = VK_ERROR_INITIALIZATION_FAILED;
+        goto done;
+    }
+    for (uint32_t i = 0; i < k; i++) all[i] = keep[i];
+    *n = k;
+done:
+    vkl_free(&inst->alloc, keep);
+    vkl_free(&inst->alloc, ids);
+    vkl_free(&inst->alloc, ver);
+    vkl_free(&inst->alloc, known);
+out:
+    return r;
+}
+
 VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount, VkPhysicalDevice *pDevices) {
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     struct vkl_physdev **all = NULL;
@@ -449,6 +514,7 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
             r = pd_order_apply(inst, &order, all, &n);
             pd_order_free(inst, &order);
         }
+        if (r == VK_SUCCESS) r = settings_devices(inst, all, &n, NULL); /* settings file: replaces the order */
     }
     pthread_mutex_unlock(&inst->lock);
     if (r != VK_SUCCESS) {
@@ -546,6 +612,69 @@ static bool icd_has_groups(const struct vkl_icd_instance *ii) {
             vkl_driver_has_extension(ii->driver, VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME));
 }
 
+/* The settings file's device_configurations for groups (spec 7.7): a group with a member the file
+ * does not choose is dropped, the others are ordered by the file's position of their first chosen
+ * member. `all` is not changed. Called with inst->lock held. */
+static VkResult settings_groups(struct vkl_instance *inst, struct vkl_physdev *const *all, uint32_t ndev,
+                                VkPhysicalDeviceGroupProperties *groups, uint32_t *ng) {
+    struct vkl_physdev **kept = vkl_alloc(&inst->alloc, (ndev ? ndev : 1) * sizeof(*kept), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (kept == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(kept, all, ndev * sizeof(*kept));
+    uint32_t nk = ndev;
+    bool applied = false;
+    VkResult r = settings_devices(inst, kept, &nk, &applied);
+    if (r != VK_SUCCESS || !applied) {
+        vkl_free(&inst->alloc, kept);
+        return r;
+    }
+    /* rank of each group: the file position of its first member; UINT32_MAX when a member is not chosen */
+    uint32_t *rank = vkl_alloc(&inst->alloc, (*ng ? *ng : 1) * sizeof(*rank), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (rank == NULL) {
+        vkl_free(&inst->alloc, kept);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    uint32_t k = 0;
+    for (uint32_t g = 0; g < *ng; g++) {
+        uint32_t best = UINT32_MAX;
+        bool all_chosen = true;
+        for (uint32_t m = 0; m < groups[g].physicalDeviceCount && all_chosen; m++) {
+            uint32_t pos = UINT32_MAX;
+            for (uint32_t j = 0; j < nk && pos == UINT32_MAX; j++)
+                if ((VkPhysicalDevice)(void *)&kept[j]->term == groups[g].physicalDevices[m]) pos = j;
+            if (pos == UINT32_MAX) all_chosen = false;
+            if (pos < best) best = pos;
+        }
+        if (!all_chosen) {
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "physical device group %u left out: a member is not chosen by the settings file's "
+                    "device_configurations [RULE_SETTINGS_FILE]",
+                    g);
+            continue;
+        }
+        /* insertion by rank keeps the file's order (stable for equal ranks) */
+        uint32_t at = k;
+        VkPhysicalDeviceGroupProperties moving = groups[g];
+        while (at > 0 && rank[at - 1] > best) {
+            groups[at] = groups[at - 1];
+            rank[at] = rank[at - 1];
+            at--;
+        }
+        groups[at] = moving;
+        rank[at] = best;
+        k++;
+    }
+    *ng = k;
+    vkl_free(&inst->alloc, rank);
+    vkl_free(&inst->alloc, kept);
+    if (k == 0) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "settings file: no physical device group has only chosen devices; VK_ERROR_INITIALIZATION_FAILED "
+                "[RULE_SETTINGS_FILE]");
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    return VK_SUCCESS;
+}
+
 VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *pCount,
                                                 VkPhysicalDeviceGroupProperties *pGroups) {
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
@@ -626,6 +755,10 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
         }
     }
     ng = pd_order_groups(inst, &order, groups, ng);
+    if ((r = settings_groups(inst, all, ndev, groups, &ng)) != VK_SUCCESS) {
+        vkl_free(&inst->alloc, groups);
+        goto out;
+    }
     if (pGroups == NULL) {
         *pCount = ng;
     } else {

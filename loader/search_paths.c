@@ -23,7 +23,7 @@ VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl
         if (end > start) { /* empty entries ("a::b", leading/trailing ':') are dropped */
             VkResult r = vkl_strlist_append_n(out, value + start, end - start);
             if (r != VK_SUCCESS) {
-                while (out->count > before) free(out->items[--out->count]);
+                vkl_strlist_truncate(out, before);
                 return r;
             }
         }
@@ -113,8 +113,7 @@ VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suf
         goto out;
     r = add_dirs_list(out, env->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS, suffix);
 out:
-    if (r != VK_SUCCESS)
-        while (out->count > before) free(out->items[--out->count]);
+    if (r != VK_SUCCESS) vkl_strlist_truncate(out, before);
     return r;
 }
 
@@ -248,19 +247,11 @@ struct search_kind {
 static const struct search_kind k_driver_search = {VKL_LOG_DRIVER, "driver search", "RULE_DRV_SEARCH_DIR_SCAN"};
 static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search", "RULE_LYR_SEARCH_ORDER"};
 
-/* Whether `path` is among the first `n` items of `list`. */
-static bool listed_before(const struct vkl_strlist *list, size_t n, const char *path) {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(list->items[i], path) == 0) return true;
-    return false;
-}
-
-/* Appends `path` (owned, malloc'd; freed when not kept) unless it is among the first `checked`
- * items of `out`: the files of one directory listing are distinct, so only what earlier entries
- * found needs a comparison (no quadratic scan of a large directory against itself). */
+/* Appends `path` (owned, malloc'd; freed when not kept) unless an earlier search entry found it:
+ * one hashed lookup (vkl_strlist_contains), whatever the number of manifests found so far. */
 static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct search_kind *k,
-                                   struct vkl_strlist *out, size_t checked, char *path) {
-    if (listed_before(out, checked, path)) {
+                                   struct vkl_strlist *out, char *path) {
+    if (vkl_strlist_contains(out, path)) {
         vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
         free(path);
         return VK_SUCCESS;
@@ -272,7 +263,7 @@ static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct 
 
 static VkResult add_manifest(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
                              const char *path) {
-    if (listed_before(out, out->count, path)) {
+    if (vkl_strlist_contains(out, path)) {
         vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
         return VK_SUCCESS;
     }
@@ -336,7 +327,6 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
 
     size_t elen = strlen(entry);
     bool slash = elen > 0 && entry[elen - 1] == '/';
-    size_t checked = out->count; /* found before this directory */
     for (size_t i = 0; i < names.count; i++) {
         size_t nlen = strlen(names.items[i].name);
         full = malloc(elen + 1 + nlen + 1);
@@ -353,7 +343,7 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         enum vkl_file_kind kind = names.items[i].kind;
         if (kind == VKL_FILE_MISSING) kind = vkl_file_kind(full);
         if (kind == VKL_FILE_REGULAR) {
-            r = add_manifest_owned(log, k, out, checked, full);
+            r = add_manifest_owned(log, k, out, full);
             full = NULL;
             if (r != VK_SUCCESS) goto out;
         } else {

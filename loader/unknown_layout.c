@@ -12,4 +12,7 @@ _Static_assert(offsetof(struct vkl_physdev_term, unknown) == 24, "TERM_UNKNOWN")
 _Static_assert(offsetof(struct vkl_device_dispatch, gen) - offsetof(struct vkl_device_dispatch, unknown) ==
                    8 * VKL_MAX_UNKNOWN_FUNCS,
                "DEV_UNKNOWN");
+_Static_assert(offsetof(struct vkl_device_dispatch, magic) ==
+                   offsetof(struct vkl_device_dispatch, gen) + sizeof(struct vkl_gen_device_dispatch),
+               "vkl_check_device_object reads the magic just past the generated table");
 _Static_assert(VKL_MAX_UNKNOWN_FUNCS == 250, "the .S file repeats 250 times");

@@ -254,11 +254,70 @@ VkResult vkl_term_GetPhysicalDevicePresentRectanglesKHR(VkPhysicalDevice pd, VkS
                                                           pRects);
 }
 
+/* RULE_EMULATE_SURFACE_CAPS2EXT: a driver without VK_EXT_display_surface_counter's query answers
+ * from vkGetPhysicalDeviceSurfaceCapabilitiesKHR; it supports no surface counter. */
 VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2EXT(VkPhysicalDevice pd, VkSurfaceKHR surface,
                                                            VkSurfaceCapabilities2EXT *caps) {
-    NEED(GetPhysicalDeviceSurfaceCapabilities2EXT, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
-    return ii->disp.GetPhysicalDeviceSurfaceCapabilities2EXT(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), caps);
+    if (ii->disp.GetPhysicalDeviceSurfaceCapabilities2EXT != NULL)
+        return ii->disp.GetPhysicalDeviceSurfaceCapabilities2EXT(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii),
+                                                                 caps);
+    NEED(GetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
+    struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
+    vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+            "vkGetPhysicalDeviceSurfaceCapabilities2EXT: emulating the call for driver %s with "
+            "vkGetPhysicalDeviceSurfaceCapabilitiesKHR [RULE_EMULATE_SURFACE_CAPS2EXT]",
+            vkl_driver_name(ii->driver));
+    if (caps == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    VkSurfaceCapabilitiesKHR c;
+    memset(&c, 0, sizeof(c));
+    VkResult r = ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), &c);
+    if (r < 0) return r;
+    caps->minImageCount = c.minImageCount;
+    caps->maxImageCount = c.maxImageCount;
+    caps->currentExtent = c.currentExtent;
+    caps->minImageExtent = c.minImageExtent;
+    caps->maxImageExtent = c.maxImageExtent;
+    caps->maxImageArrayLayers = c.maxImageArrayLayers;
+    caps->supportedTransforms = c.supportedTransforms;
+    caps->currentTransform = c.currentTransform;
+    caps->supportedCompositeAlpha = c.supportedCompositeAlpha;
+    caps->supportedUsageFlags = c.supportedUsageFlags;
+    caps->supportedSurfaceCounters = 0;
+    return r;
+}
+
+/* RULE_EMULATE_PRESENT_MODE_COMPAT: VK_EXT_surface_maintenance1 is an instance extension, so an
+ * application that enabled it (some driver offers it) chains its structs for every physical device.
+ * For a driver that does not have the extension the loader fills them after the driver's answer:
+ * the requested present mode (VkSurfacePresentModeEXT in pSurfaceInfo) is the only compatible one,
+ * and no present scaling or gravity is supported (scaled extents = the surface's min/max image
+ * extent). Nothing is filled when no present mode was requested. */
+static void emulate_surface_maintenance1(const struct vkl_icd_instance *ii, const VkPhysicalDeviceSurfaceInfo2KHR *info,
+                                         VkSurfaceCapabilities2KHR *caps) {
+    if (vkl_driver_has_extension(ii->driver, "VK_EXT_surface_maintenance1")) return;
+    const VkSurfacePresentModeEXT *mode = NULL;
+    for (const VkBaseInStructure *p = info->pNext; p != NULL; p = p->pNext)
+        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT) mode = (const VkSurfacePresentModeEXT *)(const void *)p;
+    if (mode == NULL) return;
+    for (VkBaseOutStructure *p = caps->pNext; p != NULL; p = p->pNext) {
+        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_EXT) {
+            VkSurfacePresentModeCompatibilityEXT *c = (VkSurfacePresentModeCompatibilityEXT *)(void *)p;
+            if (c->pPresentModes == NULL) {
+                c->presentModeCount = 1;
+            } else if (c->presentModeCount != 0) { /* a count of 0 with an array: nothing is written */
+                c->pPresentModes[0] = mode->presentMode;
+                c->presentModeCount = 1;
+            }
+        } else if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_SCALING_CAPABILITIES_EXT) {
+            VkSurfacePresentScalingCapabilitiesEXT *s = (VkSurfacePresentScalingCapabilitiesEXT *)(void *)p;
+            s->supportedPresentScaling = 0;
+            s->supportedPresentGravityX = 0;
+            s->supportedPresentGravityY = 0;
+            s->minScaledImageExtent = caps->surfaceCapabilities.minImageExtent;
+            s->maxScaledImageExtent = caps->surfaceCapabilities.maxImageExtent;
+        }
+    }
 }
 
 VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2KHR(VkPhysicalDevice pd,
@@ -267,12 +326,17 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2KHR(VkPhysicalDevice pd,
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
     VkPhysicalDeviceSurfaceInfo2KHR copy = *info;
     copy.surface = vkl_wsi_icd_surface(info->surface, ii);
-    if (ii->disp.GetPhysicalDeviceSurfaceCapabilities2KHR != NULL)
-        return ii->disp.GetPhysicalDeviceSurfaceCapabilities2KHR(TERM(pd)->handle, &copy, caps);
-    /* LDP_LOADER_8: a driver without VK_KHR_get_surface_capabilities2 still answers the 1.0 form. */
-    NEED(GetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
-    if (info->pNext != NULL) return VK_ERROR_EXTENSION_NOT_PRESENT;
-    return ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, copy.surface, &caps->surfaceCapabilities);
+    VkResult r;
+    if (ii->disp.GetPhysicalDeviceSurfaceCapabilities2KHR != NULL) {
+        r = ii->disp.GetPhysicalDeviceSurfaceCapabilities2KHR(TERM(pd)->handle, &copy, caps);
+    } else {
+        /* LDP_LOADER_8: a driver without VK_KHR_get_surface_capabilities2 still answers the 1.0 form;
+         * extension structs in either chain are the emulation's below, or ignored. */
+        NEED(GetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
+        r = ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, copy.surface, &caps->surfaceCapabilities);
+    }
+    if (r >= 0) emulate_surface_maintenance1(ii, info, caps);
+    return r;
 }
 
 VkResult vkl_term_GetPhysicalDeviceSurfaceFormats2KHR(VkPhysicalDevice pd, const VkPhysicalDeviceSurfaceInfo2KHR *info,

@@ -1740,24 +1740,27 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceSupportKHR(Vk
     return injected("vkGetPhysicalDeviceSurfaceSupportKHR");
 }
 
+/* The surface capabilities every surface query reports. */
+static void mock_fill_surface_caps(VkSurfaceCapabilitiesKHR *caps) {
+    memset(caps, 0, sizeof *caps);
+    caps->minImageCount = 1;
+    caps->maxImageCount = 3;
+    caps->currentExtent = (VkExtent2D){640, 480};
+    caps->minImageExtent = (VkExtent2D){1, 1};
+    caps->maxImageExtent = (VkExtent2D){4096, 4096};
+    caps->maxImageArrayLayers = 1;
+    caps->supportedTransforms = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR;
+    caps->currentTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR;
+    caps->supportedCompositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+    caps->supportedUsageFlags = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilitiesKHR(VkPhysicalDevice physicalDevice,
                                                                                    VkSurfaceKHR surface,
                                                                                    VkSurfaceCapabilitiesKHR *caps) {
     GET_PD("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfaceCapabilitiesKHR", pd, surface);
-    if (caps) {
-        memset(caps, 0, sizeof *caps);
-        caps->minImageCount = 1;
-        caps->maxImageCount = 3;
-        caps->currentExtent = (VkExtent2D){640, 480};
-        caps->minImageExtent = (VkExtent2D){1, 1};
-        caps->maxImageExtent = (VkExtent2D){4096, 4096};
-        caps->maxImageArrayLayers = 1;
-        caps->supportedTransforms = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR;
-        caps->currentTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR;
-        caps->supportedCompositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-        caps->supportedUsageFlags = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    }
+    if (caps) mock_fill_surface_caps(caps);
     return injected("vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
 }
 
@@ -1793,6 +1796,268 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesK
     modes[0] = VK_PRESENT_MODE_FIFO_KHR;
     *count = 1;
     return VK_SUCCESS;
+}
+
+/* ---- VK_KHR_display / VK_KHR_get_display_properties2 (one display, plane and mode per device) ---- */
+/* Handles are numbers derived from the device index; nothing is allocated. */
+#define MOCK_DISPLAY(pd) ((VkDisplayKHR)(uintptr_t)(0xd1500u + (pd)->index))
+#define MOCK_DISPLAY_MODE(pd) ((VkDisplayModeKHR)(uintptr_t)(0xd1600u + (pd)->index))
+
+static void rec_display_call(const char *call, const struct mock_physdev *pd) {
+    cJSON *o = rec_new(call);
+    cJSON_AddNumberToObject(o, "physical_device", pd->index);
+    rec_emit(o);
+}
+
+static void fill_display(const struct mock_physdev *pd, VkDisplayPropertiesKHR *p) {
+    memset(p, 0, sizeof *p);
+    p->display = MOCK_DISPLAY(pd);
+    p->displayName = "Mock Display";
+    p->physicalDimensions = (VkExtent2D){520, 290};
+    p->physicalResolution = (VkExtent2D){1920, 1080};
+    p->supportedTransforms = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR;
+}
+
+static void fill_plane(const struct mock_physdev *pd, VkDisplayPlanePropertiesKHR *p) {
+    p->currentDisplay = MOCK_DISPLAY(pd);
+    p->currentStackIndex = 0;
+}
+
+static void fill_mode(const struct mock_physdev *pd, VkDisplayModePropertiesKHR *p) {
+    p->displayMode = MOCK_DISPLAY_MODE(pd);
+    p->parameters.visibleRegion = (VkExtent2D){1920, 1080};
+    p->parameters.refreshRate = 60000;
+}
+
+static void fill_plane_caps(VkDisplayPlaneCapabilitiesKHR *c) {
+    memset(c, 0, sizeof *c);
+    c->supportedAlpha = VK_DISPLAY_PLANE_ALPHA_OPAQUE_BIT_KHR;
+    c->maxSrcExtent = (VkExtent2D){1920, 1080};
+    c->maxDstExtent = (VkExtent2D){1920, 1080};
+    c->minDstExtent = (VkExtent2D){1, 1};
+}
+
+/* Two-call idiom over one element: `fill(i)` writes element i of `out`. */
+#define ONE_ELEMENT(count, out, fill)    \
+    do {                                 \
+        if (!(count)) return VK_ERROR_INITIALIZATION_FAILED; \
+        if (!(out)) {                    \
+            *(count) = 1;                \
+            return VK_SUCCESS;           \
+        }                                \
+        if (*(count) == 0) return VK_INCOMPLETE; \
+        fill;                            \
+        *(count) = 1;                    \
+        return VK_SUCCESS;               \
+    } while (0)
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPropertiesKHR(VkPhysicalDevice physicalDevice,
+                                                                                 uint32_t *count,
+                                                                                 VkDisplayPropertiesKHR *out) {
+    GET_PD("vkGetPhysicalDeviceDisplayPropertiesKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetPhysicalDeviceDisplayPropertiesKHR", pd);
+    ONE_ELEMENT(count, out, fill_display(pd, &out[0]));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayProperties2KHR(VkPhysicalDevice physicalDevice,
+                                                                                  uint32_t *count,
+                                                                                  VkDisplayProperties2KHR *out) {
+    GET_PD("vkGetPhysicalDeviceDisplayProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetPhysicalDeviceDisplayProperties2KHR", pd);
+    ONE_ELEMENT(count, out, fill_display(pd, &out[0].displayProperties));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlanePropertiesKHR(VkPhysicalDevice physicalDevice,
+                                                                                      uint32_t *count,
+                                                                                      VkDisplayPlanePropertiesKHR *out) {
+    GET_PD("vkGetPhysicalDeviceDisplayPlanePropertiesKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetPhysicalDeviceDisplayPlanePropertiesKHR", pd);
+    ONE_ELEMENT(count, out, fill_plane(pd, &out[0]));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlaneProperties2KHR(
+    VkPhysicalDevice physicalDevice, uint32_t *count, VkDisplayPlaneProperties2KHR *out) {
+    GET_PD("vkGetPhysicalDeviceDisplayPlaneProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetPhysicalDeviceDisplayPlaneProperties2KHR", pd);
+    ONE_ELEMENT(count, out, fill_plane(pd, &out[0].displayPlaneProperties));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysicalDevice physicalDevice,
+                                                                               uint32_t plane, uint32_t *count,
+                                                                               VkDisplayKHR *out) {
+    GET_PD("vkGetDisplayPlaneSupportedDisplaysKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetDisplayPlaneSupportedDisplaysKHR", pd);
+    if (plane != 0 && count) {
+        *count = 0;
+        return VK_SUCCESS;
+    }
+    ONE_ELEMENT(count, out, out[0] = MOCK_DISPLAY(pd));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModePropertiesKHR(VkPhysicalDevice physicalDevice,
+                                                                       VkDisplayKHR display, uint32_t *count,
+                                                                       VkDisplayModePropertiesKHR *out) {
+    GET_PD("vkGetDisplayModePropertiesKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetDisplayModePropertiesKHR", pd);
+    (void)display;
+    ONE_ELEMENT(count, out, fill_mode(pd, &out[0]));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModeProperties2KHR(VkPhysicalDevice physicalDevice,
+                                                                        VkDisplayKHR display, uint32_t *count,
+                                                                        VkDisplayModeProperties2KHR *out) {
+    GET_PD("vkGetDisplayModeProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetDisplayModeProperties2KHR", pd);
+    (void)display;
+    ONE_ELEMENT(count, out, fill_mode(pd, &out[0].displayModeProperties));
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDisplayModeKHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
+                                                                const VkDisplayModeCreateInfoKHR *ci,
+                                                                const VkAllocationCallbacks *alloc,
+                                                                VkDisplayModeKHR *out) {
+    GET_PD("vkCreateDisplayModeKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkCreateDisplayModeKHR", pd);
+    (void)display;
+    (void)ci;
+    (void)alloc;
+    if (out) *out = MOCK_DISPLAY_MODE(pd);
+    return injected("vkCreateDisplayModeKHR");
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneCapabilitiesKHR(VkPhysicalDevice physicalDevice,
+                                                                          VkDisplayModeKHR mode, uint32_t plane,
+                                                                          VkDisplayPlaneCapabilitiesKHR *caps) {
+    GET_PD("vkGetDisplayPlaneCapabilitiesKHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetDisplayPlaneCapabilitiesKHR", pd);
+    (void)mode;
+    (void)plane;
+    if (caps) fill_plane_caps(caps);
+    return VK_SUCCESS;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneCapabilities2KHR(VkPhysicalDevice physicalDevice,
+                                                                           const VkDisplayPlaneInfo2KHR *info,
+                                                                           VkDisplayPlaneCapabilities2KHR *caps) {
+    GET_PD("vkGetDisplayPlaneCapabilities2KHR", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetDisplayPlaneCapabilities2KHR", pd);
+    (void)info;
+    if (caps) fill_plane_caps(&caps->capabilities);
+    return VK_SUCCESS;
+}
+
+/* ---- VK_EXT_acquire_xlib_display (types spelled out: the mock does not include Xrandr.h) ---- */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_AcquireXlibDisplayEXT(VkPhysicalDevice physicalDevice, void *dpy,
+                                                                 VkDisplayKHR display) {
+    GET_PD("vkAcquireXlibDisplayEXT", VK_ERROR_INITIALIZATION_FAILED);
+    VkResult r = injected("vkAcquireXlibDisplayEXT");
+    cJSON *o = rec_new("vkAcquireXlibDisplayEXT");
+    cJSON_AddNumberToObject(o, "physical_device", pd->index);
+    cJSON_AddNumberToObject(o, "dpy", (double)(uintptr_t)dpy);
+    cJSON_AddNumberToObject(o, "display", (double)(uintptr_t)display);
+    cJSON_AddBoolToObject(o, "own_display", display == MOCK_DISPLAY(pd));
+    rec_add_result(o, r);
+    rec_emit(o);
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetRandROutputDisplayEXT(VkPhysicalDevice physicalDevice, void *dpy,
+                                                                    unsigned long rr_output, VkDisplayKHR *out) {
+    GET_PD("vkGetRandROutputDisplayEXT", VK_ERROR_INITIALIZATION_FAILED);
+    VkResult r = injected("vkGetRandROutputDisplayEXT");
+    cJSON *o = rec_new("vkGetRandROutputDisplayEXT");
+    cJSON_AddNumberToObject(o, "physical_device", pd->index);
+    cJSON_AddNumberToObject(o, "dpy", (double)(uintptr_t)dpy);
+    cJSON_AddNumberToObject(o, "rr_output", (double)rr_output);
+    rec_add_result(o, r);
+    rec_emit(o);
+    if (out && r >= 0) *out = MOCK_DISPLAY(pd);
+    return r;
+}
+
+/* ---- vkGetPhysicalDeviceToolProperties (and the VK_EXT_tooling_info alias): one tool ---- */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDevice physicalDevice,
+                                                                           uint32_t *count,
+                                                                           VkPhysicalDeviceToolProperties *out) {
+    GET_PD("vkGetPhysicalDeviceToolProperties", VK_ERROR_INITIALIZATION_FAILED);
+    rec_display_call("vkGetPhysicalDeviceToolProperties", pd);
+    ONE_ELEMENT(count, out, {
+        void *next = out[0].pNext;
+        memset(&out[0], 0, sizeof out[0]);
+        out[0].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
+        out[0].pNext = next;
+        copy_name(out[0].name, sizeof out[0].name, "Mock Driver Tool");
+        copy_name(out[0].version, sizeof out[0].version, "1");
+        out[0].purposes = VK_TOOL_PURPOSE_VALIDATION_BIT;
+        copy_name(out[0].description, sizeof out[0].description, "a tool inside the mock driver");
+    });
+}
+
+/* ---- vkGetPhysicalDeviceSurfaceCapabilities2EXT / 2KHR ---- */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilities2EXT(VkPhysicalDevice physicalDevice,
+                                                                                    VkSurfaceKHR surface,
+                                                                                    VkSurfaceCapabilities2EXT *caps) {
+    GET_PD("vkGetPhysicalDeviceSurfaceCapabilities2EXT", VK_ERROR_INITIALIZATION_FAILED);
+    rec_surface_query("vkGetPhysicalDeviceSurfaceCapabilities2EXT", pd, surface);
+    if (caps) {
+        VkSurfaceCapabilitiesKHR c;
+        mock_fill_surface_caps(&c);
+        caps->minImageCount = c.minImageCount;
+        caps->maxImageCount = c.maxImageCount;
+        caps->currentExtent = c.currentExtent;
+        caps->minImageExtent = c.minImageExtent;
+        caps->maxImageExtent = c.maxImageExtent;
+        caps->maxImageArrayLayers = c.maxImageArrayLayers;
+        caps->supportedTransforms = c.supportedTransforms;
+        caps->currentTransform = c.currentTransform;
+        caps->supportedCompositeAlpha = c.supportedCompositeAlpha;
+        caps->supportedUsageFlags = c.supportedUsageFlags;
+        caps->supportedSurfaceCounters = VK_SURFACE_COUNTER_VBLANK_BIT_EXT;
+    }
+    return injected("vkGetPhysicalDeviceSurfaceCapabilities2EXT");
+}
+
+/* With VK_EXT_surface_maintenance1 listed the mock fills its structs: FIFO and FIFO_RELAXED are
+ * compatible, one-to-one scaling with minimum gravity. The record says which present mode was asked. */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilities2KHR(
+    VkPhysicalDevice physicalDevice, const VkPhysicalDeviceSurfaceInfo2KHR *info, VkSurfaceCapabilities2KHR *caps) {
+    GET_PD("vkGetPhysicalDeviceSurfaceCapabilities2KHR", VK_ERROR_INITIALIZATION_FAILED);
+    cJSON *o = rec_new("vkGetPhysicalDeviceSurfaceCapabilities2KHR");
+    cJSON_AddNumberToObject(o, "physical_device", pd->index);
+    rec_add_surface(o, info ? info->surface : VK_NULL_HANDLE);
+    const VkSurfacePresentModeEXT *mode = NULL;
+    for (const VkBaseInStructure *p = info ? info->pNext : NULL; p; p = p->pNext)
+        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT) mode = (const VkSurfacePresentModeEXT *)(const void *)p;
+    if (mode)
+        cJSON_AddNumberToObject(o, "present_mode", mode->presentMode);
+    else
+        cJSON_AddNullToObject(o, "present_mode");
+    rec_emit(o);
+    if (!caps) return VK_ERROR_INITIALIZATION_FAILED;
+    mock_fill_surface_caps(&caps->surfaceCapabilities);
+    if (inst_ext("VK_EXT_surface_maintenance1")) {
+        for (VkBaseOutStructure *p = caps->pNext; p; p = p->pNext) {
+            if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_EXT) {
+                VkSurfacePresentModeCompatibilityEXT *c = (VkSurfacePresentModeCompatibilityEXT *)(void *)p;
+                static const VkPresentModeKHR modes[] = {VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_FIFO_RELAXED_KHR};
+                if (!c->pPresentModes) {
+                    c->presentModeCount = 2;
+                } else {
+                    uint32_t n = c->presentModeCount < 2 ? c->presentModeCount : 2;
+                    for (uint32_t i = 0; i < n; i++) c->pPresentModes[i] = modes[i];
+                    c->presentModeCount = n;
+                }
+            } else if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_SCALING_CAPABILITIES_EXT) {
+                VkSurfacePresentScalingCapabilitiesEXT *s = (VkSurfacePresentScalingCapabilitiesEXT *)(void *)p;
+                s->supportedPresentScaling = VK_PRESENT_SCALING_ONE_TO_ONE_BIT_EXT;
+                s->supportedPresentGravityX = VK_PRESENT_GRAVITY_MIN_BIT_EXT;
+                s->supportedPresentGravityY = VK_PRESENT_GRAVITY_MIN_BIT_EXT;
+                s->minScaledImageExtent = (VkExtent2D){2, 2};
+                s->maxScaledImageExtent = (VkExtent2D){2048, 2048};
+            }
+        }
+    }
+    return injected("vkGetPhysicalDeviceSurfaceCapabilities2KHR");
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -2239,6 +2504,13 @@ enum cmd_gate {
     G_SURFACE_WAYLAND,/* G_SURFACE and VK_KHR_wayland_surface */
     G_SURFACE_HEADLESS,/* G_SURFACE and VK_EXT_headless_surface */
     G_SURFACE_DISPLAY, /* G_SURFACE and VK_KHR_display */
+    G_DISPLAY,         /* VK_KHR_display in instance_extensions (the display queries) */
+    G_DISPLAY2,        /* VK_KHR_get_display_properties2 in instance_extensions */
+    G_XLIB_DISPLAY,    /* VK_EXT_acquire_xlib_display in instance_extensions */
+    G_SURFACE_CAPS2EXT,/* VK_EXT_display_surface_counter in instance_extensions */
+    G_SURFACE_CAPS2KHR,/* VK_KHR_get_surface_capabilities2 in instance_extensions */
+    G_CORE13,          /* scenario api_version or some physical device >= 1.3 */
+    G_TOOLING_EXT,     /* some physical device lists VK_EXT_tooling_info */
 };
 
 struct cmd {
@@ -2311,6 +2583,33 @@ static const struct cmd k_cmds[] = {
      G_SURFACE_QUERY},
     {"vkGetPhysicalDeviceSurfacePresentModesKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfacePresentModesKHR,
      K_PHYSDEV, G_SURFACE_QUERY},
+    {"vkGetPhysicalDeviceDisplayPropertiesKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceDisplayPropertiesKHR,
+     K_PHYSDEV, G_DISPLAY},
+    {"vkGetPhysicalDeviceDisplayPlanePropertiesKHR",
+     (PFN_vkVoidFunction)mock_GetPhysicalDeviceDisplayPlanePropertiesKHR, K_PHYSDEV, G_DISPLAY},
+    {"vkGetDisplayPlaneSupportedDisplaysKHR", (PFN_vkVoidFunction)mock_GetDisplayPlaneSupportedDisplaysKHR, K_PHYSDEV,
+     G_DISPLAY},
+    {"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)mock_GetDisplayModePropertiesKHR, K_PHYSDEV, G_DISPLAY},
+    {"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)mock_CreateDisplayModeKHR, K_PHYSDEV, G_DISPLAY},
+    {"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetDisplayPlaneCapabilitiesKHR, K_PHYSDEV,
+     G_DISPLAY},
+    {"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceDisplayProperties2KHR,
+     K_PHYSDEV, G_DISPLAY2},
+    {"vkGetPhysicalDeviceDisplayPlaneProperties2KHR",
+     (PFN_vkVoidFunction)mock_GetPhysicalDeviceDisplayPlaneProperties2KHR, K_PHYSDEV, G_DISPLAY2},
+    {"vkGetDisplayModeProperties2KHR", (PFN_vkVoidFunction)mock_GetDisplayModeProperties2KHR, K_PHYSDEV, G_DISPLAY2},
+    {"vkGetDisplayPlaneCapabilities2KHR", (PFN_vkVoidFunction)mock_GetDisplayPlaneCapabilities2KHR, K_PHYSDEV,
+     G_DISPLAY2},
+    {"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)mock_AcquireXlibDisplayEXT, K_PHYSDEV, G_XLIB_DISPLAY},
+    {"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)mock_GetRandROutputDisplayEXT, K_PHYSDEV, G_XLIB_DISPLAY},
+    {"vkGetPhysicalDeviceToolProperties", (PFN_vkVoidFunction)mock_GetPhysicalDeviceToolProperties, K_PHYSDEV,
+     G_CORE13},
+    {"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)mock_GetPhysicalDeviceToolProperties, K_PHYSDEV,
+     G_TOOLING_EXT},
+    {"vkGetPhysicalDeviceSurfaceCapabilities2EXT",
+     (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilities2EXT, K_PHYSDEV, G_SURFACE_CAPS2EXT},
+    {"vkGetPhysicalDeviceSurfaceCapabilities2KHR",
+     (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilities2KHR, K_PHYSDEV, G_SURFACE_CAPS2KHR},
     {"vkGetDeviceProcAddr", (PFN_vkVoidFunction)mock_GetDeviceProcAddr, K_DEVICE, G_ALWAYS},
     {"vkDestroyDevice", (PFN_vkVoidFunction)mock_DestroyDevice, K_DEVICE, G_ALWAYS},
     {"vkGetDeviceQueue", (PFN_vkVoidFunction)mock_GetDeviceQueue, K_DEVICE, G_ALWAYS},
@@ -2334,6 +2633,21 @@ static bool any_11(void) {
     if (major_minor(sc->api_version) >= VK_API_VERSION_1_1) return true;
     for (uint32_t i = 0; i < sc->pd_count; i++)
         if (major_minor(sc->pds[i].api_version) >= VK_API_VERSION_1_1) return true;
+    return false;
+}
+
+static bool any_13(void) {
+    struct scenario *sc = sc_now();
+    if (major_minor(sc->api_version) >= VK_API_VERSION_1_3) return true;
+    for (uint32_t i = 0; i < sc->pd_count; i++)
+        if (major_minor(sc->pds[i].api_version) >= VK_API_VERSION_1_3) return true;
+    return false;
+}
+
+static bool any_device_ext(const char *name) {
+    struct scenario *sc = sc_now();
+    for (uint32_t i = 0; i < sc->pd_count; i++)
+        if (has_ext(sc->pds[i].exts, sc->pds[i].ext_count, name)) return true;
     return false;
 }
 
@@ -2362,6 +2676,13 @@ static bool gate_open(enum cmd_gate g) {
         return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_EXT_headless_surface"));
     case G_SURFACE_DISPLAY:
         return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_display"));
+    case G_DISPLAY: return inst_ext("VK_KHR_display");
+    case G_DISPLAY2: return inst_ext("VK_KHR_get_display_properties2");
+    case G_XLIB_DISPLAY: return inst_ext("VK_EXT_acquire_xlib_display");
+    case G_SURFACE_CAPS2EXT: return inst_ext("VK_EXT_display_surface_counter");
+    case G_SURFACE_CAPS2KHR: return inst_ext("VK_KHR_get_surface_capabilities2");
+    case G_CORE13: return any_13();
+    case G_TOOLING_EXT: return any_device_ext("VK_EXT_tooling_info");
     }
     return false;
 }
@@ -2507,6 +2828,15 @@ MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vk_icdNegotiateLoaderICDInterfaceVers
 #if MOCK_ICD_EXPORT_ICD_GIPA
 MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetInstanceProcAddr(VkInstance instance,
                                                                                 const char *name) {
+    return mock_icd_GetInstanceProcAddr(instance, name);
+}
+#elif MOCK_ICD_MAX_INTERFACE >= 7
+/* variants.bzl: an interface-7 build without the standard export (v7_direct) offers its
+ * vk_icdGetInstanceProcAddr only under a name no loader looks for, so only an application that
+ * passes this pointer through VK_LUNARG_direct_driver_loading can use the driver. It records under
+ * the standard name: to the loader it is vk_icdGetInstanceProcAddr. */
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_icd_direct_GetInstanceProcAddr(VkInstance instance,
+                                                                                          const char *name) {
     return mock_icd_GetInstanceProcAddr(instance, name);
 }
 #else

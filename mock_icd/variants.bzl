@@ -17,6 +17,10 @@ Row fields:
   symbolic       linked with -Bsymbolic (DT_SYMBOLIC / DF_SYMBOLIC): the exported vk* names bind to
                  the library's own definitions (ldp-check's LINT_VK_EXPORTS passing case)
 At interface 7 vk_icdGetInstanceProcAddr(NULL, name) also answers the negotiate function.
+An interface-7 row without icd_gipa exports its vk_icdGetInstanceProcAddr under the name
+mock_icd_direct_GetInstanceProcAddr, which no loader looks for: such a driver is usable only
+through VK_LUNARG_direct_driver_loading (an application passes the pointer), which proves the
+loader takes everything from that pointer and nothing from dlsym.
 """
 
 load("//bazel:copts.bzl", "C_COPTS")
@@ -74,6 +78,8 @@ def _table():
     t["v7_vkexports"] = _row(7, negotiate = False, gpdpa = "gipa", vk = "all")
     t["v7_exports_vkexports"] = _row(7, gpdpa = "export", vk = "all")
     t["v7_vkexports_symbolic"] = _row(7, negotiate = False, gpdpa = "gipa", vk = "all", symbolic = True)
+    # Only for VK_LUNARG_direct_driver_loading: no standard driver symbol at all (see above).
+    t["v7_direct"] = _row(7, negotiate = False, icd_gipa = False, gpdpa = "gipa")
 
     # Broken export sets (ldp-check's LDP_DRIVER_3 proofs): negotiation exported without
     # vk_icdGetInstanceProcAddr (only the interface-0 exports beside it), and no driver entry point
@@ -92,6 +98,8 @@ def mock_icd_exports(variant):
         syms.append("vk_icdNegotiateLoaderICDInterfaceVersion")
     if row.icd_gipa:
         syms.append("vk_icdGetInstanceProcAddr")
+    elif row.max_interface >= 7:
+        syms.append("mock_icd_direct_GetInstanceProcAddr")
     if row.gpdpa == "export":
         syms.append("vk_icdGetPhysicalDeviceProcAddr")
     if row.vk == "v0":

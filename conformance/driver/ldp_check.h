@@ -207,5 +207,8 @@ struct ldp_check_def {
 };
 extern const struct ldp_check_def ldp_checks[];
 extern const size_t ldp_check_count;
+/* The policy text (policies.tsv, or the lint's own) and the help of a check, for the SARIF rules;
+ * NULL when unknown (rules.c). */
+void ldp_rule_texts(const char *id, const char **text, const char **help);
 
 #endif /* LDP_CHECK_H */

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conformance/checker_common/report.h"
+#include "conformance/driver/frontend.h"
 #include "conformance/driver/ldp_check.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
@@ -51,7 +53,8 @@ static void usage(FILE *f) {
             "                     (VK_DRIVER_FILES / VK_ICD_FILENAMES / VK_ADD_DRIVER_FILES are honoured)\n"
             "  --check=ID[,ID]    run only these checks (LDP_DRIVER_n, LINT_*, or the check names of\n"
             "                     --list-checks); may be repeated\n"
-            "  --format=FMT       table (default), json or junit\n"
+            "  --format=FMT       table (default), json, junit or sarif (SARIF 2.1.0, for code scanning)\n"
+            "  --fail-on=V        fail (default): exit 1 on a fail; warn: exit 1 on a warn too\n"
             "  --output=FILE      write the report to FILE instead of stdout\n"
             "  --timeout=S        time limit in seconds for each child process (default 30)\n"
             "  --loader=PATH      the reference loader libvulkan.so.1 for LDP_DRIVER_1 (default: next to\n"
@@ -64,7 +67,7 @@ static void usage(FILE *f) {
             "  --version, --help\n"
             "\n"
             "Verdicts: pass, fail, warn (advisory), not-applicable, not-testable-here, removed.\n"
-            "Exit status: 0 no fail, 1 at least one fail, 2 usage or I/O error.\n",
+            "Exit status: 0 no fail, 1 at least one fail (or warn with --fail-on=warn), 2 usage or I/O error.\n",
             g_prog, g_prog);
 }
 
@@ -271,9 +274,6 @@ static void collect(struct result *r, const struct ldp_child *ch) {
 static void run_driver(const struct ldp_options *opt, const char *manifest, const bool *selected, struct report *rep) {
     memset(rep, 0, sizeof(*rep));
     rep->manifest = xstrdup(manifest);
-    struct ldp_driver drv;
-    memset(&drv, 0, sizeof drv);
-    drv.manifest_path = manifest;
     /* One non-blocking, size-bounded read (files.c): a FIFO, device or directory is reported
      * without being opened for reading, and nothing here can wait on the file. */
     struct ldp_file mf;
@@ -290,46 +290,10 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         rep->error = xstrdup(b);
         return;
     }
-    if (buf == NULL) {
-        /* Too big for any loader to read: an LDP_DRIVER_4 failure of this manifest, not an I/O
-         * error of the run (the other manifests are checked as usual). */
-        drv.manifest_too_big = true;
-        snprintf(drv.manifest_error, sizeof drv.manifest_error,
-                 "manifest %s is %llu bytes, more than the %u-byte (%u MiB) limit on a manifest file (the reference "
-                 "loader rejects it unread)", manifest, mf.size, VKL_MANIFEST_MAX_SIZE,
-                 VKL_MANIFEST_MAX_SIZE / (1024u * 1024u));
-    } else {
-        drv.manifest_buf = buf;
-        drv.manifest_len = len;
-        drv.manifest_ok = vkl_icd_manifest_parse(manifest, buf, len, NULL, &drv.m) == VK_SUCCESS;
-    }
-    if (drv.manifest_ok) {
-        rep->library = xstrdup(drv.m.library_path);
-        if (!drv.m.library_path_is_bare_name) {
-            /* stat only: the library is opened (non-blocking, for its ELF header) when it is a
-             * regular file, and loaded only in the checks' children. */
-            struct stat ls;
-            if (stat(drv.m.library_path, &ls) != 0) {
-                int e = errno;
-                drv.library_missing = true;
-                if (e == ENOENT || e == ENOTDIR)
-                    snprintf(drv.library_problem, sizeof drv.library_problem, "does not exist");
-                else
-                    snprintf(drv.library_problem, sizeof drv.library_problem, "cannot be reached (%s)", strerror(e));
-            } else if (!S_ISREG(ls.st_mode)) {
-                drv.library_not_regular = true;
-                snprintf(drv.library_problem, sizeof drv.library_problem, "is %s, not a regular file",
-                         ldp_file_type_name((unsigned)ls.st_mode));
-            } else {
-                struct ldp_elf e;
-                char err[600];
-                if (ldp_elf_inspect(drv.m.library_path, &e, err, sizeof err) == 0) drv.elf_class = e.elf_class;
-                ldp_elf_free(&e); /* ldp_elf_inspect zeroes it first, also when it fails */
-            }
-        }
-    }
-    bool library_usable = drv.manifest_ok && !drv.library_missing && !drv.library_not_regular &&
-                          (drv.elf_class == 0 || drv.elf_class == (int)(sizeof(void *) * 8));
+    struct ldp_driver drv;
+    ldp_driver_prepare(&drv, manifest, buf, len, mf.size);
+    if (drv.manifest_ok) rep->library = xstrdup(drv.m.library_path);
+    bool library_usable = ldp_driver_library_usable(&drv);
     struct ldp_ctx parent = {.opt = opt, .drv = &drv, .fd = -1};
     rep->res = calloc(ldp_check_count, sizeof(struct result));
     if (rep->res == NULL) exit(2);
@@ -366,99 +330,20 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         ldp_child_free(&ch);
         parent.opt = opt;
     }
-    vkl_icd_manifest_finish(&drv.m);
+    ldp_driver_release(&drv);
     free(buf);
 }
 
 /* ---- output ---- */
 
-/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes there are not one
- * (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, truncated). Manifest
- * paths, library paths and the loader's log lines may hold any bytes; the JSON and JUnit reports
- * must stay valid UTF-8, so such bytes become U+FFFD there. */
-static size_t utf8_len(const unsigned char *p) {
-    if (p[0] < 0x80) return 1;
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-        n = 2;
-    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-        n = 3;
-        if (p[0] == 0xE0) lo = 0xA0;
-        if (p[0] == 0xED) hi = 0x9F;
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        n = 4;
-        if (p[0] == 0xF0) lo = 0x90;
-        if (p[0] == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi) return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-    return n;
-}
+/* Manifest paths, library paths and the loader's log lines may hold any bytes; the JSON, JUnit and
+ * SARIF reports stay valid UTF-8 (checker_common/report.c writes such bytes as U+FFFD). */
+#define json_str chk_json_str
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = utf8_len(p);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-            continue;
-        }
-        if (n > 1) {
-            fwrite(p, 1, n, f);
-            p += n;
-            continue;
-        }
-        switch (*p) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\t': fputs("\\t", f); break;
-            default:
-                if (*p < 0x20)
-                    fprintf(f, "\\u%04x", *p);
-                else
-                    fputc(*p, f);
-        }
-        p++;
-    }
-    fputc('"', f);
-}
-
-static void xml_str(FILE *f, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = utf8_len(p);
-        /* XML 1.0 excludes U+FFFE and U+FFFF (EF BF BE, EF BF BF) as well */
-        if (n == 0 || (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)) {
-            fputs("\xEF\xBF\xBD", f); /* U+FFFD */
-            p += n ? n : 1;
-            continue;
-        }
-        if (n > 1) {
-            fwrite(p, 1, n, f);
-            p += n;
-            continue;
-        }
-        switch (*p) {
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '&': fputs("&amp;", f); break;
-            case '"': fputs("&quot;", f); break;
-            case '\'': fputs("&apos;", f); break;
-            default:
-                if (*p < 0x20 && *p != '\n' && *p != '\t')
-                    fputc(' ', f);
-                else
-                    fputc(*p, f);
-        }
-        p++;
-    }
-}
+_Static_assert((int)LDP_PASS == (int)CHK_PASS && (int)LDP_FAIL == (int)CHK_FAIL && (int)LDP_WARN == (int)CHK_WARN &&
+                   (int)LDP_NA == (int)CHK_NA && (int)LDP_NOT_TESTABLE == (int)CHK_NOT_TESTABLE &&
+                   (int)LDP_REMOVED == (int)CHK_REMOVED && (int)LDP_VERDICT_COUNT == (int)CHK_VERDICT_COUNT,
+               "ldp-check's verdicts are the shared report library's");
 
 static void counts(const struct report *rep, int out[LDP_VERDICT_COUNT]) {
     memset(out, 0, sizeof(int) * LDP_VERDICT_COUNT);
@@ -513,68 +398,65 @@ static void write_json(FILE *f, const struct report *reps, size_t n, const struc
     fputs("\n  ]\n}\n", f);
 }
 
-static void write_junit(FILE *f, const struct report *reps, size_t n) {
-    int tests = 0, failures = 0, errors = 0, skipped = 0;
+/* The shared writers (JUnit, SARIF) see the reports through chk_* views. */
+struct chk_views {
+    struct chk_rule rules[64];
+    struct chk_subject *subjects;
+    struct chk_result *results;
+    struct chk_tool tool;
+};
+
+static bool make_views(struct chk_views *v, const struct report *reps, size_t n, enum chk_fail_on fail_on) {
+    memset(v, 0, sizeof *v);
+    size_t nres = 0;
+    for (size_t d = 0; d < n; d++) nres += reps[d].nres;
+    v->subjects = calloc(n ? n : 1, sizeof *v->subjects);
+    v->results = calloc(nres ? nres : 1, sizeof *v->results);
+    if (v->subjects == NULL || v->results == NULL) {
+        free(v->subjects);
+        free(v->results);
+        return false;
+    }
+    size_t nrules = ldp_check_count < 64 ? ldp_check_count : 64;
+    for (size_t k = 0; k < nrules; k++) {
+        struct chk_rule *r = &v->rules[k];
+        r->id = ldp_checks[k].id;
+        r->name = ldp_checks[k].name;
+        r->title = ldp_checks[k].title;
+        ldp_rule_texts(r->id, &r->text, &r->help);
+    }
+    v->tool = (struct chk_tool){.name = "ldp-check", .version = LDP_CHECK_VERSION, .information_uri = NULL,
+                                .rules = v->rules, .nrules = nrules, .fail_on = fail_on};
+    struct chk_result *out = v->results;
     for (size_t d = 0; d < n; d++) {
-        if (reps[d].error) errors++;
+        v->subjects[d] = (struct chk_subject){.path = reps[d].manifest, .library = reps[d].library,
+                                              .error = reps[d].error, .results = out, .nresults = reps[d].nres};
         for (size_t i = 0; i < reps[d].nres; i++) {
-            tests++;
-            enum ldp_verdict v = reps[d].res[i].verdict;
-            failures += v == LDP_FAIL;
-            skipped += v == LDP_NA || v == LDP_NOT_TESTABLE || v == LDP_REMOVED;
+            const struct result *r = &reps[d].res[i];
+            *out++ = (struct chk_result){.rule = (size_t)(r->def - ldp_checks), .verdict = (enum chk_verdict)r->verdict,
+                                         .reason = r->reason, .evidence = (const char *const *)r->ev,
+                                         .nevidence = r->nev, .seconds = r->seconds};
         }
     }
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ldp-check\" tests=\"%d\" failures=\"%d\" "
-               "errors=\"%d\" skipped=\"%d\">\n", tests + errors, failures, errors, skipped);
-    for (size_t d = 0; d < n; d++) {
-        const struct report *rep = &reps[d];
-        int cnt[LDP_VERDICT_COUNT];
-        counts(rep, cnt);
-        const char *base = strrchr(rep->manifest, '/');
-        base = base ? base + 1 : rep->manifest;
-        fputs("  <testsuite name=\"", f);
-        xml_str(f, rep->manifest);
-        fprintf(f, "\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n", rep->nres + (rep->error ? 1 : 0),
-                cnt[LDP_FAIL], rep->error ? 1 : 0, cnt[LDP_NA] + cnt[LDP_NOT_TESTABLE] + cnt[LDP_REMOVED]);
-        if (rep->error) {
-            fputs("    <testcase classname=\"ldp-check.", f);
-            xml_str(f, base);
-            fputs("\" name=\"manifest\"><error message=\"", f);
-            xml_str(f, rep->error);
-            fputs("\"/></testcase>\n", f);
-        }
-        for (size_t i = 0; i < rep->nres; i++) {
-            const struct result *r = &rep->res[i];
-            fputs("    <testcase classname=\"ldp-check.", f);
-            xml_str(f, base);
-            fputs("\" name=\"", f);
-            xml_str(f, r->def->id);
-            fprintf(f, "\" time=\"%.3f\">\n", r->seconds);
-            if (r->verdict == LDP_FAIL) {
-                fputs("      <failure message=\"", f);
-                xml_str(f, r->reason);
-                fputs("\"/>\n", f);
-            } else if (r->verdict == LDP_NA || r->verdict == LDP_NOT_TESTABLE || r->verdict == LDP_REMOVED) {
-                fputs("      <skipped message=\"", f);
-                xml_str(f, ldp_verdict_name(r->verdict));
-                fputs(": ", f);
-                xml_str(f, r->reason);
-                fputs("\"/>\n", f);
-            }
-            fputs("      <system-out>", f);
-            xml_str(f, ldp_verdict_name(r->verdict));
-            fputs(": ", f);
-            xml_str(f, r->reason);
-            fputc('\n', f);
-            for (size_t e = 0; e < r->nev; e++) {
-                xml_str(f, r->ev[e]);
-                fputc('\n', f);
-            }
-            fputs("</system-out>\n    </testcase>\n", f);
-        }
-        fputs("  </testsuite>\n", f);
+    return true;
+}
+
+static void free_views(struct chk_views *v) {
+    free(v->subjects);
+    free(v->results);
+}
+
+static void write_shared(FILE *f, const char *format, const struct report *reps, size_t n, enum chk_fail_on fail_on) {
+    struct chk_views v;
+    if (!make_views(&v, reps, n, fail_on)) {
+        fprintf(stderr, "%s: out of memory\n", g_prog);
+        exit(2);
     }
-    fputs("</testsuites>\n", f);
+    if (strcmp(format, "sarif") == 0)
+        chk_write_sarif(f, &v.tool, v.subjects, n, NULL);
+    else
+        chk_write_junit(f, &v.tool, v.subjects, n);
+    free_views(&v);
 }
 
 static const char *colour_of(enum ldp_verdict v) {
@@ -618,26 +500,6 @@ static void write_table(FILE *f, const struct report *reps, size_t n, bool colou
 
 /* ---- main ---- */
 
-static bool select_check(bool *selected, const char *list) {
-    char *copy = xstrdup(list), *save = NULL;
-    bool ok = true;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        bool found = false;
-        for (size_t i = 0; i < ldp_check_count; i++) {
-            if (strcasecmp(t, ldp_checks[i].id) == 0 || (ldp_checks[i].name[0] && strcmp(t, ldp_checks[i].name) == 0)) {
-                selected[i] = true;
-                found = true;
-            }
-        }
-        if (!found) {
-            fprintf(stderr, "%s: unknown check '%s' (see --list-checks)\n", g_prog, t);
-            ok = false;
-        }
-    }
-    free(copy);
-    return ok;
-}
-
 static const char **g_manifests;
 static char *g_loader_path, *g_mock_path;
 
@@ -659,74 +521,37 @@ int main(int argc, char **argv) {
     }
     init_exe_dir();
     struct ldp_options opt = {.timeout_s = 30.0};
-    const char *format = "table", *output = NULL, *loader = NULL, *mock = NULL;
-    bool installed = false, any_check = false;
-    int colour = -1;
-    bool selected[64] = {false};
     const char **manifests = calloc((size_t)argc + 1, sizeof(char *));
-    size_t nman = 0;
     if (manifests == NULL) return 2;
     g_manifests = manifests;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-#define OPT(name) (strncmp(a, name "=", strlen(name) + 1) == 0 ? a + strlen(name) + 1 : NULL)
-        const char *v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return finish(0);
-        } else if (strcmp(a, "--version") == 0) {
-            printf("ldp-check %s\n", LDP_CHECK_VERSION);
-            return finish(0);
-        } else if (strcmp(a, "--list-checks") == 0) {
-            for (size_t k = 0; k < ldp_check_count; k++)
-                printf("%-26s %-38s %s\n", ldp_checks[k].id, ldp_checks[k].name[0] ? ldp_checks[k].name : "-",
-                       ldp_checks[k].title);
-            return finish(0);
-        } else if (strcmp(a, "--installed") == 0 || strcmp(a, "--all-installed") == 0) {
-            installed = true;
-        } else if (strcmp(a, "--color") == 0 || strcmp(a, "--colour") == 0) {
-            colour = 1;
-        } else if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
-            colour = 0;
-        } else if ((v = OPT("--format")) != NULL) {
-            if (strcmp(v, "table") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0) {
-                fprintf(stderr, "%s: unknown --format '%s' (table, json or junit)\n", g_prog, v);
-                return finish(2);
-            }
-            format = v;
-        } else if ((v = OPT("--output")) != NULL) {
-            output = v;
-        } else if ((v = OPT("--timeout")) != NULL) {
-            char *end = NULL;
-            double t = strtod(v, &end);
-            if (end == v || *end != '\0' || !(t > 0) || t > 86400) {
-                fprintf(stderr, "%s: --timeout needs a number of seconds > 0 (got '%s')\n", g_prog, v);
-                return finish(2);
-            }
-            opt.timeout_s = t;
-        } else if ((v = OPT("--check")) != NULL) {
-            if (!select_check(selected, v)) return finish(2);
-            any_check = true;
-        } else if ((v = OPT("--loader")) != NULL) {
-            loader = v;
-        } else if ((v = OPT("--mock")) != NULL) {
-            mock = v;
-        } else if ((v = OPT("--registry")) != NULL) {
-            opt.registry_path = v;
-        } else if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++) manifests[nman++] = argv[i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "%s: unknown option '%s' (see --help)\n", g_prog, a);
-            return finish(2);
-        } else {
-            manifests[nman++] = a;
-        }
-#undef OPT
+    struct ldp_cli cli;
+    char cli_err[600];
+    if (ldp_cli_parse(argc, argv, manifests, &cli, cli_err, sizeof cli_err) != 0) {
+        fprintf(stderr, "%s: %s\n", g_prog, cli_err);
+        return finish(2);
     }
-    if (!any_check)
-        for (size_t k = 0; k < ldp_check_count; k++) selected[k] = true;
-    if (nman == 0 && !installed) {
-        fprintf(stderr, "%s: no driver manifest given (MANIFEST... or --installed; see --help)\n", g_prog);
+    if (cli.action == LDP_CLI_HELP) {
+        usage(stdout);
+        return finish(0);
+    } else if (cli.action == LDP_CLI_VERSION) {
+        printf("ldp-check %s\n", LDP_CHECK_VERSION);
+        return finish(0);
+    } else if (cli.action == LDP_CLI_LIST) {
+        for (size_t k = 0; k < ldp_check_count; k++)
+            printf("%-26s %-38s %s\n", ldp_checks[k].id, ldp_checks[k].name[0] ? ldp_checks[k].name : "-",
+                   ldp_checks[k].title);
+        return finish(0);
+    }
+    const char *format = cli.format, *output = cli.output, *loader = cli.loader, *mock = cli.mock;
+    bool installed = cli.installed;
+    enum chk_fail_on fail_on = cli.fail_on;
+    int colour = cli.colour;
+    const bool *selected = cli.selected;
+    size_t nman = cli.nman;
+    opt.timeout_s = cli.timeout_s;
+    opt.registry_path = cli.registry;
+    if (cli.npackages > 0) {
+        fprintf(stderr, "%s: --package is not supported by this build\n", g_prog);
         return finish(2);
     }
     int status = 0;
@@ -805,13 +630,13 @@ int main(int argc, char **argv) {
             status = 2;
         }
         for (size_t k = 0; k < reps[i].nres; k++)
-            if (reps[i].res[k].verdict == LDP_FAIL && status == 0) status = 1;
+            if (chk_verdict_fails((enum chk_verdict)reps[i].res[k].verdict, fail_on) && status == 0) status = 1;
     }
     bool use_colour = colour == 1 || (colour == -1 && out == stdout && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL);
     if (strcmp(format, "json") == 0)
         write_json(out, reps, total, &opt, &reg);
-    else if (strcmp(format, "junit") == 0)
-        write_junit(out, reps, total);
+    else if (strcmp(format, "junit") == 0 || strcmp(format, "sarif") == 0)
+        write_shared(out, format, reps, total, fail_on);
     else
         write_table(out, reps, total, use_colour, &opt, &reg);
     if (fflush(out) != 0 || ferror(out)) {

@@ -500,6 +500,87 @@ static void step_instance_layers(void) {
   obj_end();
 }
 
+/* VK_LUNARG_direct_driver_loading: "direct" steps collect the VkDirectDriverLoadingListLUNARG the
+ * next create-instance chains (and, unless no-ext, the extension it enables). */
+#define MAX_DIRECT 16
+static VkDirectDriverLoadingInfoLUNARG g_direct[MAX_DIRECT];
+static uint32_t g_direct_count;
+static bool g_direct_used, g_direct_no_ext, g_direct_null_drivers, g_direct_zero_count;
+static VkDirectDriverLoadingModeLUNARG g_direct_mode = VK_DIRECT_DRIVER_LOADING_MODE_INCLUSIVE_LUNARG;
+
+/* direct:LIB:MODE[:OPT,OPT...]  LIB: a driver library (dlopen'ed here, RTLD_NOW|RTLD_LOCAL, never
+ * closed), "null" (an entry whose pfnGetInstanceProcAddr is NULL) or "none" (no entry); MODE:
+ * inclusive, exclusive or a number; OPT: sym=NAME (the symbol passed, default
+ * vk_icdGetInstanceProcAddr), no-ext, null-drivers, zero-count. */
+static void step_direct(char *arg) {
+  obj_begin("direct");
+  char *pieces[3];
+  int n = arg ? split(arg, ':', pieces, 3) : 0;
+  if (n < 2) {
+    kv_str("error", "expected LIB:MODE[:OPTS]");
+    obj_end();
+    return;
+  }
+  const char *lib = pieces[0], *mode = pieces[1];
+  const char *sym = "vk_icdGetInstanceProcAddr";
+  char *opts[8];
+  int nopts = n == 3 ? split(pieces[2], ',', opts, 8) : 0;
+  for (int i = 0; i < nopts; ++i) {
+    if (strncmp(opts[i], "sym=", 4) == 0) {
+      sym = opts[i] + 4;
+    } else if (strcmp(opts[i], "no-ext") == 0) {
+      g_direct_no_ext = true;
+    } else if (strcmp(opts[i], "null-drivers") == 0) {
+      g_direct_null_drivers = true;
+    } else if (strcmp(opts[i], "zero-count") == 0) {
+      g_direct_zero_count = true;
+    } else {
+      kv_str("error", "unknown option");
+      obj_end();
+      return;
+    }
+  }
+  unsigned long num = 0;
+  if (strcmp(mode, "inclusive") == 0) {
+    g_direct_mode = VK_DIRECT_DRIVER_LOADING_MODE_INCLUSIVE_LUNARG;
+  } else if (strcmp(mode, "exclusive") == 0) {
+    g_direct_mode = VK_DIRECT_DRIVER_LOADING_MODE_EXCLUSIVE_LUNARG;
+  } else if (parse_uint(mode, &num)) {
+    g_direct_mode = (VkDirectDriverLoadingModeLUNARG)num;
+  } else {
+    kv_str("error", "bad mode");
+    obj_end();
+    return;
+  }
+  g_direct_used = true;
+  if (strcmp(lib, "none") != 0) {
+    if (g_direct_count == MAX_DIRECT) {
+      kv_str("error", "too many direct drivers");
+      obj_end();
+      return;
+    }
+    PFN_vkGetInstanceProcAddr fn = NULL;
+    if (strcmp(lib, "null") != 0) {
+      void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+      kv_bool("loaded", h != NULL);
+      if (h == NULL) {
+        kv_str("error", dlerror());
+        obj_end();
+        return;
+      }
+      void *p = dlsym(h, sym);
+      memcpy(&fn, &p, sizeof fn);
+      kv_bool("resolved", fn != NULL);
+    }
+    g_direct[g_direct_count++] = (VkDirectDriverLoadingInfoLUNARG){
+        .sType = VK_STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_INFO_LUNARG,
+        .pfnGetInstanceProcAddr = (PFN_vkGetInstanceProcAddrLUNARG)fn,
+    };
+  }
+  kv_int("entries", g_direct_count);
+  obj_end();
+}
+
 static void step_create_instance(char *opts) {
   static char *exts[MAX_LIST], *layers[MAX_LIST];
   int ext_count = 0, layer_count = 0;
@@ -581,6 +662,22 @@ static void step_create_instance(char *opts) {
     };
     chain = &utils_ci;
   }
+  static VkDirectDriverLoadingListLUNARG direct_list;
+  if (g_direct_used) {
+    direct_list = (VkDirectDriverLoadingListLUNARG){
+        .sType = VK_STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_LIST_LUNARG,
+        .pNext = (void *)chain, /* the header declares it non-const */
+        .mode = g_direct_mode,
+        .driverCount = g_direct_zero_count ? 0 : g_direct_count,
+        .pDrivers = g_direct_null_drivers ? NULL : g_direct,
+    };
+    chain = &direct_list;
+    bool listed = false;
+    for (int i = 0; i < ext_count; ++i)
+      listed = listed || strcmp(exts[i], VK_LUNARG_DIRECT_DRIVER_LOADING_EXTENSION_NAME) == 0;
+    if (!g_direct_no_ext && !listed && ext_count < MAX_LIST)
+      exts[ext_count++] = (char *)VK_LUNARG_DIRECT_DRIVER_LOADING_EXTENSION_NAME;
+  }
   VkInstanceCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
       .pNext = chain,
@@ -607,6 +704,7 @@ static void step_create_instance(char *opts) {
   kv_result("result", r);
   if (with_app_info) kv_version("api", api);
   kv_bool("instance", inst != VK_NULL_HANDLE);
+  if (g_direct_used) kv_int("direct_entries", g_direct_zero_count ? 0 : g_direct_count);
   obj_end();
   if (r == VK_SUCCESS) {
     g_instance = inst;
@@ -1069,7 +1167,8 @@ static void step_robust(const char *which) {
  * loader that validates the handle ends the process (the test reads its exit status and stderr);
  * "returned" follows only when the call came back. Commands: vkDestroyInstance,
  * vkEnumeratePhysicalDevices, vkEnumeratePhysicalDeviceGroups (instance), vkCreateDevice,
- * vkEnumerateDeviceExtensionProperties, vkEnumerateDeviceLayerProperties (physical device). */
+ * vkEnumerateDeviceExtensionProperties, vkEnumerateDeviceLayerProperties (physical device) with
+ * their real signatures; any other exported command with the handle first and zeros after it. */
 static void step_bad_handle(const char *cmd) {
   static _Alignas(16) unsigned char bogus[256];
   memset(bogus, 0, sizeof bogus);
@@ -1097,8 +1196,18 @@ static void step_bad_handle(const char *cmd) {
   } else if (strcmp(c, "vkEnumerateDeviceLayerProperties") == 0) {
     r = ((PFN_vkEnumerateDeviceLayerProperties)dlsym(g_loader, c))(pd, &n, NULL);
   } else {
-    emit_error("bad-handle", "unknown command");
-    return;
+    /* Any other exported command whose first parameter is a dispatchable handle: called with the
+     * bogus handle first and zeros after it. The loader must end the process on the handle before
+     * it looks at anything else; one that does not validate crashes or returns (both visible). */
+    void *sym = dlsym(g_loader, c);
+    if (sym == NULL) {
+      emit_error("bad-handle", "unknown command");
+      return;
+    }
+    typedef uintptr_t (*generic_fn)(void *, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);
+    generic_fn fn;
+    memcpy(&fn, &sym, sizeof fn);
+    r = (VkResult)fn(bogus, 0, 0, 0, 0, 0);
   }
   obj_begin("bad-handle-returned");
   kv_result("returned", r);
@@ -1690,6 +1799,283 @@ static void step_destroy_surface(void) {
   obj_end();
 }
 
+/* ---- emulated queries (conformance/loader/wsi/emulate_test.cc) ---- */
+
+/* Splits "N;OPT" (a copy) into the device part and the option (NULL when none). */
+static const char *split_opt(char *arg) {
+  char *semi = strchr(arg, ';');
+  if (semi == NULL) return NULL;
+  *semi = '\0';
+  return semi + 1;
+}
+
+/* display-queries:N: the VK_KHR_display queries and their VK_KHR_get_display_properties2 forms on
+ * device N (every command resolved through GIPA; a NULL one is reported as not resolved). */
+static void step_display_queries(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("display-queries", arg ? arg : "", &idx)) return;
+  VkPhysicalDevice pd = g_physdevs[idx];
+  PFN_vkGetPhysicalDeviceDisplayPropertiesKHR props =
+      IPROC(PFN_vkGetPhysicalDeviceDisplayPropertiesKHR, "vkGetPhysicalDeviceDisplayPropertiesKHR");
+  PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR planes =
+      IPROC(PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR");
+  PFN_vkGetDisplayPlaneSupportedDisplaysKHR supported =
+      IPROC(PFN_vkGetDisplayPlaneSupportedDisplaysKHR, "vkGetDisplayPlaneSupportedDisplaysKHR");
+  PFN_vkGetDisplayModePropertiesKHR modes = IPROC(PFN_vkGetDisplayModePropertiesKHR, "vkGetDisplayModePropertiesKHR");
+  PFN_vkGetDisplayPlaneCapabilitiesKHR caps =
+      IPROC(PFN_vkGetDisplayPlaneCapabilitiesKHR, "vkGetDisplayPlaneCapabilitiesKHR");
+  PFN_vkCreateDisplayModeKHR create_mode = IPROC(PFN_vkCreateDisplayModeKHR, "vkCreateDisplayModeKHR");
+  PFN_vkGetPhysicalDeviceDisplayProperties2KHR props2 =
+      IPROC(PFN_vkGetPhysicalDeviceDisplayProperties2KHR, "vkGetPhysicalDeviceDisplayProperties2KHR");
+  PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR planes2 =
+      IPROC(PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR");
+  PFN_vkGetDisplayModeProperties2KHR modes2 = IPROC(PFN_vkGetDisplayModeProperties2KHR, "vkGetDisplayModeProperties2KHR");
+  PFN_vkGetDisplayPlaneCapabilities2KHR caps2 =
+      IPROC(PFN_vkGetDisplayPlaneCapabilities2KHR, "vkGetDisplayPlaneCapabilities2KHR");
+  obj_begin("display-queries");
+  kv_int("index", idx);
+  kv_bool("resolved", props && planes && supported && modes && caps && create_mode);
+  kv_bool("resolved2", props2 && planes2 && modes2 && caps2);
+  VkDisplayKHR display = VK_NULL_HANDLE;
+  if (props && planes && supported && modes && caps && create_mode) {
+    uint32_t n = 0;
+    kv_result("displays_count_result", props(pd, &n, NULL));
+    VkDisplayPropertiesKHR d[4];
+    memset(d, 0, sizeof d);
+    if (n > 4) n = 4;
+    kv_result("displays_result", props(pd, &n, d));
+    kv_int("display_count", n);
+    kv_str("display_name", n > 0 ? d[0].displayName : NULL);
+    kv_int("display_width", n > 0 ? d[0].physicalResolution.width : 0);
+    if (n > 0) display = d[0].display;
+    uint32_t p = 0;
+    kv_result("planes_count_result", planes(pd, &p, NULL));
+    VkDisplayPlanePropertiesKHR pl[4];
+    if (p > 4) p = 4;
+    kv_result("planes_result", planes(pd, &p, pl));
+    kv_int("plane_count", p);
+    kv_bool("plane_display_matches", p > 0 && pl[0].currentDisplay == display && display != VK_NULL_HANDLE);
+    uint32_t s = 0;
+    kv_result("supported_result", supported(pd, 0, &s, NULL));
+    kv_int("supported_count", s);
+    uint32_t m = 0;
+    VkDisplayModePropertiesKHR mp[4];
+    memset(mp, 0, sizeof mp);
+    kv_result("modes_count_result", modes(pd, display, &m, NULL));
+    if (m > 4) m = 4;
+    kv_result("modes_result", modes(pd, display, &m, mp));
+    kv_int("mode_count", m);
+    kv_int("refresh_rate", m > 0 ? mp[0].parameters.refreshRate : 0);
+    VkDisplayPlaneCapabilitiesKHR c;
+    memset(&c, 0xab, sizeof c);
+    kv_result("plane_caps_result", caps(pd, m > 0 ? mp[0].displayMode : VK_NULL_HANDLE, 0, &c));
+    kv_int("plane_caps_max_dst_width", c.maxDstExtent.width);
+    kv_int("plane_caps_alpha", c.supportedAlpha);
+    VkDisplayModeCreateInfoKHR mci = {.sType = VK_STRUCTURE_TYPE_DISPLAY_MODE_CREATE_INFO_KHR,
+                                      .parameters = {.visibleRegion = {1920, 1080}, .refreshRate = 60000}};
+    VkDisplayModeKHR created = VK_NULL_HANDLE;
+    kv_result("create_mode_result", create_mode(pd, display, &mci, NULL, &created));
+  }
+  if (props2 && planes2 && modes2 && caps2) {
+    uint32_t n = 0;
+    kv_result("displays2_count_result", props2(pd, &n, NULL));
+    VkDisplayProperties2KHR d[4];
+    memset(d, 0, sizeof d);
+    for (int i = 0; i < 4; ++i) d[i].sType = VK_STRUCTURE_TYPE_DISPLAY_PROPERTIES_2_KHR;
+    if (n > 4) n = 4;
+    kv_result("displays2_result", props2(pd, &n, d));
+    kv_int("display2_count", n);
+    kv_str("display2_name", n > 0 ? d[0].displayProperties.displayName : NULL);
+    kv_int("display2_width", n > 0 ? d[0].displayProperties.physicalResolution.width : 0);
+    kv_bool("display2_stype_kept", d[0].sType == VK_STRUCTURE_TYPE_DISPLAY_PROPERTIES_2_KHR);
+    VkDisplayKHR display2 = n > 0 ? d[0].displayProperties.display : VK_NULL_HANDLE;
+    uint32_t p = 0;
+    kv_result("planes2_count_result", planes2(pd, &p, NULL));
+    VkDisplayPlaneProperties2KHR pl[4];
+    memset(pl, 0, sizeof pl);
+    for (int i = 0; i < 4; ++i) pl[i].sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_PROPERTIES_2_KHR;
+    if (p > 4) p = 4;
+    kv_result("planes2_result", planes2(pd, &p, pl));
+    kv_int("plane2_count", p);
+    kv_bool("plane2_display_matches",
+            p > 0 && pl[0].displayPlaneProperties.currentDisplay == display2 && display2 != VK_NULL_HANDLE);
+    uint32_t m = 0;
+    VkDisplayModeProperties2KHR mp[4];
+    memset(mp, 0, sizeof mp);
+    for (int i = 0; i < 4; ++i) mp[i].sType = VK_STRUCTURE_TYPE_DISPLAY_MODE_PROPERTIES_2_KHR;
+    kv_result("modes2_count_result", modes2(pd, display2, &m, NULL));
+    if (m > 4) m = 4;
+    kv_result("modes2_result", modes2(pd, display2, &m, mp));
+    kv_int("mode2_count", m);
+    kv_int("refresh_rate2", m > 0 ? mp[0].displayModeProperties.parameters.refreshRate : 0);
+    VkDisplayPlaneInfo2KHR info = {.sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_INFO_2_KHR,
+                                   .mode = m > 0 ? mp[0].displayModeProperties.displayMode : VK_NULL_HANDLE,
+                                   .planeIndex = 0};
+    VkDisplayPlaneCapabilities2KHR c = {.sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_CAPABILITIES_2_KHR};
+    memset(&c.capabilities, 0xab, sizeof c.capabilities);
+    kv_result("plane_caps2_result", caps2(pd, &info, &c));
+    kv_int("plane_caps2_max_dst_width", c.capabilities.maxDstExtent.width);
+    kv_int("plane_caps2_alpha", c.capabilities.supportedAlpha);
+  }
+  obj_end();
+}
+
+/* tool-properties:N[;ext]: vkGetPhysicalDeviceToolProperties (or its EXT alias) on device N. */
+static void step_tool_properties(char *arg) {
+  const char *opt = split_opt(arg);
+  bool ext = opt != NULL && strcmp(opt, "ext") == 0;
+  uint32_t idx;
+  if (!physdev_arg("tool-properties", arg, &idx)) return;
+  const char *name = ext ? "vkGetPhysicalDeviceToolPropertiesEXT" : "vkGetPhysicalDeviceToolProperties";
+  PFN_vkGetPhysicalDeviceToolProperties fn = IPROC(PFN_vkGetPhysicalDeviceToolProperties, name);
+  obj_begin("tool-properties");
+  kv_int("index", idx);
+  kv_str("command", name);
+  kv_bool("resolved", fn != NULL);
+  if (fn != NULL) {
+    uint32_t n = 0xdead;
+    kv_result("count_result", fn(g_physdevs[idx], &n, NULL));
+    kv_int("count", n);
+    VkPhysicalDeviceToolProperties t[8];
+    memset(t, 0, sizeof t);
+    for (int i = 0; i < 8; ++i) t[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
+    if (n > 8) n = 8;
+    kv_result("result", fn(g_physdevs[idx], &n, t));
+    put_key("tools");
+    putchar('[');
+    for (uint32_t i = 0; i < n; ++i) {
+      if (i) putchar(',');
+      put_json_string(t[i].name);
+    }
+    putchar(']');
+  }
+  obj_end();
+}
+
+static void kv_caps(const VkSurfaceCapabilitiesKHR *c) {
+  kv_int("min_image_count", c->minImageCount);
+  kv_int("max_image_count", c->maxImageCount);
+  kv_int("min_extent_width", c->minImageExtent.width);
+  kv_int("max_extent_width", c->maxImageExtent.width);
+}
+
+/* surface-caps2ext:N: vkGetPhysicalDeviceSurfaceCapabilities2EXT with the current surface. */
+static void step_surface_caps2ext(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("surface-caps2ext", arg ? arg : "", &idx)) return;
+  PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT fn =
+      IPROC(PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
+  obj_begin("surface-caps2ext");
+  kv_int("index", idx);
+  kv_bool("resolved", fn != NULL);
+  if (fn != NULL) {
+    VkSurfaceCapabilities2EXT c;
+    memset(&c, 0xab, sizeof c);
+    c.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_EXT;
+    c.pNext = NULL;
+    kv_result("result", fn(g_physdevs[idx], g_surface, &c));
+    kv_int("min_image_count", c.minImageCount);
+    kv_int("max_image_count", c.maxImageCount);
+    kv_int("max_extent_width", c.maxImageExtent.width);
+    kv_int("usage", c.supportedUsageFlags);
+    kv_int("counters", c.supportedSurfaceCounters);
+    kv_bool("stype_kept", c.sType == VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_EXT && c.pNext == NULL);
+  }
+  obj_end();
+}
+
+/* surface-caps2:N[;MODE[,COUNT]]: vkGetPhysicalDeviceSurfaceCapabilities2KHR with the current surface;
+ * with MODE (a VkPresentModeKHR number) a VkSurfacePresentModeEXT is chained into pSurfaceInfo and
+ * VkSurfacePresentModeCompatibilityEXT + VkSurfacePresentScalingCapabilitiesEXT into the result;
+ * COUNT is the compatibility array's capacity ("null": a NULL array, the count query; default 8).
+ * Outputs are pre-filled with 0xab bytes so untouched fields show. */
+static void step_surface_caps2(char *arg) {
+  const char *opt = split_opt(arg);
+  uint32_t idx;
+  if (!physdev_arg("surface-caps2", arg, &idx)) return;
+  PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR fn =
+      IPROC(PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
+  bool with_mode = false, null_array = false;
+  unsigned long mode = 0, cap = 8;
+  if (opt != NULL) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", opt);
+    char *comma = strchr(buf, ',');
+    if (comma != NULL) {
+      *comma = '\0';
+      if (strcmp(comma + 1, "null") == 0) null_array = true;
+      else if (!parse_uint(comma + 1, &cap) || cap > 8) cap = 8;
+    }
+    with_mode = parse_uint(buf, &mode);
+  }
+  obj_begin("surface-caps2");
+  kv_int("index", idx);
+  kv_bool("resolved", fn != NULL);
+  if (fn != NULL) {
+    VkSurfacePresentModeEXT pm = {.sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT,
+                                  .presentMode = (VkPresentModeKHR)mode};
+    VkPhysicalDeviceSurfaceInfo2KHR info = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
+                                            .pNext = with_mode ? &pm : NULL,
+                                            .surface = g_surface};
+    VkPresentModeKHR modes[8];
+    for (int i = 0; i < 8; ++i) modes[i] = (VkPresentModeKHR)0x7777;
+    VkSurfacePresentScalingCapabilitiesEXT scaling;
+    memset(&scaling, 0xab, sizeof scaling);
+    scaling.sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_SCALING_CAPABILITIES_EXT;
+    scaling.pNext = NULL;
+    VkSurfacePresentModeCompatibilityEXT compat = {.sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_EXT,
+                                                   .pNext = &scaling,
+                                                   .presentModeCount = null_array ? 0 : (uint32_t)cap,
+                                                   .pPresentModes = null_array ? NULL : modes};
+    VkSurfaceCapabilities2KHR c = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
+                                   .pNext = with_mode ? &compat : NULL};
+    kv_result("result", fn(g_physdevs[idx], &info, &c));
+    kv_caps(&c.surfaceCapabilities);
+    if (with_mode) {
+      kv_int("compat_count", compat.presentModeCount);
+      put_key("compat_modes");
+      putchar('[');
+      uint32_t shown = null_array ? 0 : (compat.presentModeCount < cap ? compat.presentModeCount : (uint32_t)cap);
+      for (uint32_t i = 0; i < shown; ++i) printf("%s%d", i ? "," : "", (int)modes[i]);
+      putchar(']');
+      kv_int("first_slot", null_array ? -1 : (int)modes[0]);
+      kv_int("scaling", scaling.supportedPresentScaling);
+      kv_int("gravity_x", scaling.supportedPresentGravityX);
+      kv_int("gravity_y", scaling.supportedPresentGravityY);
+      kv_int("min_scaled_width", scaling.minScaledImageExtent.width);
+      kv_int("max_scaled_width", scaling.maxScaledImageExtent.width);
+    }
+  }
+  obj_end();
+}
+
+/* xlib-display:N: VK_EXT_acquire_xlib_display on device N with a fake Display* (0x7c0002, never
+ * dereferenced by the mocks) and RandR output 0x55: vkGetRandROutputDisplayEXT, then
+ * vkAcquireXlibDisplayEXT with the display it returned. The types are spelled out (Display*,
+ * RROutput = XID) so vkprobe needs no Xrandr header. */
+typedef VkResult(VKAPI_PTR *probe_PFN_GetRandROutputDisplayEXT)(VkPhysicalDevice, void *, unsigned long,
+                                                                VkDisplayKHR *);
+typedef VkResult(VKAPI_PTR *probe_PFN_AcquireXlibDisplayEXT)(VkPhysicalDevice, void *, VkDisplayKHR);
+static void step_xlib_display(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("xlib-display", arg ? arg : "", &idx)) return;
+  probe_PFN_GetRandROutputDisplayEXT randr =
+      (probe_PFN_GetRandROutputDisplayEXT)iproc("vkGetRandROutputDisplayEXT");
+  probe_PFN_AcquireXlibDisplayEXT acquire = (probe_PFN_AcquireXlibDisplayEXT)iproc("vkAcquireXlibDisplayEXT");
+  obj_begin("xlib-display");
+  kv_int("index", idx);
+  kv_bool("resolved_randr", randr != NULL);
+  kv_bool("resolved_acquire", acquire != NULL);
+  void *dpy = (void *)(uintptr_t)0x7c0002;
+  VkDisplayKHR display = (VkDisplayKHR)(uintptr_t)0x1234;
+  if (randr != NULL) {
+    kv_result("randr_result", randr(g_physdevs[idx], dpy, 0x55, &display));
+    kv_int("display", (long long)(uintptr_t)display);
+  }
+  if (acquire != NULL) kv_result("acquire_result", acquire(g_physdevs[idx], dpy, display));
+  obj_end();
+}
+
 static void step_destroy_device(void) {
   obj_begin("destroy-device");
   if (g_device == VK_NULL_HANDLE) {
@@ -1830,7 +2216,8 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
-      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle"};
+      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle", "direct",
+      "display-queries", "tool-properties", "surface-caps2ext", "surface-caps2", "xlib-display"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -1873,6 +2260,9 @@ int main(int argc, char **argv) {
       step_robust(arg);
     } else if (is_step("bad-handle", s, &arg)) {
       step_bad_handle(arg);
+    } else if (is_step("direct", s, &arg)) {
+      copy = arg ? strdup(arg) : NULL;
+      step_direct(copy);
     } else if (is_step("create-instance", s, &arg)) {
       copy = arg ? strdup(arg) : NULL;
       step_create_instance(copy);
@@ -1936,6 +2326,18 @@ int main(int argc, char **argv) {
       step_create_swapchain();
     } else if (is_step("destroy-surface", s, &arg)) {
       step_destroy_surface();
+    } else if (is_step("display-queries", s, &arg)) {
+      step_display_queries(arg);
+    } else if (is_step("tool-properties", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_tool_properties(copy);
+    } else if (is_step("surface-caps2ext", s, &arg)) {
+      step_surface_caps2ext(arg);
+    } else if (is_step("surface-caps2", s, &arg)) {
+      copy = strdup(arg ? arg : "");
+      step_surface_caps2(copy);
+    } else if (is_step("xlib-display", s, &arg)) {
+      step_xlib_display(arg);
     }
     free(copy);
   }

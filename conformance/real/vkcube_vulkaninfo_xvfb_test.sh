@@ -17,8 +17,12 @@ done
 n=$(grep -m1 "Surface types: count" "$OUT/vulkaninfo_xvfb_ours.txt" | grep -o "[0-9]*$" || true)
 echo "surface types through our loader: $n"
 [ "$n" -ge 1 ] || { echo "FAIL: no surface type listed"; exit 1; }
-if ! diff <(grep -v "Vulkan Instance Version" "$OUT/vulkaninfo_xvfb_ours.txt") \
-          <(grep -v "Vulkan Instance Version" "$OUT/vulkaninfo_xvfb_khronos.txt") > "$OUT/vulkaninfo_xvfb.diff"; then
+# What may differ between the loaders: the line naming the loader's own version, and
+# VK_LUNARG_direct_driver_loading, a loader extension Debian's 1.3.239 predates (listed by newer
+# Khronos loaders; conformance/deviations/khronos.tsv), with the instance-extension count it adds to.
+norm() { grep -v "Vulkan Instance Version" "$1" | sed -e '/VK_LUNARG_direct_driver_loading/d' -e 's/^\(Instance Extensions: count = \)[0-9]*$/\1N/'; }
+normjson() { sed -e '/"VK_LUNARG_direct_driver_loading"/d' "$1"; }
+if ! diff <(norm "$OUT/vulkaninfo_xvfb_ours.txt") <(norm "$OUT/vulkaninfo_xvfb_khronos.txt") > "$OUT/vulkaninfo_xvfb.diff"; then
   echo "FAIL: vulkaninfo under Xvfb differs:"; head -50 "$OUT/vulkaninfo_xvfb.diff"; exit 1
 fi
 echo "PASS: vulkaninfo under Xvfb ($(wc -l < "$OUT/vulkaninfo_xvfb_ours.txt") lines, $n surface types) identical"

@@ -21,7 +21,7 @@ if [ -z "${VKL_ROOT:-}" ]; then
 fi
 cd "$VKL_ROOT"
 
-ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer loader_world_fuzzer layer_chain_fuzzer"
+ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer"
 TARGETS=${VKL_FUZZ_TARGETS:-$ALL_TARGETS}
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ compile() {  # compile OUT.o SRC [extra flags...]
 # ---- cJSON (instrumented) and the loader ------------------------------------------------------
 $CC $CFLAGS -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/obj/cJSON.o"
 # loader/BUILD sections: parsing, layers, core (everything else, plus the generated code).
-PARSING="env filter json log manifest_icd search_paths strlist"
+PARSING="env filter json log manifest_icd search_paths strlist fileio settings"
 LAYERS="layer manifest_layer"
 parsing_objs=("$B/obj/cJSON.o")
 layer_objs=()
@@ -95,7 +95,7 @@ link() {  # link TARGET OBJS...
 }
 want() { [[ " $TARGETS " == *" $1 "* ]]; }
 
-for t in json_fuzzer icd_manifest_fuzzer filter_fuzzer path_list_fuzzer; do
+for t in json_fuzzer icd_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer; do
   want $t || continue
   compile "$B/obj/$t.o" "fuzz/$t.c"
   link $t "$B/obj/$t.o" "${parsing_objs[@]}"
@@ -103,6 +103,22 @@ done
 if want layer_manifest_fuzzer && [ -f fuzz/layer_manifest_fuzzer.c ]; then
   compile "$B/obj/layer_manifest_fuzzer.o" fuzz/layer_manifest_fuzzer.c
   link layer_manifest_fuzzer "$B/obj/layer_manifest_fuzzer.o" "${layer_objs[@]}" "${parsing_objs[@]}"
+fi
+
+# ldp-check's front end (conformance/driver/, without main.c) and the shared report writers, with
+# the registry and the SARIF rule texts generated as conformance/driver/BUILD does.
+if want ldp_check_fuzzer && [ -f fuzz/ldp_check_fuzzer.c ]; then
+  python3 conformance/driver/gen_registry.py "$VK_XML" "$B/gen/ldp_registry_gen.c"
+  python3 conformance/driver/gen_rules.py conformance/policies/policies.tsv "$B/gen/ldp_rules_gen.c"
+  ldp_objs=()
+  for f in conformance/driver/*.c conformance/checker_common/*.c "$B/gen/ldp_registry_gen.c" "$B/gen/ldp_rules_gen.c"; do
+    [ "$(basename "$f")" = main.c ] && continue
+    o="$B/obj/ldp_$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
+    compile "$o" "$f"
+    ldp_objs+=("$o")
+  done
+  compile "$B/obj/ldp_check_fuzzer.o" fuzz/ldp_check_fuzzer.c
+  link ldp_check_fuzzer "$B/obj/ldp_check_fuzzer.o" "${ldp_objs[@]}" "${parsing_objs[@]}" "$B/obj/vkl_gen_results.o"
 fi
 
 # The whole-loader targets: the shared world harness (fuzz/world/) + one decoder each.

@@ -21,7 +21,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vkl-campaign.XXXXXX")
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 cores=$(nproc)
-targets="loader_world_fuzzer layer_chain_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer"
+targets="loader_world_fuzzer layer_chain_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer"
 afl_targets=()
 if [ -n "${VKL_AFL_DIR:-}" ]; then
   for t in loader_world_fuzzer layer_chain_fuzzer; do [ -x "$VKL_AFL_DIR/$t" ] && afl_targets+=("$t"); done

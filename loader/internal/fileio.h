@@ -86,6 +86,13 @@ struct vkl_dir_list {
 VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *out);
 void vkl_dir_list_free(struct vkl_dir_list *list);
 
+/* dlopen(path, RTLD_NOW | RTLD_LOCAL) for a driver or layer library, never blocking: a path with a
+ * '/' that names a FIFO, device or directory is refused before dlopen (whose open(2) would block on
+ * a FIFO until a writer appears). A bare name goes to the dynamic linker's search unchanged. On
+ * failure *err (may be NULL) receives dlerror()'s text or our reason; it is valid until the next
+ * call on this thread. */
+void *vkl_library_open(const char *path, const char **err);
+
 #ifdef __cplusplus
 }
 #endif

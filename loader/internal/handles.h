@@ -58,7 +58,10 @@ struct vkl_physdev_tramp {
 struct vkl_device_dispatch {
     PFN_vkVoidFunction unknown[VKL_MAX_UNKNOWN_FUNCS];
     struct vkl_gen_device_dispatch gen;
+    uint32_t magic; /* VKL_DEVICE_DISPATCH_MAGIC while the device lives (handle validation) */
 };
+
+#define VKL_DEVICE_DISPATCH_MAGIC 0x444c4b56u /* "VKLD" */
 
 extern const struct vkl_gen_instance_dispatch vkl_gen_terminators;
 
@@ -82,6 +85,24 @@ static inline VkPhysicalDevice vkl_physdev_next(VkPhysicalDevice pd) {
 /* VkDevice, VkQueue, VkCommandBuffer */
 static inline const struct vkl_gen_device_dispatch *vkl_device_disp(const void *dispatchable) {
     return *(const struct vkl_gen_device_dispatch *const *)dispatchable;
+}
+
+/* ---- handle validation (instance.c) ----
+ * An invalid dispatchable handle passed to an exported command ends the process with the line
+ * "<cmd>: Invalid <param> [VUID-<cmd>-<param>-parameter]" on stderr, as the Khronos loader does.
+ * Generated trampolines check every instance, physical-device and device-level command except the
+ * command-buffer recording commands (vkCmd*), whose trampolines stay two instructions (the hot path;
+ * docs/architecture.md "Handle validation"). */
+_Noreturn void vkl_invalid_handle(const char *cmd, const char *param);
+void vkl_check_instance(VkInstance instance, const char *cmd);
+void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd);
+/* A VkDevice, VkQueue or VkCommandBuffer: non-NULL, and its first word points at a live loader
+ * device dispatch (the magic word after the table). */
+static inline void vkl_check_device_object(const void *dispatchable, const char *cmd, const char *param) {
+    const struct vkl_gen_device_dispatch *d =
+        dispatchable != NULL ? *(const struct vkl_gen_device_dispatch *const *)dispatchable : NULL;
+    if (__builtin_expect(d == NULL || *(const uint32_t *)(const void *)(d + 1) != VKL_DEVICE_DISPATCH_MAGIC, 0))
+        vkl_invalid_handle(cmd, param);
 }
 
 /* ---- accessors used by generated terminators ---- */

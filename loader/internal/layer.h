@@ -116,6 +116,8 @@ void vkl_layer_manifest_finish(struct vkl_layer_manifest *layer);
 /* The layers visible to one call, after discovery, parsing (cached), dedupe, filters, the override
  * layer's blacklist and meta-layer validation. Implicit layers first, each group in discovery
  * order. */
+struct vkl_settings;
+
 struct vkl_layer_set {
     const struct vkl_layer_manifest **layers;
     uint32_t count;
@@ -125,6 +127,8 @@ struct vkl_layer_set {
     const struct vkl_layer_manifest *override_layer;
     /* filters in force (parsed once per acquire) */
     struct vkl_filter enable, disable, allow;
+    /* the settings file in force for this acquisition (settings.c; NULL: none), looked up once */
+    const struct vkl_settings *settings;
 };
 
 VkResult vkl_layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_set *out);

@@ -66,6 +66,7 @@ struct vkl_driver {
     struct vkl_icd_manifest manifest;
     /* library state (valid once `loaded`) */
     bool load_attempted, loaded;
+    bool load_oom; /* the last load failed for want of memory: not a verdict, retried */
     void *lib;
     /* library identity at the load attempt (the path dlopen resolved, or the manifest's path when
      * it has a '/'): a library replaced on disk makes the entry stale, like a changed manifest */
@@ -115,6 +116,8 @@ struct vkl_physdev {
     struct vkl_physdev *next;
 };
 
+struct vkl_settings; /* settings.c */
+
 struct vkl_instance {
     /* word 0: dispatch for the top of the chain (read by generated trampolines) */
     const struct vkl_gen_instance_dispatch *disp;
@@ -126,6 +129,7 @@ struct vkl_instance {
      * *pInstance after calling down (legal: LLP_LAYER_21 forbids it only before). */
     VkInstance chain_handle;
     bool terminator_reached; /* vkl_term_CreateInstance ran for this instance */
+    const struct vkl_settings *settings; /* the settings file in force at creation (NULL: none) */
 
     struct vkl_alloc alloc;
     struct vkl_log_sink log;

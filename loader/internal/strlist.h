@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <vulkan/vulkan.h>
 
 #ifdef __cplusplus
@@ -19,10 +20,16 @@ extern "C" {
 struct vkl_strlist {
     char **items;
     size_t count, cap;
+    /* Hash index of the items for vkl_strlist_contains, built once the list is long enough to be
+     * worth it (open addressing: item index + 1, 0 empty; `slots` a power of two). Items are only
+     * ever appended through these functions or dropped from the end (count--), so an index entry
+     * at or beyond `count` is simply skipped. */
+    uint32_t *index;
+    size_t slots;
 };
 
 #define VKL_STRLIST_INIT \
-    { NULL, 0, 0 }
+    { NULL, 0, 0, NULL, 0 }
 
 /* Appends a copy of `s` / of the `len` bytes at `s` (a NUL is added). VK_ERROR_OUT_OF_HOST_MEMORY
  * leaves the list unchanged. */
@@ -33,7 +40,10 @@ VkResult vkl_strlist_append_n(struct vkl_strlist *list, const char *s, size_t le
 VkResult vkl_strlist_append_unique(struct vkl_strlist *list, const char *s);
 /* Takes ownership of malloc'd `s` (freed on failure too). */
 VkResult vkl_strlist_append_owned(struct vkl_strlist *list, char *s);
+/* Whether an equal string (strcmp) is in the list: O(1) expected once the list is long. */
 bool vkl_strlist_contains(const struct vkl_strlist *list, const char *s);
+/* Frees the items from `count` on (the list keeps its first `count`). */
+void vkl_strlist_truncate(struct vkl_strlist *list, size_t count);
 /* Frees every item and the array; the list is left empty and reusable. */
 void vkl_strlist_finish(struct vkl_strlist *list);
 

@@ -10,8 +10,11 @@
 # 2. Runs tools/report/report.py over the test.xml files of that invocation (found through its
 #    build event file in that output base's bazel-testlogs): prints the policy table (one column
 #    per loader, from the "loader" property VKT_POLICY records),
-#    writes report.md, report.html, report.xml (JUnit) and report.txt to $CHECK_REPORT_DIR (default:
-#    <bazel-bin>/report) and prints a final summary line.
+#    writes report.md, report.html, report.xml (JUnit), report.txt and report.json to
+#    $CHECK_REPORT_DIR (default: <bazel-bin>/report) and prints a final summary line. Targets without
+#    a vkt-loader-* tag (ldp-check) count in every loader column, as in `bazel run //:report`.
+#    bazel's own output goes to <report dir>/bazel-test.log; the console shows its progress lines,
+#    errors and the "Executed" line only (CHECK_VERBOSE=1: all of it).
 #
 # Environment: BAZEL (bazel binary, default `bazel`); CHECK_BAZEL_STARTUP_OPTS (extra startup
 # options, word-split); CHECK_BAZEL_TEST_OPTS (extra `bazel test` options, word-split);
@@ -64,9 +67,17 @@ cd "$BUILD_WORKSPACE_DIRECTORY" || exit 2
 # file tells report.py which test.xml files belong to this invocation.
 events="$(mktemp "${TMPDIR:-/tmp}/check-bep.XXXXXX.json")"
 trap '[[ -n "${CHECK_KEEP_BEP:-}" ]] && cp "$events" "$CHECK_KEEP_BEP"; rm -f "$events"' EXIT
-echo "check: $bazel ${startup[*]} test --keep_going ${test_opts[*]} ${targets[*]}"
-"$bazel" "${startup[@]}" test --keep_going --build_event_json_file="$events" "${test_opts[@]}" -- "${targets[@]}"
-test_rc=$?
+bin="$("$bazel" "${startup[@]}" info bazel-bin 2>/dev/null)"
+report_dir="${CHECK_REPORT_DIR:-${bin:-$BUILD_WORKSPACE_DIRECTORY/bazel-bin}/report}"
+mkdir -p "$report_dir"
+# Quiet: bazel's own output goes to a log; the console gets its progress lines ("[N / M] ..."),
+# errors and the "Executed" line, then the table (CHECK_VERBOSE=1: everything).
+log="$report_dir/bazel-test.log"
+echo "check: $bazel ${startup[*]} test --keep_going ${test_opts[*]} ${targets[*]} (log: $log)"
+"$bazel" "${startup[@]}" test --keep_going --build_event_json_file="$events" "${test_opts[@]}" -- "${targets[@]}" 2>&1 |
+    tee "$log" |
+    if [[ -n "${CHECK_VERBOSE:-}" ]]; then cat; else grep --line-buffered -E '^(\[[0-9,]+ / [0-9,]+\]|ERROR:|Executed )'; fi
+test_rc=${PIPESTATUS[0]}
 case $test_rc in
     0) ;;
     3) echo "check: some tests failed (bazel exit 3); continuing to the report" ;;
@@ -75,13 +86,10 @@ case $test_rc in
 esac
 
 testlogs="$("$bazel" "${startup[@]}" info bazel-testlogs 2>/dev/null)"
-bin="$("$bazel" "${startup[@]}" info bazel-bin 2>/dev/null)"
 if [[ -z "$testlogs" || ! -d "$testlogs" ]]; then
     echo "check: no bazel-testlogs directory ($testlogs); nothing to report" >&2
     exit "${test_rc/#0/2}"
 fi
-report_dir="${CHECK_REPORT_DIR:-${bin:-$BUILD_WORKSPACE_DIRECTORY/bazel-bin}/report}"
-mkdir -p "$report_dir"
 
 echo
 python3 "$report_py" \
@@ -91,11 +99,14 @@ python3 "$report_py" \
     --markdown "$report_dir/report.md" \
     --html "$report_dir/report.html" \
     --junit "$report_dir/report.xml" \
-    --text "$report_dir/report.txt"
+    --text "$report_dir/report.txt" \
+    --json "$report_dir/report.json" \
+    --loader-info "ours=$bin/loader/libvulkan.so.1" \
+    --loader-info "khronos=/usr/lib/x86_64-linux-gnu/libvulkan.so.1=conformance/deviations/khronos.tsv"
 report_rc=$?
 
 echo
-echo "check: report written to $report_dir/{report.md,report.html,report.xml,report.txt}"
+echo "check: report written to $report_dir/{report.md,report.html,report.xml,report.txt,report.json}"
 if [[ $test_rc -ne 0 ]]; then
     echo "check: FAILED (bazel test exit $test_rc, report exit $report_rc)"
     exit "$test_rc"

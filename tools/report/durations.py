@@ -6,7 +6,8 @@
 Prints TSV lines: area, target, shards, wall_ms (longest shard), sum_ms (all shards), status.
 `area` is the target's package plus its name without the loader suffix (_ours / _khronos), e.g.
 conformance/loader/matrix:driver_matrix_test. With --copy-xml, copies each test.xml the invocation
-wrote into DIR/<package>/<target>/<shard>/test.xml (a results tree for report.py).
+wrote into DIR/<package>/<target>/test.xml (DIR/<package>/<target>/shard_I_of_N/test.xml when sharded),
+with the test.log beside it (a results tree for report.py, which links the logs of failing tests).
 """
 import argparse
 import json
@@ -44,9 +45,10 @@ def collect(path):
         d["wall"] = max(d["wall"], ms)
         d["sum"] += ms
         d["status"].add(res.get("status", "?"))
-        for out in res.get("testActionOutput", []):
-            if out.get("name") == "test.xml" and out.get("uri", "").startswith("file://"):
-                xmls.append((label, shard, unquote(urlparse(out["uri"]).path)))
+        outs = {o.get("name"): unquote(urlparse(o["uri"]).path) for o in res.get("testActionOutput", [])
+                if o.get("uri", "").startswith("file://")}
+        if "test.xml" in outs:
+            xmls.append((label, shard, outs["test.xml"], outs.get("test.log")))
     return per, xmls
 
 
@@ -65,12 +67,17 @@ def main(argv):
         status = "PASSED" if d["status"] == {"PASSED"} else ",".join(sorted(d["status"]))
         print("\t".join([area_of(label), label, str(len(d["shards"])), str(d["wall"]), str(d["sum"]), status]))
     if args.copy_xml:
-        for label, shard, path in xmls:
+        for label, shard, path, log in xmls:
             pkg, _, name = label.lstrip("/").partition(":")
-            dest = os.path.join(args.copy_xml, pkg, name, "shard_%d" % shard)
+            shards = len(per[label]["shards"])
+            dest = os.path.join(args.copy_xml, pkg, name)
+            if shards > 1:
+                dest = os.path.join(dest, "shard_%d_of_%d" % (shard, shards))
             os.makedirs(dest, exist_ok=True)
             if os.path.exists(path):
                 shutil.copyfile(path, os.path.join(dest, "test.xml"))
+            if log and os.path.exists(log):
+                shutil.copyfile(log, os.path.join(dest, "test.log"))
     return 0
 
 

@@ -36,7 +36,10 @@ import html
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
+import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 
@@ -47,10 +50,12 @@ VERDICTS = ["FAIL", "PASS", "DEVIATION", "SKIPPED", "UNTESTABLE", "REMOVED", "NO
 
 
 class Case:
-    __slots__ = ("target", "name", "outcome", "policies", "deviation", "message", "loader")
+    __slots__ = ("target", "name", "outcome", "policies", "deviation", "message", "loader", "xml", "shared")
 
-    def __init__(self, target, name, outcome, policies, deviation, message, loader=""):
+    def __init__(self, target, name, outcome, policies, deviation, message, loader="", xml="", shared=False):
         self.loader = loader
+        self.xml = xml  # the test.xml it came from (its test.log sits beside it)
+        self.shared = shared  # a loader-independent target (no vkt-loader-* tag): counts in every column
         self.target = target
         self.name = name
         self.outcome = outcome  # "passed" | "failed" | "skipped"
@@ -67,6 +72,7 @@ class Results:
         self.root = root
         self.cases = []
         self.unattributed_failures = []  # (target, message): failed without per-case policy data
+        self.unattributed_xml = {}  # target -> test.xml path of those failures (for the log link)
         self.unreadable = []  # (path, error)
         self.files = 0
 
@@ -137,8 +143,30 @@ def bep_test_xmls(path):
     return found
 
 
-def read_results(label, root, only=None):
-    """Reads root/**/test.xml; with `only` (a set of real paths), just those files."""
+def bep_shared_targets(path):
+    """Test targets of one invocation that do not run per loader (no vkt-loader-* tag), as the
+    testlogs-relative paths read_results names targets by (//a/b:c -> a/b/c): ldp-check and other
+    loader-independent tests. Their cases count in every loader column, in //:check as in //:report.
+    """
+    shared = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            label = ((event.get("id") or {}).get("targetConfigured") or {}).get("label")
+            configured = event.get("configured")
+            if not label or not configured or "testSize" not in configured:
+                continue
+            if not any(t.startswith("vkt-loader-") for t in configured.get("tag", [])):
+                shared.add(label.lstrip("/").replace(":", "/"))
+    return shared
+
+
+def read_results(label, root, only=None, shared_targets=None, all_shared=False):
+    """Reads root/**/test.xml; with `only` (a set of real paths), just those files. Cases of targets
+    in `shared_targets` (or all, with all_shared) are marked loader-independent."""
     res = Results(label, root)
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         dirnames.sort()
@@ -166,13 +194,16 @@ def read_results(label, root, only=None):
             name = "%s.%s" % (tc.get("classname", ""), tc.get("name", "")) if tc.get("classname") else tc.get("name", "")
             if ids:
                 loader = (props.get("loader") or [""])[0].strip()
-                res.cases.append(Case(target, name, outcome, sorted(set(ids)), deviation, message, loader))
+                shared = all_shared or (shared_targets is not None and target in shared_targets)
+                res.cases.append(Case(target, name, outcome, sorted(set(ids)), deviation, message, loader,
+                                      path, shared))
             elif outcome == "failed":
                 failed_cases.append((name, message))
         for name, message in failed_cases:
             # Bazel's own XML (crash, timeout, non-gtest test) names the single case after the target.
             shown = message if (not name or name == target) else "%s: %s" % (name, message)
             res.unattributed_failures.append((target, shown))
+            res.unattributed_xml.setdefault(target, path)
     return res
 
 
@@ -188,8 +219,12 @@ class Column:
 def make_columns(results):
     columns = []
     by_label = {}
+    shared = []
     for res in results:
         for case in res.cases:
+            if case.shared:
+                shared.append((res, case))
+                continue
             loader = case.loader or res.label
             if len(results) == 1 or loader == res.label:
                 label = loader
@@ -199,9 +234,16 @@ def make_columns(results):
                 by_label[label] = Column(label, res)
                 columns.append(by_label[label])
             by_label[label].cases.append(case)
-        if not any(c.results is res for c in columns):
+        if not any(c.results is res for c in columns) and not getattr(res, "shared_only", False):
             by_label[res.label] = Column(res.label, res)  # no policy results at all: still one column
             columns.append(by_label[res.label])
+    if shared and not columns:
+        res, case = shared[0]
+        label = case.loader or res.label
+        by_label[label] = Column(label, res)
+        columns.append(by_label[label])
+    for col in columns:
+        col.cases.extend(case for _, case in shared)
     # "ours" (the reference loader) first, then the others in name order.
     columns.sort(key=lambda c: (c.label.split("/")[-1] != "ours", c.label))
     return columns
@@ -276,9 +318,9 @@ def summary_line(col, rows, cells):
         col.label, len(rows), ", ".join(parts), len(col.cases), failing)
 
 
-def integrity_line(res, unknown_count):
-    return "results [%s] %s: %d test.xml file(s), %d failure(s) outside any policy (crash/timeout/uncited test), %d unknown ID(s)" % (
-        res.label, res.root, res.files, len(res.unattributed_failures), unknown_count)
+def integrity_line(res, unknown_count, show_root=True):
+    return "results [%s]%s: %d test.xml file(s), %d failure(s) outside any policy (crash/timeout/uncited test), %d unknown ID(s)" % (
+        res.label, (" " + res.root) if show_root else "", res.files, len(res.unattributed_failures), unknown_count)
 
 
 def _short(text, width):
@@ -298,8 +340,47 @@ def _unknown_for(res, columns, unknown):
     return merged
 
 
-def render_text(rows, results, columns, table, unknown):
+def area_of(target):
+    """conformance/loader/x_test_khronos -> conformance/loader/x_test: one test, whichever loader ran it."""
+    return re.sub(r"_(ours|khronos)$", "", target)
+
+
+def failing_tests(col):
+    """Failing cases of a column, one entry per test (not per policy): (case, policies)."""
+    seen = {}
+    for case in col.cases:
+        if case.outcome == "failed":
+            key = (case.target, case.name)
+            if key not in seen:
+                seen[key] = case
+    return sorted(seen.values(), key=lambda c: (c.target, c.name))
+
+
+def deviating_tests(col):
+    """Cases whose failures were a listed, expected deviation: (case, reason from the deviations file)."""
+    return sorted((c for c in col.cases if c.deviation and c.outcome != "failed"), key=lambda c: (c.target, c.name))
+
+
+def test_outcomes(col, res_list):
+    """{test key: outcome} for the JSON report and --baseline: key 'area Suite.Name' (area: the
+    target without its loader suffix, so ours and khronos runs compare); outcome passed, failed,
+    skipped or deviation. A target that failed without per-test results is one key, 'area'."""
+    out = {}
+    for c in col.cases:
+        key = "%s %s" % (area_of(c.target), c.name)
+        outcome = "deviation" if (c.deviation and c.outcome != "failed") else c.outcome
+        if out.get(key) != "failed":
+            out[key] = outcome
+    for res in res_list:
+        for target, _ in res.unattributed_failures:
+            out[area_of(target)] = "failed"
+    return out
+
+
+def render_text(rows, results, columns, table, unknown, meta=None):
     lines = []
+    if meta is not None and meta.regressions is not None:
+        lines += render_regressions_text(meta.regressions) + [""]
     head = ["ID", "summary"]
     for col in columns:
         head += ["%s tests" % col.label if len(columns) > 1 else "tests", "pass/fail/skip/dev", "verdict"]
@@ -316,10 +397,10 @@ def render_text(rows, results, columns, table, unknown):
     lines.append(fmt(["-" * w for w in widths]))
     lines.extend(fmt(r) for r in body)
     for col in columns:
-        fails = _failing(rows, table[col.label])
+        fails = failing_tests(col)
         if fails:
-            lines += ["", "failing tests [%s]:" % col.label]
-            lines.extend("  %s  %s" % (pid, f) for pid, f in fails)
+            lines += ["", "failing tests [%s] (%d):" % (col.label, len(fails))]
+            lines.extend("  %s (%s) [%s]: %s" % (c.name, c.target, " ".join(c.policies), c.message) for c in fails)
     for res in results:
         if res.unattributed_failures:
             lines += ["", "targets that failed without per-test policy results [%s] (crash, timeout, non-gtest test):" % res.label]
@@ -340,11 +421,59 @@ def _md(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(rows, results, columns, table, unknown):
-    out = ["# Policy coverage report", ""]
+def _anchor(*parts):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", "-".join(parts))
+
+
+class Meta:
+    """What a triage report says besides the verdicts: loaders, suite commit, date, baseline diff,
+    and the copied logs of failing tests (relative links from the report directory)."""
+
+    def __init__(self, title="", commit="", date="", loaders=None, regressions=None):
+        self.title = title
+        self.commit = commit
+        self.date = date
+        self.loaders = loaders or []  # [{"name", "path", "version", "sha256", "deviations"}]
+        self.regressions = regressions  # None, or the compare_baseline() result
+        self.logs = {}  # (results label, target) -> relative path of the copied test.log
+
+    def heading(self, columns):
+        return self.title or "Loader conformance: " + " vs ".join(c.label for c in columns)
+
+
+def copy_logs(results, columns, report_dir):
+    """Copies the test.log beside each failing target's test.xml into REPORT_DIR/logs/<label>/<target>/
+    (shards as shard_N.log), so the report's links outlive bazel-testlogs and temporary folders."""
+    links = {}
+    wanted = {}
+    for col in columns:
+        for c in col.cases:
+            if c.outcome == "failed" and c.xml:
+                wanted.setdefault((col.results.label, c.target), set()).add(c.xml)
     for res in results:
-        out.append("- " + _md(integrity_line(res, len(_unknown_for(res, columns, unknown)))))
-    out.append("")
+        for target, _ in res.unattributed_failures:
+            if target in res.unattributed_xml:
+                wanted.setdefault((res.label, target), set()).add(res.unattributed_xml[target])
+    for (label, target), xmls in sorted(wanted.items()):
+        for xml in sorted(xmls):
+            log = os.path.join(os.path.dirname(xml), "test.log")
+            if not os.path.isfile(log):
+                continue
+            shard = os.path.basename(os.path.dirname(xml))
+            name = (shard + ".log") if _SHARD.match(shard) else "test.log"
+            rel = os.path.join("logs", re.sub(r"[^A-Za-z0-9_.-]", "_", label), target, name)
+            os.makedirs(os.path.join(report_dir, os.path.dirname(rel)), exist_ok=True)
+            shutil.copyfile(log, os.path.join(report_dir, rel))
+            links.setdefault((label, target), rel)
+    return links
+
+
+def render_markdown(rows, results, columns, table, unknown, meta=None):
+    meta = meta or Meta()
+    out = ["# " + _md(meta.heading(columns)), ""]
+    out += _meta_lines_md(meta)
+    if meta.regressions is not None:
+        out += render_regressions_md(meta.regressions)
     out.append("Verdicts: PASS, FAIL, DEVIATION (no failure, but at least one citing test is a known, listed deviation), SKIPPED, UNTESTABLE, REMOVED, NO TEST.")
     out.append("")
     head = ["ID", "summary"]
@@ -361,21 +490,49 @@ def render_markdown(rows, results, columns, table, unknown):
             line += [str(c.tests), str(c.passed), str(c.failed), str(c.skipped), str(c.deviation), verdict]
         out.append("| " + " | ".join(line) + " |")
     for col in columns:
-        fails = _failing(rows, table[col.label])
+        fails = failing_tests(col)
         if fails:
-            out += ["", "## Failing tests (%s)" % col.label, ""]
-            out += ["- `%s` %s" % (pid, _md(f)) for pid, f in fails]
+            out += ["", "## Failing tests (%s): %d" % (col.label, len(fails)), ""]
+            for c in fails:
+                log = meta.logs.get((col.results.label, c.target))
+                where = "[`%s`](%s)" % (c.target, log) if log else "`%s`" % c.target
+                out.append("- `%s` (%s; %s): %s" % (c.name, where, ", ".join("`%s`" % i for i in c.policies), _md(c.message)))
+    for col in columns:
+        devs = deviating_tests(col)
+        if devs:
+            out += ["", "## Deviations (%s): %d tests" % (col.label, len(devs)), "",
+                    "Listed in the loader's deviations file; the reason is the file's.", "",
+                    "| test | target | policies | rule: reason |", "|---|---|---|---|"]
+            out += ["| `%s` | `%s` | %s | %s |" % (c.name, c.target, " ".join(c.policies), _md(c.deviation)) for c in devs]
     for res in results:
         if res.unattributed_failures:
             out += ["", "## Targets failed without per-test policy results (%s)" % res.label, ""]
-            out += ["- `%s`: %s" % (t, _md(_short(m, 200))) for t, m in res.unattributed_failures]
+            for t, m in res.unattributed_failures:
+                log = meta.logs.get((res.label, t))
+                where = "[`%s`](%s)" % (t, log) if log else "`%s`" % t
+                out.append("- %s: %s" % (where, _md(_short(m, 200))))
         unk = _unknown_for(res, columns, unknown)
         if unk:
             out += ["", "## Unknown IDs in results (%s)" % res.label, ""]
             out += ["- `%s`: %s" % (pid, _md(", ".join(v))) for pid, v in sorted(unk.items())]
     out += ["", "## Summary", ""]
     out += ["- " + _md(summary_line(col, rows, table[col.label])) for col in columns]
+    out += ["- " + _md(integrity_line(res, len(_unknown_for(res, columns, unknown)), show_root=False)) for res in results]
     return "\n".join(out) + "\n"
+
+
+def _meta_lines_md(meta):
+    out = []
+    if meta.commit or meta.date:
+        out += ["Suite commit `%s`, %s." % (meta.commit or "unknown", meta.date or "date unknown"), ""]
+    if meta.loaders:
+        out += ["| loader | path | version it reports | sha256 | deviations file |", "|---|---|---|---|---|"]
+        for l in meta.loaders:
+            out.append("| %s | `%s` | %s | `%s` | %s |" % (
+                _md(l.get("name", "")), _md(l.get("path", "")), _md(l.get("version", "")),
+                l.get("sha256", "")[:16], _md(l.get("deviations", "")) or "none"))
+        out.append("")
+    return out
 
 
 _COLOURS = {
@@ -389,60 +546,219 @@ _COLOURS = {
 }
 
 
-def render_html(rows, results, columns, table, unknown):
+def render_html(rows, results, columns, table, unknown, meta=None):
+    meta = meta or Meta()
     e = html.escape
+    heading = meta.heading(columns)
     out = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8"><title>Policy coverage</title><style>',
+        '<html lang="en"><head><meta charset="utf-8"><title>%s</title><style>' % e(heading),
         "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}",
         "th,td{border:1px solid #ccc;padding:3px 6px;font-size:13px;vertical-align:top}",
-        "th{background:#eee;position:sticky;top:0}td.v{color:#fff;text-align:center;white-space:nowrap}",
-        "td.id{font-family:monospace;white-space:nowrap}small{opacity:.85}",
+        "th{background:#eee;position:sticky;top:0}td.v{text-align:center;white-space:nowrap}",
+        "td.v a{color:#fff;text-decoration:none;display:block}",
+        "td.id{font-family:monospace;white-space:nowrap}small{opacity:.85}.reg{color:#c62828}.fix{color:#2e7d32}",
         "</style></head><body>",
-        "<h1>Policy coverage</h1>",
-        "<ul>",
+        "<h1>%s</h1>" % e(heading),
     ]
-    for res in results:
-        out.append("<li>%s</li>" % e(integrity_line(res, len(_unknown_for(res, columns, unknown)))))
+    if meta.commit or meta.date:
+        out.append("<p>Suite commit <code>%s</code>, %s.</p>" % (e(meta.commit or "unknown"), e(meta.date or "date unknown")))
+    if meta.loaders:
+        out.append('<table id="loaders"><thead><tr><th>loader</th><th>path</th><th>version it reports</th>'
+                   "<th>sha256</th><th>deviations file</th></tr></thead><tbody>")
+        for l in meta.loaders:
+            out.append("<tr><td>%s</td><td><code>%s</code></td><td>%s</td><td><code>%s</code></td><td>%s</td></tr>" % (
+                e(l.get("name", "")), e(l.get("path", "")), e(l.get("version", "")), e(l.get("sha256", "")[:16]),
+                e(l.get("deviations", "") or "none")))
+        out.append("</tbody></table>")
+    if meta.regressions is not None:
+        out += render_regressions_html(meta.regressions)
+    out.append("<ul>")
     for col in columns:
         out.append("<li>%s</li>" % e(summary_line(col, rows, table[col.label])))
+    for res in results:
+        out.append("<li>%s</li>" % e(integrity_line(res, len(_unknown_for(res, columns, unknown)), show_root=False)))
     out.append("</ul>")
-    out.append("<table><thead><tr><th>ID</th><th>kind</th><th>summary</th>")
+    out.append('<table id="policies"><thead><tr><th>ID</th><th>kind</th><th>summary</th>')
     out += ["<th>%s</th>" % e(col.label) for col in columns]
     out.append("</tr></thead><tbody>")
     for p in rows:
-        out.append('<tr><td class="id">%s</td><td>%s</td><td>%s</td>' % (e(p.id), e(p.kind), e(p.summary)))
+        out.append('<tr class="policy"><td class="id">%s</td><td>%s</td><td>%s</td>' % (e(p.id), e(p.kind), e(p.summary)))
         for col in columns:
             c = table[col.label][p.id]
             tip = "%d test(s): %d passed, %d failed, %d skipped, %d deviation" % (
                 c.tests, c.passed, c.failed, c.skipped, c.deviation)
-            if c.failing:
-                tip += "\n" + "\n".join(c.failing)
             if c.verdict == "UNTESTABLE":
                 tip = p.untestable_reason
-            out.append('<td class="v" style="background:%s" title="%s">%s<br><small>%d/%d/%d/%d</small></td>' % (
-                _COLOURS[c.verdict], e(tip), e(c.verdict), c.passed, c.failed, c.skipped, c.deviation))
+            label = "%s<br><small>%d/%d/%d/%d</small>" % (e(c.verdict), c.passed, c.failed, c.skipped, c.deviation)
+            if c.tests:
+                label = '<a href="#%s">%s</a>' % (_anchor("t", col.label, p.id), label)
+            out.append('<td class="v" style="background:%s;color:#fff" title="%s">%s</td>' % (
+                _COLOURS[c.verdict], e(tip), label))
         out.append("</tr>")
     out.append("</tbody></table>")
-    out.append("<p><small>Cells: verdict, then passed/failed/skipped/deviation test counts; hover for details.</small></p>")
+    out.append("<p><small>Cells: verdict, then passed/failed/skipped/deviation test counts; "
+               "a cell links to the tests behind it.</small></p>")
     for col in columns:
-        fails = _failing(rows, table[col.label])
+        fails = failing_tests(col)
         if fails:
-            out.append("<h2>Failing tests (%s)</h2><ul>" % e(col.label))
-            out += ["<li><code>%s</code> %s</li>" % (e(pid), e(f)) for pid, f in fails]
+            out.append("<h2>Failing tests (%s): %d</h2><ul>" % (e(col.label), len(fails)))
+            for c in fails:
+                log = meta.logs.get((col.results.label, c.target))
+                where = '<a href="%s">%s</a>' % (e(log), e(c.target)) if log else e(c.target)
+                out.append("<li><code>%s</code> (%s; %s): %s</li>" % (e(c.name), where, e(" ".join(c.policies)), e(c.message)))
             out.append("</ul>")
+    for col in columns:
+        devs = deviating_tests(col)
+        if devs:
+            out.append("<h2>Deviations (%s): %d tests</h2><p>Listed in the loader's deviations file; "
+                       "the reason is the file's.</p><table><thead><tr><th>test</th><th>target</th>"
+                       "<th>policies</th><th>rule: reason</th></tr></thead><tbody>" % (e(col.label), len(devs)))
+            out += ["<tr><td><code>%s</code></td><td><code>%s</code></td><td>%s</td><td>%s</td></tr>" % (
+                e(c.name), e(c.target), e(" ".join(c.policies)), e(c.deviation)) for c in devs]
+            out.append("</tbody></table>")
     for res in results:
         if res.unattributed_failures:
             out.append("<h2>Targets failed without per-test policy results (%s)</h2><ul>" % e(res.label))
-            out += ["<li><code>%s</code>: %s</li>" % (e(t), e(_short(m, 200))) for t, m in res.unattributed_failures]
+            for t, m in res.unattributed_failures:
+                log = meta.logs.get((res.label, t))
+                where = '<a href="%s"><code>%s</code></a>' % (e(log), e(t)) if log else "<code>%s</code>" % e(t)
+                out.append("<li>%s: %s</li>" % (where, e(_short(m, 200))))
             out.append("</ul>")
         unk = _unknown_for(res, columns, unknown)
         if unk:
             out.append("<h2>Unknown IDs in results (%s)</h2><ul>" % e(res.label))
             out += ["<li><code>%s</code>: %s</li>" % (e(pid), e(", ".join(v))) for pid, v in sorted(unk.items())]
             out.append("</ul>")
+    out.append("<h2>Tests per policy</h2>")
+    for col in columns:
+        by_policy = {}
+        for c in col.cases:
+            for pid in c.policies:
+                by_policy.setdefault(pid, []).append(c)
+        for p in rows:
+            cases = by_policy.get(p.id)
+            if not cases:
+                continue
+            out.append('<h3 id="%s">%s (%s)</h3><ul>' % (_anchor("t", col.label, p.id), e(p.id), e(col.label)))
+            for c in sorted(cases, key=lambda c: (c.target, c.name)):
+                outcome = "deviation" if (c.deviation and c.outcome != "failed") else c.outcome
+                out.append("<li>%s <code>%s</code> <small>%s</small></li>" % (e(outcome), e(c.name), e(c.target)))
+            out.append("</ul>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+# ---- JSON report and --baseline -----------------------------------------------------------------
+
+def to_json(rows, results, columns, table, meta):
+    doc = {"format": "vkt-conformance-report/1", "title": meta.heading(columns), "commit": meta.commit,
+           "date": meta.date, "loaders": meta.loaders, "columns": {}}
+    for col in columns:
+        cells = table[col.label]
+        doc["columns"][col.label] = {
+            "summary": summary_counts(rows, cells),
+            "policies": {p.id: cells[p.id].verdict for p in rows},
+            "tests": test_outcomes(col, [col.results]),
+        }
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+class BaselineError(Exception):
+    pass
+
+
+def load_baseline(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise BaselineError("baseline %s: %s" % (path, e))
+    if not isinstance(doc, dict) or not str(doc.get("format", "")).startswith("vkt-conformance-report/"):
+        raise BaselineError("baseline %s: not a report.py --json file" % path)
+    return doc
+
+
+def compare_baseline(rows, columns, table, baseline):
+    """Pairs each column with the baseline's column of the same name, else the baseline's only
+    column (another loader, or the same loader under another name). Returns a list of
+    {column, baseline_column, new_failing_tests, new_failing_policies, new_passing_tests,
+    new_passing_policies}; raises BaselineError when a column has no partner."""
+    base_cols = baseline.get("columns", {})
+    diffs = []
+    for col in columns:
+        partner = col.label if col.label in base_cols else (next(iter(base_cols)) if len(base_cols) == 1 else None)
+        if partner is None:
+            raise BaselineError("no baseline column for %s (baseline has %s)" % (col.label, ", ".join(sorted(base_cols)) or "none"))
+        base = base_cols[partner]
+        now_tests = test_outcomes(col, [col.results])
+        was_tests = base.get("tests", {})
+        now_pol = {p.id: table[col.label][p.id].verdict for p in rows}
+        was_pol = base.get("policies", {})
+        diffs.append({
+            "column": col.label,
+            "baseline_column": partner,
+            "new_failing_tests": sorted((k, was_tests.get(k, "absent")) for k, v in now_tests.items()
+                                        if v == "failed" and was_tests.get(k) != "failed"),
+            "new_failing_policies": sorted((k, was_pol.get(k, "absent")) for k, v in now_pol.items()
+                                           if v == "FAIL" and was_pol.get(k) != "FAIL"),
+            "new_passing_tests": sorted((k, now_tests.get(k, "absent")) for k, v in was_tests.items()
+                                        if v == "failed" and now_tests.get(k, "failed") != "failed"),
+            "new_passing_policies": sorted((k, now_pol.get(k, "absent")) for k, v in was_pol.items()
+                                           if v == "FAIL" and now_pol.get(k, "FAIL") != "FAIL"),
+        })
+    return diffs
+
+
+def regression_count(diffs):
+    return sum(len(d["new_failing_tests"]) + len(d["new_failing_policies"]) for d in diffs)
+
+
+def _diff_sections(d):
+    vs = d["column"] if d["column"] == d["baseline_column"] else "%s (baseline: %s)" % (d["column"], d["baseline_column"])
+    return [
+        ("Newly failing tests [%s]" % vs, d["new_failing_tests"], "was"),
+        ("Newly failing policies [%s]" % vs, d["new_failing_policies"], "was"),
+        ("Newly passing tests [%s]" % vs, d["new_passing_tests"], "now"),
+        ("Newly passing policies [%s]" % vs, d["new_passing_policies"], "now"),
+    ]
+
+
+def render_regressions_text(diffs):
+    lines = ["regressions against the baseline: %d" % regression_count(diffs)]
+    # Newly failing first (all columns), then newly passing.
+    for first in (True, False):
+        for d in diffs:
+            for i, (title, items, word) in enumerate(_diff_sections(d)):
+                if (i < 2) == first and items:
+                    lines.append("%s: %d" % (title, len(items)))
+                    lines.extend("  %s (%s %s)" % (k, word, v) for k, v in items)
+    return lines
+
+
+def render_regressions_md(diffs):
+    out = ["## Against the baseline: %d regression(s)" % regression_count(diffs), ""]
+    for first in (True, False):
+        for d in diffs:
+            for i, (title, items, word) in enumerate(_diff_sections(d)):
+                if (i < 2) == first and items:
+                    out += ["### %s: %d" % (_md(title), len(items)), ""]
+                    out += ["- `%s` (%s %s)" % (k, word, v) for k, v in items]
+                    out.append("")
+    return out
+
+
+def render_regressions_html(diffs):
+    e = html.escape
+    out = ['<h2 id="regressions">Against the baseline: %d regression(s)</h2>' % regression_count(diffs)]
+    for first in (True, False):
+        for d in diffs:
+            for i, (title, items, word) in enumerate(_diff_sections(d)):
+                if (i < 2) == first and items:
+                    out.append('<h3 class="%s">%s: %d</h3><ul>' % ("reg" if first else "fix", e(title), len(items)))
+                    out += ["<li><code>%s</code> (%s %s)</li>" % (e(k), e(word), e(v)) for k, v in items]
+                    out.append("</ul>")
+    return out
 
 
 def render_junit(rows, results, columns, table, unknown):
@@ -495,18 +811,87 @@ def _write(path, text):
         f.write(text)
 
 
+_VERSION_PROBE = r"""
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1], mode=getattr(ctypes, "RTLD_LOCAL", 0))
+fn = getattr(lib, "vkEnumerateInstanceVersion", None)
+if fn is None:
+    print("1.0 (no vkEnumerateInstanceVersion)")
+    sys.exit(0)
+v = ctypes.c_uint32(0)
+r = fn(ctypes.byref(v))
+v = v.value
+print("%d.%d.%d" % ((v >> 22) & 0x7F, (v >> 12) & 0x3FF, v & 0xFFF) if r == 0 else "error %d" % r)
+"""
+
+
+def loader_info(name, path, deviations=""):
+    """{name, path, version, sha256, deviations}: the version is what the loader's
+    vkEnumerateInstanceVersion reports, asked in a child process (a loader that crashes on load
+    says so here instead of taking the report down)."""
+    info = {"name": name, "path": path, "deviations": deviations, "sha256": "", "version": ""}
+    try:
+        import hashlib
+        with open(path, "rb") as f:
+            info["sha256"] = hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        info["version"] = "unreadable: %s" % e.strerror
+        return info
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VK_")}
+        p = subprocess.run([sys.executable, "-c", _VERSION_PROBE, os.path.abspath(path)], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30, universal_newlines=True)
+        if p.returncode < 0:
+            info["version"] = "crashed on load (signal %d)" % -p.returncode
+        elif p.returncode != 0:
+            last = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+            info["version"] = "cannot load: %s" % _short(last, 120)
+        else:
+            info["version"] = p.stdout.strip()
+    except subprocess.TimeoutExpired:
+        info["version"] = "hangs on load (30 s)"
+    return info
+
+
+def _git_commit(tree):
+    try:
+        head = subprocess.run(["git", "-C", tree, "rev-parse", "--short=12", "HEAD"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, universal_newlines=True, timeout=20)
+        if head.returncode != 0:
+            return ""
+        dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, timeout=60)
+        return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def run(argv, out=sys.stdout):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--policies", default=None, help="policy table (default: conformance/policies/policies.tsv)")
     ap.add_argument("--results", action="append", default=[], metavar="[LABEL=]DIR",
                     help="results directory, repeatable (default: ours=bazel-testlogs)")
+    ap.add_argument("--shared-results", action="append", default=[], metavar="[LABEL=]DIR",
+                    help="results of loader-independent tests (ldp-check): their cases count in every column")
     ap.add_argument("--bep", metavar="FILE",
                     help="only the test.xml files of the invocation that wrote this --build_event_json_file "
-                         "(bazel-testlogs keeps results of earlier runs); needs exactly one --results")
+                         "(bazel-testlogs keeps results of earlier runs); needs exactly one --results. Its "
+                         "targets without a vkt-loader-* tag are loader-independent (counted in every column)")
     ap.add_argument("--markdown", metavar="FILE")
     ap.add_argument("--html", metavar="FILE")
     ap.add_argument("--junit", metavar="FILE")
     ap.add_argument("--text", metavar="FILE", help="also write the text table to FILE")
+    ap.add_argument("--json", metavar="FILE", help="machine-readable report (verdicts and per-test outcomes), "
+                    "the input of a later --baseline")
+    ap.add_argument("--baseline", metavar="FILE", help="an earlier --json report: list newly failing tests and "
+                    "policies, then newly passing ones; exit status 1 on any regression (and only then)")
+    ap.add_argument("--loader-info", action="append", default=[], metavar="NAME=PATH[=DEVIATIONS]",
+                    help="name a loader in the report's heading: its path, the version it reports, its sha256")
+    ap.add_argument("--title", default="")
+    ap.add_argument("--commit", default=None, help="suite commit (default: git of the current directory)")
+    ap.add_argument("--date", default=None, help="report date (default: now, UTC)")
+    ap.add_argument("--no-copy-logs", action="store_true",
+                    help="do not copy failing tests' logs next to the HTML/Markdown report")
     ap.add_argument("--quiet", action="store_true", help="print only the summary lines")
     ap.add_argument("--durations", action="append", default=[], metavar="LABEL=FILE",
                     help="per-target durations (durations.py output) to report as time per area; repeatable")
@@ -518,19 +903,21 @@ def run(argv, out=sys.stdout):
         print("report: %s" % e, file=sys.stderr)
         return 2
 
-    specs = args.results or ["ours=bazel-testlogs"]
+    specs = args.results or ([] if args.shared_results else ["ours=bazel-testlogs"])
     only = None
+    shared_targets = None
     if args.bep:
         if len(specs) != 1:
             print("report: --bep needs exactly one --results", file=sys.stderr)
             return 2
         try:
             only = bep_test_xmls(args.bep)
+            shared_targets = bep_shared_targets(args.bep)
         except OSError as e:
             print("report: %s" % e, file=sys.stderr)
             return 2
     results = []
-    for spec in specs:
+    for spec, shared in [(s, False) for s in specs] + [(s, True) for s in args.shared_results]:
         label, sep, root = spec.partition("=")
         if not sep:
             label, root = os.path.basename(os.path.normpath(spec)) or spec, spec
@@ -540,12 +927,40 @@ def run(argv, out=sys.stdout):
         if label in [r.label for r in results]:
             print("report: results label %s given twice" % label, file=sys.stderr)
             return 2
-        results.append(read_results(label, root, only))
+        res = read_results(label, root, None if shared else only, shared_targets, all_shared=shared)
+        res.shared_only = shared
+        results.append(res)
+
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = load_baseline(args.baseline)
+        except BaselineError as e:
+            print("report: %s" % e, file=sys.stderr)
+            return 2
 
     columns = make_columns(results)
     table, unknown = tabulate(rows, columns)
-    text = render_text(rows, results, columns, table, unknown)
+    meta = Meta(title=args.title,
+                commit=args.commit if args.commit is not None else _git_commit(os.getcwd()),
+                date=args.date if args.date is not None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    for spec in args.loader_info:
+        parts = spec.split("=", 2)
+        if len(parts) < 2:
+            print("report: --loader-info wants NAME=PATH[=DEVIATIONS], not %s" % spec, file=sys.stderr)
+            return 2
+        meta.loaders.append(loader_info(parts[0], parts[1], parts[2] if len(parts) > 2 else ""))
+    if baseline is not None:
+        try:
+            meta.regressions = compare_baseline(rows, columns, table, baseline)
+        except BaselineError as e:
+            print("report: %s" % e, file=sys.stderr)
+            return 2
+
+    text = render_text(rows, results, columns, table, unknown, meta)
     if args.quiet:
+        if meta.regressions is not None:
+            out.write("\n".join(render_regressions_text(meta.regressions)) + "\n")
         for res in results:
             print(integrity_line(res, len(_unknown_for(res, columns, unknown))), file=out)
         for col in columns:
@@ -559,16 +974,24 @@ def run(argv, out=sys.stdout):
             out.write(render_durations_text(timing))
     if args.text:
         _write(args.text, text)
+    for path in (args.html, args.markdown):
+        if path and not args.no_copy_logs:
+            meta.logs = copy_logs(results, columns, os.path.dirname(os.path.abspath(path)))
+            break
     if args.markdown:
-        _write(args.markdown, render_markdown(rows, results, columns, table, unknown) + render_durations_md(timing))
+        _write(args.markdown, render_markdown(rows, results, columns, table, unknown, meta) + render_durations_md(timing))
     if args.html:
-        page = render_html(rows, results, columns, table, unknown)
+        page = render_html(rows, results, columns, table, unknown, meta)
         if timing:
             page = page.replace("</body></html>", render_durations_html(timing) + "</body></html>")
         _write(args.html, page)
     if args.junit:
         _write(args.junit, render_junit(rows, results, columns, table, unknown))
+    if args.json:
+        _write(args.json, to_json(rows, results, columns, table, meta))
 
+    if meta.regressions is not None:
+        return 1 if regression_count(meta.regressions) else 0
     bad = any(c.verdict == "FAIL" for col in columns for c in table[col.label].values())
     bad = bad or any(res.unattributed_failures for res in results)
     bad = bad or any(unknown[col.label] for col in columns)

@@ -55,7 +55,7 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(v["LDP_DRIVER_5"], r"UNTESTABLE$")
         self.assertRegex(v["LDP_DRIVER_6"], r"REMOVED$")
         self.assertRegex(v["RULE_LOG_FORMAT"], r"NO TEST$")
-        self.assertIn("Discovery.SearchOrderXdg (conformance/loader/driver_test): driver_test.cc:42 Expected order", out)
+        self.assertIn("Discovery.SearchOrderXdg (conformance/loader/driver_test) [RULE_DRV_SEARCH_ORDER]: driver_test.cc:42 Expected order", out)
         self.assertIn("loader/crash_test: exited with error code 134", out)
         self.assertIn("summary [ours]: 8 policies: FAIL 1, PASS 3", out)
         self.assertIn("1 failure(s) outside any policy", out)

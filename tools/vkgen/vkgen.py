@@ -764,18 +764,28 @@ def emit_trampolines(m):
             continue
         first = c.params[0].name
         call_ret = "" if c.ret == "void" else "return "
+        # Handle validation (loader/internal/handles.h): every command but the command-buffer
+        # recording ones (vkCmd*: the hot path, two instructions) checks its dispatchable handle.
+        check = None
         if c.kind == KIND_DEVICE:
             body = "%svkl_device_disp(%s)->%s(%s);" % (call_ret, first, c.name[2:], args(c))
+            if not c.name.startswith("vkCmd"):
+                check = 'vkl_check_device_object(%s, "%s", "%s");' % (first, c.name, first)
         elif c.kind == KIND_INSTANCE:
             body = "%svkl_instance_disp(%s)->%s(%s);" % (
                 call_ret, first, c.name[2:], args(c, "vkl_instance_next(%s)" % first))
+            check = 'vkl_check_instance(%s, "%s");' % (first, c.name)
         elif c.kind == KIND_PHYSDEV:
             body = "%svkl_physdev_disp(%s)->%s(%s);" % (
                 call_ret, first, c.name[2:], args(c, "vkl_physdev_next(%s)" % first))
+            check = 'vkl_check_physical_device(%s, "%s");' % (first, c.name)
         else:  # rejected in Model
             raise GenError("no trampoline for global command %s" % c.name)
         prefix = "VKL_EXPORT " if m.exported(c) else "static "
-        o.guarded(c.protect, [proto(c, m.tramp_symbol(c), prefix) + " {", "    " + body, "}"])
+        lines = [proto(c, m.tramp_symbol(c), prefix) + " {"]
+        if check is not None:
+            lines.append("    " + check)
+        o.guarded(c.protect, lines + ["    " + body, "}"])
     o.flush()
     o()
     o("const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {")

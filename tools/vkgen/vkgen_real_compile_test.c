@@ -3,6 +3,7 @@
  * built with C_COPTS and the XCB/Xlib/Wayland platform macros. Hand-written functions come from
  * generated stubs (:real_stubs); this file provides the loader functions the generated code calls.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,10 @@
 struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) { return NULL; }
 void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd) {}
 VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) { return VK_NULL_HANDLE; }
+/* handle validation (loader/instance.c) */
+_Noreturn void vkl_invalid_handle(const char *cmd, const char *param) { abort(); }
+void vkl_check_instance(VkInstance instance, const char *cmd) {}
+void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {}
 
 /* `nm -D --defined-only /usr/lib/x86_64-linux-gnu/libvulkan.so.1` (Debian, header 1.3.239). */
 static const char *const debian_exports[] = {

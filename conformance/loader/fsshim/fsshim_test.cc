@@ -153,5 +153,39 @@ TEST_F(FsShim, ElevationFakedHidesDriverEnvironmentVariables) {
   EXPECT_EQ(plain.DeviceNames(), Names{"fsenv-dev"}) << plain.Describe();
 }
 
+// The settings file (docs/settings.md) is found in the fake locations too, and a user location is
+// ignored when the process is elevated (as secure_getenv says), a system location is not.
+TEST_F(FsShim, SettingsFileInUserLocationIgnoredWhenElevated) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_13", "LDP_LOADER_3");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsbase");
+  AddNamedDriver(s_, "fsextra");
+  std::string extra = s_.root() + "/loose/fsextra.json";
+  s_.WriteFile(extra, s_.ManifestFor("fsextra").ToJson());
+  s_.WriteFile(Backing(std::string(kFakeHome) + "/.config/vulkan/loader_settings.d/vk_loader_settings.json"),
+               "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" +
+                   extra + "\"}]}}");
+  ProbeResult plain = Run({"create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(Sorted(plain.DeviceNames()), (Names{"fsbase-dev", "fsextra-dev"})) << plain.Describe();
+  s_.SetEnv("VKT_FSSHIM_ELEVATED", "1");
+  ProbeResult elevated = Run({"create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(elevated.DeviceNames(), Names{"fsbase-dev"}) << elevated.Describe();
+}
+
+TEST_F(FsShim, SettingsFileInSystemLocationUsedWhenElevated) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsbase2");
+  AddNamedDriver(s_, "fsextra2");
+  std::string extra = s_.root() + "/loose/fsextra2.json";
+  s_.WriteFile(extra, s_.ManifestFor("fsextra2").ToJson());
+  s_.WriteFile(Backing("/etc/xdg/vulkan/loader_settings.d/vk_loader_settings.json"),
+               "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" +
+                   extra + "\"}]}}");
+  s_.SetEnv("VKT_FSSHIM_ELEVATED", "1");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"fsbase2-dev", "fsextra2-dev"})) << r.Describe();
+  EXPECT_TRUE(ShimSaw("fopen", "/etc/xdg/vulkan/loader_settings.d/vk_loader_settings.json"))
+      << ReadFileText(log_path());
+}
+
 }  // namespace
 }  // namespace vkt

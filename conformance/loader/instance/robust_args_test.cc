@@ -98,7 +98,22 @@ INSTANTIATE_TEST_SUITE_P(
                       BadHandleCase{"vkEnumeratePhysicalDeviceGroups", "instance"},
                       BadHandleCase{"vkCreateDevice", "physicalDevice"},
                       BadHandleCase{"vkEnumerateDeviceExtensionProperties", "physicalDevice"},
-                      BadHandleCase{"vkEnumerateDeviceLayerProperties", "physicalDevice"}),
+                      BadHandleCase{"vkEnumerateDeviceLayerProperties", "physicalDevice"},
+                      // generated trampolines: instance, physical-device and device level
+                      BadHandleCase{"vkDestroySurfaceKHR", "instance"},
+                      BadHandleCase{"vkGetPhysicalDeviceFeatures", "physicalDevice"},
+                      BadHandleCase{"vkGetPhysicalDeviceProperties", "physicalDevice"},
+                      BadHandleCase{"vkGetPhysicalDeviceSurfaceSupportKHR", "physicalDevice"},
+                      BadHandleCase{"vkDeviceWaitIdle", "device"},
+                      BadHandleCase{"vkCreateBuffer", "device"},
+                      BadHandleCase{"vkQueueWaitIdle", "queue"},
+                      BadHandleCase{"vkQueueSubmit", "queue"},
+                      BadHandleCase{"vkBeginCommandBuffer", "commandBuffer"},
+                      BadHandleCase{"vkEndCommandBuffer", "commandBuffer"},
+                      // hand-written device trampolines
+                      BadHandleCase{"vkDestroyDevice", "device"},
+                      BadHandleCase{"vkGetDeviceQueue", "device"},
+                      BadHandleCase{"vkAllocateCommandBuffers", "device"}),
     [](const ::testing::TestParamInfo<BadHandleCase>& i) { return std::string(i.param.command); });
 
 }  // namespace

@@ -8,21 +8,27 @@
 /* Hand-written trampolines (custom_commands.txt) are declared in vkl_gen_dispatch.h. */
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks* pAllocator) {
+    vkl_check_instance(instance, "vkDestroyInstance");
     vkl_instance_disp(instance)->DestroyInstance(vkl_instance_next(instance), pAllocator);
 }
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t* pPhysicalDeviceCount, VkPhysicalDevice* pPhysicalDevices) {
+    vkl_check_instance(instance, "vkEnumeratePhysicalDevices");
     return vkl_instance_disp(instance)->EnumeratePhysicalDevices(vkl_instance_next(instance), pPhysicalDeviceCount, pPhysicalDevices);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetPhysicalDeviceProperties(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties* pProperties) {
+    vkl_check_physical_device(physicalDevice, "vkGetPhysicalDeviceProperties");
     vkl_physdev_disp(physicalDevice)->GetPhysicalDeviceProperties(vkl_physdev_next(physicalDevice), pProperties);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetPhysicalDeviceProperties2(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2* pProperties) {
+    vkl_check_physical_device(physicalDevice, "vkGetPhysicalDeviceProperties2");
     vkl_physdev_disp(physicalDevice)->GetPhysicalDeviceProperties2(vkl_physdev_next(physicalDevice), pProperties);
 }
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkDevice* pDevice) {
+    vkl_check_physical_device(physicalDevice, "vkCreateDevice");
     return vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), pCreateInfo, pAllocator, pDevice);
 }
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkQueueSubmit(VkQueue queue, uint32_t submitCount, const VkSubmitInfo* pSubmits, VkFence fence) {
+    vkl_check_device_object(queue, "vkQueueSubmit", "queue");
     return vkl_device_disp(queue)->QueueSubmit(queue, submitCount, pSubmits, fence);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkCmdDraw(VkCommandBuffer commandBuffer, uint32_t vertexCount, uint32_t instanceCount, uint32_t firstVertex, uint32_t firstInstance) {
@@ -32,20 +38,25 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkCmdSetBlendConstants(VkCommandBuffer com
     vkl_device_disp(commandBuffer)->CmdSetBlendConstants(commandBuffer, blendConstants);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface, const VkAllocationCallbacks* pAllocator) {
+    vkl_check_instance(instance, "vkDestroySurfaceKHR");
     vkl_instance_disp(instance)->DestroySurfaceKHR(vkl_instance_next(instance), surface, pAllocator);
 }
 #ifdef VK_USE_PLATFORM_XCB_KHR
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateXcbSurfaceKHR(VkInstance instance, const VkXcbSurfaceCreateInfoKHR* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkSurfaceKHR* pSurface) {
+    vkl_check_instance(instance, "vkCreateXcbSurfaceKHR");
     return vkl_instance_disp(instance)->CreateXcbSurfaceKHR(vkl_instance_next(instance), pCreateInfo, pAllocator, pSurface);
 }
 VKL_EXPORT VKAPI_ATTR VkBool32 VKAPI_CALL vkGetPhysicalDeviceXcbPresentationSupportKHR(VkPhysicalDevice physicalDevice, uint32_t queueFamilyIndex, xcb_connection_t* connection, xcb_visualid_t visual_id) {
+    vkl_check_physical_device(physicalDevice, "vkGetPhysicalDeviceXcbPresentationSupportKHR");
     return vkl_physdev_disp(physicalDevice)->GetPhysicalDeviceXcbPresentationSupportKHR(vkl_physdev_next(physicalDevice), queueFamilyIndex, connection, visual_id);
 }
 #endif /* VK_USE_PLATFORM_XCB_KHR */
 static VKAPI_ATTR void VKAPI_CALL vkl_gen_tramp_SubmitDebugUtilsMessageEXT(VkInstance instance, uint32_t messageSeverity, const VkDebugUtilsMessengerCallbackDataEXT* pCallbackData) {
+    vkl_check_instance(instance, "vkSubmitDebugUtilsMessageEXT");
     vkl_instance_disp(instance)->SubmitDebugUtilsMessageEXT(vkl_instance_next(instance), messageSeverity, pCallbackData);
 }
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_gen_tramp_SetInstanceTagFIXTURE(VkInstance instance, uint32_t tag) {
+    vkl_check_instance(instance, "vkSetInstanceTagFIXTURE");
     return vkl_instance_disp(instance)->SetInstanceTagFIXTURE(vkl_instance_next(instance), tag);
 }
 

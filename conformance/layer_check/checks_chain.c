@@ -1,0 +1,581 @@
+/* llp-check: chain checks (LLP_LAYER_10, 12, 13, 16, 17, 18, 21, 22). The layer under test runs
+ * in a "sandwich" in a probe grandchild: the reference loader, VK_INSTANCE_LAYERS =
+ * VK_LAYER_LLPCHECK_above : <layer> : VK_LAYER_LLPCHECK_below (two private copies of the recording
+ * layer, mock_layers/recording_layer.c), the mock ICD below. A fixed workload (instance, physical
+ * devices, their properties and queue families, a device, its queue, wait-idle, destroy) runs
+ * through the loader; afterwards the check reads what the two recording layers wrote. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conformance/layer_check/llp_check.h"
+#include "loader/vkl_gen_results.h"
+
+#define NO_RESULT 0x7fffffff /* the call did not return (the process died) */
+
+static const char *res(VkResult r) {
+    if ((int)r == NO_RESULT) return "no result (did not return)";
+    const char *n = vkl_gen_result_name(r);
+    return n ? n : "?";
+}
+
+struct sandwich {
+    const struct vkl_layer_manifest *layer;
+    bool inject; /* the layer above adds an extension nobody knows (LLP_LAYER_17) */
+    char dir[PATH_MAX];
+    /* results, filled by run_sandwich */
+    bool ran; /* the probe exited normally */
+    char failure[1200]; /* how the probe died, when !ran */
+    int instance_result, device_result, device_count;
+    char *above, *below; /* the recording layers' records */
+    char *log;           /* the probe's stderr: the loader's error lines (VK_LOADER_DEBUG=error) */
+};
+
+static bool copy_file(const char *from, const char *to) {
+    struct ldp_file f;
+    size_t len = 0;
+    char *data = ldp_file_read(from, 256u * 1024u * 1024u, &len, &f);
+    if (data == NULL) return false;
+    int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    bool ok = fd >= 0 && write(fd, data, len) == (ssize_t)len;
+    if (fd >= 0) ok = close(fd) == 0 && ok;
+    free(data);
+    return ok;
+}
+
+static bool write_manifest(const char *path, const char *name, const char *lib) {
+    FILE *f = fopen(path, "w");
+    if (f == NULL) return false;
+    fprintf(f,
+            "{\"file_format_version\": \"1.1.0\", \"layer\": {\"name\": \"%s\", \"type\": \"INSTANCE\", "
+            "\"library_path\": \"%s\", \"api_version\": \"1.3.0\", \"implementation_version\": \"1\", "
+            "\"description\": \"llp-check recording layer\"}}\n",
+            name, lib);
+    return fclose(f) == 0;
+}
+
+static char *slurp(const char *path) {
+    struct ldp_file f;
+    size_t len = 0;
+    char *s = ldp_file_read(path, 8u * 1024u * 1024u, &len, &f);
+    return s ? s : strdup("");
+}
+
+/* The workload, in the probe grandchild. */
+static void probe_workload(struct ldp_ctx *c, void *argp) {
+    const struct sandwich *s = argp;
+    const struct vkl_layer_manifest *l = s->layer;
+    char p[PATH_MAX * 3 + 64];
+    if (llp_opt->driver_manifest != NULL)
+        snprintf(p, sizeof p, "%s", llp_opt->driver_manifest);
+    else
+        snprintf(p, sizeof p, "%s/icd.json", llp_opt->session_dir);
+    setenv("VK_DRIVER_FILES", p, 1);
+    unsetenv("VK_ICD_FILENAMES");
+    unsetenv("VK_ADD_DRIVER_FILES");
+    static const char *const unset[] = {"VK_ADD_LAYER_PATH", "VK_ADD_IMPLICIT_LAYER_PATH", "VK_LOADER_LAYERS_ENABLE",
+                                        "VK_LOADER_LAYERS_DISABLE", "VK_LOADER_LAYERS_ALLOW", "VK_LOADER_DRIVERS_SELECT",
+                                        "VK_LOADER_DRIVERS_DISABLE"};
+    for (size_t i = 0; i < sizeof unset / sizeof *unset; i++) unsetenv(unset[i]);
+    if (llp_man->implicit) {
+        snprintf(p, sizeof p, "%s/above.json:%s/below.json", s->dir, s->dir);
+        setenv("VK_LAYER_PATH", p, 1);
+        setenv("VK_IMPLICIT_LAYER_PATH", llp_man->path, 1);
+        if (l->enable_env != NULL) setenv(l->enable_env, l->enable_env_value ? l->enable_env_value : "1", 1);
+        if (l->disable_env != NULL) unsetenv(l->disable_env);
+    } else {
+        snprintf(p, sizeof p, "%s/above.json:%s/below.json:%s", s->dir, s->dir, llp_man->path);
+        setenv("VK_LAYER_PATH", p, 1);
+        setenv("VK_IMPLICIT_LAYER_PATH", "", 1);
+    }
+    snprintf(p, sizeof p, "%s:%s:%s", LLP_ABOVE_NAME, l->props.layerName, LLP_BELOW_NAME);
+    setenv("VK_INSTANCE_LAYERS", p, 1);
+    setenv("LLPCHECK_UNDER_TEST", l->props.layerName, 1);
+    setenv("VK_LOADER_DEBUG", "error", 1);
+    if (s->inject)
+        setenv("LLPCHECK_INJECT_EXTENSION", "1", 1);
+    else
+        unsetenv("LLPCHECK_INJECT_EXTENSION");
+
+    ldp_step(c, "dlopen(%s)", llp_opt->loader_path);
+    void *loader = dlopen(llp_opt->loader_path, RTLD_NOW | RTLD_LOCAL);
+    if (loader == NULL) {
+        const char *e = dlerror();
+        ldp_result(c, "loader_error", "%s", e ? e : "?");
+        return;
+    }
+    PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
+    if (gipa == NULL) return;
+    PFN_vkCreateInstance create_instance = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "llp-check", 1, "llp-check", 1, VK_API_VERSION_1_1};
+    VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, NULL, 0, &app, 0, NULL, 0, NULL};
+    VkInstance inst = VK_NULL_HANDLE;
+    ldp_step(c, "vkCreateInstance (layers %s)", p);
+    VkResult r = create_instance ? create_instance(&ici, NULL, &inst) : VK_ERROR_INITIALIZATION_FAILED;
+    ldp_result(c, "instance_result", "%d", (int)r);
+    if (r != VK_SUCCESS) return;
+#define GET(type, name) type name = (type)gipa(inst, #name)
+    GET(PFN_vkEnumeratePhysicalDevices, vkEnumeratePhysicalDevices);
+    GET(PFN_vkGetPhysicalDeviceProperties, vkGetPhysicalDeviceProperties);
+    GET(PFN_vkGetPhysicalDeviceQueueFamilyProperties, vkGetPhysicalDeviceQueueFamilyProperties);
+    GET(PFN_vkCreateDevice, vkCreateDevice);
+    GET(PFN_vkDestroyInstance, vkDestroyInstance);
+    GET(PFN_vkGetDeviceProcAddr, vkGetDeviceProcAddr);
+    uint32_t n = 0;
+    VkPhysicalDevice pds[8];
+    ldp_step(c, "vkEnumeratePhysicalDevices");
+    if (vkEnumeratePhysicalDevices != NULL) {
+        n = 8;
+        r = vkEnumeratePhysicalDevices(inst, &n, pds);
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE) n = 0;
+    }
+    ldp_result(c, "device_count", "%u", n);
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties props;
+        ldp_step(c, "vkGetPhysicalDeviceProperties(physical device %u)", i);
+        if (vkGetPhysicalDeviceProperties) vkGetPhysicalDeviceProperties(pds[i], &props);
+        uint32_t qn = 0;
+        ldp_step(c, "vkGetPhysicalDeviceQueueFamilyProperties(physical device %u)", i);
+        if (vkGetPhysicalDeviceQueueFamilyProperties) vkGetPhysicalDeviceQueueFamilyProperties(pds[i], &qn, NULL);
+    }
+    if (n > 0 && vkCreateDevice != NULL) {
+        float prio = 1.0f;
+        VkDeviceQueueCreateInfo q = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, 0, 1, &prio};
+        VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &q, 0, NULL, 0, NULL, NULL};
+        VkDevice dev = VK_NULL_HANDLE;
+        ldp_step(c, "vkCreateDevice(physical device 0)");
+        r = vkCreateDevice(pds[0], &dci, NULL, &dev);
+        ldp_result(c, "device_result", "%d", (int)r);
+        if (r == VK_SUCCESS && vkGetDeviceProcAddr != NULL) {
+            PFN_vkGetDeviceQueue get_queue = (PFN_vkGetDeviceQueue)vkGetDeviceProcAddr(dev, "vkGetDeviceQueue");
+            PFN_vkQueueWaitIdle queue_wait = (PFN_vkQueueWaitIdle)vkGetDeviceProcAddr(dev, "vkQueueWaitIdle");
+            PFN_vkDeviceWaitIdle wait = (PFN_vkDeviceWaitIdle)vkGetDeviceProcAddr(dev, "vkDeviceWaitIdle");
+            PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)vkGetDeviceProcAddr(dev, "vkDestroyDevice");
+            VkQueue queue = VK_NULL_HANDLE;
+            ldp_step(c, "vkGetDeviceQueue(0, 0)");
+            if (get_queue) get_queue(dev, 0, 0, &queue);
+            ldp_step(c, "vkQueueWaitIdle");
+            if (queue_wait && queue != VK_NULL_HANDLE) queue_wait(queue);
+            ldp_step(c, "vkDeviceWaitIdle");
+            if (wait) wait(dev);
+            ldp_step(c, "vkDestroyDevice");
+            if (destroy) destroy(dev, NULL);
+        }
+    }
+    ldp_step(c, "vkDestroyInstance");
+    if (vkDestroyInstance) vkDestroyInstance(inst, NULL);
+    ldp_step(c, "workload done");
+    ldp_result(c, "done", "1");
+#undef GET
+}
+
+static void rm_probe_dir(const char *dir) {
+    if (getenv("LLP_CHECK_KEEP_PROBES") != NULL) return; /* debugging: keep the records */
+    static const char *const names[] = {"libllp_rec_above.so", "libllp_rec_below.so", "libllp_rec_above.so.rec",
+                                        "libllp_rec_below.so.rec", "above.json", "below.json"};
+    char p[PATH_MAX + 64];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+/* Prepares the probe directory, runs the workload in a probe, reads the records. */
+static void run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
+    s->ran = false;
+    s->instance_result = s->device_result = NO_RESULT;
+    s->device_count = 0;
+    s->above = s->below = NULL;
+    snprintf(s->dir, sizeof s->dir, "%s/probe.XXXXXX", llp_opt->session_dir);
+    if (mkdtemp(s->dir) == NULL) {
+        snprintf(s->failure, sizeof s->failure, "cannot create a probe directory: %s", strerror(errno));
+        return;
+    }
+    char above[PATH_MAX + 64], below[PATH_MAX + 64], m[PATH_MAX + 64];
+    snprintf(above, sizeof above, "%s/libllp_rec_above.so", s->dir);
+    snprintf(below, sizeof below, "%s/libllp_rec_below.so", s->dir);
+    bool ok = copy_file(llp_opt->recording_path, above) && copy_file(llp_opt->recording_path, below);
+    snprintf(m, sizeof m, "%s/above.json", s->dir);
+    ok = ok && write_manifest(m, LLP_ABOVE_NAME, above);
+    snprintf(m, sizeof m, "%s/below.json", s->dir);
+    ok = ok && write_manifest(m, LLP_BELOW_NAME, below);
+    if (!ok) {
+        snprintf(s->failure, sizeof s->failure, "cannot prepare the recording layers in %.900s: %s", s->dir, strerror(errno));
+        rm_probe_dir(s->dir);
+        return;
+    }
+    struct ldp_child ch;
+    ldp_probe(c, probe_workload, s, &ch);
+    char buf[1200];
+    if (ch.kind != LDP_EXITED || ch.code != 0) {
+        char d[1000];
+        ldp_child_describe(&ch, d, sizeof d);
+        snprintf(s->failure, sizeof s->failure, "the sandwich's process %s (the layer %s)", d,
+                 ch.kind == LDP_TIMED_OUT ? "hung" : "crashed");
+    } else if (ldp_child_get(&ch, "loader_error", buf, sizeof buf) != NULL) {
+        snprintf(s->failure, sizeof s->failure, "the reference loader cannot be loaded: %.900s", buf);
+    } else {
+        s->ran = true;
+    }
+    if (ldp_child_get(&ch, "instance_result", buf, sizeof buf)) s->instance_result = atoi(buf);
+    if (ldp_child_get(&ch, "device_result", buf, sizeof buf)) s->device_result = atoi(buf);
+    if (ldp_child_get(&ch, "device_count", buf, sizeof buf)) s->device_count = atoi(buf);
+    s->log = strdup(ch.err ? ch.err : "");
+    ldp_child_free(&ch);
+    char rec[PATH_MAX + 80];
+    snprintf(rec, sizeof rec, "%s.rec", above);
+    s->above = slurp(rec);
+    snprintf(rec, sizeof rec, "%s.rec", below);
+    s->below = slurp(rec);
+    rm_probe_dir(s->dir);
+}
+
+static void free_sandwich(struct sandwich *s) {
+    free(s->above);
+    free(s->below);
+    free(s->log);
+    s->above = s->below = s->log = NULL;
+}
+
+/* The value after "key " of the first record line (after *pos) with that key, or NULL. */
+static const char *rec_next(const char *text, const char *key, size_t *pos, char *buf, size_t len) {
+    size_t klen = strlen(key);
+    const char *p = text ? text + *pos : NULL;
+    while (p && *p) {
+        const char *eol = strchr(p, '\n');
+        size_t l = eol ? (size_t)(eol - p) : strlen(p);
+        const char *next = eol ? eol + 1 : p + l;
+        if (l > klen && strncmp(p, key, klen) == 0 && p[klen] == ' ') {
+            size_t vl = l - klen - 1 < len - 1 ? l - klen - 1 : len - 1;
+            memcpy(buf, p + klen + 1, vl);
+            buf[vl] = '\0';
+            *pos = (size_t)(next - text);
+            return buf;
+        }
+        p = next;
+    }
+    return NULL;
+}
+
+static const char *rec_get(const char *text, const char *key, char *buf, size_t len) {
+    size_t pos = 0;
+    return rec_next(text, key, &pos, buf, len);
+}
+
+/* Runs one sandwich per layer of the manifest and calls judge() for the layers that could run. */
+typedef void (*judge_fn)(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s);
+
+static void for_each_layer(struct ldp_ctx *c, bool inject, judge_fn judge) {
+    struct llp_acc a = {0};
+    for (uint32_t i = 0; i < llp_man->file.count; i++) {
+        const struct vkl_layer_manifest *l = &llp_man->file.layers[i];
+        if (!llp_usable(&a, l)) continue;
+        struct sandwich s;
+        memset(&s, 0, sizeof s);
+        s.layer = l;
+        s.inject = inject;
+        run_sandwich(c, &s);
+        ldp_evidence(c, "%s: workload: vkCreateInstance %s, %d physical device(s), vkCreateDevice %s", l->props.layerName,
+                     res((VkResult)s.instance_result), s.device_count,
+                     s.device_count ? res((VkResult)s.device_result) : "not called");
+        if (!s.ran)
+            llp_acc_add(&a, l, LDP_FAIL, "%s", s.failure);
+        else
+            judge(c, &a, l, &s);
+        free_sandwich(&s);
+    }
+    llp_acc_end(c, &a);
+}
+
+/* ---- LLP_LAYER_12 / 13 ---- */
+
+static void judge_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s,
+                       bool device) {
+    char buf[64];
+    const char *stale = rec_get(s->below, device ? "device_link_stale" : "instance_link_stale", buf, sizeof buf);
+    const char *cmd = device ? "vkCreateDevice" : "vkCreateInstance";
+    const char *info = device ? "VkLayerDeviceCreateInfo" : "VkLayerInstanceCreateInfo";
+    if (stale == NULL) {
+        int r = device ? s->device_result : s->instance_result;
+        if (device && s->instance_result != VK_SUCCESS)
+            llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance failed (%s)", res((VkResult)s->instance_result));
+        else if (device && s->device_count == 0)
+            llp_acc_add(a, l, LDP_NOT_TESTABLE, "no physical device reached the application");
+        else
+            llp_acc_add(a, l, LDP_NOT_TESTABLE, "%s never reached the layer below (%s returned %s): the layer did not call down",
+                        cmd, cmd, res((VkResult)r));
+        return;
+    }
+    ldp_evidence(c, "%s: the layer below received %s link %s", l->props.layerName, info,
+                 stale[0] == '1' ? "pointing at itself (the layer's own link)" : "of its own");
+    if (stale[0] == '1')
+        llp_acc_add(a, l, LDP_FAIL,
+                    "in %s the layer below received the layer's own %s link (its pfnNextGet*ProcAddr was the layer "
+                    "below itself): the link was not advanced before calling down", cmd, info);
+    else
+        llp_acc_add(a, l, LDP_PASS, "%s: the layer below received its own %s link", cmd, info);
+}
+
+static void judge_instance_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+    judge_link(c, a, l, s, false);
+}
+static void judge_device_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+    judge_link(c, a, l, s, true);
+}
+
+void llp_check_chain_instance_link(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_instance_link);
+}
+void llp_check_chain_device_link(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_device_link);
+}
+
+/* ---- LLP_LAYER_21 / 22 ---- */
+
+static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s,
+                            bool device) {
+    const char *key = device ? "create_device_entry" : "create_instance_entry";
+    const char *cmd = device ? "vkCreateDevice" : "vkCreateInstance";
+    const char *what = device ? "*pDevice" : "*pInstance";
+    char above[64], below[64];
+    const char *va = rec_get(s->above, key, above, sizeof above);
+    const char *vb = rec_get(s->below, key, below, sizeof below);
+    /* The reference loader checks the handle in its link shims and refuses the creation before
+     * the layer below sees it, logging the culprit: that line is the evidence. */
+    const char *tag = device ? "[LLP_LAYER_22]" : "[LLP_LAYER_21]";
+    const char *line = s->log ? strstr(s->log, tag) : NULL;
+    if (va != NULL && vb == NULL && line != NULL) {
+        const char *bol = line;
+        while (bol > s->log && bol[-1] != '\n') bol--;
+        ldp_evidence(c, "loader: %.*s", (int)(line - bol + (int)strlen(tag)), bol);
+        llp_acc_add(a, l, LDP_FAIL, "the layer wrote %s before calling %s down: the reference loader refused the "
+                                    "creation before the layer below was called (%s returned %s)", what, cmd, cmd,
+                    res((VkResult)(device ? s->device_result : s->instance_result)));
+        return;
+    }
+    if (va == NULL || vb == NULL) {
+        if (device && s->device_count == 0)
+            llp_acc_add(a, l, LDP_NOT_TESTABLE, "no physical device reached the application");
+        else
+            llp_acc_add(a, l, LDP_NOT_TESTABLE, "%s did not reach %s (the layer did not call down)", cmd,
+                        va == NULL ? "the layer above" : "the layer below");
+        return;
+    }
+    ldp_evidence(c, "%s: %s on entry to %s: %s in the layer above, %s in the layer below", l->props.layerName, what, cmd,
+                 va, vb);
+    if (strcmp(va, vb) != 0)
+        llp_acc_add(a, l, LDP_FAIL, "%s was %s when the layer was called and %s when the layer below was: the layer wrote "
+                                    "%s before calling down", what, va, vb, what);
+    else
+        llp_acc_add(a, l, LDP_PASS, "%s reached the layer below unchanged (%s)", what, va);
+}
+
+static void judge_instance_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                                     struct sandwich *s) {
+    judge_untouched(c, a, l, s, false);
+}
+static void judge_device_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                                   struct sandwich *s) {
+    judge_untouched(c, a, l, s, true);
+}
+
+void llp_check_chain_instance_untouched(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_instance_untouched);
+}
+void llp_check_chain_device_untouched(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_device_untouched);
+}
+
+/* ---- LLP_LAYER_10 ---- */
+
+static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+    size_t pos = 0;
+    char buf[300];
+    int good = 0, bad = 0;
+    char first[300] = "";
+    while (rec_next(s->below, "handle", &pos, buf, sizeof buf) != NULL) {
+        /* "<command> <known 0|1> <pointer>" */
+        char cmd[128] = "", ptr[64] = "";
+        int known = 0;
+        if (sscanf(buf, "%127s %d %63s", cmd, &known, ptr) != 3) continue;
+        if (known) {
+            good++;
+        } else {
+            if (!bad++) snprintf(first, sizeof first, "%s received %s", cmd, ptr);
+            ldp_evidence(c, "%s: the layer below's %s received %s, a handle it never returned", l->props.layerName, cmd, ptr);
+        }
+    }
+    if (bad)
+        llp_acc_add(a, l, LDP_FAIL, "%d dispatchable handle(s) passed down were not ones the layer below returned (first: %s): "
+                                    "a wrapped handle was not unwrapped", bad, first);
+    else if (good == 0)
+        llp_acc_add(a, l, LDP_NOT_TESTABLE, "no dispatchable handle reached the layer below");
+    else
+        llp_acc_add(a, l, LDP_PASS, "all %d dispatchable handles passed down were ones the layer below returned", good);
+}
+
+void llp_check_chain_handles(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_handles);
+}
+
+/* ---- LLP_LAYER_16 ---- */
+
+static bool same_set(const char *list, const struct vkl_layer_extension *ext, uint32_t n) {
+    if (strcmp(list, "-") == 0) return n == 0;
+    uint32_t seen = 0;
+    char *copy = strdup(list), *save = NULL;
+    bool ok = copy != NULL;
+    for (char *t = ok ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        bool found = false;
+        for (uint32_t i = 0; i < n && !found; i++) found = strcmp(ext[i].props.extensionName, t) == 0;
+        if (!found) ok = false;
+        seen++;
+    }
+    free(copy);
+    return ok && seen == n;
+}
+
+static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                                    struct sandwich *s) {
+    char own[900], other[200], null[200];
+    /* "edep_probe <tag> <result> <count> <list>" lines of the layer above */
+    size_t pos = 0;
+    char buf[900];
+    own[0] = other[0] = null[0] = '\0';
+    while (rec_next(s->above, "edep_probe", &pos, buf, sizeof buf) != NULL) {
+        if (strncmp(buf, "own ", 4) == 0) snprintf(own, sizeof own, "%s", buf + 4);
+        if (strncmp(buf, "other ", 6) == 0) snprintf(other, sizeof other, "%.190s", buf + 6);
+        if (strncmp(buf, "null ", 5) == 0) snprintf(null, sizeof null, "%.190s", buf + 5);
+    }
+    if (!own[0]) {
+        llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateDevice did not reach the layer above%s",
+                    s->device_count == 0 ? " (no physical device)" : "");
+        return;
+    }
+    int r = 0;
+    unsigned count = 0;
+    char list[800] = "-";
+    sscanf(own, "%d %u %799s", &r, &count, list);
+    ldp_evidence(c, "%s: vkEnumerateDeviceExtensionProperties(\"%s\") = %s, %u: %s", l->props.layerName,
+                 l->props.layerName, res((VkResult)r), count, list);
+    bool other_down = false, null_down = false;
+    pos = 0;
+    while (rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL) {
+        if (strcmp(buf, LLP_BELOW_NAME) == 0) other_down = true;
+        if (strcmp(buf, "(null)") == 0) null_down = true;
+    }
+    ldp_evidence(c, "%s: vkEnumerateDeviceExtensionProperties(\"%s\") %s the layer below; with NULL %s", l->props.layerName,
+                 LLP_BELOW_NAME, other_down ? "reached" : "did not reach", null_down ? "reached it" : "did not");
+    bool own_down = false;
+    pos = 0;
+    while (rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL)
+        if (strcmp(buf, l->props.layerName) == 0) own_down = true;
+    if (r != VK_SUCCESS && own_down && l->device_extension_count == 0)
+        /* Loaders answer a query naming a layer from its manifest and never call the layer with
+         * its own name, so applications do not see this; a layer that declares no device
+         * extensions loses nothing. */
+        llp_acc_add(a, l, LDP_WARN,
+                    "asked for its own name it passes the call down (the layer below answers %s) instead of listing its "
+                    "own (zero) device extensions; loaders answer such queries from the manifest", res((VkResult)r));
+    else if (r != VK_SUCCESS)
+        llp_acc_add(a, l, LDP_FAIL, "asked for its own name, vkEnumerateDeviceExtensionProperties returns %s%s",
+                    res((VkResult)r), own_down ? " (it passed the call down)" : "");
+    else if (!same_set(list, l->device_extensions, l->device_extension_count))
+        llp_acc_add(a, l, LDP_FAIL, "asked for its own name it lists [%s]; its manifest declares %u device extension(s)",
+                    strcmp(list, "-") == 0 ? "" : list, l->device_extension_count);
+    else if (!other_down)
+        llp_acc_add(a, l, LDP_FAIL, "asked for another layer's name (%s) it did not pass the call down", LLP_BELOW_NAME);
+    else if (!null_down)
+        llp_acc_add(a, l, LDP_FAIL, "asked with a NULL layer name it did not pass the call down");
+    else
+        llp_acc_add(a, l, LDP_PASS, "own name: its %u manifest extension(s); another name and NULL passed down",
+                    l->device_extension_count);
+}
+
+void llp_check_chain_device_extensions(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_device_extensions);
+}
+
+/* ---- LLP_LAYER_18 ---- */
+
+static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+    int asked = 0, answered = 0;
+    char first[200] = "";
+    static const char *const keys[2] = {"gipa_probe", "gdpa_probe"};
+    for (int k = 0; k < 2; k++) {
+        size_t pos = 0;
+        char buf[300];
+        while (rec_next(s->above, keys[k], &pos, buf, sizeof buf) != NULL) {
+            char name[200] = "";
+            int nonnull = 0;
+            if (sscanf(buf, "%199s %d", name, &nonnull) != 2) continue;
+            asked++;
+            if (nonnull) {
+                if (!answered++) snprintf(first, sizeof first, "%s", name);
+                ldp_evidence(c, "%s: %s(%s) answered non-NULL; its extension is not enabled", l->props.layerName,
+                             k ? "vkGetDeviceProcAddr" : "vkGetInstanceProcAddr", name);
+            }
+        }
+    }
+    if (answered)
+        llp_acc_add(a, l, LDP_FAIL, "%d command(s) of extensions that are not enabled answered non-NULL (first: %s)", answered,
+                    first);
+    else if (asked == 0)
+        llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance did not succeed through the layer");
+    else
+        llp_acc_add(a, l, LDP_PASS, "NULL for all %d commands of extensions that are not enabled", asked);
+}
+
+void llp_check_chain_disabled_commands(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, false, judge_disabled);
+}
+
+/* ---- LLP_LAYER_17 ---- */
+
+static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+    char buf[300];
+    size_t pos = 0;
+    bool down = false;
+    while (rec_next(s->below, "instance_extension", &pos, buf, sizeof buf) != NULL)
+        if (strcmp(buf, LLP_INJECTED_EXTENSION) == 0) down = true;
+    ldp_evidence(c, "%s: with %s enabled by the layer above: vkCreateInstance %s; the name %s the layer below",
+                 l->props.layerName, LLP_INJECTED_EXTENSION, res((VkResult)s->instance_result),
+                 down ? "reached" : "did not reach");
+    if (s->instance_result == VK_SUCCESS) {
+        llp_acc_add(a, l, LDP_PASS, "vkCreateInstance succeeds with an extension name the layer does not know (%s)",
+                    LLP_INJECTED_EXTENSION);
+        return;
+    }
+    /* The control: the same sandwich without the made-up name. */
+    struct sandwich ctl;
+    memset(&ctl, 0, sizeof ctl);
+    ctl.layer = l;
+    run_sandwich(c, &ctl);
+    ldp_evidence(c, "%s: without it: vkCreateInstance %s", l->props.layerName, res((VkResult)ctl.instance_result));
+    if (ctl.ran && ctl.instance_result == VK_SUCCESS)
+        llp_acc_add(a, l, LDP_FAIL, "vkCreateInstance fails with %s when an extension it does not know (%s) is enabled, and "
+                                    "succeeds without it", res((VkResult)s->instance_result), LLP_INJECTED_EXTENSION);
+    else
+        llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance through the layer fails even without unknown extensions (%s)",
+                    ctl.ran ? res((VkResult)ctl.instance_result) : ctl.failure);
+    free_sandwich(&ctl);
+}
+
+void llp_check_chain_unknown_extensions(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    for_each_layer(c, true, judge_unknown_ext);
+}

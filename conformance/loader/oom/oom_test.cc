@@ -1,0 +1,139 @@
+// One failed allocation inside the loader either fails the call with VK_ERROR_OUT_OF_HOST_MEMORY
+// or is absorbed, and never loses a driver or a layer: the same steps repeated afterwards see every
+// driver and layer (issue 19). libvkt_mallocfail.so (conformance/framework/mallocfail.c) fails the
+// N-th allocation the loader makes itself; the tests sweep N over every allocation of the steps.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+#include "conformance/loader/layers/layers_common.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define VKT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VKT_ASAN 1
+#endif
+#endif
+
+namespace vkt {
+namespace {
+
+using Names = std::vector<std::string>;
+
+constexpr int kMaxSweep = 3000;  // far more allocations than the steps make
+
+class Oom : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifdef VKT_ASAN
+    GTEST_SKIP() << "the allocation shim replaces malloc, which AddressSanitizer owns in this build; "
+                    "the plain configuration runs these tests";
+#endif
+    AddNamedDriver(s_, "oa");
+    AddNamedDriver(s_, "ob");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "oa");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "ob");
+    s_.SetEnv("LD_PRELOAD", Runfile("conformance/framework/libvkt_mallocfail.so"));
+    s_.SetEnv("VKT_MALLOCFAIL_LIB", Basename(LoaderPath()));
+    s_.SetEnv("VK_LOADER_DEBUG", "error");
+  }
+  // Runs `steps` with the n-th allocation failing; false once n is past the last allocation.
+  bool RunFailing(int n, const std::vector<std::string>& steps, ProbeResult* r) {
+    std::string report = s_.root() + "/mallocfail." + std::to_string(n);
+    s_.SetEnv("VKT_MALLOCFAIL_NTH", std::to_string(n));
+    s_.SetEnv("VKT_MALLOCFAIL_REPORT", report);
+    *r = RunProbe(s_, steps);
+    return !ReadFileText(report).empty();
+  }
+  Sandbox s_;
+};
+
+bool IsOom(const std::string& result) { return result == "VK_ERROR_OUT_OF_HOST_MEMORY"; }
+
+TEST_F(Oom, NoDriverLostToOneFailedAllocation) {
+  VKT_POLICY("LDP_LOADER_2");
+  const std::vector<std::string> steps = {"create-instance", "devices", "destroy-instance",
+                                          "create-instance", "devices", "destroy-instance",
+                                          "create-instance", "devices", "destroy-instance"};
+  int n = 1;
+  for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
+    SCOPED_TRACE("allocation " + std::to_string(n) + " failed");
+    ASSERT_EQ(r.exit_status, 0) << r.Describe().substr(0, 3000);
+    int failures = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      std::string created = r.Step("create-instance", i)["result"].str();
+      if (IsOom(created)) {
+        ++failures;
+        continue;
+      }
+      // Anything but success or the reported allocation failure is a driver lost or a failure
+      // remembered (e.g. VK_ERROR_INCOMPATIBLE_DRIVER once both drivers were dropped).
+      ASSERT_EQ(created, "VK_SUCCESS") << "instance " << i << "\n" << r.Describe().substr(0, 3000);
+      Json devices = r.Step("devices", i);
+      if (IsOom(devices["count_result"].str()) || IsOom(devices["result"].str())) {
+        ++failures;
+        continue;
+      }
+      EXPECT_EQ(Sorted(r.DeviceNames(i)), (Names{"oa-dev", "ob-dev"}))
+          << "instance " << i << "\n" << r.Describe().substr(0, 3000);
+    }
+    EXPECT_LE(failures, 1) << r.Describe().substr(0, 3000);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(n, 10) << "the shim failed too few of the loader's allocations: it is not being exercised";
+  EXPECT_LE(n, kMaxSweep);
+}
+
+TEST_F(Oom, NoLayerLostToOneFailedAllocation) {
+  VKT_POLICY("LLP_LOADER_1");
+  AddMockLayer(s_, "VK_LAYER_VKT_oom_implicit", true);
+  AddMockLayer(s_, "VK_LAYER_VKT_oom_explicit", false);
+  const std::vector<std::string> steps = {"instance-layers", "instance-layers", "instance-layers"};
+  const Names want = {"VK_LAYER_VKT_oom_explicit", "VK_LAYER_VKT_oom_implicit"};
+  int n = 1;
+  for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
+    SCOPED_TRACE("allocation " + std::to_string(n) + " failed");
+    ASSERT_EQ(r.exit_status, 0) << r.Describe().substr(0, 3000);
+    int failures = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      std::string result = r.Step("instance-layers", i)["result"].str();
+      if (IsOom(result)) {
+        ++failures;
+        continue;
+      }
+      ASSERT_EQ(result, "VK_SUCCESS") << "call " << i << "\n" << r.Describe().substr(0, 3000);
+      Names got;
+      Json layers = r.Step("instance-layers", i)["layers"];
+      for (size_t k = 0; k < layers.size(); ++k) got.push_back(layers[k]["name"].str());
+      EXPECT_EQ(Sorted(got), want) << "call " << i << "\n" << r.Describe().substr(0, 3000);
+    }
+    EXPECT_LE(failures, 1) << r.Describe().substr(0, 3000);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(n, 5) << "the shim failed too few of the loader's allocations: it is not being exercised";
+  EXPECT_LE(n, kMaxSweep);
+}
+
+TEST_F(Oom, FailedAllocationsOfTheDynamicLinkerNeverAbortTheProcess) {
+  VKT_POLICY("LDP_LOADER_2");
+  // Thread-local variables of a dlopen()ed library are allocated by the dynamic linker at their
+  // first use in each thread; when that allocation fails glibc ends the process with status 127
+  // ("cannot allocate memory for thread-local data"). The loader must not depend on it: every
+  // allocation ld.so makes is failed in turn, and the process must always end normally (0), or
+  // report that the loader itself could not be dlopen()ed (vkprobe's exit status 3).
+  s_.SetEnv("VKT_MALLOCFAIL_LIB", "ld-linux");
+  const std::vector<std::string> steps = {"create-instance", "devices", "destroy-instance"};
+  int n = 1;
+  for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
+    SCOPED_TRACE("dynamic linker allocation " + std::to_string(n) + " failed");
+    EXPECT_TRUE(r.exit_status == 0 || r.exit_status == 3) << r.Describe().substr(0, 3000);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(n, 3) << "the shim failed too few of the dynamic linker's allocations: it is not being exercised";
+  EXPECT_LE(n, kMaxSweep);
+}
+
+}  // namespace
+}  // namespace vkt

@@ -1,0 +1,404 @@
+// The loader settings file, vk_loader_settings.json ([Set] LoaderSettingsFile.md, spec §7.10,
+// docs/settings.md), through the loader under test: each key (stderr_log, layers with on / off /
+// auto / unordered_layer_location, additional_drivers and additional_drivers_use_exclusively,
+// device_configurations), each search location (faked with HOME / XDG_* inside the sandbox), the
+// first-found-wins rule, app_keys, and malformed files (one line naming the file and the key,
+// nothing else disturbed).
+#include <limits.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+
+namespace vkt {
+namespace {
+
+using V = std::vector<std::string>;
+
+std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+
+// One layer object of a layer manifest (file format 1.2.1 fields).
+std::string LayerJson(const std::string& name, const std::string& lib, bool implicit) {
+  std::string o = "{\"file_format_version\": \"1.2.1\", \"layer\": {\"name\": " + Quote(name) +
+                  ", \"type\": \"GLOBAL\", \"library_path\": " + Quote(lib) +
+                  ", \"api_version\": \"1.3.0\", \"implementation_version\": \"1\", \"description\": \"mock\"";
+  if (implicit) o += ", \"disable_environment\": {\"DISABLE_" + name + "\": \"1\"}";
+  return o + "}}";
+}
+
+std::string Entry(const std::string& control, const std::string& name = "", const std::string& path = "",
+                  const std::string& extra = "") {
+  std::string e = "{\"control\": " + Quote(control);
+  if (!name.empty()) e += ", \"name\": " + Quote(name);
+  if (!path.empty()) e += ", \"path\": " + Quote(path);
+  return e + extra + "}";
+}
+
+std::string Join(const V& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+// {"file_format_version": "1.0.0", "settings": {<members>}}
+std::string Settings(const std::string& members) {
+  return "{\"file_format_version\": \"1.0.0\", \"settings\": {" + members + "}}";
+}
+
+std::string Uuid(int first) {
+  std::string s = "[";
+  for (int i = 0; i < 16; i++) s += (i ? "," : "") + std::to_string((first + i) & 0xff);
+  return s + "]";
+}
+
+// The mock driver's IDs (mock_icd.c): deviceUUID[i] = 0xD0 + device index + i, driverUUID[i] = 0x1C + i.
+std::string DeviceConfig(int index, uint32_t driver_version) {
+  return "{\"deviceUUID\": " + Uuid(0xD0 + index) + ", \"driverUUID\": " + Uuid(0x1C) +
+         ", \"driverVersion\": " + std::to_string(driver_version) + "}";
+}
+
+class SettingsFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    AddNamedDriver(s_, "drv");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  }
+  // Writes <base>/vulkan/loader_settings.d/vk_loader_settings.json.
+  std::string WriteSettings(const std::string& base, const std::string& text) {
+    std::string path = base + "/vulkan/loader_settings.d/vk_loader_settings.json";
+    s_.WriteFile(path, text);
+    return path;
+  }
+  std::string WriteSettings(const std::string& text) { return WriteSettings(s_.xdg_config_home(), text); }
+  // A mock layer whose manifest sits in <sandbox>/elsewhere/ (no search location).
+  std::string HiddenLayer(const std::string& name, bool implicit = false) {
+    const Layer& l = s_.AddLayer(name, "v2_gpdpa");
+    std::string path = s_.root() + "/elsewhere/" + name + ".json";
+    s_.WriteFile(path, LayerJson(name, l.library, implicit));
+    return path;
+  }
+  // A mock layer found by the normal search (XDG_DATA_DIRS entry 0).
+  void FoundLayer(const std::string& name, bool implicit) {
+    const Layer& l = s_.AddLayer(name, "v2_gpdpa");
+    s_.WriteLayerManifest(Location::kXdgDataDirs, implicit, name + ".json", LayerJson(name, l.library, implicit));
+  }
+  ProbeResult Run(const std::string& app_layers = "") {
+    return RunProbe(s_, {"instance-layers", app_layers.empty() ? "create-instance" : "create-instance:layers=" + app_layers,
+                         "devices", "destroy-instance"});
+  }
+  V Listed(const ProbeResult& r) {
+    V out;
+    Json layers = r.Step("instance-layers")["layers"];
+    for (size_t i = 0; i < layers.size(); ++i)
+      out.push_back(layers[i].is_string() ? layers[i].str() : layers[i]["name"].str());
+    return out;
+  }
+  V Chain() { return s_.LayerCallOrder("vkCreateInstance"); }
+  Sandbox s_;
+};
+
+// ---- layers -----------------------------------------------------------------------------------
+
+TEST_F(SettingsFixture, LayersOnEnablesLayerFromItsPath) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LLP_LOADER_2");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_a");
+  WriteSettings(Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_a", a) + "]"));
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_a"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_set_a"}) << r.Describe();  // no application request needed
+  EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
+}
+
+TEST_F(SettingsFixture, LayersOffHidesAndRequestFails) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  FoundLayer("VK_LAYER_MOCK_set_off", false);
+  FoundLayer("VK_LAYER_MOCK_set_keep", false);
+  WriteSettings(Settings("\"layers\": [" +
+                         Join({Entry("off", "VK_LAYER_MOCK_set_off", s_.root() + "/unused.json"),
+                               Entry("unordered_layer_location")}) +
+                         "]"));
+  ProbeResult r = Run("VK_LAYER_MOCK_set_off");
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_keep"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
+  EXPECT_TRUE(Chain().empty()) << r.Describe();
+}
+
+TEST_F(SettingsFixture, LayersEmptyListDisablesEveryLayer) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  FoundLayer("VK_LAYER_MOCK_set_implicit", true);
+  FoundLayer("VK_LAYER_MOCK_set_explicit", false);
+  WriteSettings(Settings("\"layers\": []"));
+  ProbeResult r = Run();
+  EXPECT_TRUE(Listed(r).empty()) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_TRUE(Chain().empty()) << r.Describe();  // the implicit layer is gone too
+}
+
+TEST_F(SettingsFixture, LayersOrderWithUnorderedLocation) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LLP_LOADER_2");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_first");
+  std::string b = HiddenLayer("VK_LAYER_MOCK_set_last");
+  FoundLayer("VK_LAYER_MOCK_set_found", true);
+  WriteSettings(Settings("\"layers\": [" +
+                         Join({Entry("on", "VK_LAYER_MOCK_set_first", a), Entry("unordered_layer_location"),
+                               Entry("on", "VK_LAYER_MOCK_set_last", b)}) +
+                         "]"));
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), (V{"VK_LAYER_MOCK_set_first", "VK_LAYER_MOCK_set_found", "VK_LAYER_MOCK_set_last"}))
+      << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), (V{"VK_LAYER_MOCK_set_first", "VK_LAYER_MOCK_set_found", "VK_LAYER_MOCK_set_last"}))
+      << r.Describe();
+}
+
+TEST_F(SettingsFixture, LayersWithoutMarkerHideFoundLayers) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_only");
+  FoundLayer("VK_LAYER_MOCK_set_found", false);
+  WriteSettings(Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_only", a) + "]"));
+  ProbeResult r = Run("VK_LAYER_MOCK_set_found");
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_only"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
+}
+
+TEST_F(SettingsFixture, LayersAutoFollowsTheNormalRules) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_auto");
+  WriteSettings(Settings("\"layers\": [" + Entry("auto", "VK_LAYER_MOCK_set_auto", a) + "]"));
+  ProbeResult plain = Run();
+  EXPECT_EQ(Listed(plain), V{"VK_LAYER_MOCK_set_auto"}) << plain.Describe();
+  EXPECT_TRUE(Chain().empty()) << plain.Describe();  // explicit + auto: not enabled by itself
+  ProbeResult asked = Run("VK_LAYER_MOCK_set_auto");
+  EXPECT_EQ(CreateResult(asked), "VK_SUCCESS") << asked.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_set_auto"}) << asked.Describe();
+}
+
+TEST_F(SettingsFixture, MalformedLayerEntryDiscardsTheLayersSection) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_a");
+  FoundLayer("VK_LAYER_MOCK_set_found", false);
+  std::string path = WriteSettings(Settings(
+      "\"layers\": [" + Join({Entry("on", "VK_LAYER_MOCK_set_a", a), "{\"control\": \"on\"}"}) + "]"));
+  ProbeResult r = Run();
+  // As if there were no layers key: the normal search only.
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_found"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
+  bool named = false;
+  for (const std::string& line : r.LogLines(path)) named = named || line.find("layers[1]") != std::string::npos;
+  EXPECT_TRUE(named) << r.Describe();
+}
+
+// ---- drivers ----------------------------------------------------------------------------------
+
+TEST_F(SettingsFixture, AdditionalDriversAreLoaded) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3");
+  AddNamedDriver(s_, "extra");
+  std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
+  WriteSettings(Settings("\"additional_drivers\": [{\"path\": " + Quote(m) + "}]"));
+  ProbeResult r = CreateAndEnumerate(s_);
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (V{"drv-dev", "extra-dev"})) << r.Describe();
+}
+
+TEST_F(SettingsFixture, AdditionalDriversExclusively) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3");
+  AddNamedDriver(s_, "extra");
+  std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
+  WriteSettings(Settings("\"additional_drivers_use_exclusively\": true, \"additional_drivers\": [{\"path\": " +
+                         Quote(m) + "}]"));
+  ProbeResult r = CreateAndEnumerate(s_);
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"extra-dev"}) << r.Describe();
+  EXPECT_FALSE(s_.WasLoaded("drv")) << r.Describe();
+}
+
+TEST_F(SettingsFixture, MalformedAdditionalDriverDiscardsAll) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  AddNamedDriver(s_, "extra");
+  std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
+  std::string path = WriteSettings(Settings("\"additional_drivers_use_exclusively\": true, \"additional_drivers\": "
+                                            "[{\"path\": " + Quote(m) + "}, {\"file\": \"x.json\"}]"));
+  ProbeResult r = CreateAndEnumerate(s_);
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();  // discovered drivers only
+  bool named = false;
+  for (const std::string& line : r.LogLines(path))
+    named = named || line.find("additional_drivers[1]") != std::string::npos;
+  EXPECT_TRUE(named) << r.Describe();
+}
+
+// ---- device configurations ----------------------------------------------------------------------
+
+class SettingsDevices : public SettingsFixture {
+ protected:
+  void SetUp() override {
+    s_.AddDriver("two", "v7_exports",
+                 "{\"physical_devices\": [{\"name\": \"dev0\", \"device_id\": 1, \"driver_version\": 7}, "
+                 "{\"name\": \"dev1\", \"device_id\": 2, \"driver_version\": 7}]}");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "two");
+  }
+  ProbeResult Enumerate() { return CreateAndEnumerate(s_, "api=1.1"); }
+};
+
+TEST_F(SettingsDevices, ChosenAndOrderedByUuidAndDriverVersion) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  WriteSettings(Settings("\"device_configurations\": [" + Join({DeviceConfig(1, 7), DeviceConfig(0, 7)}) + "]"));
+  ProbeResult r = Enumerate();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), (V{"dev1", "dev0"})) << r.Describe();
+  WriteSettings(Settings("\"device_configurations\": [" + Join({DeviceConfig(1, 7), DeviceConfig(0, 8)}) + "]"));
+  ProbeResult one = Enumerate();
+  EXPECT_EQ(one.DeviceNames(), V{"dev1"}) << one.Describe();
+}
+
+TEST_F(SettingsDevices, NoneMatchingFailsEnumeration) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(5, 7) + "]"));
+  ProbeResult r = Enumerate();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("devices")["count_result"].str(r.Step("devices")["result"].str("")),
+            "VK_ERROR_INITIALIZATION_FAILED")
+      << r.Describe();
+}
+
+// Groups follow the chosen devices (spec 7.7): a group with a device the file does not choose is
+// left out, the others come in the file's order.
+TEST_F(SettingsDevices, GroupsFollowTheChosenDevices) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  auto run = [&]() { return RunProbe(s_, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"}); };
+  auto groups = [](const ProbeResult& r) {
+    std::vector<std::vector<int>> out;
+    Json g = r.Step("groups")["groups"];
+    for (size_t i = 0; i < g.size(); ++i) {
+      std::vector<int> members;
+      for (size_t m = 0; m < g[i].size(); ++m) members.push_back(static_cast<int>(g[i][m].num()));
+      out.push_back(members);
+    }
+    return out;
+  };
+  WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(1, 7) + "]"));
+  ProbeResult one = run();
+  EXPECT_EQ(one.Step("groups")["result"].str(), "VK_SUCCESS") << one.Describe();
+  EXPECT_EQ(one.DeviceNames(), V{"dev1"}) << one.Describe();
+  EXPECT_EQ(groups(one), (std::vector<std::vector<int>>{{0}})) << one.Describe();
+  WriteSettings(Settings("\"device_configurations\": [" + Join({DeviceConfig(1, 7), DeviceConfig(0, 7)}) + "]"));
+  ProbeResult both = run();
+  EXPECT_EQ(both.DeviceNames(), (V{"dev1", "dev0"})) << both.Describe();
+  // devices[0] is dev1: the groups in the file's order are [[0], [1]]
+  EXPECT_EQ(groups(both), (std::vector<std::vector<int>>{{0}, {1}})) << both.Describe();
+}
+
+// The file in force at vkCreateInstance governs that instance's devices; a later instance sees the
+// rewritten file (spec 7.10: re-read at each vkCreateInstance).
+TEST_F(SettingsDevices, ChoiceKeptFromInstanceCreation) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string path = WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(1, 7) + "]"));
+  std::string later = Settings("\"device_configurations\": [" + Join({DeviceConfig(0, 7), DeviceConfig(1, 7)}) + "]");
+  ProbeResult r = RunProbe(s_, {"create-instance:api=1.1", "write-file:" + path + ":" + later, "devices",
+                                "destroy-instance", "create-instance:api=1.1", "devices", "destroy-instance"});
+  EXPECT_EQ(r.DeviceNames(0), V{"dev1"}) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(1), (V{"dev0", "dev1"})) << r.Describe();
+}
+
+TEST_F(SettingsDevices, DriverEnvironmentVariablesUnused) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(0, 7) + "]"));
+  s_.SetEnv("VK_LOADER_DRIVERS_DISABLE", "*");
+  s_.SetEnv("VK_DRIVER_FILES", s_.root() + "/nothing-here.json");
+  ProbeResult r = Enumerate();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"dev0"}) << r.Describe();
+}
+
+// ---- stderr_log ---------------------------------------------------------------------------------
+
+TEST_F(SettingsFixture, StderrLogTurnsOnLogging) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  s_.UnsetEnv("VK_LOADER_DEBUG");
+  ProbeResult quiet = CreateAndEnumerate(s_);
+  EXPECT_FALSE(quiet.LogContains("[Vulkan Loader]")) << quiet.Describe();
+  WriteSettings(Settings("\"stderr_log\": [\"all\"]"));
+  ProbeResult loud = CreateAndEnumerate(s_);
+  EXPECT_EQ(CreateResult(loud), "VK_SUCCESS") << loud.Describe();
+  EXPECT_TRUE(loud.LogContains("[Vulkan Loader]")) << loud.Describe();
+  EXPECT_TRUE(loud.LogContains(s_.driver("drv").dir)) << loud.Describe();  // driver lines too
+}
+
+// ---- search locations -------------------------------------------------------------------------
+
+// Where the test puts the file, and what the sandbox's environment must look like for it.
+struct Where {
+  const char* name;
+  int base;  // 0 XDG_CONFIG_HOME, 1 XDG_DATA_HOME, 2 $HOME/.config, 3 $HOME/.local/share,
+             // 4 XDG_CONFIG_DIRS entry 0, 5 XDG_CONFIG_DIRS entry 1, 6 XDG_DATA_DIRS entry 0,
+             // 7 XDG_DATA_DIRS entry 1
+};
+
+class SettingsLocation : public SettingsFixture, public ::testing::WithParamInterface<Where> {};
+
+TEST_P(SettingsLocation, FoundThere) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LLP_LOADER_2");
+  std::string bases[] = {s_.xdg_config_home(),     s_.xdg_data_home(),       s_.home() + "/.config",
+                         s_.home() + "/.local/share", s_.xdg_config_dir(0), s_.xdg_config_dir(1),
+                         s_.xdg_data_dir(0),        s_.xdg_data_dir(1)};
+  if (GetParam().base == 2) s_.UnsetEnv("XDG_CONFIG_HOME");
+  if (GetParam().base == 3) s_.UnsetEnv("XDG_DATA_HOME");
+  if (GetParam().base == 2) {  // the driver was found in XDG_CONFIG_HOME: keep it reachable
+    s_.WriteDriverManifest(Location::kXdgDataDirs, "drv");
+  }
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_loc");
+  WriteSettings(bases[GetParam().base], Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_loc", a) + "]"));
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_loc"}) << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_set_loc"}) << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Bases, SettingsLocation,
+                         ::testing::Values(Where{"XdgConfigHome", 0}, Where{"XdgDataHome", 1},
+                                           Where{"HomeConfig", 2}, Where{"HomeLocalShare", 3},
+                                           Where{"XdgConfigDirs0", 4}, Where{"XdgConfigDirs1", 5},
+                                           Where{"XdgDataDirs0", 6}, Where{"XdgDataDirs1", 7}),
+                         [](const ::testing::TestParamInfo<Where>& i) { return std::string(i.param.name); });
+
+TEST_F(SettingsFixture, FirstExistingFileWins) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_home");
+  std::string b = HiddenLayer("VK_LAYER_MOCK_set_dirs");
+  WriteSettings(s_.xdg_config_home(), Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_home", a) + "]"));
+  WriteSettings(s_.xdg_data_dir(0), Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_dirs", b) + "]"));
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_home"}) << r.Describe();
+}
+
+TEST_F(SettingsFixture, AppKeysSelectByExecutablePath) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  char real[PATH_MAX];
+  ASSERT_NE(realpath(ProbePath().c_str(), real), nullptr);
+  std::string mine = HiddenLayer("VK_LAYER_MOCK_set_mine");
+  std::string other = HiddenLayer("VK_LAYER_MOCK_set_global");
+  WriteSettings("{\"file_format_version\": \"1.0.0\", \"settings_array\": ["
+                "{\"app_keys\": [\"/no/such/app\"], \"layers\": []},"
+                "{\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_global", other) + "]},"
+                "{\"app_keys\": [" + Quote(real) + "], \"layers\": [" +
+                Entry("on", "VK_LAYER_MOCK_set_mine", mine) + "]}]}");
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_mine"}) << r.Describe();
+}
+
+TEST_F(SettingsFixture, MalformedFileIsIgnoredWithOneLine) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  FoundLayer("VK_LAYER_MOCK_set_found", false);
+  std::string path = WriteSettings("{\"file_format_version\": \"1.0.0\", \"settings\": {\"layers\": [}");
+  ProbeResult r = Run();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_found"}) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
+  EXPECT_FALSE(r.LogLines(path).empty()) << r.Describe();
+}
+
+}  // namespace
+}  // namespace vkt

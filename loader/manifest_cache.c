@@ -1,0 +1,179 @@
+/* The manifest cache shared by the driver and layer caches (internal/manifest_cache.h). */
+#include "loader/internal/manifest_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/internal/manifest.h"
+
+uint64_t vkl_mcache_hash(const char *s, size_t len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, sizeof(w));
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, len - i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
+}
+
+static void unlink_free(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
+    if (e->prev != NULL)
+        e->prev->next = e->next;
+    else
+        c->head = e->next;
+    if (e->next != NULL) e->next->prev = e->prev;
+    for (struct vkl_mcache_entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)]; *pp != NULL; pp = &(*pp)->hnext)
+        if (*pp == e) {
+            *pp = e->hnext;
+            break;
+        }
+    c->count--;
+    free(e->path);
+    free(e->error);
+    e->path = NULL;
+    e->error = NULL;
+    c->destroy(e);
+}
+
+/* Room for one more entry: the table doubles when the entries outnumber the buckets. False when it
+ * is full and cannot grow (allocation failure). */
+static bool reserve(struct vkl_mcache *c) {
+    if (c->count < c->nbuckets) return true;
+    size_t n = c->nbuckets ? c->nbuckets * 2 : 64;
+    struct vkl_mcache_entry **b = calloc(n, sizeof(*b));
+    if (b == NULL) return c->nbuckets > 0; /* longer chains, still correct */
+    for (struct vkl_mcache_entry *e = c->head; e != NULL; e = e->next) {
+        e->hnext = b[e->hash & (n - 1)];
+        b[e->hash & (n - 1)] = e;
+    }
+    free(c->buckets);
+    c->buckets = b;
+    c->nbuckets = n;
+    return true;
+}
+
+struct vkl_mcache_entry *vkl_mcache_find(struct vkl_mcache *c, const char *path, const struct vkl_file_id *id,
+                                         const struct vkl_log_sink *log) {
+    if (c->nbuckets == 0) return NULL;
+    uint64_t hash = vkl_mcache_hash(path, strlen(path));
+    struct vkl_mcache_entry *found = NULL;
+    for (struct vkl_mcache_entry *e = c->buckets[hash & (c->nbuckets - 1)], *n; e != NULL; e = n) {
+        n = e->hnext;
+        if (e->stale || e->hash != hash || strcmp(e->path, path) != 0) continue;
+        if (found == NULL && vkl_file_id_equal(&e->id, id)) {
+            found = e;
+            continue;
+        }
+        /* Same path, another file or content: out of date. */
+        e->stale = true;
+        if (e->refs == 0) unlink_free(c, e);
+    }
+    if (found == NULL) return NULL;
+    found->seen = c->gen;
+    found->refs++;
+    /* A rejected file's line is repeated to every caller; warnings about parts of an accepted file
+     * were logged once, at parse time. */
+    if (!found->ok && found->error != NULL) vkl_log(log, found->error_flags, "%s", found->error);
+    return found;
+}
+
+/* A sink that remembers the first rejection line of a parse and forwards every line. */
+struct capture {
+    const struct vkl_log_sink *fwd;
+    char *line;
+    uint32_t flags;
+};
+static void capture_emit(void *ctx, uint32_t flags, const char *line) {
+    struct capture *c = ctx;
+    if (c->line == NULL && (flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO)) != 0) {
+        c->line = strdup(line);
+        c->flags = flags;
+    }
+    if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
+}
+
+VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const char *path,
+                         const struct vkl_file_id *id, const struct vkl_log_sink *log) {
+    size_t plen = strlen(path);
+    e->path = malloc(plen + 1);
+    if (e->path == NULL || !reserve(c)) {
+        free(e->path);
+        e->path = NULL;
+        c->destroy(e);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(e->path, path, plen + 1);
+    e->hash = vkl_mcache_hash(path, plen);
+    e->id = *id;
+    struct capture cap = {.fwd = log};
+    struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
+    char *buf = NULL;
+    size_t len = 0;
+    /* The identity recorded is the one of the bytes actually parsed. */
+    VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &e->id);
+    if (r == VK_ERROR_INITIALIZATION_FAILED) {
+        vkl_log(&sink, c->unreadable_flags, "%s %s: cannot be read%s", c->unreadable_what, path, c->unreadable_tail);
+    } else if (r == VK_SUCCESS) {
+        r = c->parse(e, path, buf, len, &sink);
+        free(buf);
+    }
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        free(cap.line);
+        free(e->path);
+        e->path = NULL;
+        c->destroy(e);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    e->ok = r == VK_SUCCESS;
+    if (!e->ok) {
+        e->error = cap.line;
+        e->error_flags = cap.flags;
+    } else {
+        free(cap.line);
+    }
+    e->seen = c->gen;
+    e->refs = 1;
+    e->stale = false;
+    e->prev = NULL;
+    e->next = c->head;
+    if (c->head != NULL) c->head->prev = e;
+    c->head = e;
+    e->hnext = c->buckets[e->hash & (c->nbuckets - 1)];
+    c->buckets[e->hash & (c->nbuckets - 1)] = e;
+    c->count++;
+    return VK_SUCCESS;
+}
+
+void vkl_mcache_unref(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
+    if (e->refs > 0) e->refs--;
+    if (e->stale && e->refs == 0) unlink_free(c, e);
+}
+
+void vkl_mcache_discard(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
+    e->stale = true;
+    if (e->refs == 0) unlink_free(c, e);
+}
+
+void vkl_mcache_sweep(struct vkl_mcache *c) {
+    for (struct vkl_mcache_entry *e = c->head, *n; e != NULL; e = n) {
+        n = e->next;
+        if (e->refs == 0 && (e->stale || e->seen != c->gen)) unlink_free(c, e);
+    }
+}
+
+void vkl_mcache_flush(struct vkl_mcache *c, bool all) {
+    for (struct vkl_mcache_entry *e = c->head, *n; e != NULL; e = n) {
+        n = e->next;
+        if (all || e->refs == 0) unlink_free(c, e);
+    }
+    if (c->head == NULL) {
+        free(c->buckets);
+        c->buckets = NULL;
+        c->nbuckets = 0;
+    }
+}

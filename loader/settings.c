@@ -1,0 +1,697 @@
+/*
+ * The loader settings file (see loader/internal/settings.h and docs/settings.md).
+ *
+ * Where the Khronos loader and [Set] LoaderSettingsFile.md disagree, we follow the document and
+ * record the difference: every entry of XDG_CONFIG_DIRS / XDG_DATA_DIRS is searched (the Khronos
+ * loader keeps the ':' separator in each candidate after the first, so only the first entry can
+ * ever match; spec §7.10 and Appendix A item 15).
+ */
+#include "loader/internal/settings.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loader/internal/env.h"
+#include "loader/internal/fileio.h"
+#include "loader/internal/json.h"
+#include "loader/internal/strlist.h"
+
+#define TAG "[RULE_SETTINGS_FILE]"
+
+static char *str_dup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+uint32_t vkl_settings_log_word(const char *w) {
+    static const struct {
+        const char *word;
+        uint32_t bits;
+    } k[] = {
+        {"all", VKL_LOG_ALL},       {"info", VKL_LOG_INFO},     {"warn", VKL_LOG_WARN},
+        {"perf", VKL_LOG_PERF},     {"error", VKL_LOG_ERROR},   {"debug", VKL_LOG_DEBUG},
+        {"layer", VKL_LOG_LAYER},   {"driver", VKL_LOG_DRIVER}, {"validation", 0x80u},
+    };
+    if (w == NULL) return 0;
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+        if (strcmp(k[i].word, w) == 0) return k[i].bits;
+    return 0;
+}
+
+void vkl_settings_finish(struct vkl_settings *s) {
+    if (s == NULL) return;
+    free(s->file_path);
+    for (uint32_t i = 0; i < s->layer_count; i++) {
+        free(s->layers[i].name);
+        free(s->layers[i].path);
+    }
+    free(s->layers);
+    for (uint32_t i = 0; i < s->driver_count; i++) free(s->drivers[i].path);
+    free(s->drivers);
+    for (uint32_t i = 0; i < s->device_count; i++) {
+        free(s->devices[i].device_name);
+        free(s->devices[i].driver_name);
+    }
+    free(s->devices);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The first "\u0000" escape inside a JSON string of an already valid document, as a byte offset,
+ * or -1. cJSON decodes it to a NUL byte that silently truncates the string, so a name or path
+ * would not be what the file says: the file is refused instead. */
+static long find_nul_escape(const char *buf, size_t len) {
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (!in_string) {
+            if (c == '"') in_string = true;
+            continue;
+        }
+        if (c == '"') {
+            in_string = false;
+        } else if (c == '\\' && i + 1 < len) {
+            if (buf[i + 1] == 'u' && i + 5 < len && memcmp(buf + i + 2, "0000", 4) == 0) return (long)i;
+            i++; /* the escaped character */
+        }
+    }
+    return -1;
+}
+
+static void line_col(const char *buf, size_t off, size_t *line, size_t *col) {
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (buf[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* A non-empty string member `key` of `obj`; NULL (with `*why` set) otherwise. */
+static const char *string_field(const struct vkl_json *obj, const char *key, const char **why) {
+    const struct vkl_json *n = vkl_json_get(obj, key);
+    if (n == NULL) {
+        *why = "is missing";
+        return NULL;
+    }
+    if (!vkl_json_is_string(n)) {
+        *why = "is not a string";
+        return NULL;
+    }
+    if (vkl_json_string(n)[0] == '\0') {
+        *why = "is empty";
+        return NULL;
+    }
+    return vkl_json_string(n);
+}
+
+/* ---- layers: one malformed entry discards the whole section ([Set]) ---- */
+static VkResult parse_layers(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
+                             struct vkl_settings *s) {
+    if (!vkl_json_is_array(arr)) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                "settings file %s: field 'layers' has type %s, expected array; ignored " TAG, path,
+                vkl_json_type_name(arr));
+        return VK_SUCCESS;
+    }
+    size_t n = vkl_json_array_size(arr);
+    struct vkl_settings_layer *v = calloc(n ? n : 1, sizeof(*v));
+    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t count = 0;
+    VkResult r = VK_SUCCESS;
+    const char *bad_key = NULL, *why = NULL;
+    size_t bad = 0;
+    for (size_t i = 0; i < n && bad_key == NULL; i++) {
+        const struct vkl_json *e = vkl_json_array_at(arr, i);
+        struct vkl_settings_layer *l = &v[count];
+        bad = i;
+        if (!vkl_json_is_object(e)) {
+            bad_key = "";
+            why = "is not an object";
+            break;
+        }
+        const struct vkl_json *ctl = vkl_json_get(e, "control");
+        if (ctl == NULL || !vkl_json_is_string(ctl)) {
+            bad_key = "control";
+            why = ctl == NULL ? "is missing" : "is not a string";
+            break;
+        }
+        const char *c = vkl_json_string(ctl);
+        if (strcmp(c, "unordered_layer_location") == 0) {
+            l->control = VKL_SETTINGS_LAYER_UNORDERED;
+            count++;
+            continue;
+        }
+        if (strcmp(c, "on") == 0) {
+            l->control = VKL_SETTINGS_LAYER_ON;
+        } else if (strcmp(c, "off") == 0) {
+            l->control = VKL_SETTINGS_LAYER_OFF;
+        } else {
+            if (strcmp(c, "auto") != 0)
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                        "settings file %s: layers[%zu]: control \"%s\" is not on, off, auto or "
+                        "unordered_layer_location; treated as auto " TAG,
+                        path, i, c);
+            l->control = VKL_SETTINGS_LAYER_AUTO;
+        }
+        const char *name = string_field(e, "name", &why);
+        if (name == NULL) {
+            bad_key = "name";
+            break;
+        }
+        const char *lpath = string_field(e, "path", &why);
+        if (lpath == NULL) {
+            bad_key = "path";
+            break;
+        }
+        const struct vkl_json *impl = vkl_json_get(e, "treat_as_implicit_manifest");
+        if (impl != NULL && !vkl_json_is_bool(impl)) {
+            bad_key = "treat_as_implicit_manifest";
+            why = "is not a bool";
+            break;
+        }
+        l->treat_as_implicit_manifest = vkl_json_bool(impl);
+        l->name = str_dup(name);
+        l->path = str_dup(lpath);
+        count++;
+        if (l->name == NULL || l->path == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            break;
+        }
+    }
+    if (r == VK_SUCCESS && bad_key == NULL) {
+        s->has_layers = true;
+        s->layers = v;
+        s->layer_count = count;
+        return VK_SUCCESS;
+    }
+    if (r == VK_SUCCESS) {
+        if (bad_key[0] == '\0')
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                    "settings file %s: layers[%zu] %s; the whole 'layers' section is ignored " TAG, path, bad, why);
+        else
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                    "settings file %s: layers[%zu]: field '%s' %s; the whole 'layers' section is ignored " TAG,
+                    path, bad, bad_key, why);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        free(v[i].name);
+        free(v[i].path);
+    }
+    free(v);
+    return r;
+}
+
+/* ---- additional_drivers: one malformed entry discards all of them ---- */
+static VkResult parse_drivers(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
+                              struct vkl_settings *s) {
+    if (!vkl_json_is_array(arr)) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "settings file %s: field 'additional_drivers' has type %s, expected array; ignored " TAG, path,
+                vkl_json_type_name(arr));
+        return VK_SUCCESS;
+    }
+    size_t n = vkl_json_array_size(arr);
+    struct vkl_settings_driver *v = calloc(n ? n : 1, sizeof(*v));
+    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct vkl_json *e = vkl_json_array_at(arr, i);
+        const char *why = "is not an object";
+        const char *p = vkl_json_is_object(e) ? string_field(e, "path", &why) : NULL;
+        if (p == NULL) {
+            if (vkl_json_is_object(e))
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "settings file %s: additional_drivers[%zu]: field 'path' %s; all additional_drivers are "
+                        "ignored " TAG,
+                        path, i, why);
+            else
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "settings file %s: additional_drivers[%zu] %s; all additional_drivers are ignored " TAG,
+                        path, i, why);
+            for (uint32_t k = 0; k < count; k++) free(v[k].path);
+            free(v);
+            return VK_SUCCESS;
+        }
+        if ((v[count].path = str_dup(p)) == NULL) {
+            for (uint32_t k = 0; k < count; k++) free(v[k].path);
+            free(v);
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        count++;
+    }
+    s->drivers = v;
+    s->driver_count = count;
+    return VK_SUCCESS;
+}
+
+static bool read_uuid(const struct vkl_json *arr, uint8_t out[VK_UUID_SIZE]) {
+    if (!vkl_json_is_array(arr) || vkl_json_array_size(arr) != VK_UUID_SIZE) return false;
+    for (size_t i = 0; i < VK_UUID_SIZE; i++) {
+        const struct vkl_json *b = vkl_json_array_at(arr, i);
+        if (!vkl_json_is_number(b)) return false;
+        double d = vkl_json_number(b);
+        if (!(d >= 0.0 && d <= 255.0) || d != (double)(unsigned)d) return false;
+        out[i] = (uint8_t)d;
+    }
+    return true;
+}
+
+/* ---- device_configurations: malformed entries are skipped one by one ---- */
+static VkResult parse_devices(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
+                              struct vkl_settings *s) {
+    if (!vkl_json_is_array(arr)) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "settings file %s: field 'device_configurations' has type %s, expected array; ignored " TAG, path,
+                vkl_json_type_name(arr));
+        return VK_SUCCESS;
+    }
+    size_t n = vkl_json_array_size(arr);
+    struct vkl_settings_device *v = calloc(n ? n : 1, sizeof(*v));
+    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct vkl_json *e = vkl_json_array_at(arr, i);
+        struct vkl_settings_device *d = &v[count];
+        const char *key = NULL, *why = NULL;
+        if (!vkl_json_is_object(e)) {
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "settings file %s: device_configurations[%zu] is not an object; entry skipped " TAG, path, i);
+            continue;
+        }
+        const struct vkl_json *ver = vkl_json_get(e, "driverVersion");
+        const struct vkl_json *dn = vkl_json_get(e, "deviceName");
+        const struct vkl_json *rn = vkl_json_get(e, "driverName");
+        if (!read_uuid(vkl_json_get(e, "deviceUUID"), d->device_uuid)) {
+            key = "deviceUUID", why = "is not an array of 16 integers 0..255";
+        } else if (!read_uuid(vkl_json_get(e, "driverUUID"), d->driver_uuid)) {
+            key = "driverUUID", why = "is not an array of 16 integers 0..255";
+        } else if (ver == NULL || !vkl_json_is_number(ver) || !(vkl_json_number(ver) >= 0.0) ||
+                   vkl_json_number(ver) > 4294967295.0 ||
+                   vkl_json_number(ver) != (double)(uint32_t)vkl_json_number(ver)) {
+            key = "driverVersion", why = ver == NULL ? "is missing" : "is not an integer 0..4294967295";
+        } else if (dn != NULL && !vkl_json_is_string(dn)) {
+            key = "deviceName", why = "is not a string";
+        } else if (rn != NULL && !vkl_json_is_string(rn)) {
+            key = "driverName", why = "is not a string";
+        }
+        if (key != NULL) {
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "settings file %s: device_configurations[%zu]: field '%s' %s; entry skipped " TAG, path, i, key,
+                    why);
+            memset(d, 0, sizeof(*d));
+            continue;
+        }
+        d->driver_version = (uint32_t)vkl_json_number(ver);
+        if (dn != NULL && (d->device_name = str_dup(vkl_json_string(dn))) == NULL) goto oom;
+        if (rn != NULL && (d->driver_name = str_dup(vkl_json_string(rn))) == NULL) goto oom;
+        count++;
+    }
+    s->has_device_configurations = true;
+    s->devices = v;
+    s->device_count = count;
+    return VK_SUCCESS;
+oom:
+    for (uint32_t k = 0; k <= count && k < n; k++) {
+        free(v[k].device_name);
+        free(v[k].driver_name);
+    }
+    free(v);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* 1: `obj` has app_keys listing exe; 0: no app_keys; -1: app_keys that do not list it (or are
+ * malformed: logged). */
+static int app_keys_match(const char *path, const char *where, const struct vkl_json *obj, const char *exe,
+                          const struct vkl_log_sink *log) {
+    const struct vkl_json *keys = vkl_json_get(obj, "app_keys");
+    if (keys == NULL) return 0;
+    if (!vkl_json_is_array(keys)) {
+        vkl_log(log, VKL_LOG_WARN, "settings file %s: %s: field 'app_keys' has type %s, expected array; object not used " TAG,
+                path, where, vkl_json_type_name(keys));
+        return -1;
+    }
+    int found = -1;
+    for (size_t i = 0; i < vkl_json_array_size(keys); i++) {
+        const char *k = vkl_json_string(vkl_json_array_at(keys, i));
+        if (k == NULL) {
+            vkl_log(log, VKL_LOG_WARN, "settings file %s: %s: app_keys[%zu] is not a string; object not used " TAG, path,
+                    where, i);
+            return -1;
+        }
+        if (exe != NULL && strcmp(k, exe) == 0) found = 1;
+    }
+    return found;
+}
+
+static VkResult parse_object(const char *path, const struct vkl_json *obj, const struct vkl_log_sink *log,
+                             struct vkl_settings *s) {
+    VkResult r = VK_SUCCESS;
+    const struct vkl_json *n;
+    if ((n = vkl_json_get(obj, "stderr_log")) != NULL) {
+        if (!vkl_json_is_array(n)) {
+            vkl_log(log, VKL_LOG_WARN,
+                    "settings file %s: field 'stderr_log' has type %s, expected array; ignored " TAG, path,
+                    vkl_json_type_name(n));
+        } else {
+            for (size_t i = 0; i < vkl_json_array_size(n); i++) {
+                const char *w = vkl_json_string(vkl_json_array_at(n, i));
+                uint32_t bits = vkl_settings_log_word(w);
+                if (bits == 0)
+                    vkl_log(log, VKL_LOG_INFO, "settings file %s: stderr_log[%zu] is not a known log word; ignored " TAG,
+                            path, i);
+                s->stderr_log |= bits;
+            }
+        }
+    }
+    /* log_locations: read by the Vulkan Configurator's own tools; the loader only checks its type. */
+    if ((n = vkl_json_get(obj, "log_locations")) != NULL && !vkl_json_is_array(n))
+        vkl_log(log, VKL_LOG_WARN, "settings file %s: field 'log_locations' has type %s, expected array; ignored " TAG,
+                path, vkl_json_type_name(n));
+    if ((n = vkl_json_get(obj, "layers")) != NULL && (r = parse_layers(path, n, log, s)) != VK_SUCCESS) return r;
+    if ((n = vkl_json_get(obj, "additional_drivers_use_exclusively")) != NULL) {
+        if (vkl_json_is_bool(n))
+            s->additional_drivers_use_exclusively = vkl_json_bool(n);
+        else
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "settings file %s: field 'additional_drivers_use_exclusively' has type %s, expected bool; "
+                    "ignored " TAG,
+                    path, vkl_json_type_name(n));
+    }
+    if ((n = vkl_json_get(obj, "additional_drivers")) != NULL && (r = parse_drivers(path, n, log, s)) != VK_SUCCESS)
+        return r;
+    if ((n = vkl_json_get(obj, "device_configurations")) != NULL &&
+        (r = parse_devices(path, n, log, s)) != VK_SUCCESS)
+        return r;
+    s->active = s->stderr_log != 0 || s->has_layers || s->driver_count > 0 || s->has_device_configurations;
+    return VK_SUCCESS;
+}
+
+VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size_t len, const char *exe_path,
+                            const struct vkl_log_sink *log, struct vkl_settings *out) {
+    const char *path = path_for_messages ? path_for_messages : "(unnamed)";
+    struct vkl_json *root = NULL;
+    struct vkl_settings s;
+    char err[160];
+    VkResult r;
+    memset(&s, 0, sizeof(s));
+    s.selected_index = -1;
+    if (out == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    memset(out, 0, sizeof(*out));
+
+    r = vkl_json_parse(buf, len, &root, err, sizeof(err));
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY) goto out;
+    if (r != VK_SUCCESS) {
+        vkl_log(log, VKL_LOG_ERROR, "settings file %s: not valid JSON: %s; file ignored " TAG, path, err);
+        goto out;
+    }
+    r = VK_ERROR_INITIALIZATION_FAILED;
+    long nul = find_nul_escape(buf, len);
+    if (nul >= 0) {
+        size_t line, col;
+        line_col(buf, (size_t)nul, &line, &col);
+        vkl_log(log, VKL_LOG_WARN,
+                "settings file %s: a string holds an embedded NUL (\\u0000) at line %zu, column %zu; file ignored " TAG,
+                path, line, col);
+        goto out;
+    }
+    if (!vkl_json_is_object(root)) {
+        vkl_log(log, VKL_LOG_WARN, "settings file %s: top-level value has type %s, expected object; file ignored " TAG,
+                path, vkl_json_type_name(root));
+        goto out;
+    }
+    const struct vkl_json *ffv = vkl_json_get(root, "file_format_version");
+    if (ffv == NULL || !vkl_json_is_string(ffv)) {
+        vkl_log(log, VKL_LOG_WARN, "settings file %s: field 'file_format_version' %s; file ignored " TAG, path,
+                ffv == NULL ? "is missing" : "is not a string");
+        goto out;
+    }
+    const struct vkl_json *arr = vkl_json_get(root, "settings_array");
+    const struct vkl_json *one = vkl_json_get(root, "settings");
+    const struct vkl_json *chosen = NULL;
+    if (arr != NULL && vkl_json_is_array(arr)) {
+        if (one != NULL)
+            vkl_log(log, VKL_LOG_INFO, "settings file %s: field 'settings' ignored because 'settings_array' is present " TAG,
+                    path);
+        int global = -1, specific = -1;
+        char where[48];
+        for (size_t i = 0; i < vkl_json_array_size(arr) && specific < 0; i++) {
+            const struct vkl_json *o = vkl_json_array_at(arr, i);
+            snprintf(where, sizeof where, "settings_array[%zu]", i);
+            if (!vkl_json_is_object(o)) {
+                vkl_log(log, VKL_LOG_WARN, "settings file %s: %s is not an object; ignored " TAG, path, where);
+                continue;
+            }
+            int m = app_keys_match(path, where, o, exe_path, log);
+            if (m > 0) specific = (int)i;
+            else if (m == 0 && global < 0) global = (int)i;
+        }
+        s.selected_index = specific >= 0 ? specific : global;
+        if (s.selected_index >= 0) chosen = vkl_json_array_at(arr, (size_t)s.selected_index);
+    } else if (one != NULL && vkl_json_is_object(one)) {
+        if (arr != NULL)
+            vkl_log(log, VKL_LOG_WARN, "settings file %s: field 'settings_array' has type %s, expected array; ignored " TAG,
+                    path, vkl_json_type_name(arr));
+        if (app_keys_match(path, "settings", one, exe_path, log) >= 0) {
+            s.selected_index = 0;
+            chosen = one;
+        }
+    } else {
+        vkl_log(log, VKL_LOG_WARN,
+                "settings file %s: neither a 'settings' object nor a 'settings_array' array; file ignored " TAG, path);
+        goto out;
+    }
+    if (chosen == NULL) {
+        vkl_log(log, VKL_LOG_INFO, "settings file %s: no settings object applies to this executable (%s) " TAG, path,
+                exe_path ? exe_path : "unknown");
+    } else if ((r = parse_object(path, chosen, log, &s)) != VK_SUCCESS) {
+        goto out;
+    }
+    r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    if ((s.file_path = str_dup(path)) == NULL) goto out;
+    *out = s;
+    memset(&s, 0, sizeof(s));
+    r = VK_SUCCESS;
+out:
+    vkl_settings_finish(&s);
+    vkl_json_free(root);
+    return r;
+}
+
+/* ------------------------------------------------------------------ search */
+
+static VkResult add_candidate(struct vkl_strlist *out, const char *base, size_t len) {
+    while (len > 1 && base[len - 1] == '/') len--;
+    if (len == 0) return VK_SUCCESS;
+    bool root = len == 1 && base[0] == '/';
+    size_t total = len + 1 + strlen(VKL_SETTINGS_SUFFIX) + 1 + strlen(VKL_SETTINGS_FILE_NAME) + 1;
+    char *p = malloc(total);
+    if (p == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    snprintf(p, total, "%.*s%s%s/%s", (int)len, base, root ? "" : "/", VKL_SETTINGS_SUFFIX, VKL_SETTINGS_FILE_NAME);
+    if (vkl_strlist_contains(out, p)) {
+        free(p);
+        return VK_SUCCESS;
+    }
+    return vkl_strlist_append_owned(out, p);
+}
+
+static bool set(const char *s) { return s != NULL && s[0] != '\0'; }
+
+static VkResult add_home(struct vkl_strlist *out, const char *xdg, const char *home, const char *rel) {
+    if (set(xdg)) return add_candidate(out, xdg, strlen(xdg));
+    if (!set(home)) return VK_SUCCESS;
+    char buf[PATH_MAX];
+    int n = snprintf(buf, sizeof buf, "%s/%s", home, rel);
+    if (n < 0 || (size_t)n >= sizeof buf) return VK_SUCCESS;
+    return add_candidate(out, buf, (size_t)n);
+}
+
+static VkResult add_list(struct vkl_strlist *out, const char *list, const char *fallback) {
+    if (!set(list)) list = fallback;
+    struct vkl_strlist parts = VKL_STRLIST_INIT;
+    VkResult r = vkl_path_list_split(list, strlen(list), ':', &parts);
+    for (size_t i = 0; r == VK_SUCCESS && i < parts.count; i++)
+        r = add_candidate(out, parts.items[i], strlen(parts.items[i]));
+    vkl_strlist_finish(&parts);
+    return r;
+}
+
+VkResult vkl_settings_candidates(const struct vkl_search_env *env, struct vkl_strlist *out) {
+    VkResult r;
+    /* User locations first (the Khronos loader's order, a superset of [Set]'s list); they are
+     * absent when elevated because vkl_getenv hides XDG_*_HOME and HOME. */
+    if ((r = add_home(out, env->xdg_config_home, env->home, ".config")) != VK_SUCCESS) return r;
+    if ((r = add_home(out, env->xdg_data_home, env->home, ".local/share")) != VK_SUCCESS) return r;
+    if ((r = add_list(out, env->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS)) != VK_SUCCESS) return r;
+    if (set(env->sysconfdir) && (r = add_candidate(out, env->sysconfdir, strlen(env->sysconfdir))) != VK_SUCCESS)
+        return r;
+    if (set(env->extrasysconfdir) &&
+        (r = add_candidate(out, env->extrasysconfdir, strlen(env->extrasysconfdir))) != VK_SUCCESS)
+        return r;
+    return add_list(out, env->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS);
+}
+
+bool vkl_settings_use_driver_env(const struct vkl_settings *s) {
+    return s == NULL || !s->active || !s->has_device_configurations;
+}
+
+/* ------------------------------------------------------------------ snapshot cache */
+
+struct snapshot {
+    struct vkl_settings s; /* first: a `const struct vkl_settings *` handed out is the snapshot */
+    unsigned refs;         /* the cache's own reference + every acquire not yet released */
+    bool parsed_ok;
+    struct vkl_file_id id;
+    char *exe;
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct snapshot *g_current;
+
+static void snap_unref(struct snapshot *sn) {
+    if (sn == NULL || --sn->refs > 0) return;
+    vkl_settings_finish(&sn->s);
+    free(sn->exe);
+    free(sn);
+}
+
+static void drop_current(void) {
+    snap_unref(g_current);
+    g_current = NULL;
+}
+
+void vkl_settings_cache_flush_for_testing(void) {
+    pthread_mutex_lock(&g_lock);
+    drop_current();
+    pthread_mutex_unlock(&g_lock);
+}
+
+static char *self_exe(void) {
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    if (n < 0) return NULL;
+    buf[n] = '\0';
+    return str_dup(buf);
+}
+
+const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log) {
+    struct vkl_search_env env;
+    struct vkl_strlist cands = VKL_STRLIST_INIT;
+    const struct vkl_settings *result = NULL;
+    uint32_t level = 0;
+    vkl_search_env_from_process(&env);
+    if (vkl_settings_candidates(&env, &cands) != VK_SUCCESS) {
+        vkl_strlist_finish(&cands);
+        return NULL;
+    }
+    pthread_mutex_lock(&g_lock);
+    const char *found = NULL;
+    for (size_t i = 0; i < cands.count && found == NULL; i++) {
+        if (vkl_file_exists(cands.items[i])) found = cands.items[i];
+        else
+            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", cands.items[i]);
+    }
+    if (found == NULL) {
+        drop_current();
+        goto out;
+    }
+    struct vkl_file_id id;
+    if (!vkl_file_identity(found, VKL_FILE_MISSING, &id)) {
+        vkl_log(log, VKL_LOG_WARN, "settings file %s: cannot be read (%s); no settings file is used " TAG, found,
+                strerror(errno));
+        drop_current();
+        goto out;
+    }
+    if (g_current == NULL || g_current->s.file_path == NULL || strcmp(g_current->s.file_path, found) != 0 ||
+        !vkl_file_id_equal(&g_current->id, &id)) {
+        drop_current();
+        struct snapshot *sn = calloc(1, sizeof(*sn));
+        if (sn == NULL) goto out;
+        sn->refs = 1;
+        sn->exe = self_exe();
+        char *buf = NULL;
+        size_t len = 0;
+        VkResult r = vkl_file_read(found, VKL_FILE_MISSING, VKL_SETTINGS_MAX_SIZE, &buf, &len, &sn->id);
+        if (r != VK_SUCCESS) {
+            vkl_log(log, VKL_LOG_WARN, "settings file %s: cannot be read (%s); no settings file is used " TAG, found,
+                    strerror(errno));
+        } else {
+            r = vkl_settings_parse(found, buf, len, sn->exe, log, &sn->s);
+            free(buf);
+        }
+        sn->parsed_ok = r == VK_SUCCESS;
+        if (!sn->parsed_ok) {
+            /* Remember the failure (so it is logged once per version of the file), by path. */
+            vkl_settings_finish(&sn->s);
+            sn->s.file_path = str_dup(found);
+            sn->s.selected_index = -1;
+        } else if (sn->s.active) {
+            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER | VKL_LOG_LAYER, "settings file %s: used " TAG, found);
+        }
+        g_current = sn;
+    }
+    if (g_current->parsed_ok && g_current->s.active) {
+        g_current->refs++;
+        result = &g_current->s;
+        level = g_current->s.stderr_log;
+    }
+out:
+    vkl_log_set_settings_level(level);
+    pthread_mutex_unlock(&g_lock);
+    vkl_strlist_finish(&cands);
+    return result;
+}
+
+void vkl_settings_release(const struct vkl_settings *s) {
+    if (s == NULL) return;
+    pthread_mutex_lock(&g_lock);
+    snap_unref((struct snapshot *)(void *)s);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* ------------------------------------------------------------------ drivers */
+
+VkResult vkl_settings_driver_files(const struct vkl_settings *s, const struct vkl_log_sink *log,
+                                   struct vkl_strlist *out) {
+    struct vkl_strlist found = VKL_STRLIST_INIT, extra = VKL_STRLIST_INIT;
+    VkResult r = VK_SUCCESS;
+    vkl_strlist_finish(out);
+    bool exclusive = s != NULL && s->driver_count > 0 && s->additional_drivers_use_exclusively;
+    if (!exclusive) {
+        if (vkl_settings_use_driver_env(s)) {
+            r = vkl_driver_manifest_files(log, &found);
+        } else {
+            /* [Set]: with device_configurations the driver environment variables are not used. */
+            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+                    "settings file %s: has device_configurations; VK_DRIVER_FILES, VK_ICD_FILENAMES, "
+                    "VK_ADD_DRIVER_FILES, VK_LOADER_DRIVERS_SELECT and VK_LOADER_DRIVERS_DISABLE are not used " TAG,
+                    s->file_path);
+            const struct vkl_search_dirs *dirs = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
+            if (dirs == NULL) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            for (size_t i = 0; dirs != NULL && r == VK_SUCCESS && i < dirs->dirs.count; i++)
+                r = vkl_manifest_search_entry(log, dirs->dirs.items[i], NULL, &found);
+            vkl_search_dirs_release(dirs);
+        }
+    }
+    /* additional_drivers first, in the file's order (the Khronos loader pushes each one to the
+     * front, which reverses them; [Set] gives no order), then the discovered ones. */
+    for (uint32_t i = 0; r == VK_SUCCESS && s != NULL && i < s->driver_count; i++)
+        r = vkl_manifest_search_entry(log, s->drivers[i].path, "settings file additional_drivers", &extra);
+    for (size_t i = 0; r == VK_SUCCESS && i < found.count; i++) r = vkl_strlist_append_unique(&extra, found.items[i]);
+    vkl_strlist_finish(&found);
+    if (r == VK_SUCCESS)
+        *out = extra;
+    else
+        vkl_strlist_finish(&extra);
+    return r;
+}
