@@ -300,7 +300,7 @@ static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *co
     bool any_filter = f[0].count || f[1].count || f[2].count;
     if (!o->sort)
         vkl_log(&inst->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
-                "VK_LOADER_DISABLE_SELECT=%s: physical devices and groups left in driver order [RULE_PHYSDEV_SORT]",
+                "VK_LOADER_DISABLE_SELECT=%s: physical devices and groups not sorted: last driver found first, each driver's own order within it [RULE_PHYSDEV_SORT]",
                 disable);
     /* Nothing to hide, and nothing to order (one device, or sorting off): no driver queries. */
     if (n == 0 || ((!o->sort || n < 2) && !any_filter)) return VK_SUCCESS;
@@ -367,6 +367,32 @@ static VkResult pd_order_apply(struct vkl_instance *inst, const struct pd_order 
     *n = k;
     vkl_free(&inst->alloc, v);
     return VK_SUCCESS;
+}
+
+/* The unsorted order (VK_LOADER_DISABLE_SELECT): the Khronos loader's, which keeps its drivers in a
+ * list each newly found driver is pushed onto the front of, so the last driver found comes first;
+ * within a driver, the driver's own order. Stable insertion sort by driver position, descending. */
+static void unsorted_devices(struct vkl_physdev **all, uint32_t n) {
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && all[j - 1]->term.icd->index < all[j]->term.icd->index; j--) {
+            struct vkl_physdev *t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+        }
+}
+
+static uint32_t group_driver_index(const VkPhysicalDeviceGroupProperties *g) {
+    const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)g->physicalDevices[0];
+    return t->icd->index;
+}
+
+static void unsorted_groups(VkPhysicalDeviceGroupProperties *g, uint32_t ng) {
+    for (uint32_t i = 1; i < ng; i++) {
+        VkPhysicalDeviceGroupProperties moving = g[i];
+        uint32_t j = i;
+        for (; j > 0 && group_driver_index(&g[j - 1]) < group_driver_index(&moving); j--) g[j] = g[j - 1];
+        g[j] = moving;
+    }
 }
 
 static void pd_order_free(struct vkl_instance *inst, struct pd_order *o) {
@@ -512,6 +538,7 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
         r = pd_order_build(inst, all, n, &order);
         if (r == VK_SUCCESS) {
             r = pd_order_apply(inst, &order, all, &n);
+            if (!order.sort) unsorted_devices(all, n);
             pd_order_free(inst, &order);
         }
         if (r == VK_SUCCESS) r = settings_devices(inst, all, &n, NULL); /* settings file: replaces the order */
@@ -755,6 +782,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
         }
     }
     ng = pd_order_groups(inst, &order, groups, ng);
+    if (!order.sort) unsorted_groups(groups, ng);
     if ((r = settings_groups(inst, all, ndev, groups, &ng)) != VK_SUCCESS) {
         vkl_free(&inst->alloc, groups);
         goto out;

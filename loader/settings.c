@@ -558,6 +558,43 @@ struct snapshot {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct snapshot *g_current;
 
+/* The candidate paths depend only on the search variables: kept while they are unchanged, so a
+ * global call that finds no settings file allocates nothing here (docs/performance.md). Under g_lock. */
+#define CAND_KEYS 7
+static struct {
+    bool valid;
+    char *key[CAND_KEYS];
+    struct vkl_strlist list;
+} g_cands = {.list = VKL_STRLIST_INIT};
+
+static bool same_str(const char *a, const char *b) {
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static const struct vkl_strlist *candidates(const struct vkl_search_env *env) {
+    const char *k[CAND_KEYS] = {env->xdg_config_home, env->home,       env->xdg_config_dirs, env->xdg_data_home,
+                                env->xdg_data_dirs,   env->sysconfdir, env->extrasysconfdir};
+    if (g_cands.valid) {
+        bool same = true;
+        for (int i = 0; i < CAND_KEYS && same; i++) same = same_str(g_cands.key[i], k[i]);
+        if (same) return &g_cands.list;
+    }
+    for (int i = 0; i < CAND_KEYS; i++) {
+        free(g_cands.key[i]);
+        g_cands.key[i] = NULL;
+    }
+    vkl_strlist_finish(&g_cands.list);
+    g_cands.valid = false;
+    for (int i = 0; i < CAND_KEYS; i++)
+        if (k[i] != NULL && (g_cands.key[i] = str_dup(k[i])) == NULL) return NULL;
+    if (vkl_settings_candidates(env, &g_cands.list) != VK_SUCCESS) {
+        vkl_strlist_finish(&g_cands.list);
+        return NULL;
+    }
+    g_cands.valid = true;
+    return &g_cands.list;
+}
+
 static void snap_unref(struct snapshot *sn) {
     if (sn == NULL || --sn->refs > 0) return;
     vkl_settings_finish(&sn->s);
@@ -586,20 +623,20 @@ static char *self_exe(void) {
 
 const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log) {
     struct vkl_search_env env;
-    struct vkl_strlist cands = VKL_STRLIST_INIT;
     const struct vkl_settings *result = NULL;
     uint32_t level = 0;
     vkl_search_env_from_process(&env);
-    if (vkl_settings_candidates(&env, &cands) != VK_SUCCESS) {
-        vkl_strlist_finish(&cands);
+    pthread_mutex_lock(&g_lock);
+    const struct vkl_strlist *cands = candidates(&env);
+    if (cands == NULL) {
+        pthread_mutex_unlock(&g_lock);
         return NULL;
     }
-    pthread_mutex_lock(&g_lock);
     const char *found = NULL;
-    for (size_t i = 0; i < cands.count && found == NULL; i++) {
-        if (vkl_file_exists(cands.items[i])) found = cands.items[i];
+    for (size_t i = 0; i < cands->count && found == NULL; i++) {
+        if (vkl_file_exists(cands->items[i])) found = cands->items[i];
         else
-            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", cands.items[i]);
+            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", cands->items[i]);
     }
     if (found == NULL) {
         drop_current();
@@ -648,7 +685,6 @@ const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log) 
 out:
     vkl_log_set_settings_level(level);
     pthread_mutex_unlock(&g_lock);
-    vkl_strlist_finish(&cands);
     return result;
 }
 

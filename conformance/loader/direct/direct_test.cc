@@ -48,6 +48,8 @@ class DirectDriver : public ::testing::Test {
     s_.WriteDriverManifest(Location::kXdgConfigHome, "sys");
     AddNamedDriver(s_, "dd", "v7_direct");
     // Physical-device sorting would reorder equal mock devices; driver order is the subject here.
+    // Unsorted, devices come last driver first (the Khronos loader's order, order_filter_test.cc):
+    // a direct driver added after the system drivers is listed before them.
     s_.SetEnv("VK_LOADER_DISABLE_SELECT", "1");
   }
   ProbeResult Run(const std::vector<std::string>& direct_steps, const std::string& create_opts = "") {
@@ -66,7 +68,7 @@ TEST_F(DirectDriver, InclusiveAddsAfterTheSystemDrivers) {
   ASSERT_TRUE(r.Step("direct")["resolved"].boolean()) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   // The system driver's devices first, the listed drivers' after them.
-  EXPECT_EQ(r.DeviceNames(), (Names{"sys-dev", "dd-dev"})) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), (Names{"dd-dev", "sys-dev"})) << r.Describe();
   // Reached through the pointer only: the first call asks it for the negotiation function
   // (interface 7), and negotiation goes through the function it returned.
   std::vector<Json> first = s_.CallsTo("dd", "first_entry");
@@ -217,7 +219,7 @@ TEST_P(DirectDriverNegotiation, BelowInterfaceSevenIsSkipped) {
   ASSERT_TRUE(r.Step("direct", 0)["resolved"].boolean()) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   // The rejected entry contributes nothing; the entry after it and the system driver do.
-  EXPECT_EQ(r.DeviceNames(), (Names{"sys-dev", "good-dev"})) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), (Names{"good-dev", "sys-dev"})) << r.Describe();
   EXPECT_TRUE(s.CallsTo("dd", "vkCreateInstance").empty()) << r.Describe();
   EXPECT_TRUE(Logged(r, "ERROR", {"VkDirectDriverLoading"})) << r.Describe();
   std::vector<Json> neg = s.CallsTo("dd", "vk_icdNegotiateLoaderICDInterfaceVersion");
@@ -262,7 +264,7 @@ TEST_F(DirectDriver, ExtensionListedButListedDriversExtensionsAreNot) {
     EXPECT_EQ(pos(kOnlyDirect), static_cast<long>(order.size())) << n << "\n" << r.Describe();
   }
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
-  EXPECT_EQ(r.DeviceNames(), (Names{"sys-dev", "dd-dev"})) << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), (Names{"dd-dev", "sys-dev"})) << r.Describe();
   // LDP_LOADER_9: only the driver that advertises it receives it.
   std::vector<Json> dd = s_.CallsTo("dd", "vkCreateInstance");
   ASSERT_FALSE(dd.empty()) << r.Describe();

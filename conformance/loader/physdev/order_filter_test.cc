@@ -137,7 +137,24 @@ TEST(PhysicalDeviceOrder, DisableSelectKeepsDriverOrder) {
   s.SetEnv("VK_LOADER_DEVICE_SELECT", "1000:3");  // has no effect without sorting
   ProbeResult r = Enumerate(s);
   EXPECT_EQ(r.DeviceNames(), (Names{"cpu0", "int0", "dis0"})) << r.Describe();
-  ExpectOursLogs(r, "left in driver order [RULE_PHYSDEV_SORT]");
+  ExpectOursLogs(r, "not sorted: last driver found first, each driver's own order within it [RULE_PHYSDEV_SORT]");
+}
+
+// Unsorted order across several drivers and search directories: what the Khronos loader does (its
+// drivers are kept in a list that each new one is pushed onto the front of, so the last driver
+// found comes first; within a driver the driver's own order), so that a program tuned on it sees
+// the same device first.
+TEST(PhysicalDeviceOrder, DisableSelectOrderAcrossDrivers) {
+  VKT_POLICY("RULE_PHYSDEV_SORT");
+  Sandbox s;
+  AddDriver(s, "a", {{"a0", "cpu", 0x1000, 1}, {"a1", "discrete", 0x1000, 2}});
+  AddDriver(s, "b", {{"b0", "integrated", 0x1000, 3}});
+  s.AddDriver("c", "v7_exports", Scenario({{"c0", "discrete", 0x1000, 4}}));
+  s.WriteDriverManifest(Location::kXdgDataHome, "c");  // a later search directory
+  s.SetEnv("VK_LOADER_DISABLE_SELECT", "1");
+  ProbeResult r = Enumerate(s);
+  EXPECT_EQ(r.DeviceNames(), (Names{"c0", "b0", "a0", "a1"})) << r.Describe();
+  EXPECT_EQ(GroupNames(r), (std::vector<Names>{{"c0"}, {"b0"}, {"a0"}, {"a1"}})) << r.Describe();
 }
 
 TEST(PhysicalDeviceOrder, DisableSelectZeroStillSorts) {
