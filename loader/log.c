@@ -188,6 +188,10 @@ void vkl_logv(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, 
     if (to_sink) sink->emit(sink->ctx, flags, message);
 }
 
+bool vkl_log_wants(const struct vkl_log_sink *sink, uint32_t flags) {
+    return (flags & vkl_log_level()) != 0 || (sink != NULL && sink->emit != NULL);
+}
+
 void vkl_log(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

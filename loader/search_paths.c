@@ -316,6 +316,9 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         /* Non-existent directories are skipped (spec §1.2 item 4, RULE_DRV_SEARCH_DIR_SCAN). */
         int e = errno;
         r = VK_SUCCESS;
+        /* strerror only when the line goes somewhere: most search directories do not exist, and
+         * every global call walks them (docs/performance.md). */
+        if (!vkl_log_wants(log, VKL_LOG_DEBUG | k->cat)) goto out;
         if (from_env != NULL)
             vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env,
                     entry, strerror(e), k->rule);

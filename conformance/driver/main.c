@@ -551,7 +551,7 @@ int main(int argc, char **argv) {
     opt.timeout_s = cli.timeout_s;
     opt.registry_path = cli.registry;
     if (cli.npackages > 0) {
-        fprintf(stderr, "%s: --package is not supported by this build\n", g_prog);
+        fprintf(stderr, "%s: --package is not implemented yet (issue 16)\n", g_prog);
         return finish(2);
     }
     int status = 0;

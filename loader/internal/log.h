@@ -70,6 +70,10 @@ struct vkl_log_sink {
     void *ctx;
 };
 
+/* Whether a line with `flags` would be printed or sent to `sink`: callers test it before computing
+ * costly arguments (strerror) of lines that are usually filtered out. */
+bool vkl_log_wants(const struct vkl_log_sink *sink, uint32_t flags);
+
 /*
  * Formats one message (printf format) and sends it to stderr (if it passes VK_LOADER_DEBUG) and to
  * `sink` (if non-NULL and its `emit` is non-NULL); with neither, nothing is formatted. Never
