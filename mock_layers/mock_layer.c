@@ -46,6 +46,7 @@ struct scenario {
     bool fail_device_after_call_down; /* vkCreateDevice: destroys what it got from below, then fails */
     bool wrap_handles; /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
     bool wrap_command_pools; /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
+    bool tool; /* a tool (VK_EXT_tooling_info): adds its entry to vkGetPhysicalDeviceToolProperties */
     bool wrap_instance; /* replaces *pInstance with its own wrapper after calling down (legal, LLP_LAYER_21) */
     bool call_globals;  /* vkCreateInstance asks pfnNextGetInstanceProcAddr(NULL, ...) for the global
                          * commands and calls them before calling down */
@@ -110,6 +111,7 @@ static int scenario_apply(const char *text) {
     g_sc.intercept = cJSON_IsArray(ic) ? (cJSON *)ic : NULL;
     g_sc.wrap_handles = jbool(doc, "wrap_handles");
     g_sc.wrap_command_pools = jbool(doc, "wrap_command_pools");
+    g_sc.tool = jbool(doc, "tool");
     g_sc.wrap_instance = jbool(doc, "wrap_instance");
     g_sc.call_globals = jbool(doc, "call_globals");
     g_sc.create_own_device = jbool(doc, "create_own_device");
@@ -298,6 +300,7 @@ struct inst_data {
     PFN_vkDestroyInstance DestroyInstance;
     PFN_vkEnumeratePhysicalDevices EnumeratePhysicalDevices;
     PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+    PFN_vkGetPhysicalDeviceToolProperties GetPhysicalDeviceToolProperties; /* "tool" */
     PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
     /* wrap_handles only */
     bool wrap;
@@ -552,6 +555,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
         d->EnumeratePhysicalDevices = (PFN_vkEnumeratePhysicalDevices)next_gipa(*pInstance, "vkEnumeratePhysicalDevices");
         d->GetPhysicalDeviceProperties =
             (PFN_vkGetPhysicalDeviceProperties)next_gipa(*pInstance, "vkGetPhysicalDeviceProperties");
+        /* "tool": asked here, while the next vkGetInstanceProcAddr answers with what lies below (after
+         * creation Debian's Khronos loader answers from the instance's chain-top dispatch). */
+        if (g_sc.tool)
+            d->GetPhysicalDeviceToolProperties =
+                (PFN_vkGetPhysicalDeviceToolProperties)next_gipa(*pInstance, "vkGetPhysicalDeviceToolProperties");
+        if (g_sc.tool && d->GetPhysicalDeviceToolProperties == NULL)
+            d->GetPhysicalDeviceToolProperties =
+                (PFN_vkGetPhysicalDeviceToolProperties)next_gipa(*pInstance, "vkGetPhysicalDeviceToolPropertiesEXT");
         d->EnumerateDeviceExtensionProperties =
             (PFN_vkEnumerateDeviceExtensionProperties)next_gipa(*pInstance, "vkEnumerateDeviceExtensionProperties");
         d->CreateDebugUtilsMessengerEXT =
@@ -708,6 +719,45 @@ static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceMemoryProperties(VkPhys
                                                                           VkPhysicalDeviceMemoryProperties *p) {
     struct inst_data *d = inst_find(pd);
     if (d && d->GetPhysicalDeviceMemoryProperties) d->GetPhysicalDeviceMemoryProperties(unwrap_pd(d, pd), p);
+}
+
+/* "tool": the entries of the chain below (vkGetPhysicalDeviceToolProperties, or its EXT alias, from
+ * the next vkGetInstanceProcAddr at vkCreateInstance), then the layer's own: name "<layer name> tool", layer = its name. */
+static VKAPI_ATTR VkResult VKAPI_CALL layer_GetPhysicalDeviceToolProperties(VkPhysicalDevice pd, uint32_t *pCount,
+                                                                            VkPhysicalDeviceToolProperties *pTools) {
+    rec("vkGetPhysicalDeviceToolProperties");
+    struct inst_data *d = inst_find(pd);
+    PFN_vkGetPhysicalDeviceToolProperties next = d != NULL ? d->GetPhysicalDeviceToolProperties : NULL;
+    VkPhysicalDevice below_pd = d != NULL ? unwrap_pd(d, pd) : pd;
+    uint32_t below = 0;
+    VkResult r = next != NULL ? next(below_pd, &below, NULL) : VK_SUCCESS;
+    if (r < 0) return r;
+    if (pTools == NULL) {
+        *pCount = below + 1;
+        return VK_SUCCESS;
+    }
+    uint32_t cap = *pCount, n = below < cap ? below : cap;
+    if (next != NULL && n > 0) {
+        r = next(below_pd, &n, pTools);
+        if (r < 0) return r;
+    }
+    if (n >= cap) {
+        *pCount = n;
+        return VK_INCOMPLETE;
+    }
+    VkPhysicalDeviceToolProperties *t = &pTools[n];
+    void *keep = t->pNext;
+    memset(t, 0, sizeof(*t));
+    t->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
+    t->pNext = keep;
+    size_t room = sizeof(t->name) - sizeof(" tool"); /* the name cut so " tool" always fits */
+    snprintf(t->name, sizeof(t->name), "%.*s tool", (int)room, g_sc.name);
+    snprintf(t->version, sizeof(t->version), "1");
+    t->purposes = VK_TOOL_PURPOSE_TRACING_BIT;
+    snprintf(t->description, sizeof(t->description), "mock layer tool");
+    snprintf(t->layer, sizeof(t->layer), "%s", g_sc.name);
+    *pCount = n + 1;
+    return r;
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
@@ -1374,6 +1424,9 @@ static PFN_vkVoidFunction own_instance_fn(const char *name) {
     if (strcmp(name, "vkGetInstanceProcAddr") == 0) return FN(layer_GetInstanceProcAddr);
     /* A wrapping layer must see every command that takes its handles (LLP_LAYER_10). */
     bool wrapping = g_sc.wrap_handles || g_sc.wrap_instance;
+    if (g_sc.tool && (strcmp(name, "vkGetPhysicalDeviceToolProperties") == 0 ||
+                      strcmp(name, "vkGetPhysicalDeviceToolPropertiesEXT") == 0))
+        return FN(layer_GetPhysicalDeviceToolProperties);
     if (!intercepts(name) && !wrapping) return NULL;
     if (strcmp(name, "vkCreateInstance") == 0) return FN(layer_CreateInstance);
     if (strcmp(name, "vkDestroyInstance") == 0) return FN(layer_DestroyInstance);
