@@ -166,6 +166,61 @@ static PFN_vkVoidFunction lib_sym(void *lib, const char *name) {
 /* Loader side of the loader/driver interface negotiation (driver interface document,
  * "Loader and Driver Interface Negotiation"). Returns false when the driver must be ignored
  * (LDP_LOADER_5). */
+/* The driver's Vulkan version (manifest, refined by its own vkEnumerateInstanceVersion) and its
+ * instance extensions, asked at load and again at every acquisition no other acquisition holds
+ * (issue 13: a driver may change between instances). False only when memory runs out (the old
+ * answers stay). `first`: at load, when the warnings about them are logged. */
+static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver *d, bool first) {
+    const char *name = d->manifest_path;
+    uint32_t api = d->manifest.api_version;
+    if (VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) {
+        PFN_vkEnumerateInstanceVersion eiv =
+            (PFN_vkEnumerateInstanceVersion)d->gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+        uint32_t reported = 0;
+        if (eiv == NULL) {
+            if (first)
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
+                    "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
+                    name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+            api = VK_API_VERSION_1_0;
+        } else if (eiv(&reported) != VK_SUCCESS) {
+            api = VK_API_VERSION_1_0;
+        } else {
+            api = reported;
+        }
+    }
+    d->api_version = api;
+    if (first && (VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) && d->interface_version < 5) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver %s: supports Vulkan %u.%u with interface version %u; interface version 5 or newer "
+                "is required for Vulkan 1.1 and later [LDP_DRIVER_7]",
+                name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api), d->interface_version);
+    }
+
+    /* Instance extensions. pLayerName is always NULL (LDP_LOADER_12). The new list replaces the
+     * old one only once it is complete. */
+    uint32_t count = 0;
+    VkExtensionProperties *exts = NULL;
+    VkResult r = d->enumerate_instance_extensions(NULL, &count, NULL);
+    if (r == VK_SUCCESS && count > 0) {
+        exts = calloc(count, sizeof(VkExtensionProperties));
+        if (exts == NULL) return false;
+        r = d->enumerate_instance_extensions(NULL, &count, exts);
+        if (r != VK_SUCCESS && r != VK_INCOMPLETE) count = 0;
+    } else if (r != VK_SUCCESS) {
+        if (first)
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver %s: vkEnumerateInstanceExtensionProperties failed with %s (%d); assuming no extensions",
+                name, vkl_result_str(r), (int)r);
+        count = 0;
+    }
+    free(d->extensions);
+    d->extensions = exts;
+    d->extension_count = count;
+    return true;
+}
+
 static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *d) {
     const char *name = d->manifest_path;
     PFN_vk_icdNegotiateLoaderICDInterfaceVersion negotiate =
@@ -248,50 +303,11 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
         return false;
     }
 
-    /* Driver API version: manifest, refined by the driver's own vkEnumerateInstanceVersion. */
-    uint32_t api = d->manifest.api_version;
-    if (VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) {
-        PFN_vkEnumerateInstanceVersion eiv =
-            (PFN_vkEnumerateInstanceVersion)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
-        uint32_t reported = 0;
-        if (eiv == NULL) {
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
-                    "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
-                    name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
-            api = VK_API_VERSION_1_0;
-        } else if (eiv(&reported) != VK_SUCCESS) {
-            api = VK_API_VERSION_1_0;
-        } else {
-            api = reported;
-        }
+    if (!driver_query_caps(log, d, true)) {
+        d->load_oom = true;
+        return false;
     }
-    d->api_version = api;
-    if ((VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1) && version < 5) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver %s: supports Vulkan %u.%u with interface version %u; interface version 5 or newer "
-                "is required for Vulkan 1.1 and later [LDP_DRIVER_7]",
-                name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api), version);
-    }
-
-    /* Instance extensions, queried once. pLayerName is always NULL (LDP_LOADER_12). */
-    uint32_t count = 0;
-    VkResult r = d->enumerate_instance_extensions(NULL, &count, NULL);
-    if (r == VK_SUCCESS && count > 0) {
-        d->extensions = calloc(count, sizeof(VkExtensionProperties));
-        if (d->extensions == NULL) {
-            d->load_oom = true;
-            return false;
-        }
-        r = d->enumerate_instance_extensions(NULL, &count, d->extensions);
-        if (r != VK_SUCCESS && r != VK_INCOMPLETE) count = 0;
-    } else if (r != VK_SUCCESS) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver %s: vkEnumerateInstanceExtensionProperties failed with %s (%d); assuming no extensions",
-                name, vkl_result_str(r), (int)r);
-        count = 0;
-    }
-    d->extension_count = count;
+    uint32_t api = d->api_version, count = d->extension_count;
     vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
             "driver %s: loaded %s, interface version %u, Vulkan %u.%u.%u, %u instance extensions", name,
             d->manifest.library_path, version, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api),
@@ -377,7 +393,12 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
             }
         }
         if (keep) {
+            bool was_loaded = d->loaded;
             VkResult lr = driver_load(log, d);
+            /* Loaded earlier and held by no other acquisition: ask its version and extensions
+             * again (their readers hold a set; none holds this driver now). */
+            if (lr == VK_SUCCESS && was_loaded && cd->ce.refs == 1 && !driver_query_caps(log, d, false))
+                lr = VK_ERROR_OUT_OF_HOST_MEMORY;
             if (lr == VK_ERROR_OUT_OF_HOST_MEMORY) {
                 vkl_mcache_unref(&g_cache, &cd->ce);
                 result = lr;

@@ -1214,6 +1214,32 @@ static void step_bad_handle(const char *cmd) {
   obj_end();
 }
 
+/* mock-scenario:N:JSON -- replaces the scenario of the N-th --driver-lib (a mock ICD the loader has
+ * loaded) through its control API (mock_icd_ctl_load_scenario), between two calls: a driver that
+ * changes, e.g. its instance extensions or Vulkan version, between two instances. Emits
+ * {"step":"mock-scenario","driver":N,"loaded":bool,"result":0|-1}. */
+static void step_mock_scenario(const char *arg) {
+  obj_begin("mock-scenario");
+  char *end = NULL;
+  long n = arg ? strtol(arg, &end, 10) : -1;
+  if (arg == NULL || end == arg || *end != ':' || n < 0 || n >= g_driver_lib_count) {
+    kv_str("error", "usage: mock-scenario:N:JSON");
+    obj_end();
+    return;
+  }
+  kv_int("driver", (int)n);
+  void *h = dlopen(g_driver_libs[n], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  kv_bool("loaded", h != NULL);
+  int (*load)(const char *) = NULL;
+  if (h != NULL) {
+    void *sym = dlsym(h, "mock_icd_ctl_load_scenario");
+    memcpy(&load, &sym, sizeof load);
+  }
+  kv_int("result", load != NULL ? load(end + 1) : -1);
+  if (h != NULL) dlclose(h);
+  obj_end();
+}
+
 /* The driver's own vkGetDeviceProcAddr, found without the loader's help. */
 static PFN_vkGetDeviceProcAddr driver_gdpa(int driver) {
   void *h = dlopen(g_driver_libs[driver], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
@@ -2216,7 +2242,7 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
-      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle", "direct",
+      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle", "direct", "mock-scenario",
       "display-queries", "tool-properties", "surface-caps2ext", "surface-caps2", "xlib-display"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
@@ -2260,6 +2286,8 @@ int main(int argc, char **argv) {
       step_robust(arg);
     } else if (is_step("bad-handle", s, &arg)) {
       step_bad_handle(arg);
+    } else if (is_step("mock-scenario", s, &arg)) {
+      step_mock_scenario(arg);
     } else if (is_step("direct", s, &arg)) {
       copy = arg ? strdup(arg) : NULL;
       step_direct(copy);

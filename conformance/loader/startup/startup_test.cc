@@ -35,6 +35,55 @@ TEST(StartupCache, PreInstanceQueriesNegotiateOnce) {
   EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 1u);
 }
 
+// The cache keeps the library and its negotiated interface, not what the driver answers: its
+// instance extensions and Vulkan version are asked again for each new instance (issue 13: a driver
+// may change between instances). The mock's scenario is replaced in place (mock-scenario, for a
+// loader that keeps the library loaded) and on disk (write-file, for one that loads it again).
+std::string Scenario(const std::string& api, const std::vector<std::string>& exts) {
+  std::string s = "{\"api_version\":\"" + api + "\",\"physical_devices\":[{\"name\":\"a-dev\",\"device_id\":100}]";
+  s += ",\"instance_extensions\":[";
+  for (size_t i = 0; i < exts.size(); ++i) s += (i ? ",{\"name\":\"" : "{\"name\":\"") + exts[i] + "\",\"spec_version\":1}";
+  return s + "]}";
+}
+
+bool Lists(const ProbeResult& r, size_t nth, const std::string& ext) {
+  Json e = r.Step("instance-extensions", nth)["extensions"];
+  for (size_t i = 0; i < e.size(); ++i)
+    if (e[i]["name"].str() == ext) return true;
+  return false;
+}
+
+TEST(StartupCache, DriverExtensionsAskedAgainForEachInstance) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_LOADER_12");
+  Sandbox s;
+  const Driver& d = s.AddDriver("a", "v7_exports", Scenario("1.3.0", {}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  const std::string x = "VK_EXT_swapchain_colorspace";
+  std::string later = Scenario("1.3.0", {x});
+  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance:ext=" + x, "destroy-instance",
+                               "write-file:" + d.scenario + ":" + later, "mock-scenario:0:" + later,
+                               "instance-extensions", "create-instance:ext=" + x, "devices", "destroy-instance"});
+  EXPECT_FALSE(Lists(r, 0, x)) << r.Describe();
+  EXPECT_EQ(r.Step("create-instance", 0)["result"].str(), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+  EXPECT_TRUE(Lists(r, 1, x)) << r.Describe();
+  EXPECT_EQ(r.Step("create-instance", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+}
+
+TEST(StartupCache, DriverVersionAskedAgainForEachInstance) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "LDP_LOADER_6");
+  Sandbox s;
+  const Driver& d = s.AddDriver("a", "v7_exports", Scenario("1.0.0", {}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  std::string later = Scenario("1.3.0", {});
+  // A Vulkan 1.0 driver refuses an application asking for 1.1 (LDP_LOADER_6); once it reports 1.3
+  // the next instance is created.
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "destroy-instance", "write-file:" + d.scenario + ":" + later,
+                               "mock-scenario:0:" + later, "create-instance:api=1.1", "devices", "destroy-instance"});
+  EXPECT_EQ(r.Step("create-instance", 0)["result"].str(), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_EQ(r.Step("create-instance", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
+}
+
 // Several vkCreateInstance/vkDestroyInstance cycles in one process reuse the opened, negotiated
 // driver (docs/architecture.md: icd.c keeps the driver cache; no second dlopen).
 TEST(StartupCache, RepeatedCreateInstanceNegotiatesOnce) {
