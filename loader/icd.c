@@ -378,13 +378,15 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
             switch (vkl_driver_filter_check(&select, &disable, d->manifest_path)) {
                 case VKL_DRIVER_DISABLED:
                     vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                            "driver %s: ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'",
+                            "Driver \"%s\" ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE' "
+                            "[RULE_DRV_FILTER_DISABLE]",
                             d->manifest_path);
                     keep = false;
                     break;
                 case VKL_DRIVER_NOT_SELECTED:
                     vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                            "driver %s: ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT'",
+                            "Driver \"%s\" ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT' "
+                            "[RULE_DRV_FILTER_SELECT]",
                             d->manifest_path);
                     keep = false;
                     break;

@@ -564,7 +564,7 @@ static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_
         }
         if (e->control == VKL_SETTINGS_LAYER_AUTO && filtered_out(out, l)) {
             vkl_log(log, VKL_LOG_WARN | CAT,
-                    "layer %s: ignored because it was disabled by env var 'VK_LOADER_LAYERS_DISABLE' "
+                    "Layer \"%s\" forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'. "
                     "[RULE_LYR_FILTER_DISABLE]",
                     e->name);
             continue;
@@ -664,7 +664,7 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         }
         if (filtered_out(out, l)) {
             vkl_log(log, VKL_LOG_WARN | CAT,
-                    "layer %s: ignored because it was disabled by env var 'VK_LOADER_LAYERS_DISABLE' "
+                    "Layer \"%s\" forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'. "
                     "[RULE_LYR_FILTER_DISABLE]",
                     l->props.layerName);
             remove_at(out, i);
@@ -756,7 +756,7 @@ bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vk
     }
     if (!enabled && vkl_filter_match(&set->enable, name)) {
         vkl_log(log, VKL_LOG_WARN | CAT,
-                "layer %s: implicit layer forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE' "
+                "Implicit layer \"%s\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE'. "
                 "[RULE_LYR_FILTER_ENABLE]",
                 name);
         enabled = true;
@@ -969,7 +969,7 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
         const struct vkl_layer_manifest *l = set->layers[i];
         if (l->is_implicit || !vkl_filter_match(&set->enable, l->props.layerName)) continue;
         vkl_log(log, VKL_LOG_WARN | CAT,
-                "layer %s: forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE' [RULE_LYR_FILTER_ENABLE]",
+                "Layer \"%s\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE' [RULE_LYR_FILTER_ENABLE]",
                 l->props.layerName);
         if ((r = act_add(&a, l, 0, "VK_LOADER_LAYERS_ENABLE")) != VK_SUCCESS) goto out;
     }

@@ -1,0 +1,64 @@
+// The filter messages the Khronos loader prints (and that users and scripts grep for) come out in
+// the same words through our loader (issue 14: documented log wording); ours only add the rule tag.
+#include <string>
+#include <vector>
+
+#include "conformance/loader/common.h"
+#include "conformance/loader/layers/layers_common.h"
+
+namespace vkt {
+namespace {
+
+// The first stderr line containing `needle` (empty when none; a line may repeat once per call).
+std::string OneLine(const ProbeResult& r, const std::string& needle) {
+  std::vector<std::string> lines = r.LogLines(needle);
+  return lines.empty() ? std::string() : lines[0];
+}
+
+TEST(FilterWording, DriverFilters) {
+  VKT_POLICY("RULE_DRV_FILTER_DISABLE", "RULE_DRV_FILTER_SELECT");
+  Sandbox s;
+  AddNamedDriver(s, "keep");
+  AddNamedDriver(s, "gone");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "gone");
+  s.SetEnv("VK_LOADER_DRIVERS_DISABLE", "gone.json");
+  ProbeResult r = CreateAndEnumerate(s);
+  std::string line = OneLine(r, "ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'");
+  EXPECT_NE(line.find("Driver \""), std::string::npos) << r.err;
+  EXPECT_NE(line.find("gone.json\" ignored because"), std::string::npos) << r.err;
+
+  s.UnsetEnv("VK_LOADER_DRIVERS_DISABLE");
+  s.SetEnv("VK_LOADER_DRIVERS_SELECT", "keep.json");
+  ProbeResult sel = CreateAndEnumerate(s);
+  line = OneLine(sel, "ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT'");
+  EXPECT_NE(line.find("gone.json\" ignored because not selected"), std::string::npos) << sel.err;
+}
+
+TEST(FilterWording, LayerFilters) {
+  VKT_POLICY("RULE_LYR_FILTER_DISABLE", "RULE_LYR_FILTER_ENABLE");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  AddMockLayer(s, "VK_LAYER_VKT_word_explicit", false);
+  AddMockLayer(s, "VK_LAYER_VKT_word_off", false);
+  // An implicit layer that is off (enable_environment unset) until VK_LOADER_LAYERS_ENABLE forces it.
+  AddMockLayer(s, "VK_LAYER_VKT_word_implicit", true, Location::kXdgDataDirs, "v2_gpdpa",
+               ", \"enable_environment\": {\"ENABLE_VKT_WORD\": \"1\"}");
+  s.SetEnv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_VKT_word_explicit,VK_LAYER_VKT_word_implicit");
+  s.SetEnv("VK_LOADER_LAYERS_DISABLE", "VK_LAYER_VKT_word_off");
+  ProbeResult r = RunProbe(s, {"instance-layers", "create-instance", "destroy-instance"});
+  EXPECT_NE(OneLine(r, "Layer \"VK_LAYER_VKT_word_explicit\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE'"), "")
+      << r.err;
+  EXPECT_NE(OneLine(r, "Implicit layer \"VK_LAYER_VKT_word_implicit\" forced enabled due to env var "
+                       "'VK_LOADER_LAYERS_ENABLE'."),
+            "")
+      << r.err;
+  EXPECT_FALSE(r.LogLines("Layer \"VK_LAYER_VKT_word_off\" forced disabled because name matches filter of env var "
+                          "'VK_LOADER_LAYERS_DISABLE'.")
+                   .empty())
+      << r.err;
+}
+
+}  // namespace
+}  // namespace vkt
