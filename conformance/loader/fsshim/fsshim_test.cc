@@ -4,6 +4,7 @@
 // directories and a fake $HOME to per-test folders, and check that the loader finds exactly the
 // fake files and nothing of the host (no mount namespace: the host's own drivers and layers in
 // /usr/share/vulkan are in plain view unless the shim hides them).
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -11,6 +12,14 @@
 
 #include "conformance/loader/common.h"
 #include "conformance/loader/layers/layers_common.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define VKT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VKT_ASAN 1
+#endif
+#endif
 
 namespace vkt {
 namespace {
@@ -40,6 +49,12 @@ class FsShim : public ::testing::Test {
     MakeDirs(s_.root() + "/fs/home");
     map += std::string(kFakeHome) + "=" + s_.root() + "/fs/home";
     s_.SetEnv("LD_PRELOAD", Runfile("conformance/framework/libvkt_fsshim.so"));
+#ifdef VKT_ASAN
+    // The shim is preloaded ahead of the sanitizer runtime: fine for interposition (the shim's
+    // functions call on to the runtime's), but ASan refuses to start unless told so.
+    const char* asan = getenv("ASAN_OPTIONS");
+    s_.SetEnv("ASAN_OPTIONS", std::string(asan != nullptr ? asan : "") + ":verify_asan_link_order=0");
+#endif
     s_.SetEnv("VKT_FSSHIM_MAP", map);
     s_.SetEnv("VKT_FSSHIM_LOG", log_path());
     s_.SetEnv("HOME", kFakeHome);
