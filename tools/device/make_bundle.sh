@@ -6,6 +6,7 @@
 #   libmock_icd_v7.so         ldp-check's LDP_DRIVER_1 partner driver (its default --mock)
 #   compute_smoke             the compute smoke test (instance, device, dispatch)
 #   vkprobe                   the conformance suite's scripted client (apiVersion checks and the like)
+#   gpu_timing, gpu_timing.sh start-up and per-call wall times, our loader vs Khronos (bench/gpu_timing.c)
 #   libcjson.so.1             the one dependency of all of the above beyond glibc and the C++ runtime
 #   libvulkan_khronos.so.1    Debian's Khronos loader, for comparison (when installed here)
 #   cxxrt/                    libstdc++.so.6, libgcc_s.so.1 (ldp-check and compute_smoke are linked by
@@ -26,20 +27,22 @@ cd "$top"
 # shellcheck disable=SC2086
 bz() { bazel ${BAZEL_STARTUP:-} "$@"; }
 targets=(//loader:libvulkan.so.1 //conformance/real:compute_smoke //conformance/driver:ldp-check
-         //mock_icd:libmock_icd_v7.so //mock_icd:libmock_icd_v7_exports.so //conformance/framework:vkprobe)
+         //mock_icd:libmock_icd_v7.so //mock_icd:libmock_icd_v7_exports.so //conformance/framework:vkprobe
+         //bench:gpu_timing)
 # shellcheck disable=SC2086
 bz build ${BAZEL_FLAGS:-} "${targets[@]}" 2>&1 | grep -v 'linux-sandbox' | grep -E '^(ERROR|FAILED)' || true
 # shellcheck disable=SC2086
 bin=$(bz info ${BAZEL_FLAGS:-} bazel-bin 2>/dev/null)
 for f in loader/libvulkan.so.1 conformance/real/compute_smoke conformance/driver/ldp-check \
-         mock_icd/libmock_icd_v7.so mock_icd/libmock_icd_v7_exports.so conformance/framework/vkprobe; do
+         mock_icd/libmock_icd_v7.so mock_icd/libmock_icd_v7_exports.so conformance/framework/vkprobe \
+         bench/gpu_timing; do
   [ -f "$bin/$f" ] || { echo "make_bundle: $bin/$f was not built" >&2; exit 1; }
 done
 lib=/usr/lib/x86_64-linux-gnu
 rm -rf "$out"
 mkdir -p "$out/mock" "$out/glvnd" "$out/cxxrt"
 cp "$bin/loader/libvulkan.so.1" "$bin/conformance/real/compute_smoke" "$bin/conformance/driver/ldp-check" \
-   "$bin/mock_icd/libmock_icd_v7.so" "$bin/conformance/framework/vkprobe" "$out/"
+   "$bin/mock_icd/libmock_icd_v7.so" "$bin/conformance/framework/vkprobe" "$bin/bench/gpu_timing" "$out/"
 cp -L "$lib/libcjson.so.1" "$out/"
 [ -f "$lib/libvulkan.so.1" ] && cp -L "$lib/libvulkan.so.1" "$out/libvulkan_khronos.so.1"
 cp -L "$lib/libstdc++.so.6" "$lib/libgcc_s.so.1" "$out/cxxrt/"
@@ -54,8 +57,8 @@ cat > "$out/mock/libmock_icd_v7_exports.so.scenario" <<'JSON'
 {"physical_devices": [{"name": "Mock Device beside NVIDIA", "device_type": "virtual", "vendor_id": 4096,
                        "device_id": 4660}]}
 JSON
-cp "$top/tools/device/run.sh" "$out/"
-chmod +x "$out/run.sh"
+cp "$top/tools/device/run.sh" "$top/tools/device/gpu_timing.sh" "$out/"
+chmod +x "$out/run.sh" "$out/gpu_timing.sh"
 
 # Every dependency of every ELF file must resolve inside the bundle or to glibc.
 glibc='^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libresolv\.so\.2)$'

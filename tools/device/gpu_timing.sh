@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the bundle directory (make_bundle.sh): wall-time of a cold process's
+# start-up sequence through our loader and through the Khronos loader carried in the bundle,
+# interleaved (ours, khronos, ours, ...), RUNS samples each (default 30), then the per-call costs
+# (vkGetDeviceProcAddr hit/miss, exported trampoline vs the driver's pointer) 5 times each. Writes
+# $OUT/gpu_timing.jsonl (every sample) and prints medians with min-max. Driver: NV_ICD or NVIDIA's.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+o=${OUT:-$(mktemp -d /tmp/gpu-timing.XXXXXX)}
+runs=${RUNS:-30}
+cxx=""
+if ! ldconfig -p 2>/dev/null | grep -q 'libstdc++\.so\.6 '; then cxx=":$here/cxxrt"; fi
+export LD_LIBRARY_PATH="$here$cxx:$here/glvnd${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export VK_DRIVER_FILES=${NV_ICD:-/usr/share/vulkan/icd.d/nvidia_icd.json}
+declare -A lib=([ours]="$here/libvulkan.so.1" [khronos]="$here/libvulkan_khronos.so.1")
+out="$o/gpu_timing.jsonl"
+: > "$out"
+for i in $(seq 1 "$runs"); do
+  for l in ours khronos; do
+    line=$("$here/gpu_timing" --loader="${lib[$l]}" --mode=startup 2>/dev/null | tail -1)
+    echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
+  done
+done
+for i in 1 2 3 4 5; do
+  for l in ours khronos; do
+    line=$("$here/gpu_timing" --loader="${lib[$l]}" --mode=calls --iters=1000000 2>/dev/null | tail -1)
+    echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
+  done
+done
+# Medians and spreads (no python on the machine: sort + awk).
+stat() {  # stat LOADER KEY
+  grep "\"which\":\"$1\"" "$out" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2 | sort -g |
+    awk '{v[NR]=$1} END {if (NR==0) {print "n/a"; exit} m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2;
+         printf "%s (min %s, max %s, n=%d)\n", m, v[1], v[NR], NR}'
+}
+grep -m1 -o '"device":"[^"]*"' "$out"
+for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns; do
+  for l in ours khronos; do echo "$k $l: $(stat $l $k)"; done
+done
+echo "samples: $out"
