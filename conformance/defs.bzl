@@ -34,11 +34,17 @@ VKT_MOCK_VARIANTS = [
     "v7_nogpdpa",
 ]
 
-def vkt_conformance_test(name, srcs, deps = [], data = [], shard_count = None, size = "medium",
+def vkt_conformance_test(name, srcs, deps = [], data = [], shard_count = None, size = "small",
                          tags = [], loaders = None):
     """Declares `<name>_lib` (the compiled tests) and `<name>_<loader>` for each loader.
 
     `<name>` itself is a test_suite of the per-loader targets.
+
+    `size` (both loaders): "small" unless a shard takes 54 s or more. Bazel warns ("specified size
+    is too big") when a passing shard's time falls outside its timeout's range: short (small) 0-53 s,
+    moderate (medium) 30-269 s. Every target measures 0.1-33 s (the Khronos fifo/oom/layers targets
+    20-33 s by design: probe time limits); .bazelrc raises the short timeout to 120 s (360 s under
+    --config=asan/tsan) for loaded machines, which leaves these ranges alone.
     """
     native.cc_library(
         name = name + "_lib",

@@ -32,6 +32,7 @@ static void VKAPI_PTR default_free(void *ud, void *p) {
     free(p);
 }
 
+/* RULE_INST_ALLOCATOR: the application's callbacks for every instance-lifetime allocation. */
 void vkl_alloc_init(struct vkl_alloc *a, const VkAllocationCallbacks *app) {
     memset(a, 0, sizeof(*a));
     if (app != NULL && app->pfnAllocation != NULL && app->pfnFree != NULL) {

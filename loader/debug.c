@@ -72,6 +72,8 @@ static struct vkl_messenger *messenger_new(struct vkl_instance *inst, VkSystemAl
     return m;
 }
 
+/* RULE_INST_DEBUG_MESSENGER: messengers chained to VkInstanceCreateInfo, active during creation
+ * and destruction. */
 VkResult vkl_debug_add_create_info_messengers(struct vkl_instance *inst, const void *pnext) {
     for (const VkBaseInStructure *s = pnext; s != NULL; s = s->pNext) {
         if (s->sType == VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT) {

@@ -17,6 +17,8 @@ struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
     return (struct vkl_device *)(void *)((char *)(uintptr_t)gen - offsetof(struct vkl_device, disp.gen));
 }
 
+/* The loader's dispatch pointer in the first word of a driver's dispatchable object
+ * (RULE_DRV_IFACE_V2). */
 static void set_dispatch(void *object, struct vkl_device *dev) {
     *(const void **)object = &dev->disp.gen;
 }
@@ -70,6 +72,7 @@ static void unpatch_groups(VkDeviceCreateInfo *ci, const struct group_patch *gp)
  * - one that only a layer declares is the layer's to implement: the driver does not see it, as
  *   instance extensions a driver lacks never reach it (LDP_LOADER_9).
  * `names` (room for ci->enabledExtensionCount) receives the list the driver gets. */
+/* RULE_LYR_DEVICE_EXT_ENTRYPOINTS (a layer's device extension is enabled without the driver). */
 static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice pd,
                                          VkDeviceCreateInfo *ci, const char **names) {
     uint32_t count = 0;
@@ -368,6 +371,8 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice devi
     return r;
 }
 
+/* RULE_GDPA_DIRECT: the driver's own pointer unless a layer or a loader terminator intercepts the
+ * command; NULL for commands that are not device commands. */
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *pName) {
     if (device == VK_NULL_HANDLE || pName == NULL) return NULL;
     /* One hashed lookup instead of a strcmp chain; none of the names below has an alias, so

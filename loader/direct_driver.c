@@ -73,6 +73,7 @@ static uint32_t driver_api_version(const struct vkl_log_sink *log, const char *n
 
 /* One VkDirectDriverLoadingInfoLUNARG: a new (uncached) driver, or NULL when the entry is skipped
  * (logged) or memory ran out (*oom). */
+/* RULE_DRV_DIRECT_INTERFACE: only through pfnGetInstanceProcAddr, never dlsym. */
 static struct vkl_driver *add_one(const struct vkl_log_sink *log, uint32_t index,
                                   const VkDirectDriverLoadingInfoLUNARG *info, bool *oom) {
     *oom = false;
@@ -177,6 +178,7 @@ oom:
     return NULL;
 }
 
+/* RULE_DRV_DIRECT_LOADING */
 VkResult vkl_direct_drivers_acquire(const struct vkl_log_sink *log, const VkInstanceCreateInfo *ci,
                                     struct vkl_driver_set *out) {
     bool enabled = extension_requested(ci);

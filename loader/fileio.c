@@ -85,6 +85,7 @@ bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_fi
     return true;
 }
 
+/* RULE_ADVERSARIAL_INPUT: files above `max`, FIFOs and devices are refused without reading. */
 VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf,
                        size_t *out_len, struct vkl_file_id *out_id) {
     if (out_buf) *out_buf = NULL;

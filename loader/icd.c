@@ -221,6 +221,14 @@ static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver 
     return true;
 }
 
+/* The loader/driver interface versions: neither vk_icd export means interface 0 and the exported
+ * Vulkan entry points (RULE_DRV_IFACE_V0); vk_icdGetInstanceProcAddr without negotiation means 1
+ * (RULE_DRV_IFACE_V1); otherwise vk_icdNegotiateLoaderICDInterfaceVersion decides (RULE_DRV_IFACE_V2,
+ * loader-writable dispatchable objects: device.c set_dispatch); 4 brings
+ * vk_icdGetPhysicalDeviceProcAddr (RULE_DRV_IFACE_V4); 6 needs nothing more on Linux
+ * (RULE_DRV_IFACE_V6); at 7 both functions may be reached only through
+ * vk_icdGetInstanceProcAddr(NULL, ...) (RULE_DRV_IFACE_V7). Interface 3 (own surfaces) is in
+ * wsi.c, interface 5 (apiVersion) in instance.c. */
 static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *d) {
     const char *name = d->manifest_path;
     PFN_vk_icdNegotiateLoaderICDInterfaceVersion negotiate =
@@ -342,6 +350,10 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
     return VK_SUCCESS;
 }
 
+/* Every well-formed driver manifest found is attempted (LDP_LOADER_2), and a driver that fails
+ * (its library cannot be opened, RULE_DRV_LIBRARY_LOAD_FAILURE; it does not negotiate) is skipped
+ * while the others load. The cache parses each manifest and opens each library at most once
+ * however many global calls come first (RULE_STARTUP_CACHE). */
 VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_set *out) {
     memset(out, 0, sizeof(*out));
     struct vkl_strlist files = {0};

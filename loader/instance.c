@@ -171,6 +171,8 @@ static void ext_append_unique(VkExtensionProperties *all, uint32_t *n, const VkE
 }
 
 /* The loader's vkEnumerateInstanceExtensionProperties. */
+/* RULE_INST_EXT_AGGREGATE: the de-duplicated union of the drivers', the loader's and the enabled
+ * implicit layers' instance extensions. */
 static VkResult enumerate_instance_extensions(const struct pre_call *pc, const char *pLayerName,
                                               uint32_t *pPropertyCount, VkExtensionProperties *pProperties) {
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
@@ -386,6 +388,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceLayerProperties(uin
     return r;
 }
 
+/* RULE_INST_ENUMERATE_VERSION: the header version the loader was built against. */
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceVersion(uint32_t *pApiVersion) {
     vkl_log_init();
     if (pApiVersion == NULL) return vkl_null_count("vkEnumerateInstanceVersion");
@@ -459,6 +462,7 @@ PFN_vkVoidFunction vkl_term_global_proc(const char *name) {
 
 /* A live loader instance's first word is its dispatch: the terminators' table, or its own chain
  * table (the second is recognised by address, without reading past the first word). */
+/* RULE_HANDLE_VALIDATION: the trampolines that validate a dispatchable handle. */
 static bool instance_valid(VkInstance instance) {
     if (instance == VK_NULL_HANDLE) return false;
     const struct vkl_instance *inst = vkl_instance_from_handle(instance);
@@ -612,6 +616,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
     const char **names = NULL;
     inst->terminator_reached = true;
 
+    /* RULE_INST_UNKNOWN_EXT */
     /* Every requested extension must come from the loader or at least one driver. */
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++) {
         const char *e = inst->enabled_extensions[i];
@@ -634,10 +639,13 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
 
+    /* RULE_INST_PORTABILITY */
     /* VK_KHR_portability_enumeration: portability drivers only with the flag and the extension. */
     bool flag = (pCreateInfo->flags & VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR) != 0;
     bool ext = vkl_instance_extension_enabled(inst, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
     uint32_t candidates = 0, skipped_portability = 0;
+    /* From interface 5 the loader, not the driver, decides apiVersion compatibility, and such drivers
+     * get the application's apiVersion unchanged (RULE_DRV_IFACE_V5). */
     bool any_v5 = false, api_ok = false;
     for (uint32_t i = 0; i < inst->drivers.count; i++) {
         const struct vkl_driver *d = inst->drivers.drivers[i];

@@ -51,6 +51,7 @@ static void line_col(const char *buf, size_t offset, size_t *line, size_t *col) 
  * offset of the bracket that exceeds the limit and *nul_at that of the escape's backslash, each
  * SIZE_MAX when absent.
  */
+/* RULE_ADVERSARIAL_INPUT: nesting depth and NUL bytes, found before cJSON sees the text. */
 static void pre_scan(const char *buf, size_t len, size_t *deep_at, size_t *nul_at) {
     size_t depth = 0;
     int in_string = 0;

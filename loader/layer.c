@@ -142,6 +142,8 @@ static VkResult search_list(const struct vkl_log_sink *log, const char *var, con
  * RULE_LYR_ENV_LAYER_PATH, RULE_LYR_ENV_IMPLICIT_LAYER_PATH). `override_paths` (from the active
  * override layer) replaces every explicit location, the variables included. All variables are
  * secure: unset when elevated (LLP_LOADER_13). */
+/* LLP_LOADER_2: VK_LAYER_PATH / VK_ADD_LAYER_PATH (and the implicit pair) load layers from
+ * non-standard locations. */
 static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implicit,
                                      const struct vkl_layer_manifest *override_layer, struct vkl_strlist *out) {
     VkResult r = VK_SUCCESS;
@@ -334,6 +336,7 @@ static const char *self_exe(char *buf, size_t len) {
 /* The filter decision for one discovered layer ([Arch] "Layer Filtering", RULE_LYR_FILTER_*):
  * disabled = (~all~ || ~implicit~/~explicit~ || name matches DISABLE) && name does not match ALLOW;
  * a name matching ENABLE is always available. */
+/* RULE_LYR_FILTER_ALLOW: VK_LOADER_LAYERS_ALLOW shields a layer from VK_LOADER_LAYERS_DISABLE. */
 static bool filtered_out(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l) {
     const char *name = l->props.layerName;
     if (vkl_filter_match(&set->enable, name)) return false;
@@ -743,6 +746,8 @@ static bool is_override_component(const struct vkl_layer_set *set, const struct 
 /* [Lyr] "Implicit Layers" and the enable/disable table (LLP_LOADER_6/7). The variables are read
  * with vkl_getenv; they are not secure variables, so they work when elevated (a layer's own
  * switch, not a path an attacker controls). */
+/* enable_environment / disable_environment are plain variables, honoured when elevated
+ * (RULE_ENV_ELEVATED_LAYER_ENABLE_ENV, RULE_ENV_ELEVATED_LAYER_DISABLE_ENV). */
 bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
                                 const struct vkl_log_sink *log) {
     const char *name = l->props.layerName;
@@ -805,6 +810,7 @@ struct act {
     struct meta_seen metas;
 };
 
+/* RULE_LYR_META: a meta-layer's components, in listed order, in its place. */
 static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint32_t depth, const char *why) {
     if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS; /* validated already; defensive */
     if (l->is_meta) {
@@ -885,6 +891,7 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
         return VK_ERROR_LAYER_NOT_PRESENT;
     }
     struct vkl_strlist env_names = VKL_STRLIST_INIT;
+    /* RULE_ENV_ELEVATED_INSTANCE_LAYERS */
     const char *il = vkl_env_is_elevated() ? NULL : vkl_getenv("VK_INSTANCE_LAYERS");
     VkResult r = il != NULL ? vkl_path_list_split(il, strlen(il), ':', &env_names) : VK_SUCCESS;
     for (uint32_t i = 0; r == VK_SUCCESS && i < set->count; i++) {
@@ -947,12 +954,14 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
      *    loader_add_environment_layers does not consult them either;
      *    RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT). Filtered-out and blacklisted layers are not in
      *    the set, so they stay off. */
+    /* Unknown names are said once, with the first and a count (issue 19: a list of 100,000 unknown
+     * names must not become 100,000 log lines). */
+    size_t unknown = 0;
+    const char *first_unknown = NULL;
     for (size_t i = 0; i < env_names.count; i++) {
         const struct vkl_layer_manifest *l = vkl_layer_set_find(set, env_names.items[i]);
         if (l == NULL) {
-            vkl_log(log, VKL_LOG_ERROR | CAT,
-                    "layer %s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
-                    env_names.items[i]);
+            if (unknown++ == 0) first_unknown = env_names.items[i];
             continue;
         }
         if (l->is_implicit && l != set->override_layer && !is_override_component(set, l) &&
@@ -963,6 +972,15 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
                     l->props.layerName);
         if ((r = act_add(&a, l, 0, "VK_INSTANCE_LAYERS")) != VK_SUCCESS) goto out;
     }
+    if (unknown == 1)
+        vkl_log(log, VKL_LOG_ERROR | CAT,
+                "layer %.256s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
+                first_unknown);
+    else if (unknown > 1)
+        vkl_log(log, VKL_LOG_ERROR | CAT,
+                "env var VK_INSTANCE_LAYERS: %zu requested layers not found (the first: %.256s) "
+                "[RULE_LYR_ENV_INSTANCE_LAYERS]",
+                unknown, first_unknown);
 
     /* 3. VK_LOADER_LAYERS_ENABLE matches among explicit layers, discovery order. */
     for (uint32_t i = 0; set->enable.active && i < set->count; i++) {
@@ -1050,6 +1068,8 @@ VkResult vkl_layer_extensions(const struct vkl_layer_set *set, const struct vkl_
 
 /* ------------------------------------------------------------------ negotiation */
 
+/* RULE_LYR_IFACE_V1 (exported or renamed proc addrs, no negotiation), RULE_LYR_IFACE_V2
+ * (vkNegotiateLoaderLayerInterfaceVersion and the pointers it returns). */
 bool vkl_layer_negotiate(const struct vkl_layer_manifest *m, vkl_sym_lookup_fn lookup, void *ctx,
                          const struct vkl_log_sink *log, struct vkl_layer_lib *out) {
     memset(out, 0, sizeof(*out));

@@ -52,6 +52,7 @@ uint32_t vkl_log_parse_level(const char *value, size_t len) {
     return level;
 }
 
+/* RULE_ENV_ELEVATED_LOADER_DEBUG: VK_LOADER_DEBUG is honoured when elevated too. */
 static void log_init_once(void) {
     /* VK_LOADER_DEBUG is a plain variable: honoured even when elevated (spec §2.2). */
     const char *value = vkl_getenv("VK_LOADER_DEBUG");
@@ -127,6 +128,7 @@ void vkl_log_cut_message(char out[VKL_LOG_MAX_MESSAGE + 1], const char *message)
     out[head] = '\0';
 }
 
+/* RULE_LOG_FORMAT */
 size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char *message) {
     if (buf == NULL || buf_len == 0) return 0;
     const char *sev = NULL;
@@ -199,6 +201,7 @@ void vkl_log(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, .
     va_end(ap);
 }
 
+/* RULE_INST_ROBUST_ARGUMENTS: a NULL count pointer, a count with a NULL array or a NULL name. */
 int vkl_null_count(const char *cmd) {
     const char *param = strcmp(cmd, "vkEnumerateInstanceVersion") == 0 ? "pApiVersion" : "pPropertyCount";
     vkl_log(NULL, VKL_LOG_ERROR, "%s: %s is NULL [VUID-%s-%s-parameter]; returning VK_ERROR_OUT_OF_HOST_MEMORY", cmd,

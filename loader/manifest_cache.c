@@ -1,6 +1,7 @@
 /* The manifest cache shared by the driver and layer caches (internal/manifest_cache.h). */
 #include "loader/internal/manifest_cache.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,7 +117,14 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
     size_t len = 0;
     /* The identity recorded is the one of the bytes actually parsed. */
     VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &e->id);
-    if (r == VK_ERROR_INITIALIZATION_FAILED) {
+    if (r == VK_ERROR_INITIALIZATION_FAILED && errno == EFBIG) {
+        /* Say why (issue 19): the size seen when the search classified the file (or, when it grew
+         * since, "more than" the limit), and the limit. */
+        unsigned long long size = id->size > VKL_MANIFEST_MAX_SIZE ? (unsigned long long)id->size : 0;
+        vkl_log(&sink, c->unreadable_flags, "%s %s: too large (%s%llu bytes; the limit is %u bytes)%s",
+                c->unreadable_what, path, size != 0 ? "" : "more than ", size != 0 ? size : VKL_MANIFEST_MAX_SIZE,
+                (unsigned)VKL_MANIFEST_MAX_SIZE, c->unreadable_tail);
+    } else if (r == VK_ERROR_INITIALIZATION_FAILED) {
         vkl_log(&sink, c->unreadable_flags, "%s %s: cannot be read%s", c->unreadable_what, path, c->unreadable_tail);
     } else if (r == VK_SUCCESS) {
         r = c->parse(e, path, buf, len, &sink);

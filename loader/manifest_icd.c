@@ -79,6 +79,8 @@ static char *str_dup(const char *s) {
 /* [Drv]: "If library_path specifies a relative pathname, it is relative to the path of the JSON
  * manifest file. If it specifies a filename, the library must live in the system's shared object
  * search path." Absolute paths are used verbatim (spec §3.3). */
+/* RULE_DRV_LIBRARY_PATH_RELATIVE: absolute as is, with a slash relative to the manifest's
+ * directory, a bare file name for the dynamic linker's search. */
 static char *resolve_library_path(const char *manifest_path, const char *lib, bool *bare) {
     *bare = strchr(lib, '/') == NULL;
     if (*bare || lib[0] == '/') return str_dup(lib);
@@ -113,6 +115,9 @@ static VkResult required_string(const struct vkl_log_sink *log, const char *path
     return VK_SUCCESS;
 }
 
+/* A 1.0.0 manifest needs file_format_version and ICD.library_path / ICD.api_version
+ * (RULE_DRV_MANIFEST_V1_0_0); anything unreadable, not JSON or of the wrong shape is rejected
+ * with a log line and costs only this driver (RULE_DRV_MANIFEST_MALFORMED). */
 VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size_t len,
                                 const struct vkl_log_sink *log, struct vkl_icd_manifest *out) {
     VkResult result = MALFORMED;
@@ -239,6 +244,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
 
     /* The manifest is well-formed; now the compatibility checks (skip without loading). */
     result = INCOMPATIBLE;
+    /* RULE_DRV_MANIFEST_API_VARIANT */
     if (VK_API_VERSION_VARIANT(m.api_version) != 0) {
         /* LDP_LOADER_4: a non-zero variant is not a Vulkan implementation. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,

@@ -482,6 +482,8 @@ static bool known_version(uint32_t v) {
     return false;
 }
 
+/* RULE_LYR_MANIFEST_V1_0_0 (the required fields), RULE_LYR_MANIFEST_V1_2_0 (1.2.x parsed like
+ * 1.1.x, unknown keys ignored). */
 VkResult vkl_layer_manifest_parse(const char *path, const char *buf, size_t len, bool implicit,
                                   const struct vkl_log_sink *log, struct vkl_layer_manifest_file *out) {
     struct vkl_json *root = NULL;

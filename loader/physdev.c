@@ -37,6 +37,8 @@ static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct vkl_icd
 
 /* Collects every driver's physical devices (terminator objects) into a fresh array. A driver that
  * fails is logged and skipped: it must not hide the others (LDP_DRIVER_1). */
+/* Every driver's physical devices, each wrapped once (RULE_PHYSDEV_AGGREGATE); a driver with none
+ * contributes none and breaks nothing for the others (RULE_DRV_ZERO_DEVICE_UNLOAD). */
 static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev ***out, uint32_t *out_count) {
     *out = NULL;
     *out_count = 0;

@@ -56,6 +56,7 @@ static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_l
     return vkl_strlist_append_owned(out, dir);
 }
 
+/* RULE_ENV_XDG_CONFIG_HOME, RULE_ENV_XDG_DATA_HOME, RULE_ENV_HOME */
 static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const char *home,
                          const char *home_rel, const char *suffix) {
     /* XDG Base Directory: use $XDG_*_HOME unless unset or empty, else $HOME/<home_rel>; with
@@ -74,6 +75,7 @@ static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const ch
     return r;
 }
 
+/* RULE_ENV_XDG_CONFIG_DIRS, RULE_ENV_XDG_DATA_DIRS */
 static VkResult add_dirs_list(struct vkl_strlist *out, const char *list, const char *fallback,
                               const char *suffix) {
     /* "$XDG_*_DIRS ... fallback ... if the corresponding environment variable is not defined";
@@ -372,6 +374,7 @@ static VkResult search_env_list(const struct vkl_log_sink *log, const char *var,
     return r;
 }
 
+/* RULE_DRV_SEARCH_ORDER */
 VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_strlist *out_files) {
     VkResult r = VK_SUCCESS;
     struct vkl_strlist found = VKL_STRLIST_INIT;

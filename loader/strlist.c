@@ -19,6 +19,10 @@ static void index_put(struct vkl_strlist *list, size_t i) {
             list->index[h] = (uint32_t)(i + 1);
             return;
         }
+        /* Lookups only ask whether a string is present: a repeat is not indexed again, or 100,000
+         * copies of one path (VK_ADD_DRIVER_FILES) would probe a cluster of them each time,
+         * quadratic (issue 19). */
+        if (strcmp(list->items[list->index[h] - 1], s) == 0) return;
     }
 }
 

@@ -52,6 +52,7 @@ __attribute__((noinline)) static PFN_vkVoidFunction gipa_rest(VkInstance instanc
     return if_dispatched(instance, c);
 }
 
+/* RULE_GIPA_SPEC */
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *pName) {
     if (pName == NULL) return NULL;
     /* One inline hashed lookup (no strcmp in front of it): vkGetInstanceProcAddr is in the table.

@@ -39,6 +39,13 @@ void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev) 
     }
 }
 
+/* Commands the loader does not know: a physical-device command (a driver of interface >= 4
+ * answers vk_icdGetPhysicalDeviceProcAddr, RULE_DRV_IFACE_V4, or a layer's
+ * vk_layerGetPhysicalDeviceProcAddr does) gets one of the 250 physical-device slots
+ * (RULE_UNKNOWN_PHYSDEV_FUNC); a device command (a driver's vkGetInstanceProcAddr answers it, or
+ * an active layer's manifest lists it among its device_extensions' entrypoints,
+ * RULE_LYR_DEVICE_EXT_ENTRYPOINTS) one of the 250 device slots, filled from vkGetDeviceProcAddr
+ * (RULE_UNKNOWN_DEVICE_FUNC). */
 PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name) {
     if (strncmp(name, "vk", 2) != 0) return NULL;
     PFN_vkVoidFunction result = NULL;

@@ -8,6 +8,7 @@
  *  - a driver with interface >= 3 that exposes the platform's vkCreate*SurfaceKHR gets its own
  *    surface, created here with the container, and only that handle is ever passed to it
  *    (LDP_LOADER_11); vkDestroySurfaceKHR destroys every per-driver surface, then the container.
+ * Drivers may own surfaces from interface version 3 on (RULE_DRV_IFACE_V3).
  * The document creates driver surfaces inside vkCreate*SurfaceKHR (the Khronos loader defers it
  * to first use); we follow the document.
  */

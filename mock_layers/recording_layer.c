@@ -31,6 +31,27 @@
  *                         and passes them down unchanged (LLP_LAYER_10 violated)
  *   crash_in=vkCommand    raises SIGSEGV on entry to that command
  *   hang_in=vkCommand     never returns from that command
+ *   alloc=callbacks       keeps a per-instance and a per-device state block, allocated through the
+ *                         application's VkAllocationCallbacks when given (LLP_LAYER_14 kept)
+ *   alloc=malloc          ... always with malloc (the callbacks never used: LLP_LAYER_14 broken)
+ *   alloc=mixed           ... through the callbacks, plus a scratch buffer from malloc (partly)
+ *   alloc=free_mismatch   ... with malloc, released through the callbacks' pfnFree (a pointer the
+ *                         callbacks never returned)
+ *   own_command_buffer=set    in vkDeviceWaitIdle it makes a command pool and command buffer of its
+ *                         own by calling down, sets the command buffer's loader data with the
+ *                         loader's pfnSetDeviceLoaderData, records it (begin/end) and frees both
+ *                         in vkDestroyDevice (LLP_LAYER_19 kept)
+ *   own_command_buffer=unset  ... without pfnSetDeviceLoaderData (LLP_LAYER_19 broken)
+ *   fail_in=vkCommand     returns an error from that command without calling down (LLP_LAYER_1)
+ *   bad_queue_index       vkGetDeviceQueue asks the layer below for queue index + 1 (a queue that
+ *                         was never created: an invalid call, LLP_LAYER_2)
+ *
+ * Both recording roles also record, for LLP_LAYER_19, the first word ("the loader's dispatch
+ * pointer") of every dispatchable handle they receive ("word <command> <type> <handle> <word>"),
+ * and for LLP_LAYER_1 / 2 the calls they see with their results ("call <command> <result>"). The
+ * layer below checks the calls it receives against what it knows ("invalid <command> <why>"): a
+ * queue that was never created, a command buffer submitted that was not ended or not begun again
+ * after it was ended, command pools still alive at vkDestroyDevice.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -61,7 +82,28 @@ static const char *const g_device_probe_names[] = {
 
 static bool g_init, g_above, g_tested;
 static bool g_wrap_no_unwrap;
-static char g_crash_in[256], g_hang_in[256];
+static char g_crash_in[256], g_hang_in[256], g_fail_in[256];
+static int g_alloc_mode; /* 0 none, 1 callbacks, 2 malloc, 3 mixed, 4 free_mismatch */
+static int g_own_cb;     /* 0 none, 1 with pfnSetDeviceLoaderData, 2 without */
+static bool g_bad_queue_index;
+static PFN_vkSetDeviceLoaderData g_set_device_loader_data;
+/* tested role, alloc=: the state blocks and how they were allocated */
+static void *g_inst_state, *g_dev_state, *g_scratch;
+static VkAllocationCallbacks g_inst_alloc, g_dev_alloc;
+static bool g_inst_has_alloc, g_dev_has_alloc;
+/* tested role, own_command_buffer=: its own objects */
+static VkCommandPool g_own_pool;
+static VkCommandBuffer g_own_cbuf;
+/* below role: queues created (family, count), command buffer states, live command pools */
+#define REC_MAX_FAMILIES 16
+static uint32_t g_family_queues[REC_MAX_FAMILIES];
+struct cb_state {
+    VkCommandBuffer cb;
+    int state; /* 0 initial, 1 recording, 2 executable */
+};
+static struct cb_state g_cbs[REC_MAX_HANDLES];
+static size_t g_cb_count;
+static int g_live_pools;
 static char g_rec_path[4200];
 static PFN_vkGetInstanceProcAddr g_next_gipa;
 static PFN_vkGetDeviceProcAddr g_next_gdpa;
@@ -110,6 +152,14 @@ static void init(void) {
         if (strcmp(line, "wrap_no_unwrap") == 0) g_wrap_no_unwrap = true;
         if (strncmp(line, "crash_in=", 9) == 0) snprintf(g_crash_in, sizeof g_crash_in, "%s", line + 9);
         if (strncmp(line, "hang_in=", 8) == 0) snprintf(g_hang_in, sizeof g_hang_in, "%s", line + 8);
+        if (strncmp(line, "fail_in=", 8) == 0) snprintf(g_fail_in, sizeof g_fail_in, "%s", line + 8);
+        if (strcmp(line, "alloc=callbacks") == 0) g_alloc_mode = 1;
+        if (strcmp(line, "alloc=malloc") == 0) g_alloc_mode = 2;
+        if (strcmp(line, "alloc=mixed") == 0) g_alloc_mode = 3;
+        if (strcmp(line, "alloc=free_mismatch") == 0) g_alloc_mode = 4;
+        if (strcmp(line, "own_command_buffer=set") == 0) g_own_cb = 1;
+        if (strcmp(line, "own_command_buffer=unset") == 0) g_own_cb = 2;
+        if (strcmp(line, "bad_queue_index") == 0) g_bad_queue_index = true;
     }
     fclose(f);
 }
@@ -121,6 +171,12 @@ static void enter(const char *cmd) {
     if (strcmp(g_crash_in, cmd) == 0) raise(SIGSEGV);
     if (strcmp(g_hang_in, cmd) == 0)
         for (;;) pause();
+}
+
+/* Tested role, fail_in=: this command fails without calling down. */
+static bool failing(const char *cmd) {
+    init();
+    return g_tested && strcmp(g_fail_in, cmd) == 0;
 }
 
 static void rec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -157,12 +213,32 @@ static int known(const void *h) {
 }
 
 /* Below: a dispatchable handle received from the layer under test must be one we returned. */
-static bool check_handle(const char *cmd, const void *h) {
+static bool check_handle_t(const char *cmd, const char *type, const void *h) {
     enter(cmd);
-    if (g_above || g_tested) return true;
+    if (g_tested) return true;
+    if (g_above) {
+        /* what the application (through the loader) handed the layer under test */
+        if (h != NULL) rec("word %s %s %p %p", cmd, type, h, *(void *const *)h);
+        return true;
+    }
     int k = known(h);
     rec("handle %s %d %p", cmd, k, h);
+    if (k) rec("word %s %s %p %p", cmd, type, h, *(void *const *)h);
     return k != 0; /* an unknown handle is never passed further down (it would crash the driver) */
+}
+
+/* Tested role, alloc=: the layer's own state block for an instance or a device. */
+static void *state_alloc(const VkAllocationCallbacks *a, size_t size) {
+    if ((g_alloc_mode == 1 || g_alloc_mode == 3) && a != NULL && a->pfnAllocation != NULL)
+        return a->pfnAllocation(a->pUserData, size, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+    return malloc(size);
+}
+static void state_free(const VkAllocationCallbacks *a, bool has, void *p) {
+    if (p == NULL) return;
+    if ((g_alloc_mode == 1 || g_alloc_mode == 3 || g_alloc_mode == 4) && has && a->pfnFree != NULL)
+        a->pfnFree(a->pUserData, p);
+    else
+        free(p);
 }
 
 static bool is_probe_name(const char *name, bool device) {
@@ -178,6 +254,7 @@ static bool is_probe_name(const char *name, bool device) {
 static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *alloc,
                                                          VkInstance *pInstance) {
     enter("vkCreateInstance");
+    if (failing("vkCreateInstance")) return VK_ERROR_INITIALIZATION_FAILED;
     rec("create_instance_entry %p", pInstance ? (void *)*pInstance : NULL);
     VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
     while (link != NULL && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
@@ -219,8 +296,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateI
     copy.ppEnabledExtensionNames = n ? names : NULL;
     VkResult r = next_create(&copy, alloc, pInstance);
     rec("create_instance_result %d", (int)r);
+    rec("call vkCreateInstance %d", (int)r);
     if (r != VK_SUCCESS) return r;
     g_instance = *pInstance;
+    if (g_tested && g_alloc_mode != 0) {
+        g_inst_has_alloc = alloc != NULL;
+        if (alloc != NULL) g_inst_alloc = *alloc;
+        g_inst_state = state_alloc(alloc, 512);
+        if (g_inst_state != NULL) memset(g_inst_state, 0, 512);
+        if (g_alloc_mode == 3) g_scratch = malloc(256);
+    }
     g_next_gipa = next_gipa;
     if (!g_above && !g_tested) remember(g_instance);
     if (g_above) {
@@ -233,10 +318,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateI
 }
 
 static VKAPI_ATTR void VKAPI_CALL rec_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *alloc) {
-    if (!check_handle("vkDestroyInstance", instance)) return;
+    if (!check_handle_t("vkDestroyInstance", "VkInstance", instance)) return;
+    if (g_tested && g_alloc_mode != 0) {
+        state_free(&g_inst_alloc, g_inst_has_alloc, g_inst_state);
+        g_inst_state = NULL;
+        free(g_scratch);
+        g_scratch = NULL;
+    }
     PFN_vkDestroyInstance f = g_next_gipa ? (PFN_vkDestroyInstance)g_next_gipa(instance, "vkDestroyInstance") : NULL;
     if (f != NULL) f(instance, alloc);
     rec("destroy_instance");
+    rec("call vkDestroyInstance 0");
 }
 
 /* Tested role, wrap_no_unwrap: one wrapper per physical device below (the same one on every
@@ -261,11 +353,13 @@ static VkPhysicalDevice wrap_pd(VkPhysicalDevice below) {
 
 static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,
                                                                    VkPhysicalDevice *pDevices) {
-    if (!check_handle("vkEnumeratePhysicalDevices", instance)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (!check_handle_t("vkEnumeratePhysicalDevices", "VkInstance", instance)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (failing("vkEnumeratePhysicalDevices")) return VK_ERROR_INITIALIZATION_FAILED;
     PFN_vkEnumeratePhysicalDevices f =
         g_next_gipa ? (PFN_vkEnumeratePhysicalDevices)g_next_gipa(instance, "vkEnumeratePhysicalDevices") : NULL;
     if (f == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     VkResult r = f(instance, pCount, pDevices);
+    rec("call vkEnumeratePhysicalDevices%s %d", pDevices ? "" : "(count)", (int)r);
     if ((r == VK_SUCCESS || r == VK_INCOMPLETE) && pDevices != NULL && g_tested && g_wrap_no_unwrap)
         for (uint32_t i = 0; i < *pCount; i++) pDevices[i] = wrap_pd(pDevices[i]);
     if ((r == VK_SUCCESS || r == VK_INCOMPLETE) && pDevices != NULL && !g_above && !g_tested)
@@ -277,18 +371,19 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumeratePhysicalDevices(VkInstance in
 }
 
 static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
-    if (!check_handle("vkGetPhysicalDeviceProperties", pd)) {
+    if (!check_handle_t("vkGetPhysicalDeviceProperties", "VkPhysicalDevice", pd)) {
         memset(p, 0, sizeof *p);
         return;
     }
     PFN_vkGetPhysicalDeviceProperties f =
         (PFN_vkGetPhysicalDeviceProperties)g_next_gipa(g_instance, "vkGetPhysicalDeviceProperties");
     if (f != NULL) f(pd, p);
+    rec("call vkGetPhysicalDeviceProperties 0");
 }
 
 static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice pd, uint32_t *pCount,
                                                                              VkQueueFamilyProperties *p) {
-    if (!check_handle("vkGetPhysicalDeviceQueueFamilyProperties", pd)) {
+    if (!check_handle_t("vkGetPhysicalDeviceQueueFamilyProperties", "VkPhysicalDevice", pd)) {
         *pCount = 0;
         return;
     }
@@ -298,6 +393,7 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceQueueFamilyProperties(VkP
         f(pd, pCount, p);
     else
         *pCount = 0;
+    rec("call vkGetPhysicalDeviceQueueFamilyProperties 0");
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName,
@@ -305,7 +401,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumerateDeviceExtensionProperties(VkP
     init();
     if (!g_above) {
         rec("edep_layer %s", pLayerName ? pLayerName : "(null)");
-        if (!check_handle("vkEnumerateDeviceExtensionProperties", pd)) return VK_ERROR_INITIALIZATION_FAILED;
+        if (!check_handle_t("vkEnumerateDeviceExtensionProperties", "VkPhysicalDevice", pd)) return VK_ERROR_INITIALIZATION_FAILED;
         const char *own = g_tested ? "VK_LAYER_LLPCHECK_tested" : "VK_LAYER_LLPCHECK_below";
         if (pLayerName != NULL && strncmp(pLayerName, own, strlen(own)) == 0) {
             *pCount = 0; /* ours: no extensions */
@@ -346,8 +442,9 @@ static void probe_edep(VkPhysicalDevice pd, const char *tag, const char *layer) 
 static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
                                                        const VkAllocationCallbacks *alloc, VkDevice *pDevice) {
     init();
+    if (failing("vkCreateDevice")) return VK_ERROR_INITIALIZATION_FAILED;
     rec("create_device_entry %p", pDevice ? (void *)*pDevice : NULL);
-    if (!check_handle("vkCreateDevice", pd)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (!check_handle_t("vkCreateDevice", "VkPhysicalDevice", pd)) return VK_ERROR_INITIALIZATION_FAILED;
     if (g_above) {
         const char *under = getenv("LLPCHECK_UNDER_TEST");
         if (under != NULL) probe_edep(pd, "own", under);
@@ -360,6 +457,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, cons
     if (link == NULL || link->u.pLayerInfo == NULL) {
         rec("device_link missing");
         return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    if (g_tested) {
+        /* the loader's pfnSetDeviceLoaderData, for objects of its own (own_command_buffer=set) */
+        for (const VkLayerDeviceCreateInfo *d = ci->pNext; d != NULL; d = d->pNext)
+            if (d->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && d->function == VK_LOADER_DATA_CALLBACK)
+                g_set_device_loader_data = d->u.pfnSetDeviceLoaderData;
     }
     VkLayerDeviceLink *mine = link->u.pLayerInfo;
     int own = mine->pfnNextGetDeviceProcAddr == rec_GetDeviceProcAddr ||
@@ -374,12 +477,27 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, cons
     link->u.pLayerInfo = mine->pNext;
     PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(g_instance, "vkCreateDevice");
     if (next_create == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    if (!g_above && !g_tested)
+        for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) rec("device_extension %s", ci->ppEnabledExtensionNames[i]);
     VkResult r = next_create(pd, ci, alloc, pDevice);
     rec("create_device_result %d", (int)r);
+    rec("call vkCreateDevice %d", (int)r);
     if (r != VK_SUCCESS) return r;
     g_device = *pDevice;
     g_next_gdpa = next_gdpa;
-    if (!g_above && !g_tested) remember(g_device);
+    if (!g_above && !g_tested) {
+        remember(g_device);
+        memset(g_family_queues, 0, sizeof g_family_queues);
+        for (uint32_t i = 0; i < ci->queueCreateInfoCount; i++)
+            if (ci->pQueueCreateInfos[i].queueFamilyIndex < REC_MAX_FAMILIES)
+                g_family_queues[ci->pQueueCreateInfos[i].queueFamilyIndex] += ci->pQueueCreateInfos[i].queueCount;
+    }
+    if (g_tested && g_alloc_mode != 0) {
+        g_dev_has_alloc = alloc != NULL;
+        if (alloc != NULL) g_dev_alloc = *alloc;
+        g_dev_state = state_alloc(alloc, 1024);
+        if (g_dev_state != NULL) memset(g_dev_state, 0, 1024);
+    }
     if (g_above) {
         for (size_t i = 0; i < sizeof g_device_probe_names / sizeof *g_device_probe_names; i++) {
             PFN_vkVoidFunction f = next_gdpa(g_device, g_device_probe_names[i]);
@@ -390,15 +508,36 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, cons
 }
 
 static VKAPI_ATTR void VKAPI_CALL rec_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc) {
-    if (!check_handle("vkDestroyDevice", device)) return;
+    if (!check_handle_t("vkDestroyDevice", "VkDevice", device)) return;
+    if (g_tested && g_own_pool != VK_NULL_HANDLE && g_next_gdpa != NULL) {
+        PFN_vkDestroyCommandPool dp = (PFN_vkDestroyCommandPool)g_next_gdpa(device, "vkDestroyCommandPool");
+        if (dp != NULL) dp(device, g_own_pool, NULL);
+        g_own_pool = VK_NULL_HANDLE;
+        g_own_cbuf = VK_NULL_HANDLE;
+    }
+    if (g_tested && g_alloc_mode != 0) {
+        state_free(&g_dev_alloc, g_dev_has_alloc, g_dev_state);
+        g_dev_state = NULL;
+    }
+    if (!g_above && !g_tested && g_live_pools > 0)
+        rec("invalid vkDestroyDevice %d command pool(s) of the device were not destroyed", g_live_pools);
     PFN_vkDestroyDevice f = g_next_gdpa ? (PFN_vkDestroyDevice)g_next_gdpa(device, "vkDestroyDevice") : NULL;
     if (f != NULL) f(device, alloc);
     rec("destroy_device");
+    rec("call vkDestroyDevice 0");
 }
 
 static VKAPI_ATTR void VKAPI_CALL rec_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
-    if (!check_handle("vkGetDeviceQueue", device)) {
+    if (!check_handle_t("vkGetDeviceQueue", "VkDevice", device)) {
         *pQueue = VK_NULL_HANDLE;
+        return;
+    }
+    if (g_tested && g_bad_queue_index) index++;
+    if (!g_above && !g_tested && (family >= REC_MAX_FAMILIES || index >= g_family_queues[family])) {
+        rec("invalid vkGetDeviceQueue queue family %u index %u was not created with the device (%u queue(s) in that "
+            "family)", family, index, family < REC_MAX_FAMILIES ? g_family_queues[family] : 0);
+        *pQueue = VK_NULL_HANDLE; /* never passed on to the driver */
+        rec("call vkGetDeviceQueue -1");
         return;
     }
     PFN_vkGetDeviceQueue f = g_next_gdpa ? (PFN_vkGetDeviceQueue)g_next_gdpa(device, "vkGetDeviceQueue") : NULL;
@@ -406,19 +545,146 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetDeviceQueue(VkDevice device, uint32_t f
         f(device, family, index, pQueue);
     else
         *pQueue = VK_NULL_HANDLE;
+    rec("call vkGetDeviceQueue %d", *pQueue != VK_NULL_HANDLE ? 0 : -1);
     if (!g_above && !g_tested && *pQueue != VK_NULL_HANDLE) remember(*pQueue);
 }
 
+static void make_own_command_buffer(VkDevice device);
+
 static VKAPI_ATTR VkResult VKAPI_CALL rec_DeviceWaitIdle(VkDevice device) {
-    if (!check_handle("vkDeviceWaitIdle", device)) return VK_ERROR_DEVICE_LOST;
+    if (!check_handle_t("vkDeviceWaitIdle", "VkDevice", device)) return VK_ERROR_DEVICE_LOST;
+    if (failing("vkDeviceWaitIdle")) return VK_ERROR_DEVICE_LOST;
+    if (g_tested && g_own_cb != 0 && g_own_pool == VK_NULL_HANDLE) make_own_command_buffer(device);
     PFN_vkDeviceWaitIdle f = g_next_gdpa ? (PFN_vkDeviceWaitIdle)g_next_gdpa(device, "vkDeviceWaitIdle") : NULL;
-    return f != NULL ? f(device) : VK_ERROR_DEVICE_LOST;
+    VkResult r = f != NULL ? f(device) : VK_ERROR_DEVICE_LOST;
+    rec("call vkDeviceWaitIdle %d", (int)r);
+    return r;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL rec_QueueWaitIdle(VkQueue queue) {
-    if (!check_handle("vkQueueWaitIdle", queue)) return VK_ERROR_DEVICE_LOST;
+    if (!check_handle_t("vkQueueWaitIdle", "VkQueue", queue)) return VK_ERROR_DEVICE_LOST;
+    if (failing("vkQueueWaitIdle")) return VK_ERROR_DEVICE_LOST;
     PFN_vkQueueWaitIdle f = g_next_gdpa ? (PFN_vkQueueWaitIdle)g_next_gdpa(g_device, "vkQueueWaitIdle") : NULL;
-    return f != NULL ? f(queue) : VK_ERROR_DEVICE_LOST;
+    VkResult r = f != NULL ? f(queue) : VK_ERROR_DEVICE_LOST;
+    rec("call vkQueueWaitIdle %d", (int)r);
+    return r;
+}
+
+/* ---------------------------------------------------------------- command pools and buffers */
+
+static struct cb_state *cb_find(VkCommandBuffer cb) {
+    for (size_t i = 0; i < g_cb_count; i++)
+        if (g_cbs[i].cb == cb) return &g_cbs[i];
+    return NULL;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *ci,
+                                                            const VkAllocationCallbacks *alloc, VkCommandPool *pPool) {
+    if (!check_handle_t("vkCreateCommandPool", "VkDevice", device)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (failing("vkCreateCommandPool")) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    PFN_vkCreateCommandPool f = g_next_gdpa ? (PFN_vkCreateCommandPool)g_next_gdpa(device, "vkCreateCommandPool") : NULL;
+    VkResult r = f != NULL ? f(device, ci, alloc, pPool) : VK_ERROR_INITIALIZATION_FAILED;
+    rec("call vkCreateCommandPool %d", (int)r);
+    if (r == VK_SUCCESS && !g_above && !g_tested) g_live_pools++;
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL rec_DestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks *alloc) {
+    if (!check_handle_t("vkDestroyCommandPool", "VkDevice", device)) return;
+    PFN_vkDestroyCommandPool f = g_next_gdpa ? (PFN_vkDestroyCommandPool)g_next_gdpa(device, "vkDestroyCommandPool") : NULL;
+    if (f != NULL) f(device, pool, alloc);
+    rec("call vkDestroyCommandPool 0");
+    if (pool != VK_NULL_HANDLE && !g_above && !g_tested && g_live_pools > 0) g_live_pools--;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
+                                                                 VkCommandBuffer *pCbs) {
+    if (!check_handle_t("vkAllocateCommandBuffers", "VkDevice", device)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (failing("vkAllocateCommandBuffers")) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    PFN_vkAllocateCommandBuffers f =
+        g_next_gdpa ? (PFN_vkAllocateCommandBuffers)g_next_gdpa(device, "vkAllocateCommandBuffers") : NULL;
+    VkResult r = f != NULL ? f(device, info, pCbs) : VK_ERROR_INITIALIZATION_FAILED;
+    rec("call vkAllocateCommandBuffers %d", (int)r);
+    if (r == VK_SUCCESS && !g_above && !g_tested)
+        for (uint32_t i = 0; i < info->commandBufferCount; i++) {
+            remember(pCbs[i]);
+            if (g_cb_count < REC_MAX_HANDLES) g_cbs[g_cb_count++] = (struct cb_state){pCbs[i], 0};
+        }
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL rec_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
+                                                         const VkCommandBuffer *pCbs) {
+    if (!check_handle_t("vkFreeCommandBuffers", "VkDevice", device)) return;
+    for (uint32_t i = 0; i < count; i++)
+        if (pCbs[i] != VK_NULL_HANDLE && !check_handle_t("vkFreeCommandBuffers", "VkCommandBuffer", pCbs[i])) return;
+    PFN_vkFreeCommandBuffers f = g_next_gdpa ? (PFN_vkFreeCommandBuffers)g_next_gdpa(device, "vkFreeCommandBuffers") : NULL;
+    if (f != NULL) f(device, pool, count, pCbs);
+    rec("call vkFreeCommandBuffers 0");
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL rec_BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info) {
+    if (!check_handle_t("vkBeginCommandBuffer", "VkCommandBuffer", cb)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (failing("vkBeginCommandBuffer")) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    struct cb_state *st = g_above || g_tested ? NULL : cb_find(cb);
+    if (st != NULL && st->state == 1) rec("invalid vkBeginCommandBuffer %p is already recording", (void *)cb);
+    PFN_vkBeginCommandBuffer f = g_next_gdpa ? (PFN_vkBeginCommandBuffer)g_next_gdpa(g_device, "vkBeginCommandBuffer") : NULL;
+    VkResult r = f != NULL ? f(cb, info) : VK_ERROR_INITIALIZATION_FAILED;
+    rec("call vkBeginCommandBuffer %d", (int)r);
+    if (st != NULL && r == VK_SUCCESS) st->state = 1;
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL rec_EndCommandBuffer(VkCommandBuffer cb) {
+    if (!check_handle_t("vkEndCommandBuffer", "VkCommandBuffer", cb)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (failing("vkEndCommandBuffer")) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    struct cb_state *st = g_above || g_tested ? NULL : cb_find(cb);
+    if (st != NULL && st->state != 1) rec("invalid vkEndCommandBuffer %p is not recording", (void *)cb);
+    PFN_vkEndCommandBuffer f = g_next_gdpa ? (PFN_vkEndCommandBuffer)g_next_gdpa(g_device, "vkEndCommandBuffer") : NULL;
+    VkResult r = f != NULL ? f(cb) : VK_ERROR_INITIALIZATION_FAILED;
+    rec("call vkEndCommandBuffer %d", (int)r);
+    if (st != NULL && r == VK_SUCCESS) st->state = 2;
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL rec_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits, VkFence fence) {
+    if (!check_handle_t("vkQueueSubmit", "VkQueue", queue)) return VK_ERROR_DEVICE_LOST;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t j = 0; j < submits[i].commandBufferCount; j++) {
+            VkCommandBuffer cb = submits[i].pCommandBuffers[j];
+            if (!check_handle_t("vkQueueSubmit", "VkCommandBuffer", cb)) return VK_ERROR_DEVICE_LOST;
+            struct cb_state *st = g_above || g_tested ? NULL : cb_find(cb);
+            if (st != NULL && st->state != 2)
+                rec("invalid vkQueueSubmit command buffer %p is not in the executable state", (void *)cb);
+        }
+    if (failing("vkQueueSubmit")) return VK_ERROR_DEVICE_LOST;
+    PFN_vkQueueSubmit f = g_next_gdpa ? (PFN_vkQueueSubmit)g_next_gdpa(g_device, "vkQueueSubmit") : NULL;
+    VkResult r = f != NULL ? f(queue, count, submits, fence) : VK_ERROR_DEVICE_LOST;
+    rec("call vkQueueSubmit %d", (int)r);
+    return r;
+}
+
+/* Tested role, own_command_buffer=: a command pool and command buffer of its own, made by calling
+ * down (the loader's trampolines never see them, so nothing but the layer can set their loader
+ * data), recorded through the chain so the layer below receives the command buffer. */
+static void make_own_command_buffer(VkDevice device) {
+    if (g_next_gdpa == NULL) return;
+    PFN_vkCreateCommandPool cp = (PFN_vkCreateCommandPool)g_next_gdpa(device, "vkCreateCommandPool");
+    PFN_vkAllocateCommandBuffers ac = (PFN_vkAllocateCommandBuffers)g_next_gdpa(device, "vkAllocateCommandBuffers");
+    PFN_vkBeginCommandBuffer bc = (PFN_vkBeginCommandBuffer)g_next_gdpa(device, "vkBeginCommandBuffer");
+    PFN_vkEndCommandBuffer ec = (PFN_vkEndCommandBuffer)g_next_gdpa(device, "vkEndCommandBuffer");
+    if (cp == NULL || ac == NULL || bc == NULL || ec == NULL) return;
+    VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, 0};
+    if (cp(device, &pci, NULL, &g_own_pool) != VK_SUCCESS) {
+        g_own_pool = VK_NULL_HANDLE;
+        return;
+    }
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, g_own_pool,
+                                      VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+    if (ac(device, &ai, &g_own_cbuf) != VK_SUCCESS) return;
+    if (g_own_cb == 1 && g_set_device_loader_data != NULL) g_set_device_loader_data(device, g_own_cbuf);
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL};
+    if (bc(g_own_cbuf, &bi) == VK_SUCCESS) ec(g_own_cbuf);
 }
 
 /* ---------------------------------------------------------------- lookups */
@@ -439,7 +705,10 @@ static const struct entry g_instance_entries[] = {
     ENTRY(GetInstanceProcAddr),
 };
 static const struct entry g_device_entries[] = {
-    ENTRY(GetDeviceProcAddr), ENTRY(DestroyDevice), ENTRY(GetDeviceQueue), ENTRY(DeviceWaitIdle), ENTRY(QueueWaitIdle),
+    ENTRY(GetDeviceProcAddr),       ENTRY(DestroyDevice),          ENTRY(GetDeviceQueue),
+    ENTRY(DeviceWaitIdle),          ENTRY(QueueWaitIdle),          ENTRY(CreateCommandPool),
+    ENTRY(DestroyCommandPool),      ENTRY(AllocateCommandBuffers), ENTRY(FreeCommandBuffers),
+    ENTRY(BeginCommandBuffer),      ENTRY(EndCommandBuffer),       ENTRY(QueueSubmit),
 };
 
 static PFN_vkVoidFunction find(const struct entry *e, size_t n, const char *name) {

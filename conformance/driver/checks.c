@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vulkan/vk_icd.h>
 
+#include "conformance/driver/cts_versions.h"
 #include "conformance/driver/ldp_check.h"
 #include "loader/internal/json.h"
 #include "loader/internal/search_paths.h"
@@ -184,6 +185,9 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
         ldp_evidence(c, "loader parser: accepted (library_path %s, api_version %u.%u.%u)", m.library_path,
                      VK_API_VERSION_MAJOR(m.api_version), VK_API_VERSION_MINOR(m.api_version),
                      VK_API_VERSION_PATCH(m.api_version));
+        if (c->drv->library_overridden)
+            ldp_evidence(c, "ICD package: the library checked is the metadata's file_path %s (the manifest's "
+                            "library_path names what the loader service serves)", c->drv->m.library_path);
         vkl_icd_manifest_finish(&m);
     } else {
         FAIL("the loader's manifest parser rejects it (%s)", ldp_vkresult(pr));
@@ -1012,7 +1016,8 @@ static void probe_coexist(struct ldp_ctx *c, void *arg) {
     if (a->mode == 0)
         snprintf(files, sizeof files, "%s", a->mock_json);
     else
-        snprintf(files, sizeof files, "%s:%s", c->drv->manifest_path, a->mock_json);
+        snprintf(files, sizeof files, "%s:%s", c->drv->loader_manifest ? c->drv->loader_manifest : c->drv->manifest_path,
+                 a->mock_json);
     setenv("VK_DRIVER_FILES", files, 1);
     static const char *const unset[] = {"VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_SELECT",
                                         "VK_LOADER_DRIVERS_DISABLE", "VK_INSTANCE_LAYERS", "VK_LAYER_PATH",
@@ -1263,7 +1268,8 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
     PFN_vkGetPhysicalDeviceProperties2 gp2 = khr2 ? (PFN_vkGetPhysicalDeviceProperties2)ldp_gipa(&d, inst, "vkGetPhysicalDeviceProperties2KHR")
                                                   : GET(&d, inst, vkGetPhysicalDeviceProperties2);
     if (!khr2 && d.inst_api < VK_API_VERSION_1_1) gp2 = NULL;
-    int shown = 0, claimed = 0;
+    int shown = 0, claimed = 0, implausible = 0, releases = 0;
+    char first_bad[900] = "";
     for (uint32_t i = 0; i < n; i++) {
         VkPhysicalDeviceProperties p;
         device_name(&d, inst, pds[i], &p);
@@ -1284,17 +1290,36 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
         ldp_evidence(c, "device %u '%s': driverID %d, driverName '%s', driverInfo '%s', conformanceVersion %u.%u.%u.%u", i,
                      p.deviceName, (int)dp.driverID, dp.driverName, dp.driverInfo, cv.major, cv.minor, cv.subminor, cv.patch);
         shown++;
-        if (cv.major || cv.minor || cv.subminor || cv.patch) claimed++;
+        if (cv.major || cv.minor || cv.subminor || cv.patch) {
+            claimed++;
+            char why[600];
+            enum ldp_cv_class k = ldp_cts_classify(cv.major, cv.minor, cv.subminor, cv.patch, p.apiVersion, why, sizeof why);
+            ldp_evidence(c, "device %u: %s", i, why);
+            if (k == LDP_CV_BELOW_API || k == LDP_CV_NOT_RELEASE) {
+                if (implausible++ == 0) snprintf(first_bad, sizeof first_bad, "device %u '%s': %s", i, p.deviceName, why);
+            } else if (k == LDP_CV_RELEASE) {
+                releases++;
+            }
+        }
     }
     free(pds);
+    if (claimed > 0) ldp_evidence(c, "%s", ldp_cts_snapshot_source);
     if (n == 0)
         ldp_verdict(c, LDP_NOT_TESTABLE, "no physical devices here, so no conformanceVersion to read");
     else if (shown == 0)
         ldp_verdict(c, LDP_NOT_TESTABLE, "no device reports VkPhysicalDeviceDriverProperties");
+    else if (implausible > 0)
+        ldp_verdict(c, LDP_FAIL, "a conformance version is claimed that no approved submission can have: %s%s", first_bad,
+                    implausible > 1 ? " (and more, see evidence)" : "");
+    else if (claimed == 0)
+        ldp_verdict(c, LDP_NOT_TESTABLE, "reports 0.0.0.0 (no claim); whether Khronos approved a claimed version needs "
+                                         "the conformant-products list, which is not available offline");
     else
-        ldp_verdict(c, LDP_NOT_TESTABLE, "%s; whether Khronos approved a claimed version needs the conformant-products "
-                                         "list, which is not available offline",
-                    claimed ? "a conformance version is claimed (shown as evidence)" : "reports 0.0.0.0 (no claim)");
+        ldp_verdict(c, LDP_NOT_TESTABLE,
+                    "a conformance version is claimed (shown as evidence) and is plausible (%s, not older than the API "
+                    "version); whether Khronos approved the submission needs the conformant-products list, which is not "
+                    "available offline",
+                    releases == claimed ? "a CTS release version" : "not contradicted by the CTS release snapshot");
 }
 
 /* ================================================================================================

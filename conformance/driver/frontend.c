@@ -131,6 +131,11 @@ int ldp_cli_parse(int argc, char **argv, const char **manifests, struct ldp_cli 
 
 void ldp_driver_prepare(struct ldp_driver *drv, const char *manifest, const char *buf, size_t len,
                         unsigned long long too_big_size) {
+    ldp_driver_prepare_library(drv, manifest, buf, len, too_big_size, NULL);
+}
+
+void ldp_driver_prepare_library(struct ldp_driver *drv, const char *manifest, const char *buf, size_t len,
+                                unsigned long long too_big_size, const char *library) {
     memset(drv, 0, sizeof *drv);
     drv->manifest_path = manifest;
     if (buf == NULL) {
@@ -146,6 +151,19 @@ void ldp_driver_prepare(struct ldp_driver *drv, const char *manifest, const char
     drv->manifest_buf = buf;
     drv->manifest_len = len;
     drv->manifest_ok = vkl_icd_manifest_parse(manifest, buf, len, NULL, &drv->m) == VK_SUCCESS;
+    if (drv->manifest_ok && library != NULL) {
+        char *copy = strdup(library);
+        if (copy == NULL) {
+            vkl_icd_manifest_finish(&drv->m);
+            drv->manifest_ok = false;
+            snprintf(drv->manifest_error, sizeof drv->manifest_error, "out of memory");
+            return;
+        }
+        free(drv->m.library_path);
+        drv->m.library_path = copy;
+        drv->m.library_path_is_bare_name = strchr(copy, '/') == NULL;
+        drv->library_overridden = true;
+    }
     if (!drv->manifest_ok || drv->m.library_path_is_bare_name) return;
     /* stat only: the library is opened (non-blocking, for its ELF header) when it is a regular
      * file, and loaded only in the checks' children. */

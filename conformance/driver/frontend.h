@@ -39,6 +39,11 @@ int ldp_cli_parse(int argc, char **argv, const char **manifests, struct ldp_cli 
  * library (never opened unless it is a regular file: its ELF class). */
 void ldp_driver_prepare(struct ldp_driver *drv, const char *manifest, const char *buf, size_t len,
                         unsigned long long too_big_size);
+/* The same for a manifest of an ICD package (--package): when the manifest parses, its library is
+ * library (the package's file_path) instead of the manifest's library_path. library NULL: as
+ * ldp_driver_prepare. */
+void ldp_driver_prepare_library(struct ldp_driver *drv, const char *manifest, const char *buf, size_t len,
+                                unsigned long long too_big_size, const char *library);
 bool ldp_driver_library_usable(const struct ldp_driver *drv);
 void ldp_driver_release(struct ldp_driver *drv);
 

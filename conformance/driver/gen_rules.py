@@ -2,7 +2,7 @@
 """Writes the policy texts ldp-check puts into its SARIF rules (C source) from policies.tsv.
 
 Usage: gen_rules.py policies.tsv out.c
-Every row whose id starts with LDP_DRIVER_ or LDP_PKG_ becomes {id, "summary (source: ...)"};
+Every row whose id starts with LDP_DRIVER_ or RULE_ICDPKG_ (the --package rules) becomes {id, "summary (source: ...)"};
 ldp_policy_text(id) looks one up. Standard library only.
 """
 import csv
@@ -29,7 +29,7 @@ def main(argv):
     with open(argv[1], encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
             pid = row.get("id") or ""
-            if pid.startswith("LDP_DRIVER_") or pid.startswith("LDP_PKG_"):
+            if pid.startswith("LDP_DRIVER_") or pid.startswith("RULE_ICDPKG_"):
                 text = (row.get("summary") or "").strip()
                 src = (row.get("source") or "").strip()
                 if src:

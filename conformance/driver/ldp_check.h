@@ -62,6 +62,11 @@ struct ldp_driver {
     const char *manifest_buf;
     size_t manifest_len;
     bool manifest_too_big;
+    /* --package: library_path is the package's file_path (what the Fuchsia loader loads), not the
+     * manifest's own; library_overridden says so, and loader_manifest is a manifest naming that
+     * library for the reference loader (LDP_DRIVER_1). NULL: use manifest_path. */
+    bool library_overridden;
+    const char *loader_manifest;
 };
 
 struct ldp_ctx {

@@ -20,6 +20,9 @@
 #include <string>
 #include <vector>
 
+#include <vulkan/vulkan.h>
+
+#include "conformance/driver/cts_versions.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
 #include "conformance/framework/sandbox.h"
@@ -588,6 +591,52 @@ TEST(LdpCheck, ConformanceVersionIsShown) {
   LdpRun zero = Check(V("v7", "{}"));
   EXPECT_NE(zero.out.find("conformanceVersion 0.0.0.0"), std::string::npos) << zero.out;
   EXPECT_NE(zero.reason[Id(5)].find("0.0.0.0"), std::string::npos);
+}
+
+// LDP_DRIVER_5 as far as it goes offline (cts_versions.c): a claimed version older than the
+// device's Vulkan version, or no CTS release inside the snapshot's complete ranges, fails; a
+// release, a known release line with an unlisted patch, or a version outside the snapshot is only
+// "plausible" (not-testable-here, the approval itself is unverifiable). Not cited: the policy row
+// keeps its untestable_reason (approval needs Khronos' list).
+TEST(LdpCheck, ConformanceVersionPlausibility) {
+  struct Case {
+    const char* cv;
+    const char* api;
+    const char* verdict;
+    const char* reason;
+  } cases[] = {
+      {"1.3.0.0", "1.3.0", "not-testable-here", "a CTS release version"},
+      {"1.3.5.7", "1.3.0", "not-testable-here", "not contradicted by the CTS release snapshot"},
+      {"1.9.0.0", "1.3.0", "not-testable-here", "not contradicted"},
+      {"1.2.3.9", "1.2.0", "fail", "is no CTS release"},
+      {"1.2.8.0", "1.3.0", "fail", "older than the device's Vulkan 1.3"},
+      {"1.3.11.0", "1.3.0", "fail", "on no 1.3.1-1.3.8 release line"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.cv);
+    LdpRun r = Check(V("v7", std::string(R"({"physical_devices": [{"api_version": ")") + c.api +
+                                 R"(", "conformance_version": ")" + c.cv + R"(", "driver_id": 13}]})"));
+    EXPECT_EQ(r.verdict[Id(5)], c.verdict) << r.Describe();
+    EXPECT_NE(r.reason[Id(5)].find(c.reason), std::string::npos) << r.reason[Id(5)];
+    EXPECT_NE(r.out.find("CTS release snapshot of 2026-11-26"), std::string::npos) << r.out;
+  }
+}
+
+TEST(LdpCtsVersions, Classify) {
+  char why[600];
+  EXPECT_EQ(ldp_cts_classify(0, 0, 0, 0, VK_API_VERSION_1_3, why, sizeof why), LDP_CV_ZERO);
+  EXPECT_EQ(ldp_cts_classify(1, 1, 3, 0, VK_API_VERSION_1_1, why, sizeof why), LDP_CV_RELEASE);
+  EXPECT_EQ(ldp_cts_classify(1, 4, 4, 0, VK_MAKE_API_VERSION(0, 1, 4, 0), why, sizeof why), LDP_CV_RELEASE);
+  EXPECT_EQ(ldp_cts_classify(1, 3, 1, 1, VK_API_VERSION_1_3, why, sizeof why), LDP_CV_LINE_ONLY) << why;  // lavapipe 22.3
+  EXPECT_EQ(ldp_cts_classify(1, 3, 8, 3, VK_API_VERSION_1_3, why, sizeof why), LDP_CV_LINE_ONLY);
+  EXPECT_EQ(ldp_cts_classify(1, 2, 4, 2, VK_API_VERSION_1_2, why, sizeof why), LDP_CV_NOT_RELEASE);
+  EXPECT_EQ(ldp_cts_classify(1, 3, 9, 3, VK_API_VERSION_1_3, why, sizeof why), LDP_CV_NOT_RELEASE);
+  EXPECT_EQ(ldp_cts_classify(1, 4, 5, 0, VK_MAKE_API_VERSION(0, 1, 4, 0), why, sizeof why), LDP_CV_NEWER);
+  EXPECT_EQ(ldp_cts_classify(2, 0, 0, 0, VK_MAKE_API_VERSION(0, 1, 4, 0), why, sizeof why), LDP_CV_NEWER);
+  EXPECT_EQ(ldp_cts_classify(1, 0, 2, 0, VK_API_VERSION_1_0, why, sizeof why), LDP_CV_OLDER);
+  EXPECT_EQ(ldp_cts_classify(1, 1, 6, 0, VK_API_VERSION_1_2, why, sizeof why), LDP_CV_BELOW_API);
+  EXPECT_NE(std::string(why).find("older than the device's Vulkan 1.2"), std::string::npos) << why;
+  EXPECT_EQ(ldp_cts_classify(1, 300, 0, 0, VK_API_VERSION_1_3, why, sizeof why), LDP_CV_NEWER);
 }
 
 // ---- command line, formats, errors ----------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "conformance/checker_common/report.h"
 #include "conformance/driver/frontend.h"
 #include "conformance/driver/ldp_check.h"
+#include "conformance/driver/package.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
 
@@ -43,6 +44,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "Usage: %s [options] MANIFEST...\n"
             "       %s [options] --installed\n"
+            "       %s [options] --package=DIR\n"
             "\n"
             "Checks Vulkan driver (ICD) manifests and libraries against the loader/driver interface policies\n"
             "LDP_DRIVER_1..12 of the Khronos LoaderDriverInterface document, plus interface lints. Each check\n"
@@ -51,6 +53,9 @@ static void usage(FILE *f) {
             "Options:\n"
             "  --installed        check every driver manifest the loader's default search finds\n"
             "                     (VK_DRIVER_FILES / VK_ICD_FILENAMES / VK_ADD_DRIVER_FILES are honoured)\n"
+            "  --package=DIR      check a Fuchsia-style ICD package: DIR/meta/metadata/metadata.json (rules\n"
+            "                     RULE_ICDPKG_1..7), then every check on the manifest and library it names;\n"
+            "                     may be repeated\n"
             "  --check=ID[,ID]    run only these checks (LDP_DRIVER_n, LINT_*, or the check names of\n"
             "                     --list-checks); may be repeated\n"
             "  --format=FMT       table (default), json, junit or sarif (SARIF 2.1.0, for code scanning)\n"
@@ -68,7 +73,7 @@ static void usage(FILE *f) {
             "\n"
             "Verdicts: pass, fail, warn (advisory), not-applicable, not-testable-here, removed.\n"
             "Exit status: 0 no fail, 1 at least one fail (or warn with --fail-on=warn), 2 usage or I/O error.\n",
-            g_prog, g_prog);
+            g_prog, g_prog, g_prog);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -130,7 +135,8 @@ static char g_tmp[PATH_MAX];
 static void cleanup_tmp(void) {
     if (!g_tmp[0]) return;
     static const char *const names[] = {"libldp_check_mock.so", "libldp_check_mock.so.scenario",
-                                        "libldp_check_mock.so.calls", "ldp_check_mock.json"};
+                                        "libldp_check_mock.so.calls", "ldp_check_mock.json",
+                                        "ldp_check_package.json"};
     char p[PATH_MAX + 64];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", g_tmp, names[i]);
@@ -271,7 +277,25 @@ static void collect(struct result *r, const struct ldp_child *ch) {
     }
 }
 
-static void run_driver(const struct ldp_options *opt, const char *manifest, const bool *selected, struct report *rep) {
+/* A manifest naming `library` for the reference loader (LDP_DRIVER_1 of an ICD package, whose own
+ * manifest names the library as the loader service serves it): in the session directory. */
+static const char *package_loader_manifest(const struct ldp_options *opt, const struct vkl_icd_manifest *m,
+                                           const char *library) {
+    const char *dir = prepare_tmp(opt->mock_path);
+    if (dir == NULL) return NULL;
+    static char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/ldp_check_package.json", dir);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) return NULL;
+    fputs("{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": ", f);
+    chk_json_str(f, library);
+    fprintf(f, ", \"api_version\": \"%u.%u.%u\"}}\n", VK_API_VERSION_MAJOR(m->api_version),
+            VK_API_VERSION_MINOR(m->api_version), VK_API_VERSION_PATCH(m->api_version));
+    return fclose(f) == 0 ? path : NULL;
+}
+
+static void run_driver(const struct ldp_options *opt, const char *manifest, const char *library, const bool *selected,
+                       struct report *rep) {
     memset(rep, 0, sizeof(*rep));
     rep->manifest = xstrdup(manifest);
     /* One non-blocking, size-bounded read (files.c): a FIFO, device or directory is reported
@@ -291,7 +315,9 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         return;
     }
     struct ldp_driver drv;
-    ldp_driver_prepare(&drv, manifest, buf, len, mf.size);
+    ldp_driver_prepare_library(&drv, manifest, buf, len, mf.size, library);
+    if (drv.manifest_ok && drv.library_overridden && opt->loader_path != NULL)
+        drv.loader_manifest = package_loader_manifest(opt, &drv.m, library);
     if (drv.manifest_ok) rep->library = xstrdup(drv.m.library_path);
     bool library_usable = ldp_driver_library_usable(&drv);
     struct ldp_ctx parent = {.opt = opt, .drv = &drv, .fd = -1};
@@ -332,6 +358,28 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
     }
     ldp_driver_release(&drv);
     free(buf);
+}
+
+/* ---- ICD packages (--package) ---- */
+
+/* The package's own rules as a report whose subject is its metadata.json. */
+static void package_report(const struct ldp_pkg_report *pr, struct report *rep) {
+    memset(rep, 0, sizeof *rep);
+    rep->manifest = xstrdup(pr->metadata_path);
+    if (pr->library) rep->library = xstrdup(pr->library);
+    if (pr->io_error) {
+        rep->error = xstrdup(pr->error);
+        return;
+    }
+    rep->res = calloc(LDP_PKG_RULE_COUNT, sizeof(struct result));
+    if (rep->res == NULL) exit(2);
+    for (size_t k = 0; k < LDP_PKG_RULE_COUNT; k++) {
+        struct result *r = &rep->res[rep->nres++];
+        r->def = &ldp_pkg_rules[k];
+        set_reason(r, pr->rules[k].verdict, "%s", pr->rules[k].reason);
+        for (size_t e = 0; e < pr->rules[k].nevidence; e++)
+            add_ev(r, pr->rules[k].evidence[e], strlen(pr->rules[k].evidence[e]));
+    }
 }
 
 /* ---- output ---- */
@@ -398,6 +446,16 @@ static void write_json(FILE *f, const struct report *reps, size_t n, const struc
     fputs("\n  ]\n}\n", f);
 }
 
+/* The SARIF/JUnit rules: the checks, then the ICD package rules (--package). */
+static const struct ldp_check_def *rule_def(size_t k) {
+    return k < ldp_check_count ? &ldp_checks[k] : &ldp_pkg_rules[k - ldp_check_count];
+}
+
+static size_t rule_index(const struct ldp_check_def *def) {
+    if (def >= ldp_checks && def < ldp_checks + ldp_check_count) return (size_t)(def - ldp_checks);
+    return ldp_check_count + (size_t)(def - ldp_pkg_rules);
+}
+
 /* The shared writers (JUnit, SARIF) see the reports through chk_* views. */
 struct chk_views {
     struct chk_rule rules[64];
@@ -417,12 +475,18 @@ static bool make_views(struct chk_views *v, const struct report *reps, size_t n,
         free(v->results);
         return false;
     }
-    size_t nrules = ldp_check_count < 64 ? ldp_check_count : 64;
+    /* The package rules only when a package was checked (--package). */
+    bool with_pkg = false;
+    for (size_t d = 0; d < n; d++)
+        for (size_t i = 0; i < reps[d].nres; i++) with_pkg = with_pkg || rule_index(reps[d].res[i].def) >= ldp_check_count;
+    size_t nrules = ldp_check_count + (with_pkg ? LDP_PKG_RULE_COUNT : 0);
+    if (nrules > 64) nrules = 64;
     for (size_t k = 0; k < nrules; k++) {
         struct chk_rule *r = &v->rules[k];
-        r->id = ldp_checks[k].id;
-        r->name = ldp_checks[k].name;
-        r->title = ldp_checks[k].title;
+        const struct ldp_check_def *def = rule_def(k);
+        r->id = def->id;
+        r->name = def->name;
+        r->title = def->title;
         ldp_rule_texts(r->id, &r->text, &r->help);
     }
     v->tool = (struct chk_tool){.name = "ldp-check", .version = LDP_CHECK_VERSION, .information_uri = NULL,
@@ -433,7 +497,7 @@ static bool make_views(struct chk_views *v, const struct report *reps, size_t n,
                                               .error = reps[d].error, .results = out, .nresults = reps[d].nres};
         for (size_t i = 0; i < reps[d].nres; i++) {
             const struct result *r = &reps[d].res[i];
-            *out++ = (struct chk_result){.rule = (size_t)(r->def - ldp_checks), .verdict = (enum chk_verdict)r->verdict,
+            *out++ = (struct chk_result){.rule = rule_index(r->def), .verdict = (enum chk_verdict)r->verdict,
                                          .reason = r->reason, .evidence = (const char *const *)r->ev,
                                          .nevidence = r->nev, .seconds = r->seconds};
         }
@@ -550,10 +614,6 @@ int main(int argc, char **argv) {
     size_t nman = cli.nman;
     opt.timeout_s = cli.timeout_s;
     opt.registry_path = cli.registry;
-    if (cli.npackages > 0) {
-        fprintf(stderr, "%s: --package is not implemented yet (issue 16)\n", g_prog);
-        return finish(2);
-    }
     int status = 0;
     char real[PATH_MAX];
     if (loader != NULL) {
@@ -607,7 +667,8 @@ int main(int argc, char **argv) {
         if (found.count == 0) fprintf(stderr, "%s: --installed: no driver manifests found\n", g_prog);
     }
     size_t total = nman + found.count;
-    struct report *reps = calloc(total ? total : 1, sizeof(struct report));
+    size_t cap = total + 2 * cli.npackages; /* a package: its metadata, then its manifest */
+    struct report *reps = calloc(cap ? cap : 1, sizeof(struct report));
     if (reps == NULL) return 2;
     FILE *out = stdout;
     if (output != NULL) {
@@ -624,13 +685,31 @@ int main(int argc, char **argv) {
         const char *m = i < nman ? manifests[i] : found.items[i - nman];
         if (strcmp(format, "table") == 0 && out == stdout && isatty(STDERR_FILENO))
             fprintf(stderr, "%s: checking %s ...\n", g_prog, m);
-        run_driver(&opt, m, selected, &reps[i]);
+        run_driver(&opt, m, NULL, selected, &reps[i]);
         if (reps[i].error) {
             fprintf(stderr, "%s: %s\n", g_prog, reps[i].error);
             status = 2;
         }
         for (size_t k = 0; k < reps[i].nres; k++)
             if (chk_verdict_fails((enum chk_verdict)reps[i].res[k].verdict, fail_on) && status == 0) status = 1;
+    }
+    for (size_t p = 0; p < cli.npackages; p++) {
+        if (strcmp(format, "table") == 0 && out == stdout && isatty(STDERR_FILENO))
+            fprintf(stderr, "%s: checking package %s ...\n", g_prog, cli.packages[p]);
+        struct ldp_pkg_report pr;
+        ldp_pkg_evaluate(cli.packages[p], &pr);
+        size_t first = total;
+        package_report(&pr, &reps[total++]);
+        if (pr.manifest != NULL) run_driver(&opt, pr.manifest, pr.library, selected, &reps[total++]);
+        ldp_pkg_report_free(&pr);
+        for (size_t i = first; i < total; i++) {
+            if (reps[i].error) {
+                fprintf(stderr, "%s: %s\n", g_prog, reps[i].error);
+                status = 2;
+            }
+            for (size_t k = 0; k < reps[i].nres; k++)
+                if (chk_verdict_fails((enum chk_verdict)reps[i].res[k].verdict, fail_on) && status == 0) status = 1;
+        }
     }
     bool use_colour = colour == 1 || (colour == -1 && out == stdout && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL);
     if (strcmp(format, "json") == 0)

@@ -29,9 +29,10 @@ static const struct {
      "and a strict ICD.api_version, when library_arch disagrees with the library, or when the library cannot be "
      "loaded (dlerror() is quoted). Ship the manifest the loader documents; test it with the loader's own parser."},
     {"LDP_DRIVER_5", NULL,
-     "Never fails: whether Khronos approved a reported conformanceVersion needs Khronos' conformant-products list. "
-     "Report 0.0.0.0 until the submission is approved. ldp-check reports the value as evidence and flags values no "
-     "CTS release could have produced."},
+     "Fails only when the reported conformanceVersion cannot belong to an approved submission: older than the "
+     "device's Vulkan version, or no CTS release (checked against a dated snapshot of the CTS's release versions, "
+     "cts_versions.c). Otherwise not-testable-here: whether Khronos approved the submission needs Khronos' "
+     "conformant-products list. Report 0.0.0.0 until the submission is approved."},
     {"LDP_DRIVER_6", "Withdrawn policy: drivers at interface 1 or newer were once told not to export the core vk* entry "
                      "points.",
      "Nothing to do: the policy was withdrawn. LINT_VK_EXPORTS keeps the -Bsymbolic advice for drivers that export "
@@ -83,6 +84,24 @@ static const struct {
      "library's (the loader's) functions of the same name.",
      "Warns when vk* symbols are exported and the library is not linked with -Bsymbolic. Link with -Wl,-Bsymbolic or "
      "stop exporting vk* (a version script exporting vk_icd* only)."},
+    /* ICD packages (--package): the texts are the policy table's RULE_ICDPKG_* rows. */
+    {"RULE_ICDPKG_1", NULL,
+     "Fails when meta/metadata/metadata.json is missing, not a regular file, larger than 1 MiB, not JSON or not a "
+     "JSON object. Put the metadata in the directory the component exposes as \"metadata\" (meta/metadata/)."},
+    {"RULE_ICDPKG_2", NULL, "Fails unless \"version\" is the number 1, the only metadata version defined."},
+    {"RULE_ICDPKG_3", NULL,
+     "Fails when \"file_path\" (the library) or \"manifest_path\" (the Khronos ICD manifest) is missing, not a "
+     "string or empty."},
+    {"RULE_ICDPKG_4", NULL,
+     "Fails when a path is absolute or has an empty, '.' or '..' component: both are relative to the package's "
+     "contents directory, canonical, and stay inside it."},
+    {"RULE_ICDPKG_5", NULL,
+     "Fails when the library or the manifest is not a regular file at its path in the package (missing, a directory, "
+     "or a symbolic link leaving the package). Ship both files in the package."},
+    {"RULE_ICDPKG_6", NULL, "Fails when file_path is under bin/; put the library under lib/ (or anywhere but bin/)."},
+    {"RULE_ICDPKG_7", NULL,
+     "Warns when manifest_path is not under meta/, where small files are stored most efficiently (advice of the "
+     "loader's documentation; not a failure)."},
 };
 
 void ldp_rule_texts(const char *id, const char **text, const char **help) {

@@ -8,7 +8,10 @@
  * address). The $VKT_MALLOCFAIL_NTH-th of them returns NULL with errno ENOMEM; all others, and
  * every allocation of other objects, succeed. When the failure is injected the shim writes one line
  * to $VKT_MALLOCFAIL_REPORT ("injected N"), so a test sweeping N knows when it has gone past the
- * last allocation. The real allocator is glibc's (__libc_malloc and friends), so the shim needs no
+ * last allocation. With $VKT_MALLOCFAIL_TOTAL set, the shim writes the number of allocations it
+ * counted ("total K") to that file when the process ends, so a test can first learn how many
+ * allocations some steps make (VKT_MALLOCFAIL_NTH larger than that) and then fail only those. The
+ * real allocator is glibc's (__libc_malloc and friends), so the shim needs no
  * dlsym and cannot recurse.
  */
 #include <dlfcn.h>
@@ -60,6 +63,20 @@ static int target_caller(const void *ra) {
         }
     }
     return 1;
+}
+
+__attribute__((destructor)) static void write_total(void) {
+    const char *path = getenv("VKT_MALLOCFAIL_TOTAL");
+    if (path == NULL) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    char line[64];
+    int len = snprintf(line, sizeof(line), "total %lu\n", (unsigned long)atomic_load(&g_count));
+    if (len > 0) {
+        ssize_t w = write(fd, line, (size_t)len);
+        (void)w;
+    }
+    close(fd);
 }
 
 #define RA __builtin_extract_return_addr(__builtin_return_address(0))

@@ -206,6 +206,19 @@ static struct {
 } g_alloc_stats;
 
 static bool g_alloc_used;
+/* alloc=fail:N (create-instance): the N-th allocation or reallocation request made through the
+ * counting callbacks since the process began fails (returns NULL), unless a later create-instance
+ * with alloc=counting disarmed it first; 0 = none. */
+static uint64_t g_alloc_fail_at, g_alloc_requests;
+static bool g_alloc_injected;
+
+static bool alloc_fail_now(void) {
+  ++g_alloc_requests;
+  if (g_alloc_fail_at == 0 || g_alloc_requests != g_alloc_fail_at) return false;
+  g_alloc_injected = true;
+  ++g_alloc_stats.failed;
+  return true;
+}
 
 static ssize_t live_find(void *p) {
   for (size_t i = 0; i < g_alloc_stats.live_count; ++i)
@@ -247,6 +260,7 @@ static void *raw_alloc(size_t size, size_t alignment) {
 static VKAPI_ATTR void *VKAPI_CALL counting_alloc(void *user, size_t size, size_t alignment,
                                                   VkSystemAllocationScope scope) {
   ++g_alloc_stats.allocations;
+  if (alloc_fail_now()) return NULL;
   void *p = raw_alloc(size, alignment);
   if (p == NULL || !live_add(p, size)) {
     free(p);
@@ -279,6 +293,7 @@ static VKAPI_ATTR void *VKAPI_CALL counting_realloc(void *user, void *orig, size
     return NULL;
   }
   ++g_alloc_stats.reallocations;
+  if (alloc_fail_now()) return NULL;
   ssize_t i = live_find(orig);
   if (i < 0) {
     ++g_alloc_stats.bad_reallocs;
@@ -613,6 +628,16 @@ static void step_create_instance(char *opts) {
       portability = strstr(value, "portability") != NULL;
     } else if (strcmp(key, "alloc") == 0) {
       counting = strcmp(value, "counting") == 0;
+      if (counting) g_alloc_fail_at = 0; /* a later alloc=counting instance disarms alloc=fail:N */
+      if (strncmp(value, "fail:", 5) == 0) {
+        unsigned long nth = 0;
+        if (!parse_uint(value + 5, &nth) || nth == 0) {
+          emit_error("create-instance", "bad alloc=fail:N");
+          return;
+        }
+        counting = true;
+        g_alloc_fail_at = nth;
+      }
     } else if (strcmp(key, "messenger") == 0) {
       utils = strstr(value, "debug-utils") != NULL;
       report = strstr(value, "debug-report") != NULL;
@@ -2134,6 +2159,47 @@ static void step_destroy_instance(void) {
   obj_end();
 }
 
+/* setenv-repeat:NAME:COUNT:PIECE (test-only): setenv(NAME, PIECE written COUNT times), each '#' of
+ * PIECE replaced by the repetition's index; for values longer than execve allows one string
+ * (128 KiB), e.g. VK_INSTANCE_LAYERS with 100,000 entries or 1 MB values. Prints `length`. */
+static void step_setenv_repeat(const char *arg) {
+  obj_begin("setenv-repeat");
+  const char *c1 = arg ? strchr(arg, ':') : NULL;
+  const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  char count_text[32];
+  unsigned long count = 0;
+  if (c2 == NULL || c1 == arg || (size_t)(c2 - c1 - 1) >= sizeof count_text) {
+    kv_str("error", "usage: setenv-repeat:NAME:COUNT:PIECE");
+    obj_end();
+    return;
+  }
+  memcpy(count_text, c1 + 1, (size_t)(c2 - c1 - 1));
+  count_text[c2 - c1 - 1] = '\0';
+  const char *piece = c2 + 1;
+  size_t plen = strlen(piece), hashes = 0;
+  for (size_t i = 0; i < plen; ++i) hashes += piece[i] == '#';
+  char *name = strndup(arg, (size_t)(c1 - arg));
+  char *value = NULL;
+  if (parse_uint(count_text, &count) && name != NULL) value = malloc(count * (plen + hashes * 20) + 1);
+  if (value == NULL) {
+    kv_str("error", "bad count or out of memory");
+  } else {
+    size_t len = 0;
+    for (unsigned long k = 0; k < count; ++k)
+      for (size_t i = 0; i < plen; ++i) {
+        if (piece[i] == '#') len += (size_t)sprintf(value + len, "%lu", k);
+        else value[len++] = piece[i];
+      }
+    value[len] = '\0';
+    kv_str("name", name);
+    kv_int("length", (long long)len);
+    kv_bool("set", setenv(name, value, 1) == 0);
+  }
+  free(value);
+  free(name);
+  obj_end();
+}
+
 static void step_env_dump(void) {
   static const char *const vars[] = {
       "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS",
@@ -2195,6 +2261,9 @@ static void emit_alloc_stats(void) {
   kv_int("outstanding", (long long)g_alloc_stats.live_count);
   kv_int("outstanding_bytes", (long long)g_alloc_stats.bytes_outstanding);
   kv_int("peak_outstanding", (long long)g_alloc_stats.peak_outstanding);
+  kv_int("requests", (long long)g_alloc_requests);
+  kv_int("fail_at", (long long)g_alloc_fail_at);
+  kv_bool("injected", g_alloc_injected);
   obj_end();
 }
 
@@ -2243,7 +2312,7 @@ int main(int argc, char **argv) {
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
       "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle", "direct", "mock-scenario",
-      "display-queries", "tool-properties", "surface-caps2ext", "surface-caps2", "xlib-display"};
+      "display-queries", "tool-properties", "surface-caps2ext", "surface-caps2", "xlib-display", "setenv-repeat"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
@@ -2328,6 +2397,8 @@ int main(int argc, char **argv) {
       step_destroy_device();
     } else if (is_step("destroy-instance", s, &arg)) {
       step_destroy_instance();
+    } else if (is_step("setenv-repeat", s, &arg)) {
+      step_setenv_repeat(arg);
     } else if (is_step("env-dump", s, &arg)) {
       step_env_dump();
     } else if (is_step("resolve-unknown", s, &arg)) {

@@ -15,27 +15,14 @@
 #include <unistd.h>
 
 #include "conformance/layer_check/llp_check.h"
+#include "conformance/layer_check/sandwich.h"
 #include "loader/vkl_gen_results.h"
 
-#define NO_RESULT 0x7fffffff /* the call did not return (the process died) */
-
-static const char *res(VkResult r) {
-    if ((int)r == NO_RESULT) return "no result (did not return)";
+const char *llp_res(VkResult r) {
+    if ((int)r == LLP_NO_RESULT) return "no result (did not return)";
     const char *n = vkl_gen_result_name(r);
     return n ? n : "?";
 }
-
-struct sandwich {
-    const struct vkl_layer_manifest *layer;
-    bool inject; /* the layer above adds an extension nobody knows (LLP_LAYER_17) */
-    char dir[PATH_MAX];
-    /* results, filled by run_sandwich */
-    bool ran; /* the probe exited normally */
-    char failure[1200]; /* how the probe died, when !ran */
-    int instance_result, device_result, device_count;
-    char *above, *below; /* the recording layers' records */
-    char *log;           /* the probe's stderr: the loader's error lines (VK_LOADER_DEBUG=error) */
-};
 
 static bool copy_file(const char *from, const char *to) {
     struct ldp_file f;
@@ -67,7 +54,9 @@ static char *slurp(const char *path) {
     return s ? s : strdup("");
 }
 
-/* The workload, in the probe grandchild. */
+/* The workload, in the probe grandchild. Application-visible results are "app" probe results
+ * ("<step> <value>"), compared between the runs with and without the layer (LLP_LAYER_1). */
+#define APP(...) ldp_result(c, "app", __VA_ARGS__)
 static void probe_workload(struct ldp_ctx *c, void *argp) {
     const struct sandwich *s = argp;
     const struct vkl_layer_manifest *l = s->layer;
@@ -83,7 +72,11 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
                                         "VK_LOADER_LAYERS_DISABLE", "VK_LOADER_LAYERS_ALLOW", "VK_LOADER_DRIVERS_SELECT",
                                         "VK_LOADER_DRIVERS_DISABLE"};
     for (size_t i = 0; i < sizeof unset / sizeof *unset; i++) unsetenv(unset[i]);
-    if (llp_man->implicit) {
+    if (s->without) {
+        snprintf(p, sizeof p, "%s/above.json:%s/below.json", s->dir, s->dir);
+        setenv("VK_LAYER_PATH", p, 1);
+        setenv("VK_IMPLICIT_LAYER_PATH", "", 1);
+    } else if (llp_man->implicit) {
         snprintf(p, sizeof p, "%s/above.json:%s/below.json", s->dir, s->dir);
         setenv("VK_LAYER_PATH", p, 1);
         setenv("VK_IMPLICIT_LAYER_PATH", llp_man->path, 1);
@@ -94,7 +87,10 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
         setenv("VK_LAYER_PATH", p, 1);
         setenv("VK_IMPLICIT_LAYER_PATH", "", 1);
     }
-    snprintf(p, sizeof p, "%s:%s:%s", LLP_ABOVE_NAME, l->props.layerName, LLP_BELOW_NAME);
+    if (s->without)
+        snprintf(p, sizeof p, "%s:%s", LLP_ABOVE_NAME, LLP_BELOW_NAME);
+    else
+        snprintf(p, sizeof p, "%s:%s:%s", LLP_ABOVE_NAME, l->props.layerName, LLP_BELOW_NAME);
     setenv("VK_INSTANCE_LAYERS", p, 1);
     setenv("LLPCHECK_UNDER_TEST", l->props.layerName, 1);
     setenv("VK_LOADER_DEBUG", "error", 1);
@@ -103,6 +99,13 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
     else
         unsetenv("LLPCHECK_INJECT_EXTENSION");
 
+    const VkAllocationCallbacks *ac = NULL;
+    if (s->allocator) {
+        char why[600] = "";
+        ldp_step(c, "dlopen(%s) and redirect its allocation imports", l->library_path);
+        if (!llp_alloc_prepare(l->library_path, why, sizeof why)) ldp_result(c, "alloc_error", "%s", why);
+        ac = llp_alloc_callbacks();
+    }
     ldp_step(c, "dlopen(%s)", llp_opt->loader_path);
     void *loader = dlopen(llp_opt->loader_path, RTLD_NOW | RTLD_LOCAL);
     if (loader == NULL) {
@@ -117,9 +120,17 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
     VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, NULL, 0, &app, 0, NULL, 0, NULL};
     VkInstance inst = VK_NULL_HANDLE;
     ldp_step(c, "vkCreateInstance (layers %s)", p);
-    VkResult r = create_instance ? create_instance(&ici, NULL, &inst) : VK_ERROR_INITIALIZATION_FAILED;
+    if (s->allocator) llp_alloc_window(true);
+    VkResult r = create_instance ? create_instance(&ici, ac, &inst) : VK_ERROR_INITIALIZATION_FAILED;
     ldp_result(c, "instance_result", "%d", (int)r);
-    if (r != VK_SUCCESS) return;
+    APP("vkCreateInstance %s", llp_res(r));
+    if (r != VK_SUCCESS) {
+        if (s->allocator) {
+            llp_alloc_window(false);
+            llp_alloc_report(c);
+        }
+        return;
+    }
 #define GET(type, name) type name = (type)gipa(inst, #name)
     GET(PFN_vkEnumeratePhysicalDevices, vkEnumeratePhysicalDevices);
     GET(PFN_vkGetPhysicalDeviceProperties, vkGetPhysicalDeviceProperties);
@@ -133,16 +144,22 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
     if (vkEnumeratePhysicalDevices != NULL) {
         n = 8;
         r = vkEnumeratePhysicalDevices(inst, &n, pds);
+        APP("vkEnumeratePhysicalDevices %s, %u", llp_res(r), r == VK_SUCCESS || r == VK_INCOMPLETE ? n : 0);
         if (r != VK_SUCCESS && r != VK_INCOMPLETE) n = 0;
     }
     ldp_result(c, "device_count", "%u", n);
     for (uint32_t i = 0; i < n; i++) {
         VkPhysicalDeviceProperties props;
+        memset(&props, 0, sizeof props);
         ldp_step(c, "vkGetPhysicalDeviceProperties(physical device %u)", i);
         if (vkGetPhysicalDeviceProperties) vkGetPhysicalDeviceProperties(pds[i], &props);
+        APP("vkGetPhysicalDeviceProperties(%u) \"%.200s\" api %u.%u.%u vendor 0x%x device 0x%x type %d", i, props.deviceName,
+            VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
+            VK_API_VERSION_PATCH(props.apiVersion), props.vendorID, props.deviceID, (int)props.deviceType);
         uint32_t qn = 0;
         ldp_step(c, "vkGetPhysicalDeviceQueueFamilyProperties(physical device %u)", i);
         if (vkGetPhysicalDeviceQueueFamilyProperties) vkGetPhysicalDeviceQueueFamilyProperties(pds[i], &qn, NULL);
+        APP("vkGetPhysicalDeviceQueueFamilyProperties(%u) %u famil%s", i, qn, qn == 1 ? "y" : "ies");
     }
     if (n > 0 && vkCreateDevice != NULL) {
         float prio = 1.0f;
@@ -150,9 +167,11 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
         VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, NULL, 0, 1, &q, 0, NULL, 0, NULL, NULL};
         VkDevice dev = VK_NULL_HANDLE;
         ldp_step(c, "vkCreateDevice(physical device 0)");
-        r = vkCreateDevice(pds[0], &dci, NULL, &dev);
+        r = vkCreateDevice(pds[0], &dci, ac, &dev);
         ldp_result(c, "device_result", "%d", (int)r);
+        APP("vkCreateDevice %s", llp_res(r));
         if (r == VK_SUCCESS && vkGetDeviceProcAddr != NULL) {
+#define DGET(type, name) type name = (type)vkGetDeviceProcAddr(dev, #name)
             PFN_vkGetDeviceQueue get_queue = (PFN_vkGetDeviceQueue)vkGetDeviceProcAddr(dev, "vkGetDeviceQueue");
             PFN_vkQueueWaitIdle queue_wait = (PFN_vkQueueWaitIdle)vkGetDeviceProcAddr(dev, "vkQueueWaitIdle");
             PFN_vkDeviceWaitIdle wait = (PFN_vkDeviceWaitIdle)vkGetDeviceProcAddr(dev, "vkDeviceWaitIdle");
@@ -160,20 +179,71 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
             VkQueue queue = VK_NULL_HANDLE;
             ldp_step(c, "vkGetDeviceQueue(0, 0)");
             if (get_queue) get_queue(dev, 0, 0, &queue);
+            APP("vkGetDeviceQueue(0, 0) %s", queue != VK_NULL_HANDLE ? "a queue" : "VK_NULL_HANDLE");
+            VkCommandPool pool = VK_NULL_HANDLE;
+            VkCommandBuffer cb = VK_NULL_HANDLE;
+            DGET(PFN_vkCreateCommandPool, vkCreateCommandPool);
+            DGET(PFN_vkDestroyCommandPool, vkDestroyCommandPool);
+            DGET(PFN_vkAllocateCommandBuffers, vkAllocateCommandBuffers);
+            DGET(PFN_vkFreeCommandBuffers, vkFreeCommandBuffers);
+            DGET(PFN_vkBeginCommandBuffer, vkBeginCommandBuffer);
+            DGET(PFN_vkEndCommandBuffer, vkEndCommandBuffer);
+            DGET(PFN_vkQueueSubmit, vkQueueSubmit);
+            if (s->commands && vkCreateCommandPool && vkDestroyCommandPool && vkAllocateCommandBuffers &&
+                vkFreeCommandBuffers && vkBeginCommandBuffer && vkEndCommandBuffer && vkQueueSubmit) {
+                VkCommandPoolCreateInfo pci = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0, 0};
+                ldp_step(c, "vkCreateCommandPool");
+                r = vkCreateCommandPool(dev, &pci, ac, &pool);
+                APP("vkCreateCommandPool %s", llp_res(r));
+                if (r == VK_SUCCESS) {
+                    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, pool,
+                                                      VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+                    ldp_step(c, "vkAllocateCommandBuffers");
+                    r = vkAllocateCommandBuffers(dev, &ai, &cb);
+                    APP("vkAllocateCommandBuffers %s", llp_res(r));
+                    if (r != VK_SUCCESS) cb = VK_NULL_HANDLE;
+                }
+                if (cb != VK_NULL_HANDLE) {
+                    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL, 0, NULL};
+                    ldp_step(c, "vkBeginCommandBuffer");
+                    APP("vkBeginCommandBuffer %s", llp_res(vkBeginCommandBuffer(cb, &bi)));
+                    ldp_step(c, "vkEndCommandBuffer");
+                    APP("vkEndCommandBuffer %s", llp_res(vkEndCommandBuffer(cb)));
+                    if (queue != VK_NULL_HANDLE) {
+                        VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, 0, NULL};
+                        ldp_step(c, "vkQueueSubmit");
+                        APP("vkQueueSubmit %s", llp_res(vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE)));
+                    }
+                }
+            }
             ldp_step(c, "vkQueueWaitIdle");
-            if (queue_wait && queue != VK_NULL_HANDLE) queue_wait(queue);
+            if (queue_wait && queue != VK_NULL_HANDLE) APP("vkQueueWaitIdle %s", llp_res(queue_wait(queue)));
             ldp_step(c, "vkDeviceWaitIdle");
-            if (wait) wait(dev);
+            if (wait) APP("vkDeviceWaitIdle %s", llp_res(wait(dev)));
+            if (cb != VK_NULL_HANDLE) {
+                ldp_step(c, "vkFreeCommandBuffers");
+                vkFreeCommandBuffers(dev, pool, 1, &cb);
+            }
+            if (pool != VK_NULL_HANDLE) {
+                ldp_step(c, "vkDestroyCommandPool");
+                vkDestroyCommandPool(dev, pool, ac);
+            }
             ldp_step(c, "vkDestroyDevice");
-            if (destroy) destroy(dev, NULL);
+            if (destroy) destroy(dev, ac);
+#undef DGET
         }
     }
     ldp_step(c, "vkDestroyInstance");
-    if (vkDestroyInstance) vkDestroyInstance(inst, NULL);
+    if (vkDestroyInstance) vkDestroyInstance(inst, ac);
+    if (s->allocator) {
+        llp_alloc_window(false);
+        llp_alloc_report(c);
+    }
     ldp_step(c, "workload done");
     ldp_result(c, "done", "1");
 #undef GET
 }
+#undef APP
 
 static void rm_probe_dir(const char *dir) {
     if (getenv("LLP_CHECK_KEEP_PROBES") != NULL) return; /* debugging: keep the records */
@@ -188,9 +258,9 @@ static void rm_probe_dir(const char *dir) {
 }
 
 /* Prepares the probe directory, runs the workload in a probe, reads the records. */
-static void run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
+void llp_run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     s->ran = false;
-    s->instance_result = s->device_result = NO_RESULT;
+    s->instance_result = s->device_result = LLP_NO_RESULT;
     s->device_count = 0;
     s->above = s->below = NULL;
     snprintf(s->dir, sizeof s->dir, "%s/probe.XXXXXX", llp_opt->session_dir);
@@ -228,6 +298,7 @@ static void run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     if (ldp_child_get(&ch, "device_result", buf, sizeof buf)) s->device_result = atoi(buf);
     if (ldp_child_get(&ch, "device_count", buf, sizeof buf)) s->device_count = atoi(buf);
     s->log = strdup(ch.err ? ch.err : "");
+    s->proto = strdup(ch.out ? ch.out : "");
     ldp_child_free(&ch);
     char rec[PATH_MAX + 80];
     snprintf(rec, sizeof rec, "%s.rec", above);
@@ -237,15 +308,16 @@ static void run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     rm_probe_dir(s->dir);
 }
 
-static void free_sandwich(struct sandwich *s) {
+void llp_free_sandwich(struct sandwich *s) {
     free(s->above);
     free(s->below);
     free(s->log);
-    s->above = s->below = s->log = NULL;
+    free(s->proto);
+    s->above = s->below = s->log = s->proto = NULL;
 }
 
 /* The value after "key " of the first record line (after *pos) with that key, or NULL. */
-static const char *rec_next(const char *text, const char *key, size_t *pos, char *buf, size_t len) {
+const char *llp_rec_next(const char *text, const char *key, size_t *pos, char *buf, size_t len) {
     size_t klen = strlen(key);
     const char *p = text ? text + *pos : NULL;
     while (p && *p) {
@@ -264,32 +336,37 @@ static const char *rec_next(const char *text, const char *key, size_t *pos, char
     return NULL;
 }
 
-static const char *rec_get(const char *text, const char *key, char *buf, size_t len) {
+const char *llp_rec_get(const char *text, const char *key, char *buf, size_t len) {
     size_t pos = 0;
-    return rec_next(text, key, &pos, buf, len);
+    return llp_rec_next(text, key, &pos, buf, len);
+}
+
+const char *llp_proto_next(const char *proto, const char *key, size_t *pos, char *buf, size_t len) {
+    struct ldp_child ch;
+    memset(&ch, 0, sizeof ch);
+    ch.out = (char *)(uintptr_t)(proto ? proto : "");
+    return ldp_child_next(&ch, key, pos, buf, len);
 }
 
 /* Runs one sandwich per layer of the manifest and calls judge() for the layers that could run. */
-typedef void (*judge_fn)(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s);
-
-static void for_each_layer(struct ldp_ctx *c, bool inject, judge_fn judge) {
+void llp_for_each_layer(struct ldp_ctx *c, const struct sandwich *proto, llp_judge_fn judge) {
     struct llp_acc a = {0};
     for (uint32_t i = 0; i < llp_man->file.count; i++) {
         const struct vkl_layer_manifest *l = &llp_man->file.layers[i];
         if (!llp_usable(&a, l)) continue;
         struct sandwich s;
         memset(&s, 0, sizeof s);
+        if (proto != NULL) s = *proto;
         s.layer = l;
-        s.inject = inject;
-        run_sandwich(c, &s);
+        llp_run_sandwich(c, &s);
         ldp_evidence(c, "%s: workload: vkCreateInstance %s, %d physical device(s), vkCreateDevice %s", l->props.layerName,
-                     res((VkResult)s.instance_result), s.device_count,
-                     s.device_count ? res((VkResult)s.device_result) : "not called");
+                     llp_res((VkResult)s.instance_result), s.device_count,
+                     s.device_count ? llp_res((VkResult)s.device_result) : "not called");
         if (!s.ran)
             llp_acc_add(&a, l, LDP_FAIL, "%s", s.failure);
         else
             judge(c, &a, l, &s);
-        free_sandwich(&s);
+        llp_free_sandwich(&s);
     }
     llp_acc_end(c, &a);
 }
@@ -299,18 +376,18 @@ static void for_each_layer(struct ldp_ctx *c, bool inject, judge_fn judge) {
 static void judge_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s,
                        bool device) {
     char buf[64];
-    const char *stale = rec_get(s->below, device ? "device_link_stale" : "instance_link_stale", buf, sizeof buf);
+    const char *stale = llp_rec_get(s->below, device ? "device_link_stale" : "instance_link_stale", buf, sizeof buf);
     const char *cmd = device ? "vkCreateDevice" : "vkCreateInstance";
     const char *info = device ? "VkLayerDeviceCreateInfo" : "VkLayerInstanceCreateInfo";
     if (stale == NULL) {
         int r = device ? s->device_result : s->instance_result;
         if (device && s->instance_result != VK_SUCCESS)
-            llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance failed (%s)", res((VkResult)s->instance_result));
+            llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance failed (%s)", llp_res((VkResult)s->instance_result));
         else if (device && s->device_count == 0)
             llp_acc_add(a, l, LDP_NOT_TESTABLE, "no physical device reached the application");
         else
             llp_acc_add(a, l, LDP_NOT_TESTABLE, "%s never reached the layer below (%s returned %s): the layer did not call down",
-                        cmd, cmd, res((VkResult)r));
+                        cmd, cmd, llp_res((VkResult)r));
         return;
     }
     ldp_evidence(c, "%s: the layer below received %s link %s", l->props.layerName, info,
@@ -332,11 +409,11 @@ static void judge_device_link(struct ldp_ctx *c, struct llp_acc *a, const struct
 
 void llp_check_chain_instance_link(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_instance_link);
+    llp_for_each_layer(c, NULL, judge_instance_link);
 }
 void llp_check_chain_device_link(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_device_link);
+    llp_for_each_layer(c, NULL, judge_device_link);
 }
 
 /* ---- LLP_LAYER_21 / 22 ---- */
@@ -347,8 +424,8 @@ static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct v
     const char *cmd = device ? "vkCreateDevice" : "vkCreateInstance";
     const char *what = device ? "*pDevice" : "*pInstance";
     char above[64], below[64];
-    const char *va = rec_get(s->above, key, above, sizeof above);
-    const char *vb = rec_get(s->below, key, below, sizeof below);
+    const char *va = llp_rec_get(s->above, key, above, sizeof above);
+    const char *vb = llp_rec_get(s->below, key, below, sizeof below);
     /* The reference loader checks the handle in its link shims and refuses the creation before
      * the layer below sees it, logging the culprit: that line is the evidence. */
     const char *tag = device ? "[LLP_LAYER_22]" : "[LLP_LAYER_21]";
@@ -359,7 +436,7 @@ static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct v
         ldp_evidence(c, "loader: %.*s", (int)(line - bol + (int)strlen(tag)), bol);
         llp_acc_add(a, l, LDP_FAIL, "the layer wrote %s before calling %s down: the reference loader refused the "
                                     "creation before the layer below was called (%s returned %s)", what, cmd, cmd,
-                    res((VkResult)(device ? s->device_result : s->instance_result)));
+                    llp_res((VkResult)(device ? s->device_result : s->instance_result)));
         return;
     }
     if (va == NULL || vb == NULL) {
@@ -390,11 +467,11 @@ static void judge_device_untouched(struct ldp_ctx *c, struct llp_acc *a, const s
 
 void llp_check_chain_instance_untouched(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_instance_untouched);
+    llp_for_each_layer(c, NULL, judge_instance_untouched);
 }
 void llp_check_chain_device_untouched(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_device_untouched);
+    llp_for_each_layer(c, NULL, judge_device_untouched);
 }
 
 /* ---- LLP_LAYER_10 ---- */
@@ -404,7 +481,7 @@ static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl
     char buf[300];
     int good = 0, bad = 0;
     char first[300] = "";
-    while (rec_next(s->below, "handle", &pos, buf, sizeof buf) != NULL) {
+    while (llp_rec_next(s->below, "handle", &pos, buf, sizeof buf) != NULL) {
         /* "<command> <known 0|1> <pointer>" */
         char cmd[128] = "", ptr[64] = "";
         int known = 0;
@@ -427,7 +504,7 @@ static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl
 
 void llp_check_chain_handles(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_handles);
+    llp_for_each_layer(c, NULL, judge_handles);
 }
 
 /* ---- LLP_LAYER_16 ---- */
@@ -454,7 +531,7 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
     size_t pos = 0;
     char buf[900];
     own[0] = other[0] = null[0] = '\0';
-    while (rec_next(s->above, "edep_probe", &pos, buf, sizeof buf) != NULL) {
+    while (llp_rec_next(s->above, "edep_probe", &pos, buf, sizeof buf) != NULL) {
         if (strncmp(buf, "own ", 4) == 0) snprintf(own, sizeof own, "%s", buf + 4);
         if (strncmp(buf, "other ", 6) == 0) snprintf(other, sizeof other, "%.190s", buf + 6);
         if (strncmp(buf, "null ", 5) == 0) snprintf(null, sizeof null, "%.190s", buf + 5);
@@ -469,10 +546,10 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
     char list[800] = "-";
     sscanf(own, "%d %u %799s", &r, &count, list);
     ldp_evidence(c, "%s: vkEnumerateDeviceExtensionProperties(\"%s\") = %s, %u: %s", l->props.layerName,
-                 l->props.layerName, res((VkResult)r), count, list);
+                 l->props.layerName, llp_res((VkResult)r), count, list);
     bool other_down = false, null_down = false;
     pos = 0;
-    while (rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL) {
+    while (llp_rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL) {
         if (strcmp(buf, LLP_BELOW_NAME) == 0) other_down = true;
         if (strcmp(buf, "(null)") == 0) null_down = true;
     }
@@ -480,7 +557,7 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
                  LLP_BELOW_NAME, other_down ? "reached" : "did not reach", null_down ? "reached it" : "did not");
     bool own_down = false;
     pos = 0;
-    while (rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL)
+    while (llp_rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL)
         if (strcmp(buf, l->props.layerName) == 0) own_down = true;
     if (r != VK_SUCCESS && own_down && l->device_extension_count == 0)
         /* Loaders answer a query naming a layer from its manifest and never call the layer with
@@ -488,10 +565,10 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
          * extensions loses nothing. */
         llp_acc_add(a, l, LDP_WARN,
                     "asked for its own name it passes the call down (the layer below answers %s) instead of listing its "
-                    "own (zero) device extensions; loaders answer such queries from the manifest", res((VkResult)r));
+                    "own (zero) device extensions; loaders answer such queries from the manifest", llp_res((VkResult)r));
     else if (r != VK_SUCCESS)
         llp_acc_add(a, l, LDP_FAIL, "asked for its own name, vkEnumerateDeviceExtensionProperties returns %s%s",
-                    res((VkResult)r), own_down ? " (it passed the call down)" : "");
+                    llp_res((VkResult)r), own_down ? " (it passed the call down)" : "");
     else if (!same_set(list, l->device_extensions, l->device_extension_count))
         llp_acc_add(a, l, LDP_FAIL, "asked for its own name it lists [%s]; its manifest declares %u device extension(s)",
                     strcmp(list, "-") == 0 ? "" : list, l->device_extension_count);
@@ -506,7 +583,7 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
 
 void llp_check_chain_device_extensions(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_device_extensions);
+    llp_for_each_layer(c, NULL, judge_device_extensions);
 }
 
 /* ---- LLP_LAYER_18 ---- */
@@ -518,7 +595,7 @@ static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vk
     for (int k = 0; k < 2; k++) {
         size_t pos = 0;
         char buf[300];
-        while (rec_next(s->above, keys[k], &pos, buf, sizeof buf) != NULL) {
+        while (llp_rec_next(s->above, keys[k], &pos, buf, sizeof buf) != NULL) {
             char name[200] = "";
             int nonnull = 0;
             if (sscanf(buf, "%199s %d", name, &nonnull) != 2) continue;
@@ -541,7 +618,7 @@ static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vk
 
 void llp_check_chain_disabled_commands(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, false, judge_disabled);
+    llp_for_each_layer(c, NULL, judge_disabled);
 }
 
 /* ---- LLP_LAYER_17 ---- */
@@ -550,10 +627,10 @@ static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct
     char buf[300];
     size_t pos = 0;
     bool down = false;
-    while (rec_next(s->below, "instance_extension", &pos, buf, sizeof buf) != NULL)
+    while (llp_rec_next(s->below, "instance_extension", &pos, buf, sizeof buf) != NULL)
         if (strcmp(buf, LLP_INJECTED_EXTENSION) == 0) down = true;
     ldp_evidence(c, "%s: with %s enabled by the layer above: vkCreateInstance %s; the name %s the layer below",
-                 l->props.layerName, LLP_INJECTED_EXTENSION, res((VkResult)s->instance_result),
+                 l->props.layerName, LLP_INJECTED_EXTENSION, llp_res((VkResult)s->instance_result),
                  down ? "reached" : "did not reach");
     if (s->instance_result == VK_SUCCESS) {
         llp_acc_add(a, l, LDP_PASS, "vkCreateInstance succeeds with an extension name the layer does not know (%s)",
@@ -564,18 +641,19 @@ static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct
     struct sandwich ctl;
     memset(&ctl, 0, sizeof ctl);
     ctl.layer = l;
-    run_sandwich(c, &ctl);
-    ldp_evidence(c, "%s: without it: vkCreateInstance %s", l->props.layerName, res((VkResult)ctl.instance_result));
+    llp_run_sandwich(c, &ctl);
+    ldp_evidence(c, "%s: without it: vkCreateInstance %s", l->props.layerName, llp_res((VkResult)ctl.instance_result));
     if (ctl.ran && ctl.instance_result == VK_SUCCESS)
         llp_acc_add(a, l, LDP_FAIL, "vkCreateInstance fails with %s when an extension it does not know (%s) is enabled, and "
-                                    "succeeds without it", res((VkResult)s->instance_result), LLP_INJECTED_EXTENSION);
+                                    "succeeds without it", llp_res((VkResult)s->instance_result), LLP_INJECTED_EXTENSION);
     else
         llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance through the layer fails even without unknown extensions (%s)",
-                    ctl.ran ? res((VkResult)ctl.instance_result) : ctl.failure);
-    free_sandwich(&ctl);
+                    ctl.ran ? llp_res((VkResult)ctl.instance_result) : ctl.failure);
+    llp_free_sandwich(&ctl);
 }
 
 void llp_check_chain_unknown_extensions(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    for_each_layer(c, true, judge_unknown_ext);
+    struct sandwich proto = {.inject = true};
+    llp_for_each_layer(c, &proto, judge_unknown_ext);
 }

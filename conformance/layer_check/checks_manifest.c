@@ -18,6 +18,10 @@ const struct llp_options *llp_opt;
 const struct llp_manifest *llp_man;
 
 const struct llp_check_def llp_checks[] = {
+    {"LLP_LAYER_1", "workload_conformant", "the workload gives the application the same results with and without the layer",
+     llp_check_conformant_stack, 2, true},
+    {"LLP_LAYER_2", "workload_no_harm", "calls below the layer are valid, succeed, and include every application call",
+     llp_check_no_harm, 2, true},
     {"LLP_LAYER_3", "manifest_naming", "layer names follow VK_LAYER_<AUTHOR>_<name>", llp_check_manifest_naming, 0, true},
     {"LLP_LAYER_4", "interface_negotiate_export", "exports vkNegotiateLoaderLayerInterfaceVersion (interface 2)",
      llp_check_negotiate_export, 1, true},
@@ -39,6 +43,8 @@ const struct llp_check_def llp_checks[] = {
      llp_check_chain_instance_link, 1, true},
     {"LLP_LAYER_13", "chain_device_link", "vkCreateDevice advances the VkLayerDeviceCreateInfo link",
      llp_check_chain_device_link, 1, true},
+    {"LLP_LAYER_14", "workload_alloc_callbacks", "the layer allocates through the application's allocation callbacks",
+     llp_check_alloc_callbacks, 1, true},
     {"LLP_LAYER_15", "interface_instance_extensions", "vkEnumerateInstanceExtensionProperties: own name only",
      llp_check_instance_extensions, 2, true},
     {"LLP_LAYER_16", "chain_device_extensions", "vkEnumerateDeviceExtensionProperties: own extensions, else down",
@@ -47,6 +53,8 @@ const struct llp_check_def llp_checks[] = {
      llp_check_chain_unknown_extensions, 2, true},
     {"LLP_LAYER_18", "chain_disabled_commands", "vkGet*ProcAddr: NULL for commands of extensions not enabled",
      llp_check_chain_disabled_commands, 1, true},
+    {"LLP_LAYER_19", "workload_dispatch_init", "dispatchable objects the layer creates carry the loader's dispatch",
+     llp_check_dispatch_init, 1, true},
     {"LLP_LAYER_20", "manifest_stale", "the library exists, is the one loaded, and no other manifest names it",
      llp_check_stale, 1, true},
     {"LLP_LAYER_21", "chain_instance_untouched", "*pInstance untouched before calling down",

@@ -84,6 +84,10 @@ void llp_check_chain_unknown_extensions(struct ldp_ctx *c, void *arg);
 void llp_check_chain_disabled_commands(struct ldp_ctx *c, void *arg);
 void llp_check_chain_instance_untouched(struct ldp_ctx *c, void *arg);
 void llp_check_chain_device_untouched(struct ldp_ctx *c, void *arg);
+void llp_check_conformant_stack(struct ldp_ctx *c, void *arg);
+void llp_check_no_harm(struct ldp_ctx *c, void *arg);
+void llp_check_alloc_callbacks(struct ldp_ctx *c, void *arg);
+void llp_check_dispatch_init(struct ldp_ctx *c, void *arg);
 
 /* Verdict order for combining several layers of one manifest: fail > warn > pass > not-testable
  * > not-applicable. */

@@ -153,18 +153,24 @@ void ExpectVerdict(const LlpRun& r, const std::string& id, const std::string& ve
 // ------------------------------------------------------------------ conforming layers
 
 TEST(LlpCheck, WellBehavedMockLayerPassesEveryCheck) {
-  VKT_POLICY("LLP_LAYER_3", "LLP_LAYER_4", "LLP_LAYER_5", "LLP_LAYER_6", "LLP_LAYER_10", "LLP_LAYER_12", "LLP_LAYER_13",
-             "LLP_LAYER_16", "LLP_LAYER_17", "LLP_LAYER_18", "LLP_LAYER_20", "LLP_LAYER_21", "LLP_LAYER_22");
+  VKT_POLICY("LLP_LAYER_1", "LLP_LAYER_2", "LLP_LAYER_3", "LLP_LAYER_4", "LLP_LAYER_5", "LLP_LAYER_6", "LLP_LAYER_10",
+             "LLP_LAYER_12", "LLP_LAYER_13", "LLP_LAYER_16", "LLP_LAYER_17", "LLP_LAYER_18", "LLP_LAYER_20", "LLP_LAYER_21",
+             "LLP_LAYER_22");
   std::string dir = NewDir();
   LlpRun r = LlpCheck({MockLayer(dir, "v2", "")});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
-  for (const char* id : {"LLP_LAYER_3", "LLP_LAYER_4", "LLP_LAYER_5", "LLP_LAYER_6", "LLP_LAYER_10", "LLP_LAYER_12",
+  for (const char* id : {"LLP_LAYER_1", "LLP_LAYER_2", "LLP_LAYER_3", "LLP_LAYER_4", "LLP_LAYER_5", "LLP_LAYER_6", "LLP_LAYER_10", "LLP_LAYER_12",
                          "LLP_LAYER_13", "LLP_LAYER_16", "LLP_LAYER_17", "LLP_LAYER_18", "LLP_LAYER_20",
                          "LLP_LAYER_21", "LLP_LAYER_22"})
     EXPECT_EQ(r.verdict[id], "pass") << id << "\n" << r.Describe();
   for (const char* id : {"LLP_LAYER_7", "LLP_LAYER_8", "LLP_LAYER_9", "LLP_LAYER_15"})
     EXPECT_EQ(r.verdict[id], "not-applicable") << id << "\n" << r.Describe();
   EXPECT_EQ(r.verdict["LLP_LAYER_11"], "not-testable-here") << r.Describe();
+  // It creates no dispatchable object of its own; its scenario parser (cJSON, linked in) grows a
+  // buffer with realloc while the instance exists.
+  EXPECT_EQ(r.verdict["LLP_LAYER_19"], "not-testable-here") << r.Describe();
+  EXPECT_EQ(r.verdict["LLP_LAYER_14"], "warn") << r.Describe();
+  EXPECT_EQ(r.json["manifests"][0]["results"].size(), 22u) << r.out;
   // Every verdict has a reason.
   for (const auto& kv : r.reason) EXPECT_FALSE(kv.second.empty()) << kv.first;
   EXPECT_EQ(r.json["manifests"][0]["layers"][0].str(), kMockName);
@@ -178,6 +184,42 @@ TEST(LlpCheck, TransparentRecordingLayerPassesIncludingInstanceExtensionQueries)
   ExpectVerdict(r, "LLP_LAYER_15", "pass", "VK_ERROR_LAYER_NOT_PRESENT",
                 "vkEnumerateInstanceExtensionProperties(NULL) = VK_ERROR_LAYER_NOT_PRESENT");
   ExpectVerdict(r, "LLP_LAYER_10", "pass", "dispatchable handles");
+}
+
+TEST(LlpCheck, TransparentLayerKeepsTheWorkloadAndHasNothingToAllocateOrCreate) {
+  VKT_POLICY("LLP_LAYER_1", "LLP_LAYER_2", "LLP_LAYER_14", "LLP_LAYER_19");
+  std::string dir = NewDir();
+  LlpRun r = LlpCheck({"--check=LLP_LAYER_1,LLP_LAYER_2,LLP_LAYER_14,LLP_LAYER_19", TestedLayer(dir, "")});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  ExpectVerdict(r, "LLP_LAYER_1", "pass", "are the same with and without the layer",
+                "13 application-visible result(s) without the layer, 13 with it");
+  ExpectVerdict(r, "LLP_LAYER_2", "pass", "0 call(s) of its own added");
+  // The counting callbacks were used by the loader, never by this layer's code.
+  ExpectVerdict(r, "LLP_LAYER_14", "not-testable-here", "no allocation by the layer's code", "libvulkan.so.1");
+  ExpectVerdict(r, "LLP_LAYER_19", "not-testable-here", "created no dispatchable object of its own",
+                "0 of objects the application never had");
+}
+
+TEST(LlpCheck, OwnCommandBufferWithLoaderDataPassesAndIsCountedAsTheLayers) {
+  VKT_POLICY("LLP_LAYER_19", "LLP_LAYER_2");
+  std::string dir = NewDir();
+  LlpRun r = LlpCheck({"--check=LLP_LAYER_19,LLP_LAYER_2", TestedLayer(dir, "own_command_buffer=set")});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  ExpectVerdict(r, "LLP_LAYER_19", "pass", "2 use(s) of dispatchable objects the layer created itself");
+  // Its own pool and command buffer are calls of its own below it, valid ones.
+  ExpectVerdict(r, "LLP_LAYER_2", "pass", "call(s) of its own added");
+}
+
+TEST(LlpCheck, WrappingLayerSeenByTheWorkloadChecks) {
+  // The mock layer's dispatchable wrappers: what reaches the layer below are the driver's queue and
+  // command buffers, whose loader word nobody set (the loader stamps the wrappers the application
+  // holds), and it offers no vkQueueWaitIdle / vkDeviceWaitIdle it could unwrap.
+  VKT_POLICY("LLP_LAYER_19", "LLP_LAYER_1");
+  std::string dir = NewDir();
+  LlpRun r = LlpCheck({"--check=LLP_LAYER_19,LLP_LAYER_1", MockLayer(dir, "v2", "\"wrap_handles\": true")});
+  EXPECT_EQ(r.exit_status, 1) << r.Describe();
+  ExpectVerdict(r, "LLP_LAYER_19", "fail", "holds 0x1cdc0de", "the application never had this object");
+  ExpectVerdict(r, "LLP_LAYER_1", "fail", "vkQueueWaitIdle VK_ERROR_DEVICE_LOST with the layer");
 }
 
 TEST(LlpCheck, WrappingLayerThatUnwrapsPasses) {
@@ -213,6 +255,7 @@ struct Case {
   const char* manifest_extra;
   const char* reason;
   const char* evidence;
+  const char* good_scenario = nullptr;  // the conforming configuration, when not the plain layer
 };
 
 const Case kCases[] = {
@@ -245,6 +288,21 @@ const Case kCases[] = {
      "", "the negotiation killed by signal", "offer 2: killed by signal"},
     {"CrashInCreateDevice", "LLP_LAYER_13", "LLP_LAYER_13", "fail", "tested", "crash_in=vkCreateDevice", "",
      "killed by signal", "vkCreateDevice no result"},
+    {"StepFailsOnlyWithTheLayer", "LLP_LAYER_1", "LLP_LAYER_1", "fail", "tested", "fail_in=vkQueueSubmit", "",
+     "vkQueueSubmit VK_ERROR_DEVICE_LOST with the layer", "without the layer: vkQueueSubmit VK_SUCCESS"},
+    {"InvalidCallBelowTheLayer", "LLP_LAYER_2", "LLP_LAYER_2", "fail", "tested", "bad_queue_index", "",
+     "called the layer below invalidly", "index 1 was not created with the device"},
+    {"CommandDroppedBeforeTheLayerBelow", "LLP_LAYER_2", "LLP_LAYER_2", "warn", "tested", "fail_in=vkQueueSubmit", "",
+     "not an image of the application's", "vkQueueSubmit reached the layer below 1 time(s) without the layer, 0 with it"},
+    {"AllocationCallbacksNeverUsed", "LLP_LAYER_14", "LLP_LAYER_14", "warn", "tested", "alloc=malloc", "",
+     "never through them", "2 to its own allocation imports (malloc x2", "alloc=callbacks"},
+    {"AllocationCallbacksPartlyUsed", "LLP_LAYER_14", "LLP_LAYER_14", "warn", "tested", "alloc=mixed", "",
+     "2 time(s) through the application's callbacks but 1 time(s) with its own allocator", "libtested.so 2",
+     "alloc=callbacks"},
+    {"OwnPointerFreedThroughTheCallbacks", "LLP_LAYER_14", "LLP_LAYER_14", "fail", "tested", "alloc=free_mismatch", "",
+     "a pointer they never returned", "called from libtested.so (the layer under test)", "alloc=callbacks"},
+    {"OwnCommandBufferWithoutLoaderData", "LLP_LAYER_19", "LLP_LAYER_19", "fail", "tested", "own_command_buffer=unset", "",
+     "pfnSetDeviceLoaderData was not called", "whose first word is 0x1cdc0de", "own_command_buffer=set"},
 };
 
 class Violation : public ::testing::TestWithParam<Case> {};
@@ -265,7 +323,8 @@ TEST_P(Violation, IsReportedByItsCheckAndTheWellConfiguredLayerPasses) {
   ExpectVerdict(r, c.id, c.verdict, c.reason, c.evidence);
   // The same layer without the switch.
   std::string good_dir = NewDir();
-  std::string good = variant == "tested" ? TestedLayer(good_dir, "")
+  std::string good = c.good_scenario != nullptr ? TestedLayer(good_dir, c.good_scenario)
+                     : variant == "tested" ? TestedLayer(good_dir, "")
                      : variant == "v2_all" ? TestedLayer(good_dir, "")
                      : variant == "v1"     ? MockLayer(good_dir, "v2", "")
                                            : MockLayer(good_dir, variant, "");
@@ -279,7 +338,8 @@ INSTANTIATE_TEST_SUITE_P(LlpCheck, Violation, ::testing::ValuesIn(kCases),
 
 // The policy IDs the table above may cite (the coverage gate reads string literals when
 // VKT_POLICY gets a non-literal).
-const char* const kCitedByTable[] = {"LLP_LAYER_3",  "LLP_LAYER_4",  "LLP_LAYER_5",  "LLP_LAYER_10", "LLP_LAYER_12",
+const char* const kCitedByTable[] = {"LLP_LAYER_1",  "LLP_LAYER_2",  "LLP_LAYER_14", "LLP_LAYER_19",
+                                     "LLP_LAYER_3",  "LLP_LAYER_4",  "LLP_LAYER_5",  "LLP_LAYER_10", "LLP_LAYER_12",
                                      "LLP_LAYER_13", "LLP_LAYER_15", "LLP_LAYER_16", "LLP_LAYER_17", "LLP_LAYER_18",
                                      "LLP_LAYER_21", "LLP_LAYER_22"};
 TEST(LlpCheck, CaseTableCitesKnownIds) {
@@ -348,6 +408,33 @@ TEST(LlpCheck, EveryLayerOfAMultiLayerManifestIsSandwichedAndNamedInTheReason) {
   ExpectVerdict(r, "LLP_LAYER_12", "fail", "VK_LAYER_LLPCHECK_mock: in vkCreateInstance",
                 "VK_LAYER_LLPCHECK_tested: the layer below received VkLayerInstanceCreateInfo link of its own");
   ExpectVerdict(r, "LLP_LAYER_21", "pass", "unchanged", "VK_LAYER_LLPCHECK_mock: *pInstance on entry");
+}
+
+// ------------------------------------------------------------------ the installed validation layer
+
+// docs/llp-check-reports/ records llp-check's report on the Khronos validation layer installed
+// here; a fresh run must give the same verdict for every check, so the report stays true.
+TEST(LlpCheckInstalled, ValidationLayerVerdictsMatchTheRecordedReport) {
+  VKT_POLICY("LLP_LAYER_14", "LLP_LAYER_18");
+  const std::string manifest = "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json";
+  struct stat st;
+  if (stat(manifest.c_str(), &st) != 0) GTEST_SKIP() << manifest << " is not installed (Debian: vulkan-validationlayers)";
+  vkt::Json recorded =
+      vkt::Json::Parse(Slurp(vkt::Runfile("docs/llp-check-reports/VK_LAYER_KHRONOS_validation.json")));
+  ASSERT_EQ(recorded["manifests"][0]["manifest"].str(), manifest);
+  vkt::Json want = recorded["manifests"][0]["results"];
+  ASSERT_GT(want.size(), 0u);
+  LlpRun r = LlpCheck({"--timeout=60", manifest});
+  ASSERT_EQ(r.json["manifests"][0]["manifest"].str(), manifest) << r.Describe();
+  EXPECT_EQ(r.verdict.size(), want.size()) << r.Describe();
+  for (size_t i = 0; i < want.size(); i++) {
+    std::string id = want[i]["id"].str();
+    ASSERT_TRUE(r.verdict.count(id)) << id << "\n" << r.Describe();
+    EXPECT_EQ(r.verdict.at(id), want[i]["verdict"].str())
+        << id << ": recorded \"" << want[i]["reason"].str() << "\", now \"" << r.reason.at(id)
+        << "\" (re-run llp-check and update docs/llp-check-reports/)";
+  }
+  EXPECT_EQ(r.exit_status, recorded["manifests"][0]["summary"]["fail"].num() > 0 ? 1 : 0) << r.Describe();
 }
 
 // ------------------------------------------------------------------ manifest policies

@@ -691,7 +691,8 @@ static int finish(int status) {
 /* Which selected checks need the loader, the mock driver and the recording layer. */
 static bool needs_sandwich(const bool *selected) {
     for (size_t k = 0; k < llp_check_count; k++)
-        if (selected[k] && strstr(llp_checks[k].name, "chain_") == llp_checks[k].name) return true;
+        if (selected[k] && (strncmp(llp_checks[k].name, "chain_", 6) == 0 || strncmp(llp_checks[k].name, "workload_", 9) == 0))
+            return true;
     return false;
 }
 

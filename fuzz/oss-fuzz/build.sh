@@ -21,7 +21,7 @@ if [ -z "${VKL_ROOT:-}" ]; then
 fi
 cd "$VKL_ROOT"
 
-ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer"
+ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer ldp_package_fuzzer"
 TARGETS=${VKL_FUZZ_TARGETS:-$ALL_TARGETS}
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -119,6 +119,24 @@ if want ldp_check_fuzzer && [ -f fuzz/ldp_check_fuzzer.c ]; then
   done
   compile "$B/obj/ldp_check_fuzzer.o" fuzz/ldp_check_fuzzer.c
   link ldp_check_fuzzer "$B/obj/ldp_check_fuzzer.o" "${ldp_objs[@]}" "${parsing_objs[@]}" "$B/obj/vkl_gen_results.o"
+fi
+
+# ldp-check --package's metadata parser (conformance/driver/package.c): the same objects as
+# ldp_check_fuzzer (compiled here when that target was not wanted).
+if want ldp_package_fuzzer && [ -f fuzz/ldp_package_fuzzer.c ]; then
+  if [ -z "${ldp_objs+x}" ]; then
+    python3 conformance/driver/gen_registry.py "$VK_XML" "$B/gen/ldp_registry_gen.c"
+    python3 conformance/driver/gen_rules.py conformance/policies/policies.tsv "$B/gen/ldp_rules_gen.c"
+    ldp_objs=()
+    for f in conformance/driver/*.c conformance/checker_common/*.c "$B/gen/ldp_registry_gen.c" "$B/gen/ldp_rules_gen.c"; do
+      [ "$(basename "$f")" = main.c ] && continue
+      o="$B/obj/ldp_$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
+      compile "$o" "$f"
+      ldp_objs+=("$o")
+    done
+  fi
+  compile "$B/obj/ldp_package_fuzzer.o" fuzz/ldp_package_fuzzer.c
+  link ldp_package_fuzzer "$B/obj/ldp_package_fuzzer.o" "${ldp_objs[@]}" "${parsing_objs[@]}" "$B/obj/vkl_gen_results.o"
 fi
 
 # The whole-loader targets: the shared world harness (fuzz/world/) + one decoder each.

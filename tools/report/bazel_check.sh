@@ -8,6 +8,10 @@
 #      README says), also over a target's own env attribute;
 #   3. and reach the loader: a conformance test run with VKT_LOADER naming a loader that crashes
 #      on load fails, with the name VKT_LOADER_NAME gave recorded in its test.xml; unset, it passes.
+#   4. --config=remote-cache (endpoint $VKT_REMOTE_CACHE, through tools/bazel): remote_cache_check.sh
+#      starts nginx (WebDAV) on 127.0.0.1 and builds and tests a small target from two clean output
+#      bases; the second run must take everything from the cache. BAZEL_CHECK_SKIP_REMOTE_CACHE=1
+#      leaves it out (it starts two more Bazel servers, ~35 s).
 set -u
 if [[ -z "${BUILD_WORKSPACE_DIRECTORY:-}" ]]; then
     echo "bazel_check: run me with 'bazel run //tools/report:bazel_check'" >&2
@@ -19,6 +23,7 @@ for p in "$PWD" "$self"; do
     if [[ "$p" == */execroot/* ]]; then startup+=("--output_base=${p%%/execroot/*}"); break; fi
 done
 bazel="${BAZEL:-bazel}"
+remote_cache_check="$PWD/tools/report/remote_cache_check.sh"   # runfiles (bazel run's cwd)
 cd "$BUILD_WORKSPACE_DIRECTORY" || exit 2
 unset VKT_LOADER VKT_LOADER_NAME VKT_DEVIATIONS
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/bazel_check.XXXXXX")"
@@ -59,6 +64,15 @@ fi
 "$bazel" "${startup[@]}" test //tools/report:report_probe_test_ours >"$tmp/ours.log" 2>&1
 rc=$?
 if [[ $rc -eq 0 ]]; then ok "unset, the same test passes against our loader"; else fail "unset: bazel exit $rc"; fi
+
+# 4. The remote cache, through the environment variable.
+if [[ "${BAZEL_CHECK_SKIP_REMOTE_CACHE:-0}" == 1 ]]; then
+    echo "bazel_check: skipped: remote cache (BAZEL_CHECK_SKIP_REMOTE_CACHE=1)"
+elif BAZEL="$bazel" "$remote_cache_check" "$BUILD_WORKSPACE_DIRECTORY" >"$tmp/remote.log" 2>&1; then
+    ok "--config=remote-cache: a second clean output base takes its build and test results from a local nginx cache"
+else
+    fail "--config=remote-cache (below)"; cat "$tmp/remote.log"
+fi
 
 echo "bazel_check: $failures failure(s)"
 [[ $failures -eq 0 ]]

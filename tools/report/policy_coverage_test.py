@@ -166,12 +166,86 @@ class CoverageGateTest(unittest.TestCase):
                 self.assertNotIn("RULE_IGNORED_FILE", out)
                 self.assertIn("2 source file(s), 7 citation(s)", out)
                 os.unlink(os.path.join(tree, "conformance", "loader", "b_test.cc"))
+                # The tested loader-side IDs need implementing code that names them (next test).
+                os.makedirs(os.path.join(tree, "loader"))
+                with open(os.path.join(tree, "loader", "impl.c"), "w") as f:
+                    f.write("/* LDP_LOADER_1, LDP_LOADER_2, RULE_DRV_SEARCH_ORDER */\n")
                 rc, out = run("--policies", TABLE, "--pending", cov("pending_ok.txt")[0], "--tree-root", tree)
                 self.assertEqual(rc, 0, out)
             finally:
                 os.chdir(cwd)
         finally:
             shutil.rmtree(tree)
+
+
+class ImplementationCitationTest(unittest.TestCase):
+    """--tree-root: a loader-side ID (loader-policy, layer-loader-policy, rule) that has a citing test
+    must be named by non-test code under loader/, conformance/driver/ or conformance/layer_check/."""
+
+    def setUp(self):
+        self.tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tree)
+        os.makedirs(os.path.join(self.tree, "conformance", "loader"))
+        shutil.copy(cov("good_test.cc")[0], os.path.join(self.tree, "conformance", "loader", "a_test.cc"))
+        # good_test.cc cites LDP_LOADER_1, LDP_LOADER_2, RULE_DRV_SEARCH_ORDER (loader-side) and
+        # LDP_DRIVER_4 / LDP_DRIVER_6 (driver policies: no implementing code required).
+        self.write("loader/icd.c", "/* LDP_LOADER_1: no driver */\nstatic const char *t = \"[RULE_DRV_SEARCH_ORDER]\";\n")
+        self.write("conformance/driver/rules.c", "// LDP_LOADER_2 is checked here\n")
+
+    def write(self, rel, text):
+        path = os.path.join(self.tree, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def check(self, *extra):
+        return run("--policies", TABLE, "--pending", cov("pending_ok.txt")[0], "--tree-root", self.tree, *extra)
+
+    def test_all_named_passes_and_counts(self):
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("implementation: 3 tested loader-side IDs, 3 named by implementing code, 0 not", out)
+
+    def test_missing_implementation_citation_fails(self):
+        os.unlink(os.path.join(self.tree, "conformance", "driver", "rules.c"))
+        rc, out = self.check()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("LDP_LOADER_2 (loader-policy) has tests but no implementing code names it", out)
+        self.assertNotIn("LDP_LOADER_1 (loader-policy) has tests", out)
+        self.assertNotIn("LDP_DRIVER_4", out.split("FAIL")[1])  # driver policies need no implementing code
+
+    def test_tests_testdata_and_partial_words_do_not_count(self):
+        os.unlink(os.path.join(self.tree, "conformance", "driver", "rules.c"))
+        self.write("loader/icd_test.cc", "// LDP_LOADER_2\n")
+        self.write("loader/testdata/x.c", "// LDP_LOADER_2\n")
+        self.write("loader/other.c", "// LDP_LOADER_22 and XLDP_LOADER_2\n")
+        rc, out = self.check()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("LDP_LOADER_2 (loader-policy) has tests but no implementing code names it", out)
+
+    def test_impl_root_replaces_the_default_roots(self):
+        rc, out = self.check("--impl-root", "loader")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("LDP_LOADER_2 (loader-policy) has tests but no implementing code names it: cite it in a "
+                      "comment of the code that implements it under loader/", out)
+
+    def test_untested_ids_need_no_implementation(self):
+        # LDP_LOADER_3 and RULE_LOG_FORMAT are pending (no test): no implementing code required.
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("RULE_LOG_FORMAT (rule)", out)
+
+    def test_markdown_names_the_code(self):
+        md = os.path.join(self.tree, "coverage.md")
+        rc, out = self.check("--markdown", md)
+        self.assertEqual(rc, 0, out)
+        with open(md) as f:
+            text = f.read()
+        self.assertIn("| ID | kind | summary | tests | code | ldp-check | untestable / pending |", text)
+        row = [l for l in text.splitlines() if l.startswith("| `LDP_LOADER_2` |")][0]
+        self.assertIn("`conformance/driver/rules.c`", row)
+        row = [l for l in text.splitlines() if l.startswith("| `RULE_DRV_SEARCH_ORDER` |")][0]
+        self.assertIn("`loader/icd.c`", row)
 
 
 class TableValidationTest(unittest.TestCase):
