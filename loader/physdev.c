@@ -738,7 +738,12 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
                 goto out;
             }
             VkPhysicalDeviceGroupProperties *dg = groups + ng;
-            for (uint32_t i = 0; i < dn; i++) dg[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+            for (uint32_t i = 0; i < dn; i++) {
+                dg[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+                /* The application's pNext chains go down with the group at the same index (as the
+                 * Khronos loader passes them), so a driver can fill the structures they carry. */
+                dg[i].pNext = pGroups != NULL && ng + i < *pCount ? pGroups[ng + i].pNext : NULL;
+            }
             VkResult dr = ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, dg);
             if (dr == VK_SUCCESS && !groups_valid(all, ndev, ii, dg, dn)) {
                 vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,

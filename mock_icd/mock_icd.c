@@ -1302,6 +1302,13 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInsta
             *count = total;
         } else {
             uint32_t n = *count < total ? *count : total;
+            /* The sType of the first structure of each group's pNext chain the caller passed (0:
+             * none): a loader must hand the application's chains down (issue 13). */
+            cJSON *chains = cJSON_AddArrayToObject(o, "pnext_stypes");
+            for (uint32_t g = 0; g < n; g++) {
+                const VkBaseOutStructure *next = (const VkBaseOutStructure *)props[g].pNext;
+                cJSON_AddItemToArray(chains, cJSON_CreateNumber(next != NULL ? (double)next->sType : 0));
+            }
             for (uint32_t g = 0; g < n; g++) {
                 VkPhysicalDeviceGroupProperties *p = &props[g];
                 memset(p->physicalDevices, 0, sizeof p->physicalDevices);

@@ -913,8 +913,12 @@ static int physdev_index_of(VkPhysicalDevice pd) {
   return -1;
 }
 
-static void step_groups(void) {
+/* groups[:pnext] -- with "pnext", each group's pNext points at a structure of the made-up sType
+ * VKT_PROBE_PNEXT_STYPE (a driver that knows none of it leaves it alone): what a loader hands down. */
+#define VKT_PROBE_PNEXT_STYPE 1000999000
+static void step_groups(const char *arg) {
   if (!need_instance("groups")) return;
+  bool with_pnext = arg != NULL && strcmp(arg, "pnext") == 0;
   PFN_vkEnumeratePhysicalDeviceGroups fn =
       IPROC(PFN_vkEnumeratePhysicalDeviceGroups, "vkEnumeratePhysicalDeviceGroups");
   const char *which = "vkEnumeratePhysicalDeviceGroups";
@@ -933,7 +937,12 @@ static void step_groups(void) {
   VkResult r = fn(g_instance, &count, NULL);
   kv_result("count_result", r);
   VkPhysicalDeviceGroupProperties *g = calloc(count ? count : 1, sizeof *g);
-  for (uint32_t i = 0; i < count; ++i) g[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+  VkBaseOutStructure *chain = calloc(count ? count : 1, sizeof *chain);
+  for (uint32_t i = 0; i < count; ++i) {
+    g[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+    chain[i].sType = (VkStructureType)VKT_PROBE_PNEXT_STYPE;
+    if (with_pnext) g[i].pNext = &chain[i];
+  }
   uint32_t got = count;
   if (r == VK_SUCCESS) r = fn(g_instance, &got, g);
   kv_result("result", r);
@@ -948,6 +957,12 @@ static void step_groups(void) {
     putchar(']');
   }
   putchar(']');
+  if (with_pnext) {
+    bool kept = true;
+    for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) kept = kept && g[i].pNext == &chain[i];
+    kv_bool("pnext_kept", kept);
+  }
+  free(chain);
   free(g);
   obj_end();
 }
@@ -2372,7 +2387,7 @@ int main(int argc, char **argv) {
       copy = strdup(arg ? arg : "");
       step_device_layers(copy);
     } else if (is_step("groups", s, &arg)) {
-      step_groups();
+      step_groups(arg);
     } else if (is_step("properties2", s, &arg)) {
       step_properties2(arg);
     } else if (is_step("create-device", s, &arg)) {

@@ -157,6 +157,24 @@ TEST(PhysicalDeviceOrder, DisableSelectOrderAcrossDrivers) {
   EXPECT_EQ(GroupNames(r), (std::vector<Names>{{"c0"}, {"b0"}, {"a0"}, {"a1"}})) << r.Describe();
 }
 
+// The application's pNext chains of VkPhysicalDeviceGroupProperties reach the driver with the group
+// (issue 13), and come back to the application untouched.
+TEST(PhysicalDeviceGroups, ApplicationPNextChainsReachTheDriver) {
+  VKT_POLICY("RULE_PHYSDEV_SORT");
+  Sandbox s;
+  AddDriver(s, "a", {{"g0", "discrete", 0x1000, 1}, {"g1", "discrete", 0x1000, 2}}, "[[0,1]]");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups:pnext", "destroy-instance"});
+  ASSERT_EQ(r.Step("groups")["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_TRUE(r.Step("groups")["pnext_kept"].boolean()) << r.Describe();
+  // The driver's call that filled the groups saw the application's structure.
+  bool seen = false;
+  for (const Json& c : s.CallsTo("a", "vkEnumeratePhysicalDeviceGroups")) {
+    Json chains = c["pnext_stypes"];
+    for (size_t i = 0; i < chains.size(); ++i) seen = seen || chains[i].num() == 1000999000;
+  }
+  EXPECT_TRUE(seen) << ReadFileText(s.driver("a").calls);
+}
+
 TEST(PhysicalDeviceOrder, DisableSelectZeroStillSorts) {
   VKT_POLICY("RULE_PHYSDEV_SORT");
   Sandbox s;
