@@ -610,7 +610,7 @@ TEST(LdpCheck, ConformanceVersionPlausibility) {
       {"1.9.0.0", "1.3.0", "not-testable-here", "not contradicted"},
       {"1.2.3.9", "1.2.0", "fail", "is no CTS release"},
       {"1.2.8.0", "1.3.0", "fail", "older than the device's Vulkan 1.3"},
-      {"1.3.11.0", "1.3.0", "fail", "on no 1.3.1-1.3.8 release line"},
+      {"1.3.9.3", "1.3.0", "fail", "every release from 1.3.9.0 to 1.4.4.0"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.cv);

@@ -228,6 +228,26 @@ TEST_F(LayerExtensions, PhysdevCommandThroughLayerThenDriver) {
   EXPECT_EQ(drv[0]["handle"].str(), "physical_device") << drv[0].dump();
 }
 
+// The same through an implicit layer the application does not name (issue 13: unknown
+// physical-device commands go through the implicit layers that intercept them).
+TEST_F(LayerExtensions, PhysdevCommandThroughImplicitLayerThenDriver) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_LYR_IFACE_V2");
+  AddDriver(std::string("\"physdev_functions\": [\"") + kPdFn + "\"]");
+  AddMockLayer(s_, kLayer, true, Location::kXdgDataDirs, "v2_gpdpa", ExtensionMembers(), ExtensionScenario());
+  ProbeResult r = RunProbe(s_, {"create-instance", "devices", "gipa:" + std::string(kPdFn),
+                                "call-unknown-physdev:" + std::string(kPdFn) + ",5", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json call = r.Step("call-unknown-physdev");
+  ASSERT_TRUE(call["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(call["returned"].num(), 20005) << r.Describe();
+  std::vector<Json> recs = Records(kLayer, kPdFn);
+  ASSERT_EQ(recs.size(), 1u) << "the implicit layer did not see the call\n" << r.Describe();
+  EXPECT_TRUE(recs[0]["called_down"].boolean()) << recs[0].dump();
+  std::vector<Json> drv = s_.CallsTo("drv", kPdFn);
+  ASSERT_EQ(drv.size(), 1u) << r.Describe();
+  EXPECT_EQ(drv[0]["handle"].str(), "physical_device") << drv[0].dump();
+}
+
 // Only the layer implements the command: the loader's bottom GPDPA does not claim it (no driver
 // has it), so the layer answers itself instead of calling into the loader's "not supported" stub.
 TEST_F(LayerExtensions, PhysdevCommandOnlyTheLayerHas) {
