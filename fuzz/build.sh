@@ -1,0 +1,217 @@
+#!/bin/bash -eu
+# The fuzz build of vk-loader-harness without Bazel: the one build script. OSS-Fuzz's build.sh
+# (fuzz/oss-fuzz/build.sh, copied to projects/vk-loader-harness) and ClusterFuzzLite's
+# (.clusterfuzzlite/build.sh) only call it; ci/fuzz_smoke and fuzz/tools/* run it through the
+# former. The sources are compiled directly with the engine's compiler and flags.
+#
+# Contract (google/oss-fuzz docs): $CC/$CXX, $CFLAGS/$CXXFLAGS, link with $CXX $CXXFLAGS and
+# $LIB_FUZZING_ENGINE, binaries and <target>_seed_corpus.zip / <target>.dict into $OUT, scratch in
+# $WORK, sources under $SRC. Optional inputs:
+#   VKL_ROOT          the repository (default: this script's .., else $SRC/vk-loader-harness)
+#   VULKAN_HEADERS    a Khronos Vulkan-Headers checkout (include/ and registry/vk.xml); default
+#                     $SRC/Vulkan-Headers when present, else /usr/include + /usr/share/vulkan/registry
+#   CJSON_SRC         Debian's cjson source tree (cJSON.c, cJSON.h); default $SRC/cjson, else the
+#                     cache fuzz/fetch_cjson_src.sh fills (apt-get source cjson)
+#   MOCK_CC           compiler for the mock drivers (default $CC; plain clang for afl-clang-*)
+#   VKL_FUZZ_TARGETS  space-separated subset of the targets to build
+set -o pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${VKL_ROOT:-}" ]; then
+  if [ -d "$here/../loader" ]; then VKL_ROOT=$(cd "$here/.." && pwd)
+  else VKL_ROOT=$SRC/vk-loader-harness; fi
+fi
+cd "$VKL_ROOT"
+
+ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer ldp_package_fuzzer"
+TARGETS=${VKL_FUZZ_TARGETS:-$ALL_TARGETS}
+
+# ---- inputs ----------------------------------------------------------------------------------
+if [ -n "${VULKAN_HEADERS:-}" ] || [ -d "$SRC/Vulkan-Headers/include/vulkan" ]; then
+  VULKAN_HEADERS=${VULKAN_HEADERS:-$SRC/Vulkan-Headers}
+  VK_INC=$VULKAN_HEADERS/include
+  VK_XML=$VULKAN_HEADERS/registry/vk.xml
+else
+  VK_INC=/usr/include
+  VK_XML=/usr/share/vulkan/registry/vk.xml
+fi
+if [ -z "${CJSON_SRC:-}" ]; then
+  if [ -f "$SRC/cjson/cJSON.c" ]; then CJSON_SRC=$SRC/cjson
+  else CJSON_SRC=$("$VKL_ROOT/fuzz/fetch_cjson_src.sh"); fi
+fi
+[ -f "$CJSON_SRC/cJSON.c" ] || { echo "build.sh: no cJSON.c in $CJSON_SRC" >&2; exit 1; }
+case "$CC" in
+  *afl-*) MOCK_CC=${MOCK_CC:-clang} ;;   # AFL instrumentation in a dlclose()d DSO: not wanted
+  *) MOCK_CC=${MOCK_CC:-$CC} ;;
+esac
+
+B=$WORK/vkl-build
+rm -rf "$B"
+mkdir -p "$B/gen/loader" "$B/include/cjson" "$B/obj" "$B/mockobj" "$OUT"
+
+# ---- generated loader sources (tools/vkgen) ------------------------------------------------
+python3 tools/vkgen/vkgen.py --registry "$VK_XML" --header "$VK_INC/vulkan/vulkan_core.h" \
+  --custom loader/custom_commands.txt --out-dir "$B/gen/loader"
+cp "$CJSON_SRC/cJSON.h" "$B/include/cjson/cJSON.h"
+
+# Same language level and platform macros as loader/BUILD (C_COPTS, PLATFORM_COPTS).
+COMMON="-std=c11 -D_GNU_SOURCE -fvisibility=hidden -I$VKL_ROOT -I$B/gen -I$B/include -I$VK_INC"
+PLATFORM="-DVK_USE_PLATFORM_XCB_KHR -DVK_USE_PLATFORM_XLIB_KHR -DVK_USE_PLATFORM_WAYLAND_KHR"
+
+compile() {  # compile OUT.o SRC [extra flags...]
+  local out=$1 src=$2; shift 2
+  $CC $CFLAGS $COMMON "$@" -c "$src" -o "$out"
+}
+
+# ---- cJSON (instrumented) and the loader ------------------------------------------------------
+$CC $CFLAGS -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/obj/cJSON.o"
+# loader/BUILD sections: parsing, layers, core (everything else, plus the generated code).
+PARSING="env filter json log manifest_icd search_paths strlist fileio manifest_cache settings"
+LAYERS="layer manifest_layer"
+parsing_objs=("$B/obj/cJSON.o")
+layer_objs=()
+core_objs=()
+for f in loader/*.c; do
+  n=$(basename "$f" .c)
+  compile "$B/obj/loader_$n.o" "$f" $PLATFORM
+  if [[ " $PARSING " == *" $n "* ]]; then parsing_objs+=("$B/obj/loader_$n.o")
+  elif [[ " $LAYERS " == *" $n "* ]]; then layer_objs+=("$B/obj/loader_$n.o")
+  else core_objs+=("$B/obj/loader_$n.o"); fi
+done
+for f in loader/*.S; do
+  [ -e "$f" ] || continue
+  n=$(basename "$f" .S)
+  $CC $COMMON -c "$f" -o "$B/obj/loader_$n.o"
+  core_objs+=("$B/obj/loader_$n.o")
+done
+for f in "$B"/gen/loader/*.c; do
+  n=$(basename "$f" .c)
+  compile "$B/obj/$n.o" "$f" $PLATFORM
+  core_objs+=("$B/obj/$n.o")
+done
+
+# ---- targets ------------------------------------------------------------------------------------
+link() {  # link TARGET OBJS...
+  local t=$1; shift
+  $CXX $CXXFLAGS "$@" $LIB_FUZZING_ENGINE -o "$OUT/$t" -ldl -lpthread -lm
+}
+want() { [[ " $TARGETS " == *" $1 "* ]]; }
+
+for t in json_fuzzer icd_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer; do
+  want $t || continue
+  compile "$B/obj/$t.o" "fuzz/$t.c"
+  link $t "$B/obj/$t.o" "${parsing_objs[@]}"
+done
+if want layer_manifest_fuzzer && [ -f fuzz/layer_manifest_fuzzer.c ]; then
+  compile "$B/obj/layer_manifest_fuzzer.o" fuzz/layer_manifest_fuzzer.c
+  link layer_manifest_fuzzer "$B/obj/layer_manifest_fuzzer.o" "${layer_objs[@]}" "${parsing_objs[@]}"
+fi
+
+# ldp-check's front end (conformance/driver/, without main.c) and the shared report writers, with
+# the registry and the SARIF rule texts generated as conformance/driver/BUILD does.
+if want ldp_check_fuzzer && [ -f fuzz/ldp_check_fuzzer.c ]; then
+  python3 conformance/driver/gen_registry.py "$VK_XML" "$B/gen/ldp_registry_gen.c"
+  python3 conformance/driver/gen_rules.py conformance/policies/policies.tsv "$B/gen/ldp_rules_gen.c"
+  ldp_objs=()
+  for f in conformance/driver/*.c conformance/checker_common/*.c "$B/gen/ldp_registry_gen.c" "$B/gen/ldp_rules_gen.c"; do
+    [ "$(basename "$f")" = main.c ] && continue
+    o="$B/obj/ldp_$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
+    compile "$o" "$f"
+    ldp_objs+=("$o")
+  done
+  compile "$B/obj/ldp_check_fuzzer.o" fuzz/ldp_check_fuzzer.c
+  link ldp_check_fuzzer "$B/obj/ldp_check_fuzzer.o" "${ldp_objs[@]}" "${parsing_objs[@]}" "$B/obj/vkl_gen_results.o"
+fi
+
+# ldp-check --package's metadata parser (conformance/driver/package.c): the same objects as
+# ldp_check_fuzzer (compiled here when that target was not wanted).
+if want ldp_package_fuzzer && [ -f fuzz/ldp_package_fuzzer.c ]; then
+  if [ -z "${ldp_objs+x}" ]; then
+    python3 conformance/driver/gen_registry.py "$VK_XML" "$B/gen/ldp_registry_gen.c"
+    python3 conformance/driver/gen_rules.py conformance/policies/policies.tsv "$B/gen/ldp_rules_gen.c"
+    ldp_objs=()
+    for f in conformance/driver/*.c conformance/checker_common/*.c "$B/gen/ldp_registry_gen.c" "$B/gen/ldp_rules_gen.c"; do
+      [ "$(basename "$f")" = main.c ] && continue
+      o="$B/obj/ldp_$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
+      compile "$o" "$f"
+      ldp_objs+=("$o")
+    done
+  fi
+  compile "$B/obj/ldp_package_fuzzer.o" fuzz/ldp_package_fuzzer.c
+  link ldp_package_fuzzer "$B/obj/ldp_package_fuzzer.o" "${ldp_objs[@]}" "${parsing_objs[@]}" "$B/obj/vkl_gen_results.o"
+fi
+
+# The whole-loader targets: the shared world harness (fuzz/world/) + one decoder each.
+world_targets=()
+for t in loader_world_fuzzer layer_chain_fuzzer; do want $t && world_targets+=("$t"); done
+if [ ${#world_targets[@]} -gt 0 ]; then
+  for f in fuzz/world/world.c fuzz/world/oracle.c fuzz/world/app.c; do
+    compile "$B/obj/world_$(basename "$f" .c).o" "$f"
+  done
+  for t in "${world_targets[@]}"; do
+    compile "$B/obj/$t.o" "fuzz/$t.c"
+    link $t "$B/obj/$t.o" "$B"/obj/world_*.o "${core_objs[@]}" "${layer_objs[@]}" \
+      "${parsing_objs[@]}" -Wl,--wrap=dlopen
+  done
+
+  # The mock drivers it dlopen()s: ASan/UBSan like the rest, but no coverage instrumentation
+  # (the engines keep pointers into the counters of every instrumented module, and the fuzzer
+  # dlclose()s the mocks after each input) and no source-based coverage either.
+  MOCK_CFLAGS=$(echo " $CFLAGS " | sed -E \
+    -e 's/ -fsanitize-coverage=[^ ]*//g' -e 's/ -fprofile-instr-generate//g' \
+    -e 's/ -fcoverage-mapping//g' -e 's/fuzzer-no-link,?//g' -e 's/,( |$)/\1/g' \
+    -e 's/ -fsanitize=( |$)/\1/g')
+  # ASan keeps the metadata of every instrumented global of every module ever loaded, so globals
+  # of the mocks (loaded for every input) are not instrumented.
+  case " $MOCK_CFLAGS " in *address*) MOCK_CFLAGS="$MOCK_CFLAGS -mllvm -asan-globals=0" ;; esac
+  mkdir -p "$OUT/vkl_mock_icd"
+  $MOCK_CC $MOCK_CFLAGS -fPIC -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/mockobj/cJSON.o"
+  # VkResult names from vk.xml (tools/vkgen), compiled the mocks' way.
+  $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC -c "$B/gen/loader/vkl_gen_results.c" -o "$B/mockobj/results.o"
+  python3 fuzz/oss-fuzz/mock_variants.py mock_icd/variants.bzl | while read -r line; do
+    v=${line%% *}
+    defs=${line#* }; defs=${defs%% |*}
+    exports=${line##*| }
+    echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/$v.lds"
+    $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_icd/mock_icd.c -o "$B/mockobj/mock_$v.o"
+    $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/$v.lds" \
+      "$B/mockobj/mock_$v.o" "$B/mockobj/results.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_icd/libmock_icd_$v.so" \
+      -ldl -lpthread -lm
+  done
+  # The mock layers (the world's layer slots), built the same way: $OUT/vkl_mock_layer.
+  mkdir -p "$OUT/vkl_mock_layer"
+  python3 fuzz/oss-fuzz/mock_variants.py mock_layers/variants.bzl | while read -r line; do
+    v=${line%% *}
+    defs=${line#* }; defs=${defs%% |*}
+    exports=${line##*| }
+    echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/layer_$v.lds"
+    $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_layers/mock_layer.c -o "$B/mockobj/layer_$v.o"
+    $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/layer_$v.lds" \
+      "$B/mockobj/layer_$v.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_layer/libmock_layer_$v.so" \
+      -ldl -lpthread -lm
+  done
+fi
+
+# ---- seed corpora (seeds + every regression) and dictionaries ----------------------------------
+zipdir() {  # zipdir OUT.zip DIR...
+  local zip=$1; shift
+  rm -f "$zip"
+  python3 - "$zip" "$@" <<'PY'
+import os, sys, zipfile
+out, dirs = sys.argv[1], sys.argv[2:]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for d in dirs:
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if os.path.isfile(p) and not name.startswith(("README", ".")):
+                z.write(p, os.path.basename(d) + "_" + name)
+PY
+}
+for t in $TARGETS; do
+  [ -x "$OUT/$t" ] || continue
+  zipdir "$OUT/${t}_seed_corpus.zip" "fuzz/corpus/$t" "fuzz/regressions/$t"
+  [ -f "fuzz/dicts/$t.dict" ] && cp "fuzz/dicts/$t.dict" "$OUT/$t.dict"
+done
+echo "build.sh: built $(for t in $TARGETS; do [ -x "$OUT/$t" ] && printf '%s ' "$t"; done)in $OUT"
