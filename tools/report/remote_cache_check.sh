@@ -84,10 +84,11 @@ fi
 ok "nginx (WebDAV) cache on 127.0.0.1:$port"
 export VKT_REMOTE_CACHE="http://127.0.0.1:$port"
 
-# Two clean output bases, the same command.
+# Two clean output bases, the same command (--symlink_prefix=/: the workspace's bazel-* links keep
+# pointing at the user's own output base, not at these temporary ones).
 for i in 1 2; do
     (cd "$ws" && "$bazel" --output_base="$tmp/output_base_$i" --max_idle_secs=60 \
-        test --config=remote-cache "$target" >"$tmp/run$i.log" 2>&1)
+        test --config=remote-cache --symlink_prefix=/ "$target" >"$tmp/run$i.log" 2>&1)
     echo $? >"$tmp/run$i.rc"
     cp "$tmp/nginx/access.log" "$tmp/access$i.log"
 done
