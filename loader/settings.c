@@ -607,6 +607,20 @@ static void drop_current(void) {
     g_current = NULL;
 }
 
+/* The library is unloaded (dlclose) with its caches: free them, so nothing is left behind that
+ * leak checkers would report once the static roots are gone. */
+__attribute__((destructor)) static void settings_unload(void) {
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < CAND_KEYS; i++) {
+        free(g_cands.key[i]);
+        g_cands.key[i] = NULL;
+    }
+    vkl_strlist_finish(&g_cands.list);
+    g_cands.valid = false;
+    drop_current();
+    pthread_mutex_unlock(&g_lock);
+}
+
 void vkl_settings_cache_flush_for_testing(void) {
     pthread_mutex_lock(&g_lock);
     drop_current();
