@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "conformance/checker_common/report.h"
 #include "conformance/layer_check/llp_check.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
@@ -394,94 +395,6 @@ static void run_manifest(struct llp_options *opt, const char *path, bool implici
 
 /* ---- output ---- */
 
-/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes there are not one
- * (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, truncated). Manifest
- * paths, library paths and the loader's log lines may hold any bytes; the JSON and JUnit reports
- * must stay valid UTF-8, so such bytes become U+FFFD there. */
-static size_t utf8_len(const unsigned char *p) {
-    if (p[0] < 0x80) return 1;
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-        n = 2;
-    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-        n = 3;
-        if (p[0] == 0xE0) lo = 0xA0;
-        if (p[0] == 0xED) hi = 0x9F;
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        n = 4;
-        if (p[0] == 0xF0) lo = 0x90;
-        if (p[0] == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi) return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-    return n;
-}
-
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = utf8_len(p);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-            continue;
-        }
-        if (n > 1) {
-            fwrite(p, 1, n, f);
-            p += n;
-            continue;
-        }
-        switch (*p) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\t': fputs("\\t", f); break;
-            default:
-                if (*p < 0x20)
-                    fprintf(f, "\\u%04x", *p);
-                else
-                    fputc(*p, f);
-        }
-        p++;
-    }
-    fputc('"', f);
-}
-
-static void xml_str(FILE *f, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = utf8_len(p);
-        /* XML 1.0 excludes U+FFFE and U+FFFF (EF BF BE, EF BF BF) as well */
-        if (n == 0 || (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)) {
-            fputs("\xEF\xBF\xBD", f); /* U+FFFD */
-            p += n ? n : 1;
-            continue;
-        }
-        if (n > 1) {
-            fwrite(p, 1, n, f);
-            p += n;
-            continue;
-        }
-        switch (*p) {
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '&': fputs("&amp;", f); break;
-            case '"': fputs("&quot;", f); break;
-            case '\'': fputs("&apos;", f); break;
-            default:
-                if (*p < 0x20 && *p != '\n' && *p != '\t')
-                    fputc(' ', f);
-                else
-                    fputc(*p, f);
-        }
-        p++;
-    }
-}
-
 static void counts(const struct report *rep, int out[LDP_VERDICT_COUNT]) {
     memset(out, 0, sizeof(int) * LDP_VERDICT_COUNT);
     for (size_t i = 0; i < rep->nres; i++) out[rep->res[i].verdict]++;
@@ -492,28 +405,28 @@ static void write_layers_json(FILE *f, const struct report *rep) {
     fputs("[", f);
     for (size_t i = 0; i < rep->nlayers; i++) {
         fputs(i ? ", " : "", f);
-        json_str(f, rep->layers[i]);
+        chk_json_str(f, rep->layers[i]);
     }
     fputs("]", f);
 }
 
 static void write_json(FILE *f, const struct report *reps, size_t n, const struct llp_options *opt) {
     fprintf(f, "{\n  \"tool\": \"llp-check\",\n  \"version\": \"%s\",\n  \"loader\": ", LLP_CHECK_VERSION);
-    json_str(f, opt->loader_path);
+    chk_json_str(f, opt->loader_path);
     fputs(",\n  \"mock\": ", f);
-    json_str(f, opt->icd_path);
+    chk_json_str(f, opt->icd_path);
     fputs(",\n  \"recording_layer\": ", f);
-    json_str(f, opt->recording_path);
+    chk_json_str(f, opt->recording_path);
     fprintf(f, ",\n  \"timeout_s\": %g,\n  \"manifests\": [", opt->timeout_s);
     for (size_t d = 0; d < n; d++) {
         const struct report *rep = &reps[d];
         fprintf(f, "%s\n    {\n      \"manifest\": ", d ? "," : "");
-        json_str(f, rep->manifest);
+        chk_json_str(f, rep->manifest);
         fprintf(f, ",\n      \"implicit\": %s,\n      \"layers\": ", rep->implicit ? "true" : "false");
         write_layers_json(f, rep);
         if (rep->error) {
             fputs(",\n      \"error\": ", f);
-            json_str(f, rep->error);
+            chk_json_str(f, rep->error);
         }
         int cnt[LDP_VERDICT_COUNT];
         counts(rep, cnt);
@@ -526,17 +439,17 @@ static void write_json(FILE *f, const struct report *reps, size_t n, const struc
         for (size_t i = 0; i < rep->nres; i++) {
             const struct result *r = &rep->res[i];
             fprintf(f, "%s\n        {\"id\": ", i ? "," : "");
-            json_str(f, r->def->id);
+            chk_json_str(f, r->def->id);
             fputs(", \"check\": ", f);
-            json_str(f, r->def->name);
+            chk_json_str(f, r->def->name);
             fputs(", \"verdict\": ", f);
-            json_str(f, ldp_verdict_name(r->verdict));
+            chk_json_str(f, ldp_verdict_name(r->verdict));
             fputs(", \"reason\": ", f);
-            json_str(f, r->reason);
+            chk_json_str(f, r->reason);
             fprintf(f, ", \"seconds\": %.3f, \"evidence\": [", r->seconds);
             for (size_t e = 0; e < r->nev; e++) {
                 fputs(e ? ", " : "", f);
-                json_str(f, r->ev[e]);
+                chk_json_str(f, r->ev[e]);
             }
             fputs("]}", f);
         }
@@ -565,41 +478,41 @@ static void write_junit(FILE *f, const struct report *reps, size_t n) {
         const char *base = strrchr(rep->manifest, '/');
         base = base ? base + 1 : rep->manifest;
         fputs("  <testsuite name=\"", f);
-        xml_str(f, rep->manifest);
+        chk_xml_str(f, rep->manifest);
         fprintf(f, "\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n", rep->nres + (rep->error ? 1 : 0),
                 cnt[LDP_FAIL], rep->error ? 1 : 0, cnt[LDP_NA] + cnt[LDP_NOT_TESTABLE] + cnt[LDP_REMOVED]);
         if (rep->error) {
             fputs("    <testcase classname=\"llp-check.", f);
-            xml_str(f, base);
+            chk_xml_str(f, base);
             fputs("\" name=\"manifest\"><error message=\"", f);
-            xml_str(f, rep->error);
+            chk_xml_str(f, rep->error);
             fputs("\"/></testcase>\n", f);
         }
         for (size_t i = 0; i < rep->nres; i++) {
             const struct result *r = &rep->res[i];
             fputs("    <testcase classname=\"llp-check.", f);
-            xml_str(f, base);
+            chk_xml_str(f, base);
             fputs("\" name=\"", f);
-            xml_str(f, r->def->id);
+            chk_xml_str(f, r->def->id);
             fprintf(f, "\" time=\"%.3f\">\n", r->seconds);
             if (r->verdict == LDP_FAIL) {
                 fputs("      <failure message=\"", f);
-                xml_str(f, r->reason);
+                chk_xml_str(f, r->reason);
                 fputs("\"/>\n", f);
             } else if (r->verdict == LDP_NA || r->verdict == LDP_NOT_TESTABLE || r->verdict == LDP_REMOVED) {
                 fputs("      <skipped message=\"", f);
-                xml_str(f, ldp_verdict_name(r->verdict));
+                chk_xml_str(f, ldp_verdict_name(r->verdict));
                 fputs(": ", f);
-                xml_str(f, r->reason);
+                chk_xml_str(f, r->reason);
                 fputs("\"/>\n", f);
             }
             fputs("      <system-out>", f);
-            xml_str(f, ldp_verdict_name(r->verdict));
+            chk_xml_str(f, ldp_verdict_name(r->verdict));
             fputs(": ", f);
-            xml_str(f, r->reason);
+            chk_xml_str(f, r->reason);
             fputc('\n', f);
             for (size_t e = 0; e < r->nev; e++) {
-                xml_str(f, r->ev[e]);
+                chk_xml_str(f, r->ev[e]);
                 fputc('\n', f);
             }
             fputs("</system-out>\n    </testcase>\n", f);
