@@ -11,7 +11,8 @@
 #    build event file in that output base's bazel-testlogs): prints the policy table (one column
 #    per loader, from the "loader" property VKT_POLICY records),
 #    writes report.md, report.html, report.xml (JUnit), report.txt and report.json to
-#    $CHECK_REPORT_DIR (default: <bazel-bin>/report) and prints a final summary line. Targets without
+#    $CHECK_REPORT_DIR (default: <bazel-bin>/check-report; <bazel-bin>/report is the //:report
+#    executable) and prints a final summary line. Targets without
 #    a vkt-loader-* tag (ldp-check) count in every loader column, as in `bazel run //:report`.
 #    bazel's own output goes to <report dir>/bazel-test.log; the console shows its progress lines,
 #    errors and the "Executed" line only (CHECK_VERBOSE=1: all of it).
@@ -68,7 +69,7 @@ cd "$BUILD_WORKSPACE_DIRECTORY" || exit 2
 events="$(mktemp "${TMPDIR:-/tmp}/check-bep.XXXXXX.json")"
 trap '[[ -n "${CHECK_KEEP_BEP:-}" ]] && cp "$events" "$CHECK_KEEP_BEP"; rm -f "$events"' EXIT
 bin="$("$bazel" "${startup[@]}" info bazel-bin 2>/dev/null)"
-report_dir="${CHECK_REPORT_DIR:-${bin:-$BUILD_WORKSPACE_DIRECTORY/bazel-bin}/report}"
+report_dir="${CHECK_REPORT_DIR:-${bin:-$BUILD_WORKSPACE_DIRECTORY/bazel-bin}/check-report}"
 mkdir -p "$report_dir"
 # Quiet: bazel's own output goes to a log; the console gets its progress lines ("[N / M] ..."),
 # errors and the "Executed" line, then the table (CHECK_VERBOSE=1: everything).
