@@ -202,11 +202,14 @@ void vkl_log(const struct vkl_log_sink *sink, uint32_t flags, const char *fmt, .
 }
 
 /* RULE_INST_ROBUST_ARGUMENTS: a NULL count pointer, a count with a NULL array or a NULL name. */
-int vkl_null_count(const char *cmd) {
-    const char *param = strcmp(cmd, "vkEnumerateInstanceVersion") == 0 ? "pApiVersion" : "pPropertyCount";
-    vkl_log(NULL, VKL_LOG_ERROR, "%s: %s is NULL [VUID-%s-%s-parameter]; returning VK_ERROR_OUT_OF_HOST_MEMORY", cmd,
-            param, cmd, param);
+int vkl_null_count_param(const char *cmd, const char *param, bool returns_result) {
+    vkl_log(NULL, VKL_LOG_ERROR, "%s: %s is NULL [VUID-%s-%s-parameter]; %s", cmd, param, cmd, param,
+            returns_result ? "returning VK_ERROR_OUT_OF_HOST_MEMORY" : "the call does nothing");
     return -1; /* VK_ERROR_OUT_OF_HOST_MEMORY (log.h does not include vulkan.h) */
+}
+
+int vkl_null_count(const char *cmd) {
+    return vkl_null_count_param(cmd, strcmp(cmd, "vkEnumerateInstanceVersion") == 0 ? "pApiVersion" : "pPropertyCount", true);
 }
 
 bool vkl_names_present(const char *cmd, const char *field, const char *const *names, uint32_t count) {

@@ -1872,6 +1872,128 @@ static const char *split_opt(char *arg) {
   char *semi = strchr(arg, ';');
   if (semi == NULL) return NULL;
   *semi = '\0';
+/* null-count:CMD -- the exported command CMD (dlsym on the loader: the exported trampoline) called
+ * with a NULL count pointer and a NULL array, on the probe's instance, first physical device,
+ * device and surface (earlier steps); the display a mode query needs is asked here, other object
+ * handles (image, swapchain, pipeline cache) are VK_NULL_HANDLE: the loader must refuse the NULL
+ * count before anything looks at them. Emits {"step":"null-count","command":C,"resolved":bool[,"result":R]} ("result" for the
+ * commands that return a VkResult); a crash shows as the probe's exit status. */
+#define NC_FN(T, name) ((T)dlsym(g_loader, name))
+static void step_null_count(const char *cmd) {
+  obj_begin("null-count");
+  const char *c = cmd ? cmd : "";
+  kv_str("command", c);
+  if (g_instance == VK_NULL_HANDLE || !g_physdevs_known || g_physdev_count == 0) {
+    kv_str("error", "needs an instance and its physical devices");
+    obj_end();
+    return;
+  }
+  VkPhysicalDevice pd = g_physdevs[0];
+  void *sym = dlsym(g_loader, c);
+  kv_bool("resolved", sym != NULL);
+  if (sym == NULL) {
+    obj_end();
+    return;
+  }
+  bool has_result = true;
+  VkResult r = VK_SUCCESS;
+  PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+  if (strcmp(c, "vkGetPhysicalDeviceQueueFamilyProperties") == 0) {
+    ((PFN_vkGetPhysicalDeviceQueueFamilyProperties)sym)(pd, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetPhysicalDeviceQueueFamilyProperties2") == 0) {
+    ((PFN_vkGetPhysicalDeviceQueueFamilyProperties2)sym)(pd, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetPhysicalDeviceSparseImageFormatProperties") == 0) {
+    ((PFN_vkGetPhysicalDeviceSparseImageFormatProperties)sym)(pd, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
+                                                              VK_SAMPLE_COUNT_1_BIT, VK_IMAGE_USAGE_SAMPLED_BIT,
+                                                              VK_IMAGE_TILING_OPTIMAL, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetPhysicalDeviceSparseImageFormatProperties2") == 0) {
+    VkPhysicalDeviceSparseImageFormatInfo2 info = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2,
+                                                   .format = VK_FORMAT_R8G8B8A8_UNORM,
+                                                   .type = VK_IMAGE_TYPE_2D,
+                                                   .samples = VK_SAMPLE_COUNT_1_BIT,
+                                                   .usage = VK_IMAGE_USAGE_SAMPLED_BIT,
+                                                   .tiling = VK_IMAGE_TILING_OPTIMAL};
+    ((PFN_vkGetPhysicalDeviceSparseImageFormatProperties2)sym)(pd, &info, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetPhysicalDeviceToolProperties") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceToolProperties)sym)(pd, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceDisplayPropertiesKHR") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceDisplayPropertiesKHR)sym)(pd, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR)sym)(pd, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceDisplayProperties2KHR") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceDisplayProperties2KHR)sym)(pd, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR)sym)(pd, NULL, NULL);
+  } else if (strcmp(c, "vkGetDisplayPlaneSupportedDisplaysKHR") == 0) {
+    r = ((PFN_vkGetDisplayPlaneSupportedDisplaysKHR)sym)(pd, 0, NULL, NULL);
+  } else if (strcmp(c, "vkGetDisplayModePropertiesKHR") == 0 || strcmp(c, "vkGetDisplayModeProperties2KHR") == 0) {
+    /* a real display of the device (VK_KHR_display), so only the count is wrong */
+    PFN_vkGetPhysicalDeviceDisplayPropertiesKHR props =
+        NC_FN(PFN_vkGetPhysicalDeviceDisplayPropertiesKHR, "vkGetPhysicalDeviceDisplayPropertiesKHR");
+    VkDisplayPropertiesKHR dp = {0};
+    uint32_t one = 1;
+    VkResult pr = props != NULL ? props(pd, &one, &dp) : VK_ERROR_EXTENSION_NOT_PRESENT;
+    if ((pr != VK_SUCCESS && pr != VK_INCOMPLETE) || one == 0) {
+      kv_result("setup", pr);
+      obj_end();
+      return;
+    }
+    if (strcmp(c, "vkGetDisplayModePropertiesKHR") == 0)
+      r = ((PFN_vkGetDisplayModePropertiesKHR)sym)(pd, dp.display, NULL, NULL);
+    else
+      r = ((PFN_vkGetDisplayModeProperties2KHR)sym)(pd, dp.display, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceSurfaceFormatsKHR") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceSurfaceFormatsKHR)sym)(pd, g_surface, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceSurfaceFormats2KHR") == 0) {
+    VkPhysicalDeviceSurfaceInfo2KHR si = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
+                                          .surface = g_surface};
+    r = ((PFN_vkGetPhysicalDeviceSurfaceFormats2KHR)sym)(pd, &si, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDeviceSurfacePresentModesKHR") == 0) {
+    r = ((PFN_vkGetPhysicalDeviceSurfacePresentModesKHR)sym)(pd, g_surface, NULL, NULL);
+  } else if (strcmp(c, "vkGetPhysicalDevicePresentRectanglesKHR") == 0) {
+    r = ((PFN_vkGetPhysicalDevicePresentRectanglesKHR)sym)(pd, g_surface, NULL, NULL);
+  } else if (g_device == VK_NULL_HANDLE || gdpa == NULL) {
+    kv_str("error", "needs a device (create-device)");
+    obj_end();
+    return;
+  } else if (strcmp(c, "vkGetImageSparseMemoryRequirements") == 0) {
+    ((PFN_vkGetImageSparseMemoryRequirements)sym)(g_device, VK_NULL_HANDLE, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetImageSparseMemoryRequirements2") == 0) {
+    VkImageSparseMemoryRequirementsInfo2 info = {.sType = VK_STRUCTURE_TYPE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_INFO_2};
+    ((PFN_vkGetImageSparseMemoryRequirements2)sym)(g_device, &info, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetDeviceImageSparseMemoryRequirements") == 0) {
+    VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+                             .imageType = VK_IMAGE_TYPE_2D,
+                             .format = VK_FORMAT_R8G8B8A8_UNORM,
+                             .extent = {16, 16, 1},
+                             .mipLevels = 1,
+                             .arrayLayers = 1,
+                             .samples = VK_SAMPLE_COUNT_1_BIT,
+                             .usage = VK_IMAGE_USAGE_SAMPLED_BIT};
+    VkDeviceImageMemoryRequirements info = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS,
+                                            .pCreateInfo = &ici};
+    ((PFN_vkGetDeviceImageSparseMemoryRequirements)sym)(g_device, &info, NULL, NULL);
+    has_result = false;
+  } else if (strcmp(c, "vkGetPipelineCacheData") == 0) {
+    r = ((PFN_vkGetPipelineCacheData)sym)(g_device, VK_NULL_HANDLE, NULL, NULL);
+  } else if (strcmp(c, "vkGetSwapchainImagesKHR") == 0) {
+    r = ((PFN_vkGetSwapchainImagesKHR)sym)(g_device, VK_NULL_HANDLE, NULL, NULL);
+  } else {
+    kv_str("error", "not a count/array command this step knows");
+    obj_end();
+    return;
+  }
+  if (has_result) kv_result("result", r);
+  obj_end();
+}
+#undef NC_FN
+
   return semi + 1;
 }
 
@@ -2326,7 +2448,7 @@ int main(int argc, char **argv) {
       "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
       "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
       "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
-      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "bad-handle", "direct", "mock-scenario",
+      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "null-count", "bad-handle", "direct", "mock-scenario",
       "display-queries", "tool-properties", "surface-caps2ext", "surface-caps2", "xlib-display", "setenv-repeat"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
@@ -2385,6 +2507,8 @@ int main(int argc, char **argv) {
       step_device_extensions(copy);
     } else if (is_step("device-layers", s, &arg)) {
       copy = strdup(arg ? arg : "");
+    } else if (is_step("null-count", s, &arg)) {
+      step_null_count(arg);
       step_device_layers(copy);
     } else if (is_step("groups", s, &arg)) {
       step_groups(arg);

@@ -8,6 +8,7 @@
 #ifndef VKL_INTERNAL_HANDLES_H
 #define VKL_INTERNAL_HANDLES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
@@ -104,6 +105,10 @@ static inline void vkl_check_device_object(const void *dispatchable, const char 
     if (__builtin_expect(d == NULL || *(const uint32_t *)(const void *)(d + 1) != VKL_DEVICE_DISPATCH_MAGIC, 0))
         vkl_invalid_handle(cmd, param);
 }
+
+/* A NULL count pointer of a count/array pair (log.c; RULE_INST_ROBUST_ARGUMENTS): logs the VUID and
+ * returns VK_ERROR_OUT_OF_HOST_MEMORY; generated trampolines call it before anything else. */
+int vkl_null_count_param(const char *cmd, const char *param, bool returns_result);
 
 /* ---- accessors used by generated terminators ---- */
 static inline const struct vkl_gen_instance_dispatch *vkl_term_physdev_icd_disp(VkPhysicalDevice pd) {

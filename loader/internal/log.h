@@ -102,8 +102,12 @@ void vkl_log_cut_message(char out[VKL_LOG_MAX_MESSAGE + 1], const char *message)
 /* Robust arguments of the exported commands (never a crash on a NULL the specification forbids).
  * vkl_null_count: logs that `cmd` got a NULL count / version pointer (naming its Valid Usage ID)
  * and returns VK_ERROR_OUT_OF_HOST_MEMORY (-1), the one failure every such command may return.
+ * vkl_null_count_param: the same for the count parameter `param` of `cmd` (the generated
+ * trampolines of every command with a count/array pair call it; a void command passes false and
+ * ignores the result).
  * vkl_names_present: whether `names` holds `count` non-NULL strings; logs the VUID otherwise. */
 int vkl_null_count(const char *cmd);
+int vkl_null_count_param(const char *cmd, const char *param, bool returns_result);
 bool vkl_names_present(const char *cmd, const char *field, const char *const *names, uint32_t count);
 
 /* TEST ONLY: forces the VK_LOADER_DEBUG mask (marks the one-time init as done first). */

@@ -135,6 +135,7 @@ class Param:
         self.decl = re.sub(r"\s+\*", "*", self.decl)
         tail = (t.tail or "") if t is not None else ""
         self.pointer = "*" in tail
+        self.len = elem.get("len")  # vk.xml: the parameter holding this array's length
         before = (elem.text or "")
         self.const = "const" in before.split() or "const" in tail.split()
 
@@ -531,6 +532,16 @@ def fail_value(c):
     return "0"
 
 
+def count_param(c):
+    """The count parameter of a count/array pair whose count the caller passes by pointer
+    (`uint32_t* pXCount` or `size_t* pDataSize` with an array whose vk.xml `len` names it), or None."""
+    for p in c.params:
+        if p.pointer and not p.const and p.type in ("uint32_t", "size_t") and \
+                any(q.len is not None and q.len.split(",")[0] == p.name for q in c.params):
+            return p
+    return None
+
+
 def ver_expr(v):
     return "VK_MAKE_API_VERSION(0, %d, %d, 0)" % v if v else "0"
 
@@ -785,6 +796,20 @@ def emit_trampolines(m):
         lines = [proto(c, m.tramp_symbol(c), prefix) + " {"]
         if check is not None:
             lines.append("    " + check)
+        # Robust arguments (RULE_INST_ROBUST_ARGUMENTS): a NULL count pointer of a count/array
+        # pair never reaches a layer or a driver; one log line naming the VUID, then
+        # VK_ERROR_OUT_OF_HOST_MEMORY (a result every such command may return) or nothing.
+        cp = count_param(c)
+        if cp is not None:
+            if c.ret == "VkResult":
+                lines.append('    if (%s == NULL) return (VkResult)vkl_null_count_param("%s", "%s", true);'
+                             % (cp.name, c.name, cp.name))
+            elif c.ret == "void":
+                lines += ["    if (%s == NULL) {" % cp.name,
+                          '        (void)vkl_null_count_param("%s", "%s", false);' % (c.name, cp.name),
+                          "        return;", "    }"]
+            else:
+                raise GenError("count/array command %s returns %s" % (c.name, c.ret))
         o.guarded(c.protect, lines + ["    " + body, "}"])
     o.flush()
     o()

@@ -15,6 +15,7 @@ VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) { return VK_NULL_HANDL
 /* handle validation (loader/instance.c) */
 _Noreturn void vkl_invalid_handle(const char *cmd, const char *param) { abort(); }
 void vkl_check_instance(VkInstance instance, const char *cmd) {}
+int vkl_null_count_param(const char *cmd, const char *param, bool returns_result) { return -1; }
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {}
 
 /* `nm -D --defined-only /usr/lib/x86_64-linux-gnu/libvulkan.so.1` (Debian, header 1.3.239). */

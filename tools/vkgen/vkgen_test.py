@@ -264,6 +264,34 @@ class RealRegistryTest(unittest.TestCase):
         self.assertEqual(globals_, ["vkCreateInstance", "vkEnumerateInstanceExtensionProperties",
                                     "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion"])
 
+    def test_exported_count_array_commands_are_guarded(self):
+        # The exported commands with a count/array pair: the hand-written ones check the count
+        # themselves, the generated trampolines of the others refuse a NULL count first. The list
+        # is the one conformance/loader/instance/robust_args_test.cc (NullCount) walks: a new one
+        # in vk.xml must be added there too.
+        m = vkgen.load(REAL_REGISTRY, REAL_HEADER, REAL_CUSTOM)
+        counted = {c.name: vkgen.count_param(c).name for c in m.cmds
+                   if m.exported(c) and vkgen.count_param(c) is not None}
+        custom = sorted(n for n in counted if n in m.custom.trampolines)
+        self.assertEqual(custom, ["vkEnumerateDeviceExtensionProperties", "vkEnumerateDeviceLayerProperties",
+                                  "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceLayerProperties",
+                                  "vkEnumeratePhysicalDeviceGroups", "vkEnumeratePhysicalDevices"])
+        generated = sorted(n for n in counted if n not in m.custom.trampolines)
+        self.assertEqual(generated, sorted([
+            "vkGetPhysicalDeviceQueueFamilyProperties", "vkGetPhysicalDeviceQueueFamilyProperties2",
+            "vkGetPhysicalDeviceSparseImageFormatProperties", "vkGetPhysicalDeviceSparseImageFormatProperties2",
+            "vkGetPhysicalDeviceToolProperties", "vkGetPhysicalDeviceDisplayPropertiesKHR",
+            "vkGetPhysicalDeviceDisplayPlanePropertiesKHR", "vkGetPhysicalDeviceDisplayProperties2KHR",
+            "vkGetPhysicalDeviceDisplayPlaneProperties2KHR", "vkGetDisplayPlaneSupportedDisplaysKHR",
+            "vkGetDisplayModePropertiesKHR", "vkGetDisplayModeProperties2KHR",
+            "vkGetPhysicalDeviceSurfaceFormatsKHR", "vkGetPhysicalDeviceSurfaceFormats2KHR",
+            "vkGetPhysicalDeviceSurfacePresentModesKHR", "vkGetPhysicalDevicePresentRectanglesKHR",
+            "vkGetImageSparseMemoryRequirements", "vkGetImageSparseMemoryRequirements2",
+            "vkGetDeviceImageSparseMemoryRequirements", "vkGetPipelineCacheData", "vkGetSwapchainImagesKHR"]))
+        tramps = vkgen.emit_trampolines(m)
+        for n in generated:
+            self.assertIn('vkl_null_count_param("%s", "%s"' % (n, counted[n]), tramps)
+
 
 class VersionCheckTest(unittest.TestCase):
     def setUp(self):

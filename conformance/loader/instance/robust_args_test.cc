@@ -67,6 +67,73 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// Every exported command with a count/array pair whose count the application passes by pointer,
+// the loader-answered ones above aside (tools/vkgen/vkgen_test.py checks this list against vk.xml),
+// called with a NULL count pointer and a NULL array: the loader never crashes, never hands the NULL
+// to the driver, and a command that returns a VkResult returns VK_ERROR_OUT_OF_HOST_MEMORY (a result
+// each of them may return).
+struct NullCountCase {
+  const char* command;
+  bool returns_result;
+};
+class NullCount : public ::testing::TestWithParam<NullCountCase> {};
+
+TEST_P(NullCount, RefusedBeforeTheDriver) {
+  VKT_POLICY("RULE_INST_ROBUST_ARGUMENTS");
+  const NullCountCase& c = GetParam();
+  Sandbox s;
+  s.AddDriver("a", "v7_exports",
+              R"({"instance_extensions":["VK_KHR_surface","VK_EXT_headless_surface","VK_KHR_display",)"
+              R"("VK_KHR_get_display_properties2","VK_KHR_get_surface_capabilities2"],)"
+              R"("physical_devices":[{"name":"a-dev","device_id":100,)"
+              R"("extensions":[{"name":"VK_KHR_swapchain","spec_version":70}]}]})");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(
+      s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface,VK_KHR_display,VK_KHR_get_display_properties2,"
+          "VK_KHR_get_surface_capabilities2",
+          "devices", "create-surface:headless", "create-device:0;ext=VK_KHR_swapchain",
+          std::string("null-count:") + c.command, "destroy-device", "destroy-surface", "destroy-instance"});
+  ASSERT_EQ(r.exit_status, 0) << "the process crashed\n" << r.Describe();
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json j = r.Step("null-count");
+  ASSERT_TRUE(j["resolved"].boolean()) << "not exported\n" << r.Describe();
+  ASSERT_FALSE(j["error"].valid()) << r.Describe();
+  ASSERT_FALSE(j["setup"].valid()) << r.Describe();
+  if (c.returns_result) {
+    EXPECT_EQ(j["result"].str(), "VK_ERROR_OUT_OF_HOST_MEMORY") << r.Describe();
+  } else {
+    EXPECT_FALSE(j["result"].valid()) << r.Describe();
+  }
+  EXPECT_TRUE(s.CallsTo("a", c.command).empty()) << "the driver received the NULL count\n" << r.Describe();
+  EXPECT_NE(r.err.find(std::string(c.command) + ": p"), std::string::npos)
+      << "no log line names the command and its NULL parameter\n" << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Exported, NullCount,
+    ::testing::Values(NullCountCase{"vkGetPhysicalDeviceQueueFamilyProperties", false},
+                      NullCountCase{"vkGetPhysicalDeviceQueueFamilyProperties2", false},
+                      NullCountCase{"vkGetPhysicalDeviceSparseImageFormatProperties", false},
+                      NullCountCase{"vkGetPhysicalDeviceSparseImageFormatProperties2", false},
+                      NullCountCase{"vkGetPhysicalDeviceToolProperties", true},
+                      NullCountCase{"vkGetPhysicalDeviceDisplayPropertiesKHR", true},
+                      NullCountCase{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", true},
+                      NullCountCase{"vkGetPhysicalDeviceDisplayProperties2KHR", true},
+                      NullCountCase{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", true},
+                      NullCountCase{"vkGetDisplayPlaneSupportedDisplaysKHR", true},
+                      NullCountCase{"vkGetDisplayModePropertiesKHR", true},
+                      NullCountCase{"vkGetDisplayModeProperties2KHR", true},
+                      NullCountCase{"vkGetPhysicalDeviceSurfaceFormatsKHR", true},
+                      NullCountCase{"vkGetPhysicalDeviceSurfaceFormats2KHR", true},
+                      NullCountCase{"vkGetPhysicalDeviceSurfacePresentModesKHR", true},
+                      NullCountCase{"vkGetPhysicalDevicePresentRectanglesKHR", true},
+                      NullCountCase{"vkGetImageSparseMemoryRequirements", false},
+                      NullCountCase{"vkGetImageSparseMemoryRequirements2", false},
+                      NullCountCase{"vkGetDeviceImageSparseMemoryRequirements", false},
+                      NullCountCase{"vkGetPipelineCacheData", true},
+                      NullCountCase{"vkGetSwapchainImagesKHR", true}),
+    [](const ::testing::TestParamInfo<NullCountCase>& i) { return std::string(i.param.command); });
+
 // Invalid dispatchable handles (issue 14): where the Khronos loader validates a handle, an invalid
 // one ends the process with one line naming the command, the parameter and its Valid Usage ID
 // ("vkEnumeratePhysicalDevices: Invalid instance [VUID-vkEnumeratePhysicalDevices-instance-parameter]"),

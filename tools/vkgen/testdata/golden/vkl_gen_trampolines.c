@@ -13,6 +13,7 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, con
 }
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t* pPhysicalDeviceCount, VkPhysicalDevice* pPhysicalDevices) {
     vkl_check_instance(instance, "vkEnumeratePhysicalDevices");
+    if (pPhysicalDeviceCount == NULL) return (VkResult)vkl_null_count_param("vkEnumeratePhysicalDevices", "pPhysicalDeviceCount", true);
     return vkl_instance_disp(instance)->EnumeratePhysicalDevices(vkl_instance_next(instance), pPhysicalDeviceCount, pPhysicalDevices);
 }
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetPhysicalDeviceProperties(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties* pProperties) {
