@@ -539,6 +539,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     inst->in_create_or_destroy = true;
     pthread_mutex_init(&inst->lock, NULL);
 
+    bool settings_scope = false;
     VkResult r = vkl_debug_add_create_info_messengers(inst, pCreateInfo->pNext);
     if (r != VK_SUCCESS) goto fail;
 
@@ -565,6 +566,12 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
             inst->enabled_extension_count++;
         }
     }
+    /* The settings file, looked up once for the whole call: layer and driver discovery below
+     * reuse this snapshot (vkl_settings_scope_begin), and it governs this instance's physical
+     * devices (device_configurations), whatever the file says later ([Set]; docs/settings.md). */
+    inst->settings = vkl_settings_scope_begin(&inst->log);
+    settings_scope = true;
+
     /* Layers: discovery, activation order and library negotiation (layer.c, layer_chain.c). */
     r = vkl_layer_chain_prepare(inst, pCreateInfo);
     if (r != VK_SUCCESS) goto fail;
@@ -572,17 +579,16 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     /* The system and environment drivers, and those of VK_LUNARG_direct_driver_loading. */
     r = vkl_direct_drivers_acquire(&inst->log, pCreateInfo, &inst->drivers);
     if (r != VK_SUCCESS) goto fail;
-    /* The settings file in force at vkCreateInstance governs this instance's physical devices
-     * (device_configurations), whatever the file says later ([Set]; docs/settings.md). */
-    inst->settings = vkl_settings_acquire(&inst->log);
 
     /* The layer chain, or the terminator directly when no layer is active. */
     r = vkl_layer_chain_create_instance(inst, pCreateInfo, pAllocator, pInstance);
     if (r != VK_SUCCESS) goto fail;
+    vkl_settings_scope_end();
     inst->in_create_or_destroy = false;
     return VK_SUCCESS;
 
 fail:
+    if (settings_scope) vkl_settings_scope_end();
     *pInstance = VK_NULL_HANDLE;
     instance_free(inst);
     return r;

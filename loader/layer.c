@@ -852,10 +852,12 @@ static VkResult act_implicit(struct act *a, const struct vkl_strlist *placed_by_
     const struct vkl_layer_set *set = a->set;
     for (uint32_t i = 0; i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
-        if (!l->is_implicit || l == set->override_layer || is_override_component(set, l)) continue;
+        /* A settings-file "on" layer is active in every instance, like an enabled implicit one. */
+        bool on = vkl_settings_layer_on(set->settings, l->props.layerName);
+        if ((!l->is_implicit && !on) || l == set->override_layer || is_override_component(set, l)) continue;
         if (placed_by_env != NULL && vkl_strlist_contains(placed_by_env, l->props.layerName)) continue;
-        if (!vkl_layer_implicit_enabled(set, l, a->log)) continue;
-        VkResult r = act_add(a, l, 0, "implicit layer");
+        if (!on && !vkl_layer_implicit_enabled(set, l, a->log)) continue;
+        VkResult r = act_add(a, l, 0, on ? "the Loader Settings File (Vulkan Configurator)" : "implicit layer");
         if (r != VK_SUCCESS) return r;
     }
     if (set->override_layer != NULL) return act_add(a, set->override_layer, 0, "override layer");
@@ -897,10 +899,7 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
     for (uint32_t i = 0; r == VK_SUCCESS && i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
         const char *name = l->props.layerName, *why = NULL;
-        bool on = false;
-        for (uint32_t k = 0; k < st->layer_count && !on; k++)
-            on = st->layers[k].control == VKL_SETTINGS_LAYER_ON && strcmp(st->layers[k].name, name) == 0;
-        if (on)
+        if (vkl_settings_layer_on(st, name))
             why = "the Loader Settings File (Vulkan Configurator)";
         else if (l->is_implicit && (l == set->override_layer || vkl_layer_implicit_enabled(set, l, a->log)))
             why = "implicit layer";

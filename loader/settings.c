@@ -45,24 +45,6 @@ uint32_t vkl_settings_log_word(const char *w) {
     return 0;
 }
 
-void vkl_settings_finish(struct vkl_settings *s) {
-    if (s == NULL) return;
-    free(s->file_path);
-    for (uint32_t i = 0; i < s->layer_count; i++) {
-        free(s->layers[i].name);
-        free(s->layers[i].path);
-    }
-    free(s->layers);
-    for (uint32_t i = 0; i < s->driver_count; i++) free(s->drivers[i].path);
-    free(s->drivers);
-    for (uint32_t i = 0; i < s->device_count; i++) {
-        free(s->devices[i].device_name);
-        free(s->devices[i].driver_name);
-    }
-    free(s->devices);
-    memset(s, 0, sizeof(*s));
-}
-
 /* The first "\u0000" escape inside a JSON string of an already valid document, as a byte offset,
  * or -1. cJSON decodes it to a NUL byte that silently truncates the string, so a name or path
  * would not be what the file says: the file is refused instead. */
@@ -115,144 +97,173 @@ static const char *string_field(const struct vkl_json *obj, const char *key, con
     return vkl_json_string(n);
 }
 
-/* ---- layers: one malformed entry discards the whole section ([Set]) ---- */
-static VkResult parse_layers(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
-                             struct vkl_settings *s) {
-    if (!vkl_json_is_array(arr)) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
-                "settings file %s: field 'layers' has type %s, expected array; ignored " TAG, path,
-                vkl_json_type_name(arr));
-        return VK_SUCCESS;
-    }
-    size_t n = vkl_json_array_size(arr);
-    struct vkl_settings_layer *v = calloc(n ? n : 1, sizeof(*v));
-    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t count = 0;
-    VkResult r = VK_SUCCESS;
-    const char *bad_key = NULL, *why = NULL;
-    size_t bad = 0;
-    for (size_t i = 0; i < n && bad_key == NULL; i++) {
-        const struct vkl_json *e = vkl_json_array_at(arr, i);
-        struct vkl_settings_layer *l = &v[count];
-        bad = i;
-        if (!vkl_json_is_object(e)) {
-            bad_key = "";
-            why = "is not an object";
-            break;
-        }
-        const struct vkl_json *ctl = vkl_json_get(e, "control");
-        if (ctl == NULL || !vkl_json_is_string(ctl)) {
-            bad_key = "control";
-            why = ctl == NULL ? "is missing" : "is not a string";
-            break;
-        }
-        const char *c = vkl_json_string(ctl);
-        if (strcmp(c, "unordered_layer_location") == 0) {
-            l->control = VKL_SETTINGS_LAYER_UNORDERED;
-            count++;
-            continue;
-        }
-        if (strcmp(c, "on") == 0) {
-            l->control = VKL_SETTINGS_LAYER_ON;
-        } else if (strcmp(c, "off") == 0) {
-            l->control = VKL_SETTINGS_LAYER_OFF;
-        } else {
-            if (strcmp(c, "auto") != 0)
-                vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
-                        "settings file %s: layers[%zu]: control \"%s\" is not on, off, auto or "
-                        "unordered_layer_location; treated as auto " TAG,
-                        path, i, c);
-            l->control = VKL_SETTINGS_LAYER_AUTO;
-        }
-        const char *name = string_field(e, "name", &why);
-        if (name == NULL) {
-            bad_key = "name";
-            break;
-        }
-        const char *lpath = string_field(e, "path", &why);
-        if (lpath == NULL) {
-            bad_key = "path";
-            break;
-        }
-        const struct vkl_json *impl = vkl_json_get(e, "treat_as_implicit_manifest");
-        if (impl != NULL && !vkl_json_is_bool(impl)) {
-            bad_key = "treat_as_implicit_manifest";
-            why = "is not a bool";
-            break;
-        }
-        l->treat_as_implicit_manifest = vkl_json_bool(impl);
-        l->name = str_dup(name);
-        l->path = str_dup(lpath);
-        count++;
-        if (l->name == NULL || l->path == NULL) {
-            r = VK_ERROR_OUT_OF_HOST_MEMORY;
-            break;
-        }
-    }
-    if (r == VK_SUCCESS && bad_key == NULL) {
-        s->has_layers = true;
-        s->layers = v;
-        s->layer_count = count;
-        return VK_SUCCESS;
-    }
-    if (r == VK_SUCCESS) {
-        if (bad_key[0] == '\0')
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
-                    "settings file %s: layers[%zu] %s; the whole 'layers' section is ignored " TAG, path, bad, why);
-        else
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
-                    "settings file %s: layers[%zu]: field '%s' %s; the whole 'layers' section is ignored " TAG,
-                    path, bad, bad_key, why);
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        free(v[i].name);
-        free(v[i].path);
-    }
-    free(v);
-    return r;
+/* One WARN line for member `key` of the wrong JSON type (`cat`: the log category bits, or 0). */
+static void wrong_type(const struct vkl_log_sink *log, uint32_t cat, const char *path, const char *key,
+                       const struct vkl_json *n, const char *expected) {
+    vkl_log(log, VKL_LOG_WARN | cat, "settings file %s: field '%s' has type %s, expected %s; ignored " TAG, path, key,
+            vkl_json_type_name(n), expected);
 }
 
-/* ---- additional_drivers: one malformed entry discards all of them ---- */
-static VkResult parse_drivers(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
-                              struct vkl_settings *s) {
+/* A path the file names (a layer manifest, an additional driver): used as written when absolute;
+ * a relative one is relative to the directory of the settings file itself, not to the working
+ * directory (docs/settings.md "Relative paths"), like a manifest's relative library_path. */
+static char *file_relative(const char *settings_path, const char *p) {
+    const char *slash = p[0] == '/' ? NULL : strrchr(settings_path, '/');
+    if (slash == NULL) return str_dup(p);
+    size_t dir_len = (size_t)(slash - settings_path) + 1; /* with the '/' */
+    size_t len = strlen(p) + 1;
+    char *d = malloc(dir_len + len);
+    if (d == NULL) return NULL;
+    memcpy(d, settings_path, dir_len);
+    memcpy(d + dir_len, p, len);
+    return d;
+}
+
+/* ---- the array sections: layers, additional_drivers, device_configurations ----
+ * Each is an array of objects read entry by entry into a calloc'd array. They differ in what one
+ * entry holds and in what a malformed entry costs ([Set]): the whole section (layers,
+ * additional_drivers) or that entry alone (device_configurations). */
+
+/* What is wrong with a malformed entry: `key` the field ("" = the entry itself), `why` its fault. */
+struct entry_error {
+    const char *key, *why;
+};
+
+struct section {
+    const char *key;         /* the member, e.g. "layers" */
+    uint32_t category;       /* VKL_LOG_LAYER / VKL_LOG_DRIVER */
+    size_t elem_size;
+    bool skip_bad;           /* a malformed entry is skipped alone; false: it drops the whole section */
+    const char *consequence; /* how the log line for a malformed entry ends */
+    /* Fills the zeroed `elem` from the object `e` (entry `i`); VK_SUCCESS with err->key set when the
+     * entry is malformed. What it allocated is freed by free_elem whatever it returns. */
+    VkResult (*parse)(const char *path, size_t i, const struct vkl_json *e, const struct vkl_log_sink *log,
+                      void *elem, struct entry_error *err);
+    void (*free_elem)(void *elem);
+};
+
+/* Reads the section `sec` from `arr`. *present: the section is used (an array, not dropped);
+ * *out / *count: its well-formed entries in file order. */
+static VkResult parse_section(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
+                              const struct section *sec, void **out, uint32_t *count, bool *present) {
+    *out = NULL;
+    *count = 0;
+    *present = false;
     if (!vkl_json_is_array(arr)) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "settings file %s: field 'additional_drivers' has type %s, expected array; ignored " TAG, path,
-                vkl_json_type_name(arr));
+        wrong_type(log, sec->category, path, sec->key, arr, "array");
         return VK_SUCCESS;
     }
     size_t n = vkl_json_array_size(arr);
-    struct vkl_settings_driver *v = calloc(n ? n : 1, sizeof(*v));
+    char *v = calloc(n ? n : 1, sec->elem_size);
     if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t count = 0;
-    for (size_t i = 0; i < n; i++) {
+    uint32_t kept = 0;
+    bool dropped = false;
+    VkResult r = VK_SUCCESS;
+    for (size_t i = 0; i < n && !dropped; i++) {
         const struct vkl_json *e = vkl_json_array_at(arr, i);
-        const char *why = "is not an object";
-        const char *p = vkl_json_is_object(e) ? string_field(e, "path", &why) : NULL;
-        if (p == NULL) {
-            if (vkl_json_is_object(e))
-                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "settings file %s: additional_drivers[%zu]: field 'path' %s; all additional_drivers are "
-                        "ignored " TAG,
-                        path, i, why);
-            else
-                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "settings file %s: additional_drivers[%zu] %s; all additional_drivers are ignored " TAG,
-                        path, i, why);
-            for (uint32_t k = 0; k < count; k++) free(v[k].path);
-            free(v);
-            return VK_SUCCESS;
+        void *elem = v + kept * sec->elem_size;
+        struct entry_error err = {NULL, NULL};
+        if (!vkl_json_is_object(e)) err = (struct entry_error){"", "is not an object"};
+        else r = sec->parse(path, i, e, log, elem, &err);
+        if (r == VK_SUCCESS && err.key == NULL) {
+            kept++;
+            continue;
         }
-        if ((v[count].path = str_dup(p)) == NULL) {
-            for (uint32_t k = 0; k < count; k++) free(v[k].path);
-            free(v);
-            return VK_ERROR_OUT_OF_HOST_MEMORY;
-        }
-        count++;
+        sec->free_elem(elem);
+        memset(elem, 0, sec->elem_size);
+        if (r != VK_SUCCESS) break;
+        if (err.key[0] == '\0')
+            vkl_log(log, VKL_LOG_WARN | sec->category, "settings file %s: %s[%zu] %s; %s " TAG, path, sec->key, i,
+                    err.why, sec->consequence);
+        else
+            vkl_log(log, VKL_LOG_WARN | sec->category, "settings file %s: %s[%zu]: field '%s' %s; %s " TAG, path,
+                    sec->key, i, err.key, err.why, sec->consequence);
+        dropped = !sec->skip_bad;
     }
-    s->drivers = v;
-    s->driver_count = count;
+    if (r != VK_SUCCESS || dropped) {
+        for (uint32_t k = 0; k < kept; k++) sec->free_elem(v + k * sec->elem_size);
+        free(v);
+        return r;
+    }
+    *out = v;
+    *count = kept;
+    *present = true;
     return VK_SUCCESS;
+}
+
+static void free_layer(void *elem) {
+    struct vkl_settings_layer *l = elem;
+    free(l->name);
+    free(l->path);
+}
+
+static void free_driver(void *elem) { free(((struct vkl_settings_driver *)elem)->path); }
+
+static void free_device(void *elem) {
+    struct vkl_settings_device *d = elem;
+    free(d->device_name);
+    free(d->driver_name);
+}
+
+/* layers[i]: {control, name, path, treat_as_implicit_manifest?}; an unknown control is "auto". */
+static VkResult parse_layer(const char *path, size_t i, const struct vkl_json *e, const struct vkl_log_sink *log,
+                            void *elem, struct entry_error *err) {
+    struct vkl_settings_layer *l = elem;
+    const struct vkl_json *ctl = vkl_json_get(e, "control");
+    if (ctl == NULL || !vkl_json_is_string(ctl)) {
+        *err = (struct entry_error){"control", ctl == NULL ? "is missing" : "is not a string"};
+        return VK_SUCCESS;
+    }
+    const char *c = vkl_json_string(ctl);
+    if (strcmp(c, "unordered_layer_location") == 0) {
+        l->control = VKL_SETTINGS_LAYER_UNORDERED;
+        return VK_SUCCESS;
+    }
+    if (strcmp(c, "on") == 0) {
+        l->control = VKL_SETTINGS_LAYER_ON;
+    } else if (strcmp(c, "off") == 0) {
+        l->control = VKL_SETTINGS_LAYER_OFF;
+    } else {
+        if (strcmp(c, "auto") != 0)
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                    "settings file %s: layers[%zu]: control \"%s\" is not on, off, auto or "
+                    "unordered_layer_location; treated as auto " TAG,
+                    path, i, c);
+        l->control = VKL_SETTINGS_LAYER_AUTO;
+    }
+    const char *name = string_field(e, "name", &err->why);
+    if (name == NULL) {
+        err->key = "name";
+        return VK_SUCCESS;
+    }
+    const char *lpath = string_field(e, "path", &err->why);
+    if (lpath == NULL) {
+        err->key = "path";
+        return VK_SUCCESS;
+    }
+    const struct vkl_json *impl = vkl_json_get(e, "treat_as_implicit_manifest");
+    if (impl != NULL && !vkl_json_is_bool(impl)) {
+        *err = (struct entry_error){"treat_as_implicit_manifest", "is not a bool"};
+        return VK_SUCCESS;
+    }
+    l->treat_as_implicit_manifest = vkl_json_bool(impl);
+    l->name = str_dup(name);
+    l->path = file_relative(path, lpath);
+    return l->name != NULL && l->path != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* additional_drivers[i]: {path}. */
+static VkResult parse_driver(const char *path, size_t i, const struct vkl_json *e, const struct vkl_log_sink *log,
+                             void *elem, struct entry_error *err) {
+    (void)i;
+    (void)log;
+    const char *p = string_field(e, "path", &err->why);
+    if (p == NULL) {
+        err->key = "path";
+        return VK_SUCCESS;
+    }
+    struct vkl_settings_driver *d = elem;
+    return (d->path = file_relative(path, p)) != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 static bool read_uuid(const struct vkl_json *arr, uint8_t out[VK_UUID_SIZE]) {
@@ -267,67 +278,51 @@ static bool read_uuid(const struct vkl_json *arr, uint8_t out[VK_UUID_SIZE]) {
     return true;
 }
 
-/* ---- device_configurations: malformed entries are skipped one by one ---- */
-static VkResult parse_devices(const char *path, const struct vkl_json *arr, const struct vkl_log_sink *log,
-                              struct vkl_settings *s) {
-    if (!vkl_json_is_array(arr)) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "settings file %s: field 'device_configurations' has type %s, expected array; ignored " TAG, path,
-                vkl_json_type_name(arr));
-        return VK_SUCCESS;
-    }
-    size_t n = vkl_json_array_size(arr);
-    struct vkl_settings_device *v = calloc(n ? n : 1, sizeof(*v));
-    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    uint32_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct vkl_json *e = vkl_json_array_at(arr, i);
-        struct vkl_settings_device *d = &v[count];
-        const char *key = NULL, *why = NULL;
-        if (!vkl_json_is_object(e)) {
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "settings file %s: device_configurations[%zu] is not an object; entry skipped " TAG, path, i);
-            continue;
-        }
-        const struct vkl_json *ver = vkl_json_get(e, "driverVersion");
-        const struct vkl_json *dn = vkl_json_get(e, "deviceName");
-        const struct vkl_json *rn = vkl_json_get(e, "driverName");
-        if (!read_uuid(vkl_json_get(e, "deviceUUID"), d->device_uuid)) {
-            key = "deviceUUID", why = "is not an array of 16 integers 0..255";
-        } else if (!read_uuid(vkl_json_get(e, "driverUUID"), d->driver_uuid)) {
-            key = "driverUUID", why = "is not an array of 16 integers 0..255";
-        } else if (ver == NULL || !vkl_json_is_number(ver) || !(vkl_json_number(ver) >= 0.0) ||
-                   vkl_json_number(ver) > 4294967295.0 ||
-                   vkl_json_number(ver) != (double)(uint32_t)vkl_json_number(ver)) {
-            key = "driverVersion", why = ver == NULL ? "is missing" : "is not an integer 0..4294967295";
-        } else if (dn != NULL && !vkl_json_is_string(dn)) {
-            key = "deviceName", why = "is not a string";
-        } else if (rn != NULL && !vkl_json_is_string(rn)) {
-            key = "driverName", why = "is not a string";
-        }
-        if (key != NULL) {
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "settings file %s: device_configurations[%zu]: field '%s' %s; entry skipped " TAG, path, i, key,
-                    why);
-            memset(d, 0, sizeof(*d));
-            continue;
-        }
-        d->driver_version = (uint32_t)vkl_json_number(ver);
-        if (dn != NULL && (d->device_name = str_dup(vkl_json_string(dn))) == NULL) goto oom;
-        if (rn != NULL && (d->driver_name = str_dup(vkl_json_string(rn))) == NULL) goto oom;
-        count++;
-    }
-    s->has_device_configurations = true;
-    s->devices = v;
-    s->device_count = count;
+/* device_configurations[i]: {deviceUUID[16], driverUUID[16], driverVersion, deviceName?, driverName?}. */
+static VkResult parse_device(const char *path, size_t i, const struct vkl_json *e, const struct vkl_log_sink *log,
+                             void *elem, struct entry_error *err) {
+    (void)path;
+    (void)i;
+    (void)log;
+    struct vkl_settings_device *d = elem;
+    const struct vkl_json *ver = vkl_json_get(e, "driverVersion");
+    const struct vkl_json *dn = vkl_json_get(e, "deviceName");
+    const struct vkl_json *rn = vkl_json_get(e, "driverName");
+    if (!read_uuid(vkl_json_get(e, "deviceUUID"), d->device_uuid))
+        *err = (struct entry_error){"deviceUUID", "is not an array of 16 integers 0..255"};
+    else if (!read_uuid(vkl_json_get(e, "driverUUID"), d->driver_uuid))
+        *err = (struct entry_error){"driverUUID", "is not an array of 16 integers 0..255"};
+    else if (ver == NULL || !vkl_json_is_number(ver) || !(vkl_json_number(ver) >= 0.0) ||
+             vkl_json_number(ver) > 4294967295.0 || vkl_json_number(ver) != (double)(uint32_t)vkl_json_number(ver))
+        *err = (struct entry_error){"driverVersion", ver == NULL ? "is missing" : "is not an integer 0..4294967295"};
+    else if (dn != NULL && !vkl_json_is_string(dn))
+        *err = (struct entry_error){"deviceName", "is not a string"};
+    else if (rn != NULL && !vkl_json_is_string(rn))
+        *err = (struct entry_error){"driverName", "is not a string"};
+    if (err->key != NULL) return VK_SUCCESS;
+    d->driver_version = (uint32_t)vkl_json_number(ver);
+    if (dn != NULL && (d->device_name = str_dup(vkl_json_string(dn))) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (rn != NULL && (d->driver_name = str_dup(vkl_json_string(rn))) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     return VK_SUCCESS;
-oom:
-    for (uint32_t k = 0; k <= count && k < n; k++) {
-        free(v[k].device_name);
-        free(v[k].driver_name);
-    }
-    free(v);
-    return VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static const struct section k_layers = {"layers", VKL_LOG_LAYER, sizeof(struct vkl_settings_layer), false,
+                                        "the whole 'layers' section is ignored", parse_layer, free_layer};
+static const struct section k_drivers = {"additional_drivers", VKL_LOG_DRIVER, sizeof(struct vkl_settings_driver),
+                                         false, "all additional_drivers are ignored", parse_driver, free_driver};
+static const struct section k_devices = {"device_configurations", VKL_LOG_DRIVER, sizeof(struct vkl_settings_device),
+                                         true, "entry skipped", parse_device, free_device};
+
+void vkl_settings_finish(struct vkl_settings *s) {
+    if (s == NULL) return;
+    free(s->file_path);
+    for (uint32_t i = 0; i < s->layer_count; i++) free_layer(&s->layers[i]);
+    free(s->layers);
+    for (uint32_t i = 0; i < s->driver_count; i++) free_driver(&s->drivers[i]);
+    free(s->drivers);
+    for (uint32_t i = 0; i < s->device_count; i++) free_device(&s->devices[i]);
+    free(s->devices);
+    memset(s, 0, sizeof(*s));
 }
 
 /* 1: `obj` has app_keys listing exe; 0: no app_keys; -1: app_keys that do not list it (or are
@@ -358,11 +353,11 @@ static VkResult parse_object(const char *path, const struct vkl_json *obj, const
                              struct vkl_settings *s) {
     VkResult r = VK_SUCCESS;
     const struct vkl_json *n;
+    void *v;
+    bool present;
     if ((n = vkl_json_get(obj, "stderr_log")) != NULL) {
         if (!vkl_json_is_array(n)) {
-            vkl_log(log, VKL_LOG_WARN,
-                    "settings file %s: field 'stderr_log' has type %s, expected array; ignored " TAG, path,
-                    vkl_json_type_name(n));
+            wrong_type(log, 0, path, "stderr_log", n, "array");
         } else {
             for (size_t i = 0; i < vkl_json_array_size(n); i++) {
                 const char *w = vkl_json_string(vkl_json_array_at(n, i));
@@ -376,23 +371,26 @@ static VkResult parse_object(const char *path, const struct vkl_json *obj, const
     }
     /* log_locations: read by the Vulkan Configurator's own tools; the loader only checks its type. */
     if ((n = vkl_json_get(obj, "log_locations")) != NULL && !vkl_json_is_array(n))
-        vkl_log(log, VKL_LOG_WARN, "settings file %s: field 'log_locations' has type %s, expected array; ignored " TAG,
-                path, vkl_json_type_name(n));
-    if ((n = vkl_json_get(obj, "layers")) != NULL && (r = parse_layers(path, n, log, s)) != VK_SUCCESS) return r;
+        wrong_type(log, 0, path, "log_locations", n, "array");
+    if ((n = vkl_json_get(obj, "layers")) != NULL) {
+        if ((r = parse_section(path, n, log, &k_layers, &v, &s->layer_count, &s->has_layers)) != VK_SUCCESS) return r;
+        s->layers = v;
+    }
     if ((n = vkl_json_get(obj, "additional_drivers_use_exclusively")) != NULL) {
         if (vkl_json_is_bool(n))
             s->additional_drivers_use_exclusively = vkl_json_bool(n);
         else
-            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "settings file %s: field 'additional_drivers_use_exclusively' has type %s, expected bool; "
-                    "ignored " TAG,
-                    path, vkl_json_type_name(n));
+            wrong_type(log, VKL_LOG_DRIVER, path, "additional_drivers_use_exclusively", n, "bool");
     }
-    if ((n = vkl_json_get(obj, "additional_drivers")) != NULL && (r = parse_drivers(path, n, log, s)) != VK_SUCCESS)
-        return r;
-    if ((n = vkl_json_get(obj, "device_configurations")) != NULL &&
-        (r = parse_devices(path, n, log, s)) != VK_SUCCESS)
-        return r;
+    if ((n = vkl_json_get(obj, "additional_drivers")) != NULL) {
+        if ((r = parse_section(path, n, log, &k_drivers, &v, &s->driver_count, &present)) != VK_SUCCESS) return r;
+        s->drivers = v;
+    }
+    if ((n = vkl_json_get(obj, "device_configurations")) != NULL) {
+        r = parse_section(path, n, log, &k_devices, &v, &s->device_count, &s->has_device_configurations);
+        if (r != VK_SUCCESS) return r;
+        s->devices = v;
+    }
     s->active = s->stderr_log != 0 || s->has_layers || s->driver_count > 0 || s->has_device_configurations;
     return VK_SUCCESS;
 }
@@ -460,8 +458,7 @@ VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size
         if (s.selected_index >= 0) chosen = vkl_json_array_at(arr, (size_t)s.selected_index);
     } else if (one != NULL && vkl_json_is_object(one)) {
         if (arr != NULL)
-            vkl_log(log, VKL_LOG_WARN, "settings file %s: field 'settings_array' has type %s, expected array; ignored " TAG,
-                    path, vkl_json_type_name(arr));
+            wrong_type(log, 0, path, "settings_array", arr, "array");
         if (app_keys_match(path, "settings", one, exe_path, log) >= 0) {
             s.selected_index = 0;
             chosen = one;
@@ -635,7 +632,43 @@ static char *self_exe(void) {
     return str_dup(buf);
 }
 
+/* The call scope (vkl_settings_scope_begin): the snapshot of the outermost open scope of this
+ * thread, with the scope's own reference, and how many scopes are open. */
+static _Thread_local struct {
+    unsigned depth;
+    const struct vkl_settings *s;
+} t_scope;
+
+static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *log);
+
 const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log) {
+    if (t_scope.depth == 0) return search_and_acquire(log);
+    /* Inside a call scope: the call's snapshot, no search. */
+    pthread_mutex_lock(&g_lock);
+    if (t_scope.s != NULL) ((struct snapshot *)(void *)t_scope.s)->refs++;
+    pthread_mutex_unlock(&g_lock);
+    return t_scope.s;
+}
+
+const struct vkl_settings *vkl_settings_scope_begin(const struct vkl_log_sink *log) {
+    if (t_scope.depth == 0) t_scope.s = search_and_acquire(log);
+    t_scope.depth++;
+    return vkl_settings_acquire(log);
+}
+
+void vkl_settings_scope_end(void) {
+    if (t_scope.depth == 0 || --t_scope.depth > 0) return;
+    vkl_settings_release(t_scope.s);
+    t_scope.s = NULL;
+}
+
+bool vkl_settings_layer_on(const struct vkl_settings *s, const char *name) {
+    for (uint32_t i = 0; s != NULL && s->has_layers && i < s->layer_count; i++)
+        if (s->layers[i].control == VKL_SETTINGS_LAYER_ON && strcmp(s->layers[i].name, name) == 0) return true;
+    return false;
+}
+
+static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *log) {
     struct vkl_search_env env;
     const struct vkl_settings *result = NULL;
     uint32_t level = 0;

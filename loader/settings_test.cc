@@ -215,10 +215,54 @@ TEST(SettingsParse, Layers) {
     EXPECT_EQ(r->s.layers[2].control, VKL_SETTINGS_LAYER_OFF);
     EXPECT_TRUE(r->s.layers[2].treat_as_implicit_manifest);
     EXPECT_EQ(r->s.layers[3].control, VKL_SETTINGS_LAYER_AUTO);
-    EXPECT_STREQ(r->s.layers[3].path, "rel/c.json");
+    EXPECT_STREQ(r->s.layers[3].path, "/cfg/vulkan/loader_settings.d/rel/c.json");  // relative to the file
     EXPECT_EQ(r->s.layers[4].control, VKL_SETTINGS_LAYER_AUTO);  // unknown control => auto
     EXPECT_TRUE(r->Has("layers[4]: control \"sometimes\" is not on, off, auto or unordered_layer_location"));
     EXPECT_EQ(r->lines.size(), 1u);
+}
+
+// A relative layer or driver path is relative to the settings file's own directory (not to the
+// working directory); an absolute one is kept as written (docs/settings.md "Relative paths").
+TEST(SettingsParse, RelativePathsAreRelativeToTheFile) {
+    auto r = Parse(File("\"layers\":["
+                        "{\"control\":\"on\",\"name\":\"VK_LAYER_a\",\"path\":\"a.json\"},"
+                        "{\"control\":\"auto\",\"name\":\"VK_LAYER_b\",\"path\":\"../layers/b.json\"},"
+                        "{\"control\":\"off\",\"name\":\"VK_LAYER_c\",\"path\":\"/abs/c.json\"}],"
+                        "\"additional_drivers\":[{\"path\":\"./icd.json\"},{\"path\":\"drivers\"},"
+                        "{\"path\":\"/abs/icd.json\"}]"));
+    ASSERT_EQ(r->result, VK_SUCCESS);
+    ASSERT_EQ(r->s.layer_count, 3u);
+    EXPECT_STREQ(r->s.layers[0].path, "/cfg/vulkan/loader_settings.d/a.json");
+    EXPECT_STREQ(r->s.layers[1].path, "/cfg/vulkan/loader_settings.d/../layers/b.json");
+    EXPECT_STREQ(r->s.layers[2].path, "/abs/c.json");
+    ASSERT_EQ(r->s.driver_count, 3u);
+    EXPECT_STREQ(r->s.drivers[0].path, "/cfg/vulkan/loader_settings.d/./icd.json");
+    EXPECT_STREQ(r->s.drivers[1].path, "/cfg/vulkan/loader_settings.d/drivers");
+    EXPECT_STREQ(r->s.drivers[2].path, "/abs/icd.json");
+    EXPECT_TRUE(r->lines.empty());
+    // A file named without a directory: its directory is the working directory, the path stays.
+    vkl_settings s;
+    const std::string text = File("\"additional_drivers\":[{\"path\":\"icd.json\"}]");
+    ASSERT_EQ(vkl_settings_parse("vk_loader_settings.json", text.data(), text.size(), kExe, nullptr, &s), VK_SUCCESS);
+    ASSERT_EQ(s.driver_count, 1u);
+    EXPECT_STREQ(s.drivers[0].path, "icd.json");
+    vkl_settings_finish(&s);
+}
+
+TEST(SettingsParse, LayerOn) {
+    auto r = Parse(File("\"layers\":["
+                        "{\"control\":\"on\",\"name\":\"VK_LAYER_on\",\"path\":\"/a.json\"},"
+                        "{\"control\":\"unordered_layer_location\"},"
+                        "{\"control\":\"auto\",\"name\":\"VK_LAYER_auto\",\"path\":\"/b.json\"},"
+                        "{\"control\":\"off\",\"name\":\"VK_LAYER_off\",\"path\":\"/c.json\"}]"));
+    ASSERT_EQ(r->result, VK_SUCCESS);
+    EXPECT_TRUE(vkl_settings_layer_on(&r->s, "VK_LAYER_on"));
+    EXPECT_FALSE(vkl_settings_layer_on(&r->s, "VK_LAYER_auto"));
+    EXPECT_FALSE(vkl_settings_layer_on(&r->s, "VK_LAYER_off"));
+    EXPECT_FALSE(vkl_settings_layer_on(&r->s, "VK_LAYER_other"));
+    EXPECT_FALSE(vkl_settings_layer_on(nullptr, "VK_LAYER_on"));
+    auto none = Parse(File("\"stderr_log\":[\"error\"]"));
+    EXPECT_FALSE(vkl_settings_layer_on(&none->s, "VK_LAYER_on"));
 }
 
 TEST(SettingsParse, EmptyLayersIsActive) {
@@ -502,6 +546,51 @@ TEST_F(SettingsAcquire, ElevatedIgnoresUserLocations) {
     const vkl_settings *s = vkl_settings_acquire(nullptr);
     EXPECT_NE(s, nullptr);
     vkl_settings_release(s);
+}
+
+// Inside a call scope (vkCreateInstance) the file is searched once: every acquire on this thread
+// gets the scope's snapshot, whatever happens to the file meanwhile; after the outermost end the
+// search is back.
+TEST_F(SettingsAcquire, ScopeSearchesOnce) {
+    Write("ch", File("\"stderr_log\":[\"error\"]"));
+    Lines lines;
+    vkl_log_sink sink{Emit, &lines};
+    auto searches = [&lines]() {
+        size_t n = 0;
+        for (auto &l : lines) n += l.second.find("settings search: no file") != std::string::npos;
+        return n;
+    };
+    ASSERT_EQ(unlink((root_ + "/ch/vulkan/loader_settings.d/vk_loader_settings.json").c_str()), 0);
+    Write("dd0", File("\"stderr_log\":[\"error\"]"));  // the last candidate: every other one is tried first
+    const vkl_settings *outer = vkl_settings_scope_begin(&sink);
+    ASSERT_NE(outer, nullptr);
+    const size_t once = searches();
+    EXPECT_GT(once, 0u);
+    ASSERT_EQ(unlink((root_ + "/dd0/vulkan/loader_settings.d/vk_loader_settings.json").c_str()), 0);
+    const vkl_settings *inner = vkl_settings_acquire(&sink);
+    EXPECT_EQ(inner, outer);  // no search, the call's snapshot although the file is gone
+    const vkl_settings *nested = vkl_settings_scope_begin(&sink);
+    EXPECT_EQ(nested, outer);
+    vkl_settings_scope_end();
+    const vkl_settings *still = vkl_settings_acquire(&sink);
+    EXPECT_EQ(still, outer);  // the outer scope is still open
+    EXPECT_EQ(searches(), once);
+    vkl_settings_release(still);
+    vkl_settings_release(nested);
+    vkl_settings_release(inner);
+    vkl_settings_scope_end();
+    EXPECT_EQ(outer->stderr_log, VKL_LOG_ERROR);  // the caller's reference keeps it readable
+    vkl_settings_release(outer);
+    EXPECT_EQ(vkl_settings_acquire(&sink), nullptr);  // searched again: the file is gone
+    EXPECT_GT(searches(), once);
+    // A scope with no settings file: NULL throughout, and no search inside it.
+    lines.clear();
+    EXPECT_EQ(vkl_settings_scope_begin(&sink), nullptr);
+    const size_t empty_once = searches();
+    EXPECT_EQ(vkl_settings_acquire(&sink), nullptr);
+    EXPECT_EQ(searches(), empty_once);
+    vkl_settings_scope_end();
+    vkl_settings_scope_end();  // an unmatched end is harmless
 }
 
 TEST_F(SettingsAcquire, MalformedOrInactiveFileGivesNothing) {

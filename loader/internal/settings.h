@@ -9,8 +9,9 @@
  *  - vkl_settings_acquire / vkl_settings_release: the search of the documented locations (first
  *    existing file wins; user locations ignored when elevated), re-done on every call, and a
  *    process-wide, reference-counted cache of the parsed file keyed by path and file identity (the
- *    file is re-read whenever it changed). The loader calls acquire at every global call and at
- *    vkCreateInstance (through driver and layer discovery); acquire also applies `stderr_log`.
+ *    file is re-read whenever it changed). The loader calls acquire at every global call (through
+ *    driver and layer discovery) and looks the file up once per vkCreateInstance
+ *    (vkl_settings_scope_begin / _end); acquire also applies `stderr_log`.
  *
  * Thread-safety: the parser is reentrant; acquire/release are thread-safe (one mutex); a
  * snapshot returned by acquire is read-only and stays valid until released.
@@ -82,7 +83,10 @@ struct vkl_settings {
 
 /*
  * Parses one settings file: `len` bytes at `buf` (need not be NUL-terminated) read from
- * `path_for_messages` (named in every message; not opened). `exe_path` is the executable's path
+ * `path_for_messages` (named in every message; not opened). A relative `path` of a `layers` or
+ * `additional_drivers` entry is made relative to the directory of `path_for_messages` (the
+ * settings file's own directory; docs/settings.md), so the snapshot holds the path to open; an
+ * absolute one is kept as written. `exe_path` is the executable's path
  * (/proc/self/exe) compared EXACTLY with `app_keys` entries (NULL: no object with app_keys
  * matches).
  * Results:
@@ -136,6 +140,21 @@ VkResult vkl_settings_candidates(const struct vkl_search_env *env, struct vkl_st
  * override from stderr_log (vkl_log_set_settings_level). Never fails: out of memory = NULL. */
 const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log);
 void vkl_settings_release(const struct vkl_settings *s);
+
+/* One look-up per call: vkCreateInstance runs the layer discovery, the driver discovery and the
+ * instance's own acquire inside a scope, so the settings file is searched and checked once per
+ * call and every part of the call sees the same snapshot. Between scope_begin and scope_end, every
+ * vkl_settings_acquire on this thread returns (a new reference to) the scope's snapshot without a
+ * search. scope_begin returns a reference for the caller (released with vkl_settings_release, like
+ * acquire's); scope_end drops the scope's own. Scopes nest (a layer calling a global function from
+ * its vkCreateInstance sees the outer call's snapshot); every begin needs its end on the same
+ * thread. */
+const struct vkl_settings *vkl_settings_scope_begin(const struct vkl_log_sink *log);
+void vkl_settings_scope_end(void);
+
+/* Whether the `layers` list of `s` has an "on" entry named `name` (NULL / no layers: false). Such a
+ * layer is active in every instance, so it is also in the pre-instance chains. */
+bool vkl_settings_layer_on(const struct vkl_settings *s, const char *name);
 
 /* The loader never needs the driver environment variables (VK_DRIVER_FILES, VK_ICD_FILENAMES,
  * VK_ADD_DRIVER_FILES, VK_LOADER_DRIVERS_SELECT/DISABLE) when this returns false: an active file

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ std::string Join(const V& v) {
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
   return s;
 }
+
+bool Contains(const V& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 // {"file_format_version": "1.0.0", "settings": {<members>}}
 std::string Settings(const std::string& members) {
@@ -190,6 +193,85 @@ TEST_F(SettingsFixture, MalformedLayerEntryDiscardsTheLayersSection) {
   bool named = false;
   for (const std::string& line : r.LogLines(path)) named = named || line.find("layers[1]") != std::string::npos;
   EXPECT_TRUE(named) << r.Describe();
+}
+
+// ---- layers forced on: also in the pre-instance chains ------------------------------------------
+
+// The mock layer's pre-instance functions (mock_layers/README.md): the manifest member naming all
+// three, and the record each call writes ("pre_vk<Function>").
+const char* const kPreFns[] = {"EnumerateInstanceExtensionProperties", "EnumerateInstanceLayerProperties",
+                               "EnumerateInstanceVersion"};
+std::string PreInstanceFunctions() {
+  std::string s = "\"pre_instance_functions\": {";
+  for (const char* f : kPreFns)
+    s += std::string(f == kPreFns[0] ? "" : ", ") + "\"vk" + f + "\": \"mock_layer_pre_" + f + "\"";
+  return s + "}";
+}
+std::string PreRecord(const char* f) { return std::string("pre_vk") + f; }
+// VK_MAKE_API_VERSION(0, major, minor, patch) (the suite does not include the Vulkan headers).
+constexpr uint32_t Api(uint32_t major, uint32_t minor, uint32_t patch) {
+  return (major << 22) | (minor << 12) | patch;
+}
+
+// A layer "on" in the settings file is active in every instance, so it intercepts the global
+// enumerations through its pre_instance_functions as an enabled implicit layer does, even when its
+// own enable_environment (unset here) would keep it off; the same manifest under "auto" follows the
+// implicit rules and stays out.
+TEST_F(SettingsFixture, LayersOnJoinThePreInstanceChains) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_LYR_PRE_INSTANCE");
+  auto pre_layer = [&](const std::string& name, const std::string& ext, uint32_t version) {
+    const Layer& l = s_.AddLayer(name, "v2_gpdpa",
+                                 "\"pre_instance\": {\"add_extension\": " + Quote(ext) +
+                                     ", \"add_layer\": \"\", \"no_call_down\": false}, \"pre_instance_version\": " +
+                                     std::to_string(version));
+    std::string path = s_.root() + "/elsewhere/" + name + ".json";
+    std::string manifest = LayerJson(name, l.library, true);  // ends in "}}"
+    manifest.insert(manifest.size() - 2,
+                    ", \"enable_environment\": {\"ENABLE_" + name + "\": \"1\"}, " + PreInstanceFunctions());
+    s_.WriteFile(path, manifest);
+    return path;
+  };
+  std::string on = pre_layer("VK_LAYER_MOCK_set_pre_on", "VK_EXT_mock_set_pre_on", Api(1, 1, 71));
+  std::string aut = pre_layer("VK_LAYER_MOCK_set_pre_auto", "VK_EXT_mock_set_pre_auto", Api(1, 1, 72));
+  const std::string implicit = ", \"treat_as_implicit_manifest\": true";
+  WriteSettings(Settings("\"layers\": [" +
+                         Join({Entry("on", "VK_LAYER_MOCK_set_pre_on", on, implicit),
+                               Entry("auto", "VK_LAYER_MOCK_set_pre_auto", aut, implicit)}) +
+                         "]"));
+  ProbeResult r = RunProbe(s_, {"version", "instance-extensions", "instance-layers", "create-instance",
+                                "destroy-instance"});
+  const V twice = {"VK_LAYER_MOCK_set_pre_on", "VK_LAYER_MOCK_set_pre_on"};  // count, then fill
+  EXPECT_EQ(s_.LayerCallOrder(PreRecord(kPreFns[2])), V{"VK_LAYER_MOCK_set_pre_on"}) << r.Describe();
+  EXPECT_EQ(s_.LayerCallOrder(PreRecord(kPreFns[0])), twice) << r.Describe();
+  EXPECT_EQ(s_.LayerCallOrder(PreRecord(kPreFns[1])), twice) << r.Describe();
+  EXPECT_EQ(r.Step("version")["version"].str(), "1.1.71") << r.Describe();
+  V exts;
+  Json list = r.Step("instance-extensions")["extensions"];
+  for (size_t i = 0; i < list.size(); ++i) exts.push_back(list[i]["name"].str());
+  EXPECT_TRUE(Contains(exts, "VK_EXT_mock_set_pre_on")) << r.Describe();
+  EXPECT_FALSE(Contains(exts, "VK_EXT_mock_set_pre_auto")) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_set_pre_on"}) << r.Describe();
+}
+
+// ---- relative paths ---------------------------------------------------------------------------
+
+// A relative layer or driver path in the settings file is relative to the file's own directory, not
+// to the working directory (docs/settings.md "Relative paths").
+TEST_F(SettingsFixture, RelativePathsFromTheFilesDirectory) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  const std::string dir = s_.xdg_config_home() + "/vulkan/loader_settings.d";
+  const Layer& l = s_.AddLayer("VK_LAYER_MOCK_set_rel", "v2_gpdpa");
+  s_.WriteFile(dir + "/layers/rel.json", LayerJson("VK_LAYER_MOCK_set_rel", l.library, false));
+  AddNamedDriver(s_, "extra");
+  s_.WriteFile(s_.xdg_config_home() + "/vulkan/drivers/extra.json", s_.ManifestFor("extra").ToJson());
+  WriteSettings(Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_rel", "layers/rel.json") +
+                         "], \"additional_drivers\": [{\"path\": \"../drivers/extra.json\"}]"));
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_rel"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_set_rel"}) << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (V{"drv-dev", "extra-dev"})) << r.Describe();
 }
 
 // ---- drivers ----------------------------------------------------------------------------------
