@@ -143,6 +143,8 @@ struct scenario {
     uint32_t hidden_count;
     char **crash_in; /* crash_in: instance-level / physical-device commands that abort */
     uint32_t crash_in_count;
+    uint32_t *unplugged; /* unplugged: indices of an instance's devices hidden from enumeration */
+    uint32_t unplugged_count;
     struct misbehave_cfg mb;
 };
 
@@ -199,9 +201,16 @@ struct mock_pool {
     struct mock_cmdbuf *cmdbufs;
 };
 
+struct mock_image { /* images and buffers (vulkaninfo's memory-requirement probes) */
+    struct mock_image *next;
+    VkDeviceSize size;
+    bool sparse;
+};
+
 struct mock_device {
     VK_LOADER_DATA loader_data; /* must stay first */
     struct mock_device *next;
+    struct mock_image *images; /* images and buffers not yet destroyed */
     uint32_t api_version; /* of its physical device (which may be destroyed first by a bad app) */
     struct scenario *sc;
     struct mock_queue **queues;
@@ -353,6 +362,7 @@ static void scenario_free(struct scenario *sc) {
     free(sc->hidden);
     for (uint32_t i = 0; i < sc->crash_in_count; i++) free(sc->crash_in[i]);
     free(sc->crash_in);
+    free(sc->unplugged);
     free(sc);
 }
 
@@ -736,6 +746,22 @@ static struct scenario *scenario_parse(const char *json, const char **err) {
         !parse_names(v, &sc->crash_in, &sc->crash_in_count)) {
         *err = "crash_in (strings, at most 256)";
         goto fail;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "unplugged"))) {
+        /* Indices into an instance's devices, which may come from an earlier scenario: not checked
+         * against this scenario's physical_devices. */
+        int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+        if (n < 0 || n > (int)MOCK_ICD_UNKNOWN_SLOTS || !(sc->unplugged = calloc((size_t)n + 1, sizeof(uint32_t)))) {
+            *err = "unplugged (device indices, at most 256)";
+            goto fail;
+        }
+        cJSON_ArrayForEach(it, v) {
+            if (!parse_u32(it, &sc->unplugged[sc->unplugged_count])) {
+                *err = "unplugged[] (device indices)";
+                goto fail;
+            }
+            sc->unplugged_count++;
+        }
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "misbehave"))) {
         struct misbehave_cfg *m = &sc->mb;
@@ -1250,6 +1276,41 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceVersion(uint32_t *ve
 /* ------------------------------------------------------------------------------------------ */
 /* Instance commands                                                                            */
 
+/* Hot-plug (issue 13): whether device `index` of an instance is present, by the CURRENT scenario's
+ * "unplugged" (read at every enumeration, so a scenario replaced between two calls unplugs or plugs
+ * back devices of an existing instance). */
+static bool plugged_in(uint32_t index) {
+    const struct scenario *sc = sc_now();
+    for (uint32_t i = 0; i < sc->unplugged_count; i++)
+        if (sc->unplugged[i] == index) return false;
+    return true;
+}
+
+/* One reported group: indices into the instance's devices. */
+struct group_view {
+    uint32_t members[VK_MAX_DEVICE_GROUP_SIZE];
+    uint32_t count;
+};
+
+/* The instance's groups (its scenario's "groups", else one per device) without unplugged members,
+ * empty groups dropped; at most `cap`. Returns how many. */
+static uint32_t group_views(const struct mock_instance *inst, struct group_view *views, uint32_t cap) {
+    const struct scenario *sc = inst->sc;
+    uint32_t n = 0;
+    uint32_t groups = sc->has_groups ? sc->group_count : inst->pd_count;
+    for (uint32_t g = 0; g < groups && n < cap; g++) {
+        struct group_view *v = &views[n];
+        v->count = 0;
+        uint32_t members = sc->has_groups ? sc->groups[g].count : 1;
+        for (uint32_t m = 0; m < members && v->count < VK_MAX_DEVICE_GROUP_SIZE; m++) {
+            uint32_t idx = sc->has_groups ? sc->groups[g].members[m] : g;
+            if (idx < inst->pd_count && plugged_in(idx)) v->members[v->count++] = idx;
+        }
+        if (v->count > 0) n++;
+    }
+    return n;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDevices(VkInstance instance, uint32_t *count,
                                                                     VkPhysicalDevice *out) {
     struct mock_instance *inst = find_instance(instance);
@@ -1268,16 +1329,22 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDevices(VkInstance i
         /* injected failure */
     } else {
         VkResult inj = r;
+        /* Hot-plug: the devices the current scenario's "unplugged" hides are left out; their handles
+         * stay valid and come back, unchanged, when they are plugged in again. */
+        uint32_t present = 0;
+        for (uint32_t i = 0; i < inst->pd_count; i++) present += plugged_in(i) ? 1 : 0;
         if (!out) {
-            *count = inst->pd_count;
+            *count = present;
         } else {
-            uint32_t n = *count < inst->pd_count ? *count : inst->pd_count;
-            for (uint32_t i = 0; i < n; i++) out[i] = (VkPhysicalDevice)inst->pds[i];
+            uint32_t n = 0;
+            for (uint32_t i = 0; i < inst->pd_count && n < *count; i++)
+                if (plugged_in(i)) out[n++] = (VkPhysicalDevice)inst->pds[i];
             *count = n;
-            r = n < inst->pd_count ? VK_INCOMPLETE : inj;
+            r = n < present ? VK_INCOMPLETE : inj;
         }
-        if (inst->pd_count == 0 && out) inst->reported_zero_devices = true;
+        if (present == 0 && out) inst->reported_zero_devices = true;
         cJSON_AddNumberToObject(o, "count_out", *count);
+        if (sc_now()->unplugged_count > 0) cJSON_AddNumberToObject(o, "unplugged", inst->pd_count - present);
     }
     rec_add_result(o, r);
     rec_emit(o);
@@ -1295,10 +1362,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInsta
     } else if ((r = injected("vkEnumeratePhysicalDeviceGroups")) < 0) {
         /* injected failure */
     } else {
-        const struct scenario *sc = inst->sc;
-        uint32_t total = sc->has_groups ? sc->group_count : inst->pd_count;
-        VkResult inj = r;
-        if (!props) {
+        /* Hot-plug: unplugged devices leave their groups; a group left empty is not reported. */
+        uint32_t cap = inst->sc->has_groups ? inst->sc->group_count : inst->pd_count;
+        struct group_view *views = calloc((size_t)cap + 1, sizeof *views);
+        uint32_t total = views ? group_views(inst, views, cap) : 0;
+        VkResult inj = views ? r : VK_ERROR_OUT_OF_HOST_MEMORY;
+        if (!views) {
+            r = inj;
+            *count = 0;
+        } else if (!props) {
             *count = total;
         } else {
             uint32_t n = *count < total ? *count : total;
@@ -1312,19 +1384,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInsta
             for (uint32_t g = 0; g < n; g++) {
                 VkPhysicalDeviceGroupProperties *p = &props[g];
                 memset(p->physicalDevices, 0, sizeof p->physicalDevices);
-                if (sc->has_groups) {
-                    p->physicalDeviceCount = sc->groups[g].count;
-                    for (uint32_t m = 0; m < sc->groups[g].count; m++)
-                        p->physicalDevices[m] = (VkPhysicalDevice)inst->pds[sc->groups[g].members[m]];
-                } else {
-                    p->physicalDeviceCount = 1;
-                    p->physicalDevices[0] = (VkPhysicalDevice)inst->pds[g];
-                }
+                p->physicalDeviceCount = views[g].count;
+                for (uint32_t m = 0; m < views[g].count; m++)
+                    p->physicalDevices[m] = (VkPhysicalDevice)inst->pds[views[g].members[m]];
                 p->subsetAllocation = p->physicalDeviceCount > 1 ? VK_TRUE : VK_FALSE;
             }
             *count = n;
             r = n < total ? VK_INCOMPLETE : inj;
         }
+        free(views);
         cJSON_AddNumberToObject(o, "count_out", *count);
     }
     rec_add_result(o, r);
@@ -1500,6 +1568,95 @@ static VKAPI_ATTR void VKAPI_CALL mock_DestroySurfaceKHR(VkInstance instance, Vk
     }                                                            \
     maybe_crash(pd->instance, call)
 
+/* The limits every device reports: the Vulkan specification's required minimums (maximums for the
+ * "smaller is better" limits), with the optional features they belong to (tessellation, geometry,
+ * sparse, wide lines, ...) left off, so that vulkaninfo and applications see well-formed values. */
+static void fill_limits(VkPhysicalDeviceLimits *l) {
+    memset(l, 0, sizeof *l);
+    l->maxImageDimension1D = 4096;
+    l->maxImageDimension2D = 4096;
+    l->maxImageDimension3D = 256;
+    l->maxImageDimensionCube = 4096;
+    l->maxImageArrayLayers = 256;
+    l->maxTexelBufferElements = 65536;
+    l->maxUniformBufferRange = 16384;
+    l->maxStorageBufferRange = 1u << 27;
+    l->maxPushConstantsSize = 128;
+    l->maxMemoryAllocationCount = 4096;
+    l->maxSamplerAllocationCount = 4000;
+    l->bufferImageGranularity = 131072;
+    l->maxBoundDescriptorSets = 4;
+    l->maxPerStageDescriptorSamplers = 16;
+    l->maxPerStageDescriptorUniformBuffers = 12;
+    l->maxPerStageDescriptorStorageBuffers = 4;
+    l->maxPerStageDescriptorSampledImages = 16;
+    l->maxPerStageDescriptorStorageImages = 4;
+    l->maxPerStageDescriptorInputAttachments = 4;
+    l->maxPerStageResources = 128;
+    l->maxDescriptorSetSamplers = 96;
+    l->maxDescriptorSetUniformBuffers = 72;
+    l->maxDescriptorSetUniformBuffersDynamic = 8;
+    l->maxDescriptorSetStorageBuffers = 24;
+    l->maxDescriptorSetStorageBuffersDynamic = 4;
+    l->maxDescriptorSetSampledImages = 96;
+    l->maxDescriptorSetStorageImages = 24;
+    l->maxDescriptorSetInputAttachments = 4;
+    l->maxVertexInputAttributes = 16;
+    l->maxVertexInputBindings = 16;
+    l->maxVertexInputAttributeOffset = 2047;
+    l->maxVertexInputBindingStride = 2048;
+    l->maxVertexOutputComponents = 64;
+    l->maxFragmentInputComponents = 64;
+    l->maxFragmentOutputAttachments = 4;
+    l->maxFragmentCombinedOutputResources = 4;
+    l->maxComputeSharedMemorySize = 16384;
+    l->maxComputeWorkGroupCount[0] = l->maxComputeWorkGroupCount[1] = l->maxComputeWorkGroupCount[2] = 65535;
+    l->maxComputeWorkGroupInvocations = 128;
+    l->maxComputeWorkGroupSize[0] = 128;
+    l->maxComputeWorkGroupSize[1] = 128;
+    l->maxComputeWorkGroupSize[2] = 64;
+    l->subPixelPrecisionBits = 4;
+    l->subTexelPrecisionBits = 4;
+    l->mipmapPrecisionBits = 4;
+    l->maxDrawIndexedIndexValue = (1u << 24) - 1;
+    l->maxDrawIndirectCount = 1;
+    l->maxSamplerLodBias = 2.0f;
+    l->maxSamplerAnisotropy = 1.0f;
+    l->maxViewports = 1;
+    l->maxViewportDimensions[0] = l->maxViewportDimensions[1] = 4096;
+    l->viewportBoundsRange[0] = -8192.0f;
+    l->viewportBoundsRange[1] = 8191.0f;
+    l->minMemoryMapAlignment = 64;
+    l->minTexelBufferOffsetAlignment = 256;
+    l->minUniformBufferOffsetAlignment = 256;
+    l->minStorageBufferOffsetAlignment = 256;
+    l->minTexelOffset = -8;
+    l->maxTexelOffset = 7;
+    l->maxFramebufferWidth = 4096;
+    l->maxFramebufferHeight = 4096;
+    l->maxFramebufferLayers = 256;
+    l->framebufferColorSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->framebufferDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->framebufferStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->framebufferNoAttachmentsSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->maxColorAttachments = 4;
+    l->sampledImageColorSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->sampledImageIntegerSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l->sampledImageDepthSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->sampledImageStencilSampleCounts = VK_SAMPLE_COUNT_1_BIT | VK_SAMPLE_COUNT_4_BIT;
+    l->storageImageSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+    l->maxSampleMaskWords = 1;
+    l->timestampComputeAndGraphics = VK_TRUE;
+    l->timestampPeriod = 1.0f;
+    l->discreteQueuePriorities = 2;
+    l->pointSizeRange[0] = l->pointSizeRange[1] = 1.0f;
+    l->lineWidthRange[0] = l->lineWidthRange[1] = 1.0f;
+    l->standardSampleLocations = VK_TRUE;
+    l->optimalBufferCopyOffsetAlignment = 1;
+    l->optimalBufferCopyRowPitchAlignment = 1;
+    l->nonCoherentAtomSize = 64;
+}
+
 static void fill_properties(const struct mock_physdev *pd, VkPhysicalDeviceProperties *p) {
     const struct physdev_cfg *c = pd->cfg;
     memset(p, 0, sizeof *p);
@@ -1510,11 +1667,29 @@ static void fill_properties(const struct mock_physdev *pd, VkPhysicalDevicePrope
     p->deviceType = c->type;
     copy_name(p->deviceName, sizeof p->deviceName, c->name);
     for (uint32_t i = 0; i < VK_UUID_SIZE; i++) p->pipelineCacheUUID[i] = (uint8_t)(pd->index + i);
-    p->limits.maxImageDimension2D = 4096;
-    p->limits.maxMemoryAllocationCount = 4096;
-    p->limits.maxBoundDescriptorSets = 4;
-    p->limits.timestampPeriod = 1.0f;
-    p->limits.nonCoherentAtomSize = 64;
+    fill_limits(&p->limits);
+}
+
+/* The Vulkan 1.1 subgroup and multiview answers every device gives (Properties2 chains). */
+#define MOCK_SUBGROUP_SIZE 32u
+#define MOCK_MAX_ALLOCATION ((VkDeviceSize)1 << 30)
+
+static void fill_device_uuid(const struct mock_physdev *pd, uint8_t *device_uuid, uint8_t *driver_uuid) {
+    for (uint32_t i = 0; i < VK_UUID_SIZE; i++) {
+        device_uuid[i] = (uint8_t)(0xD0 + pd->index + i);
+        driver_uuid[i] = (uint8_t)(0x1C + i);
+    }
+}
+
+static void fill_driver_identity(const struct mock_physdev *pd, VkDriverId *id, char *name, char *info,
+                                 VkConformanceVersion *conformance) {
+    *id = pd->cfg->driver_id;
+    copy_name(name, VK_MAX_DRIVER_NAME_SIZE, "Mock ICD");
+    copy_name(info, VK_MAX_DRIVER_INFO_SIZE, "vk-loader-harness mock driver");
+    conformance->major = pd->cfg->conformance[0];
+    conformance->minor = pd->cfg->conformance[1];
+    conformance->subminor = pd->cfg->conformance[2];
+    conformance->patch = pd->cfg->conformance[3];
 }
 
 static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties(VkPhysicalDevice physicalDevice,
@@ -1531,22 +1706,69 @@ static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties2(VkPhysicalDe
     for (VkBaseOutStructure *s = p->pNext; s; s = s->pNext) {
         if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES) {
             VkPhysicalDeviceDriverProperties *d = (VkPhysicalDeviceDriverProperties *)s;
-            d->driverID = pd->cfg->driver_id;
-            copy_name(d->driverName, sizeof d->driverName, "Mock ICD");
-            copy_name(d->driverInfo, sizeof d->driverInfo, "vk-loader-harness mock driver");
-            d->conformanceVersion.major = pd->cfg->conformance[0];
-            d->conformanceVersion.minor = pd->cfg->conformance[1];
-            d->conformanceVersion.subminor = pd->cfg->conformance[2];
-            d->conformanceVersion.patch = pd->cfg->conformance[3];
+            fill_driver_identity(pd, &d->driverID, d->driverName, d->driverInfo, &d->conformanceVersion);
         } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES) {
             VkPhysicalDeviceIDProperties *id = (VkPhysicalDeviceIDProperties *)s;
-            for (uint32_t i = 0; i < VK_UUID_SIZE; i++) {
-                id->deviceUUID[i] = (uint8_t)(0xD0 + pd->index + i);
-                id->driverUUID[i] = (uint8_t)(0x1C + i);
-            }
+            fill_device_uuid(pd, id->deviceUUID, id->driverUUID);
             memset(id->deviceLUID, 0, sizeof id->deviceLUID);
             id->deviceNodeMask = 0;
             id->deviceLUIDValid = VK_FALSE;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES) {
+            /* The same answers as the individual structures (vulkaninfo prints both). */
+            VkPhysicalDeviceVulkan11Properties *v = (VkPhysicalDeviceVulkan11Properties *)s;
+            fill_device_uuid(pd, v->deviceUUID, v->driverUUID);
+            memset(v->deviceLUID, 0, sizeof v->deviceLUID);
+            v->deviceNodeMask = 0;
+            v->deviceLUIDValid = VK_FALSE;
+            v->subgroupSize = MOCK_SUBGROUP_SIZE;
+            v->subgroupSupportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
+            v->subgroupSupportedOperations = VK_SUBGROUP_FEATURE_BASIC_BIT;
+            v->subgroupQuadOperationsInAllStages = VK_FALSE;
+            v->pointClippingBehavior = VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;
+            v->maxMultiviewViewCount = 6;
+            v->maxMultiviewInstanceIndex = (1u << 27) - 1;
+            v->protectedNoFault = VK_FALSE;
+            v->maxPerSetDescriptors = 1024;
+            v->maxMemoryAllocationSize = MOCK_MAX_ALLOCATION;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES) {
+            VkPhysicalDeviceVulkan12Properties *v = (VkPhysicalDeviceVulkan12Properties *)s;
+            fill_driver_identity(pd, &v->driverID, v->driverName, v->driverInfo, &v->conformanceVersion);
+            v->denormBehaviorIndependence = VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL;
+            v->roundingModeIndependence = VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL;
+            v->maxUpdateAfterBindDescriptorsInAllPools = 0;
+            v->supportedDepthResolveModes = VK_RESOLVE_MODE_SAMPLE_ZERO_BIT;
+            v->supportedStencilResolveModes = VK_RESOLVE_MODE_SAMPLE_ZERO_BIT;
+            v->maxTimelineSemaphoreValueDifference = (1u << 31) - 1;
+            v->framebufferIntegerColorSampleCounts = VK_SAMPLE_COUNT_1_BIT;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES) {
+            VkPhysicalDeviceVulkan13Properties *v = (VkPhysicalDeviceVulkan13Properties *)s;
+            v->minSubgroupSize = v->maxSubgroupSize = MOCK_SUBGROUP_SIZE;
+            v->maxComputeWorkgroupSubgroups = 4;
+            v->requiredSubgroupSizeStages = VK_SHADER_STAGE_COMPUTE_BIT;
+            v->maxInlineUniformBlockSize = 256;
+            v->maxPerStageDescriptorInlineUniformBlocks = 4;
+            v->maxDescriptorSetInlineUniformBlocks = 4;
+            v->maxInlineUniformTotalSize = 256;
+            v->maxBufferSize = MOCK_MAX_ALLOCATION;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES) {
+            VkPhysicalDeviceSubgroupProperties *g = (VkPhysicalDeviceSubgroupProperties *)s;
+            g->subgroupSize = MOCK_SUBGROUP_SIZE;
+            g->supportedStages = VK_SHADER_STAGE_COMPUTE_BIT;
+            g->supportedOperations = VK_SUBGROUP_FEATURE_BASIC_BIT;
+            g->quadOperationsInAllStages = VK_FALSE;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES) {
+            VkPhysicalDeviceMaintenance3Properties *m = (VkPhysicalDeviceMaintenance3Properties *)s;
+            m->maxPerSetDescriptors = 1024;
+            m->maxMemoryAllocationSize = MOCK_MAX_ALLOCATION;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES) {
+            ((VkPhysicalDeviceMaintenance4Properties *)s)->maxBufferSize = MOCK_MAX_ALLOCATION;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_PROPERTIES) {
+            VkPhysicalDeviceMultiviewProperties *m = (VkPhysicalDeviceMultiviewProperties *)s;
+            m->maxMultiviewViewCount = 6;
+            m->maxMultiviewInstanceIndex = (1u << 27) - 1;
+        } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_POINT_CLIPPING_PROPERTIES) {
+            ((VkPhysicalDevicePointClippingProperties *)s)->pointClippingBehavior =
+                VK_POINT_CLIPPING_BEHAVIOR_ALL_CLIP_PLANES;
         } else if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT && pd->cfg->has_pci_bus) {
             VkPhysicalDevicePCIBusInfoPropertiesEXT *b = (VkPhysicalDevicePCIBusInfoPropertiesEXT *)s;
             b->pciDomain = pd->cfg->pci_bus[0];
@@ -1560,13 +1782,17 @@ static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties2(VkPhysicalDe
 static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures(VkPhysicalDevice physicalDevice,
                                                                  VkPhysicalDeviceFeatures *f) {
     GET_PD("vkGetPhysicalDeviceFeatures", );
-    if (f) memset(f, 0, sizeof *f);
+    if (!f) return;
+    memset(f, 0, sizeof *f);
+    f->robustBufferAccess = VK_TRUE; /* the one feature every Vulkan 1.x device must support */
 }
 
 static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures2(VkPhysicalDevice physicalDevice,
                                                                   VkPhysicalDeviceFeatures2 *f) {
     GET_PD("vkGetPhysicalDeviceFeatures2", );
-    if (f) memset(&f->features, 0, sizeof f->features);
+    if (!f) return;
+    memset(&f->features, 0, sizeof f->features);
+    f->features.robustBufferAccess = VK_TRUE;
 }
 
 static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties(VkPhysicalDevice physicalDevice,
@@ -1648,12 +1874,15 @@ static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(V
     *count = n;
 }
 
+/* Memory types every device reports (and every resource accepts). */
+static uint32_t mock_memory_type_count(void) { return 1; }
+
 static VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceMemoryProperties(VkPhysicalDevice physicalDevice,
                                                                          VkPhysicalDeviceMemoryProperties *p) {
     GET_PD("vkGetPhysicalDeviceMemoryProperties", );
     if (!p) return;
     memset(p, 0, sizeof *p);
-    p->memoryTypeCount = 1;
+    p->memoryTypeCount = mock_memory_type_count();
     p->memoryTypes[0].propertyFlags = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     p->memoryTypes[0].heapIndex = 0;
@@ -2165,6 +2394,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physica
 }
 
 static void destroy_device_objects(struct mock_device *d) {
+    while (d->images) {
+        struct mock_image *im = d->images;
+        d->images = im->next;
+        free(im);
+    }
     while (d->pools) {
         struct mock_pool *p = d->pools;
         d->pools = p->next;
@@ -2392,6 +2626,168 @@ static VKAPI_ATTR VkResult VKAPI_CALL mock_QueueSubmit(VkQueue queue, uint32_t c
     if (!valid) rec_invalid_handle("vkQueueSubmit", "VkQueue");
     if (!cbs_valid) rec_invalid_handle("vkQueueSubmit", "VkCommandBuffer");
     return valid && cbs_valid ? injected("vkQueueSubmit") : VK_ERROR_DEVICE_LOST;
+}
+
+/* Images and buffers: what vulkaninfo creates to ask for memory requirements (its "memory types
+ * supporting each image format" table). Not recorded; the size is the bytes of the extent at 4
+ * bytes a texel (buffers: their size), rounded up to the 256-byte alignment; every memory type. */
+#define MOCK_RESOURCE_ALIGNMENT 256u
+
+static VkResult create_resource(const char *call, VkDevice device, VkDeviceSize size, bool sparse, uint64_t *out) {
+    struct mock_device *d = find_device(device);
+    if (!d) {
+        rec_invalid_handle(call, "VkDevice");
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    VkResult r = injected(call);
+    if (r < 0) return r;
+    if (!out) return VK_ERROR_INITIALIZATION_FAILED;
+    struct mock_image *im = calloc(1, sizeof *im);
+    if (!im) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    im->size = (size + MOCK_RESOURCE_ALIGNMENT - 1) / MOCK_RESOURCE_ALIGNMENT * MOCK_RESOURCE_ALIGNMENT;
+    if (im->size == 0) im->size = MOCK_RESOURCE_ALIGNMENT;
+    im->sparse = sparse;
+    pthread_mutex_lock(&g_lock);
+    im->next = d->images;
+    d->images = im;
+    pthread_mutex_unlock(&g_lock);
+    *out = (uint64_t)(uintptr_t)im;
+    return r;
+}
+
+static void destroy_resource(const char *call, VkDevice device, uint64_t handle) {
+    struct mock_device *d = find_device(device);
+    if (!d) {
+        rec_invalid_handle(call, "VkDevice");
+        return;
+    }
+    pthread_mutex_lock(&g_lock);
+    for (struct mock_image **pp = &d->images; *pp; pp = &(*pp)->next) {
+        if ((uint64_t)(uintptr_t)*pp == handle) {
+            struct mock_image *im = *pp;
+            *pp = im->next;
+            free(im);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* The resource's memory requirements; false for a handle that is not one of the device's. */
+static bool resource_requirements(VkDevice device, uint64_t handle, VkMemoryRequirements *req, bool *sparse) {
+    memset(req, 0, sizeof *req);
+    struct mock_device *d = find_device(device);
+    if (!d) return false;
+    bool found = false;
+    pthread_mutex_lock(&g_lock);
+    for (struct mock_image *im = d->images; im; im = im->next) {
+        if ((uint64_t)(uintptr_t)im == handle) {
+            req->size = im->size;
+            if (sparse) *sparse = im->sparse;
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    req->alignment = MOCK_RESOURCE_ALIGNMENT;
+    req->memoryTypeBits = found ? (1u << mock_memory_type_count()) - 1u : 0u;
+    return found;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateImage(VkDevice device, const VkImageCreateInfo *ci,
+                                                       const VkAllocationCallbacks *alloc, VkImage *out) {
+    (void)alloc;
+    if (!ci) return VK_ERROR_INITIALIZATION_FAILED;
+    VkDeviceSize size = (VkDeviceSize)ci->extent.width * ci->extent.height * ci->extent.depth * ci->arrayLayers * 4u;
+    uint64_t h = 0;
+    VkResult r = create_resource("vkCreateImage", device, size, (ci->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT) != 0,
+                                 &h);
+    if (r >= 0 && out) *out = (VkImage)(uintptr_t)h;
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks *alloc) {
+    (void)alloc;
+    destroy_resource("vkDestroyImage", device, (uint64_t)(uintptr_t)image);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_CreateBuffer(VkDevice device, const VkBufferCreateInfo *ci,
+                                                        const VkAllocationCallbacks *alloc, VkBuffer *out) {
+    (void)alloc;
+    if (!ci) return VK_ERROR_INITIALIZATION_FAILED;
+    uint64_t h = 0;
+    VkResult r = create_resource("vkCreateBuffer", device, ci->size, (ci->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT) != 0,
+                                 &h);
+    if (r >= 0 && out) *out = (VkBuffer)(uintptr_t)h;
+    return r;
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks *alloc) {
+    (void)alloc;
+    destroy_resource("vkDestroyBuffer", device, (uint64_t)(uintptr_t)buffer);
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements(VkDevice device, VkImage image,
+                                                                  VkMemoryRequirements *req) {
+    VkMemoryRequirements tmp;
+    if (!resource_requirements(device, (uint64_t)(uintptr_t)image, &tmp, NULL))
+        rec_invalid_handle("vkGetImageMemoryRequirements", find_device(device) ? "VkImage" : "VkDevice");
+    if (req) *req = tmp;
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_GetBufferMemoryRequirements(VkDevice device, VkBuffer buffer,
+                                                                   VkMemoryRequirements *req) {
+    VkMemoryRequirements tmp;
+    if (!resource_requirements(device, (uint64_t)(uintptr_t)buffer, &tmp, NULL))
+        rec_invalid_handle("vkGetBufferMemoryRequirements", find_device(device) ? "VkBuffer" : "VkDevice");
+    if (req) *req = tmp;
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device,
+                                                                   const VkImageMemoryRequirementsInfo2 *info,
+                                                                   VkMemoryRequirements2 *req) {
+    if (info && req) mock_GetImageMemoryRequirements(device, info->image, &req->memoryRequirements);
+}
+
+static VKAPI_ATTR void VKAPI_CALL mock_GetBufferMemoryRequirements2(VkDevice device,
+                                                                    const VkBufferMemoryRequirementsInfo2 *info,
+                                                                    VkMemoryRequirements2 *req) {
+    if (info && req) mock_GetBufferMemoryRequirements(device, info->buffer, &req->memoryRequirements);
+}
+
+/* The mock has no sparse support (sparseBinding is off): no sparse requirements. */
+static VKAPI_ATTR void VKAPI_CALL mock_GetImageSparseMemoryRequirements(VkDevice device, VkImage image, uint32_t *count,
+                                                                        VkSparseImageMemoryRequirements *req) {
+    (void)image;
+    (void)req;
+    if (!find_device(device)) rec_invalid_handle("vkGetImageSparseMemoryRequirements", "VkDevice");
+    if (count) *count = 0;
+}
+
+/* VK_KHR_device_group with VK_KHR_swapchain (what vulkaninfo's device-group section asks): every
+ * device presents only its own images (each group member is its own device here). */
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupPresentCapabilitiesKHR(VkDevice device,
+                                                                               VkDeviceGroupPresentCapabilitiesKHR *caps) {
+    if (!find_device(device)) {
+        rec_invalid_handle("vkGetDeviceGroupPresentCapabilitiesKHR", "VkDevice");
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    VkResult r = injected("vkGetDeviceGroupPresentCapabilitiesKHR");
+    if (r < 0 || !caps) return caps ? r : VK_ERROR_INITIALIZATION_FAILED;
+    memset(caps->presentMask, 0, sizeof caps->presentMask);
+    caps->presentMask[0] = 1u;
+    caps->modes = VK_DEVICE_GROUP_PRESENT_MODE_LOCAL_BIT_KHR;
+    return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupSurfacePresentModesKHR(VkDevice device, VkSurfaceKHR surface,
+                                                                               VkDeviceGroupPresentModeFlagsKHR *modes) {
+    (void)surface;
+    if (!find_device(device)) {
+        rec_invalid_handle("vkGetDeviceGroupSurfacePresentModesKHR", "VkDevice");
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    if (modes) *modes = VK_DEVICE_GROUP_PRESENT_MODE_LOCAL_BIT_KHR;
+    return injected("vkGetDeviceGroupSurfacePresentModesKHR");
 }
 
 /* Swapchains: recorded only (what surface handle the driver received, LDP_LOADER_11); the handle is
@@ -2631,6 +3027,20 @@ static const struct cmd k_cmds[] = {
     {"vkBeginCommandBuffer", (PFN_vkVoidFunction)mock_BeginCommandBuffer, K_DEVICE, G_ALWAYS},
     {"vkEndCommandBuffer", (PFN_vkVoidFunction)mock_EndCommandBuffer, K_DEVICE, G_ALWAYS},
     {"vkQueueSubmit", (PFN_vkVoidFunction)mock_QueueSubmit, K_DEVICE, G_ALWAYS},
+    {"vkCreateImage", (PFN_vkVoidFunction)mock_CreateImage, K_DEVICE, G_ALWAYS},
+    {"vkDestroyImage", (PFN_vkVoidFunction)mock_DestroyImage, K_DEVICE, G_ALWAYS},
+    {"vkCreateBuffer", (PFN_vkVoidFunction)mock_CreateBuffer, K_DEVICE, G_ALWAYS},
+    {"vkDestroyBuffer", (PFN_vkVoidFunction)mock_DestroyBuffer, K_DEVICE, G_ALWAYS},
+    {"vkGetImageMemoryRequirements", (PFN_vkVoidFunction)mock_GetImageMemoryRequirements, K_DEVICE, G_ALWAYS},
+    {"vkGetBufferMemoryRequirements", (PFN_vkVoidFunction)mock_GetBufferMemoryRequirements, K_DEVICE, G_ALWAYS},
+    {"vkGetImageMemoryRequirements2", (PFN_vkVoidFunction)mock_GetImageMemoryRequirements2, K_DEVICE, G_CORE11},
+    {"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)mock_GetBufferMemoryRequirements2, K_DEVICE, G_CORE11},
+    {"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)mock_GetImageSparseMemoryRequirements, K_DEVICE,
+     G_ALWAYS},
+    {"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetDeviceGroupPresentCapabilitiesKHR,
+     K_DEVICE, G_ALWAYS},
+    {"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)mock_GetDeviceGroupSurfacePresentModesKHR,
+     K_DEVICE, G_ALWAYS},
     {"vkCreateSwapchainKHR", (PFN_vkVoidFunction)mock_CreateSwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
     {"vkDestroySwapchainKHR", (PFN_vkVoidFunction)mock_DestroySwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
 };

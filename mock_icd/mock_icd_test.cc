@@ -651,6 +651,72 @@ TEST(PhysicalDevices, CrashWithZeroDevicesMisbehaviour) {
     m.DestroyInstance(inst);  // still allowed
 }
 
+// Hot-plug: "unplugged" of the scenario in force at each enumeration hides devices of an existing
+// instance (indices into its devices); their handles come back unchanged when plugged in again.
+TEST(PhysicalDevices, UnpluggedFollowsTheCurrentScenario) {
+    Mock m("v7", R"({"api_version": "1.1.0", "physical_devices": [{"name": "A"}, {"name": "B"}, {"name": "C"}],
+                     "groups": [[0, 1], [2]]})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(VK_API_VERSION_1_1, &inst), VK_SUCCESS);
+    auto all = m.PhysicalDevices(inst);
+    ASSERT_EQ(all.size(), 3u);
+    auto groups = m.Proc<PFN_vkEnumeratePhysicalDeviceGroups>(inst, "vkEnumeratePhysicalDeviceGroups");
+    ASSERT_NE(groups, nullptr);
+    auto group_members = [&]() {
+        uint32_t n = 0;
+        EXPECT_EQ(groups(inst, &n, nullptr), VK_SUCCESS);
+        std::vector<VkPhysicalDeviceGroupProperties> g(n);
+        for (auto &x : g) x.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+        EXPECT_EQ(groups(inst, &n, g.data()), VK_SUCCESS);
+        std::vector<std::vector<VkPhysicalDevice>> out;
+        for (uint32_t i = 0; i < n; i++) {
+            out.emplace_back(g[i].physicalDevices, g[i].physicalDevices + g[i].physicalDeviceCount);
+            EXPECT_EQ(g[i].subsetAllocation, g[i].physicalDeviceCount > 1 ? VK_TRUE : VK_FALSE);
+        }
+        return out;
+    };
+    using Groups = std::vector<std::vector<VkPhysicalDevice>>;
+    EXPECT_EQ(group_members(), (Groups{{all[0], all[1]}, {all[2]}}));
+
+    // The replacing scenario's own devices do not matter to the existing instance.
+    ASSERT_EQ(m.LoadScenario(R"({"api_version": "1.1.0", "unplugged": [1]})"), 0);
+    EXPECT_EQ(m.PhysicalDevices(inst), (std::vector<VkPhysicalDevice>{all[0], all[2]}));
+    EXPECT_EQ(group_members(), (Groups{{all[0]}, {all[2]}}));
+    auto recs = m.Records("vkEnumeratePhysicalDevices");
+    ASSERT_FALSE(recs.empty());
+    EXPECT_EQ(recs.back().Num("unplugged"), 1);
+    EXPECT_EQ(recs.back().Num("count_out"), 2);
+
+    // A short array gives VK_INCOMPLETE over the devices present.
+    auto enumerate = m.Proc<PFN_vkEnumeratePhysicalDevices>(inst, "vkEnumeratePhysicalDevices");
+    VkPhysicalDevice one[1];
+    uint32_t n = 1;
+    EXPECT_EQ(enumerate(inst, &n, one), VK_INCOMPLETE);
+    EXPECT_EQ(one[0], all[0]);
+
+    ASSERT_EQ(m.LoadScenario(R"({"api_version": "1.1.0", "unplugged": [2, 0]})"), 0);
+    EXPECT_EQ(m.PhysicalDevices(inst), (std::vector<VkPhysicalDevice>{all[1]}));
+    EXPECT_EQ(group_members(), (Groups{{all[1]}}));  // the group of C alone is gone
+
+    // An unplugged device still answers queries (the handle stays valid).
+    VkPhysicalDeviceProperties p{};
+    m.Proc<PFN_vkGetPhysicalDeviceProperties>(inst, "vkGetPhysicalDeviceProperties")(all[0], &p);
+    EXPECT_STREQ(p.deviceName, "A");
+
+    ASSERT_EQ(m.LoadScenario(R"({"api_version": "1.1.0", "unplugged": [0, 1, 2, 99]})"), 0);
+    EXPECT_TRUE(m.PhysicalDevices(inst).empty());
+    EXPECT_TRUE(group_members().empty());
+
+    ASSERT_EQ(m.LoadScenario(R"({"api_version": "1.1.0", "unplugged": []})"), 0);
+    EXPECT_EQ(m.PhysicalDevices(inst), all);
+    EXPECT_EQ(group_members(), (Groups{{all[0], all[1]}, {all[2]}}));
+
+    EXPECT_EQ(m.LoadScenario(R"({"unplugged": 1})"), -1);
+    EXPECT_EQ(m.LoadScenario(R"({"unplugged": ["x"]})"), -1);
+    EXPECT_EQ(m.LoadScenario(R"({"unplugged": [-1]})"), -1);
+    m.DestroyInstance(inst);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Devices
 
@@ -741,6 +807,83 @@ TEST(Device, CreateWithLoaderMagic) {
     EXPECT_EQ(create(pds[1], &ci, nullptr, &dev), VK_ERROR_EXTENSION_NOT_PRESENT);
     ci.enabledExtensionCount = 0;
     EXPECT_EQ(create(pds[1], &ci, nullptr, &dev), VK_ERROR_INITIALIZATION_FAILED);
+    m.DestroyInstance(inst);
+}
+
+// What vulkaninfo does with a device: images and buffers only to ask for their memory requirements.
+TEST(Device, ImagesAndBuffersAnswerMemoryRequirements) {
+    Mock m("v7", R"({"api_version": "1.1.0"})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(VK_API_VERSION_1_1, &inst), VK_SUCCESS);
+    auto pds = m.PhysicalDevices(inst);
+    ASSERT_EQ(pds.size(), 1u);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci{};
+    qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &prio;
+    VkDeviceCreateInfo ci{};
+    ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    ci.queueCreateInfoCount = 1;
+    ci.pQueueCreateInfos = &qci;
+    VkDevice dev = VK_NULL_HANDLE;
+    ASSERT_EQ(m.Proc<PFN_vkCreateDevice>(inst, "vkCreateDevice")(pds[0], &ci, nullptr, &dev), VK_SUCCESS);
+    auto gdpa = m.Proc<PFN_vkGetDeviceProcAddr>(inst, "vkGetDeviceProcAddr");
+    auto create_image = reinterpret_cast<PFN_vkCreateImage>(gdpa(dev, "vkCreateImage"));
+    auto destroy_image = reinterpret_cast<PFN_vkDestroyImage>(gdpa(dev, "vkDestroyImage"));
+    auto image_reqs = reinterpret_cast<PFN_vkGetImageMemoryRequirements>(gdpa(dev, "vkGetImageMemoryRequirements"));
+    auto image_reqs2 = reinterpret_cast<PFN_vkGetImageMemoryRequirements2>(gdpa(dev, "vkGetImageMemoryRequirements2"));
+    auto sparse_reqs =
+        reinterpret_cast<PFN_vkGetImageSparseMemoryRequirements>(gdpa(dev, "vkGetImageSparseMemoryRequirements"));
+    auto create_buffer = reinterpret_cast<PFN_vkCreateBuffer>(gdpa(dev, "vkCreateBuffer"));
+    auto destroy_buffer = reinterpret_cast<PFN_vkDestroyBuffer>(gdpa(dev, "vkDestroyBuffer"));
+    auto buffer_reqs = reinterpret_cast<PFN_vkGetBufferMemoryRequirements>(gdpa(dev, "vkGetBufferMemoryRequirements"));
+    ASSERT_TRUE(create_image && destroy_image && image_reqs && image_reqs2 && sparse_reqs && create_buffer &&
+                destroy_buffer && buffer_reqs);
+
+    VkImageCreateInfo ici{};
+    ici.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+    ici.imageType = VK_IMAGE_TYPE_2D;
+    ici.format = VK_FORMAT_R8G8B8A8_UNORM;
+    ici.extent = {8, 8, 1};
+    ici.mipLevels = ici.arrayLayers = 1;
+    ici.samples = VK_SAMPLE_COUNT_1_BIT;
+    VkImage image = VK_NULL_HANDLE;
+    ASSERT_EQ(create_image(dev, &ici, nullptr, &image), VK_SUCCESS);
+    ASSERT_NE(image, VK_NULL_HANDLE);
+    VkMemoryRequirements req{};
+    image_reqs(dev, image, &req);
+    EXPECT_EQ(req.size, 256u);  // 8 x 8 x 4 bytes
+    EXPECT_EQ(req.alignment, 256u);
+    EXPECT_EQ(req.memoryTypeBits, 1u);  // the one memory type
+    VkImageMemoryRequirementsInfo2 info2{};
+    info2.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
+    info2.image = image;
+    VkMemoryRequirements2 req2{};
+    req2.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2;
+    image_reqs2(dev, &info2, &req2);
+    EXPECT_EQ(req2.memoryRequirements.size, 256u);
+    uint32_t nsparse = 5;
+    sparse_reqs(dev, image, &nsparse, nullptr);
+    EXPECT_EQ(nsparse, 0u);
+    destroy_image(dev, image, nullptr);
+    image_reqs(dev, image, &req);  // destroyed: no memory type, recorded
+    EXPECT_EQ(req.memoryTypeBits, 0u);
+    EXPECT_EQ(m.Records("invalid_handle").size(), 1u);
+
+    VkBufferCreateInfo bci{};
+    bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bci.size = 1000;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    ASSERT_EQ(create_buffer(dev, &bci, nullptr, &buffer), VK_SUCCESS);
+    buffer_reqs(dev, buffer, &req);
+    EXPECT_EQ(req.size, 1024u);
+    EXPECT_EQ(req.memoryTypeBits, 1u);
+    // Left for vkDestroyDevice to free (LeakSanitizer checks it).
+    VkImage leftover = VK_NULL_HANDLE;
+    ASSERT_EQ(create_image(dev, &ici, nullptr, &leftover), VK_SUCCESS);
+    destroy_buffer(dev, buffer, nullptr);
+    m.Proc<PFN_vkDestroyDevice>(inst, "vkDestroyDevice")(dev, nullptr);
     m.DestroyInstance(inst);
 }
 

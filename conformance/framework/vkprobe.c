@@ -790,6 +790,11 @@ static void step_devices(void) {
     putchar('{');
     g_first_field = true;
     kv_int("index", i);
+    {
+      char handle[32]; /* the loader's handle, to compare across calls (hot-plug, issue 13) */
+      snprintf(handle, sizeof handle, "%p", (void *)g_physdevs[i]);
+      kv_str("handle", handle);
+    }
     kv_str("name", p.deviceName);
     kv_version("api_version", p.apiVersion);
     kv_int("vendor_id", p.vendorID);
@@ -954,6 +959,18 @@ static void step_groups(const char *arg) {
     putchar('[');
     for (uint32_t j = 0; j < g[i].physicalDeviceCount; ++j)
       printf("%s%d", j ? "," : "", physdev_index_of(g[i].physicalDevices[j]));
+    putchar(']');
+  }
+  putchar(']');
+  /* The member handles themselves (the indices above are -1 for a handle the last `devices` step
+   * did not return): compared across calls when devices come and go (issue 13). */
+  put_key("handles");
+  putchar('[');
+  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
+    if (i) putchar(',');
+    putchar('[');
+    for (uint32_t j = 0; j < g[i].physicalDeviceCount; ++j)
+      printf("%s\"%p\"", j ? "," : "", (void *)g[i].physicalDevices[j]);
     putchar(']');
   }
   putchar(']');
@@ -1182,6 +1199,8 @@ static void step_robust(const char *which) {
                                 .queueCreateInfoCount = 1,
                                 .pQueueCreateInfos = &q};
       if (strcmp(w, "create-device-extensions-null-array") == 0) dci.enabledExtensionCount = 1;
+      /* device layers are deprecated and ignored by the specification: a count with NULL names too */
+      if (strcmp(w, "create-device-layers-null-array") == 0) dci.enabledLayerCount = 3;
       if (strcmp(w, "create-device-null-extension-name") == 0) {
         dci.enabledExtensionCount = 1;
         dci.ppEnabledExtensionNames = null_names;
@@ -1199,8 +1218,6 @@ static void step_robust(const char *which) {
     kv_int("reference_count", ref);
   }
   if (inst != VK_NULL_HANDLE) ((PFN_vkDestroyInstance)g_gipa(inst, "vkDestroyInstance"))(inst, NULL);
-      /* device layers are deprecated and ignored by the specification: a count with NULL names too */
-      if (strcmp(w, "create-device-layers-null-array") == 0) dci.enabledLayerCount = 3;
   obj_end();
 }
 
@@ -1857,23 +1874,6 @@ static void step_create_swapchain(void) {
   obj_end();
 }
 
-static void step_destroy_surface(void) {
-  obj_begin("destroy-surface");
-  PFN_vkDestroySurfaceKHR fn =
-      g_instance != VK_NULL_HANDLE ? IPROC(PFN_vkDestroySurfaceKHR, "vkDestroySurfaceKHR") : NULL;
-  kv_bool("called", fn != NULL && g_surface != VK_NULL_HANDLE);
-  if (fn != NULL && g_surface != VK_NULL_HANDLE) fn(g_instance, g_surface, g_allocator);
-  g_surface = VK_NULL_HANDLE;
-  obj_end();
-}
-
-/* ---- emulated queries (conformance/loader/wsi/emulate_test.cc) ---- */
-
-/* Splits "N;OPT" (a copy) into the device part and the option (NULL when none). */
-static const char *split_opt(char *arg) {
-  char *semi = strchr(arg, ';');
-  if (semi == NULL) return NULL;
-  *semi = '\0';
 /* null-count:CMD -- the exported command CMD (dlsym on the loader: the exported trampoline) called
  * with a NULL count pointer and a NULL array, on the probe's instance, first physical device,
  * device and surface (earlier steps); the display a mode query needs is asked here, other object
@@ -1996,6 +1996,23 @@ static void step_null_count(const char *cmd) {
 }
 #undef NC_FN
 
+static void step_destroy_surface(void) {
+  obj_begin("destroy-surface");
+  PFN_vkDestroySurfaceKHR fn =
+      g_instance != VK_NULL_HANDLE ? IPROC(PFN_vkDestroySurfaceKHR, "vkDestroySurfaceKHR") : NULL;
+  kv_bool("called", fn != NULL && g_surface != VK_NULL_HANDLE);
+  if (fn != NULL && g_surface != VK_NULL_HANDLE) fn(g_instance, g_surface, g_allocator);
+  g_surface = VK_NULL_HANDLE;
+  obj_end();
+}
+
+/* ---- emulated queries (conformance/loader/wsi/emulate_test.cc) ---- */
+
+/* Splits "N;OPT" (a copy) into the device part and the option (NULL when none). */
+static const char *split_opt(char *arg) {
+  char *semi = strchr(arg, ';');
+  if (semi == NULL) return NULL;
+  *semi = '\0';
   return semi + 1;
 }
 
@@ -2492,6 +2509,8 @@ int main(int argc, char **argv) {
       step_messenger();
     } else if (is_step("robust", s, &arg)) {
       step_robust(arg);
+    } else if (is_step("null-count", s, &arg)) {
+      step_null_count(arg);
     } else if (is_step("bad-handle", s, &arg)) {
       step_bad_handle(arg);
     } else if (is_step("mock-scenario", s, &arg)) {
@@ -2509,8 +2528,6 @@ int main(int argc, char **argv) {
       step_device_extensions(copy);
     } else if (is_step("device-layers", s, &arg)) {
       copy = strdup(arg ? arg : "");
-    } else if (is_step("null-count", s, &arg)) {
-      step_null_count(arg);
       step_device_layers(copy);
     } else if (is_step("groups", s, &arg)) {
       step_groups(arg);
