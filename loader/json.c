@@ -1,6 +1,9 @@
 /*
  * Opaque JSON tree over cJSON (see loader/internal/json.h). The only file that includes cJSON.
  * A `struct vkl_json *` is a `cJSON *` in disguise; nothing outside this file may rely on that.
+ * RULE_PRIVATE_JSON_PARSER: that cJSON is compiled into libvulkan.so.1 from Debian's source package
+ * with hidden visibility (@cjson_loader, third_party/cjson_loader.BUILD), so the loader imports no
+ * cJSON symbol an application's own cJSON could interpose and exports none.
  */
 #include "loader/internal/json.h"
 

@@ -7,7 +7,11 @@ Unpacks ldp-check-linux-x86_64.tar.gz into an empty directory and checks that
     (readelf -d), nor has an RPATH/RUNPATH, nor exports cJSON;
   - ldp-check runs from there on lavapipe with an environment of PATH only, finds the loader and
     the mock beside itself, and gives lavapipe's known verdicts (as //conformance/driver's
-    lavapipe test does with the Bazel-built checker).
+    lavapipe test does with the Bazel-built checker);
+  - llp-check runs from there on the Khronos validation layer with an environment of PATH only,
+    finds the loader, the mock and the recording layer beside itself, and gives the verdicts of
+    the recorded report docs/llp-check-reports/VK_LAYER_KHRONOS_validation.json (as
+    //conformance/layer_check:llp_check_test does with the Bazel-built checker).
 """
 import hashlib
 import json
@@ -19,17 +23,19 @@ import tarfile
 import unittest
 
 LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+VALIDATION = "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"
 TOP = "ldp-check-linux-x86_64"
 EXPECTED_FILES = {
-    "ldp-check", "libvulkan.so.1", "libmock_icd_v7.so", "README.md", "SHA256SUMS", "VERSION",
-    "THIRD_PARTY_NOTICES",
+    "ldp-check", "libvulkan.so.1", "libmock_icd_v7.so", "llp-check", "librecording_layer.so", "README.md",
+    "SHA256SUMS", "VERSION", "THIRD_PARTY_NOTICES", "Dockerfile",
 }
-ELF_FILES = ["ldp-check", "libvulkan.so.1", "libmock_icd_v7.so"]
+ELF_FILES = ["ldp-check", "libvulkan.so.1", "libmock_icd_v7.so", "llp-check", "librecording_layer.so"]
 ALLOWED_NEEDED = {"libc.so.6", "libdl.so.2", "libpthread.so.0", "ld-linux-x86-64.so.2"}
 MAX_GLIBC = (2, 31)
 CLEAN_ENV = {"PATH": "/usr/bin:/bin"}
 
 TARBALL = None
+VALIDATION_REPORT = None
 
 
 def run(cmd, **kw):
@@ -169,6 +175,52 @@ class DistTest(unittest.TestCase):
         self.assertEqual(json.loads(r.stdout)["version"], "2.1.0")
 
 
+    def test_llp_check_version_and_help_in_clean_env(self):
+        r = run([os.path.join(self.dir, "llp-check"), "--version"], env=CLEAN_ENV, cwd=self.root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout.strip(), r"^llp-check [0-9]+\.[0-9]+\.[0-9]+$")
+        r = run([os.path.join(self.dir, "llp-check"), "--help"], env=CLEAN_ENV, cwd=self.root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("--recording-layer", r.stdout)
+        with open(os.path.join(self.dir, "README.md")) as f:
+            self.assertIn("llp-check", f.read())
+
+    def test_llp_check_validation_layer_in_clean_env(self):
+        if not os.path.isfile(VALIDATION):
+            self.skipTest(VALIDATION + " is not installed (vulkan-validationlayers)")
+        with open(VALIDATION_REPORT) as f:
+            recorded = json.load(f)["manifests"][0]
+        self.assertEqual(recorded["manifest"], VALIDATION)
+        want = {x["id"]: x for x in recorded["results"]}
+        self.assertTrue(want)
+        out = os.path.join(self.root, "validation.json")
+        r = run(["env", "-i", "PATH=/usr/bin:/bin", os.path.join(self.dir, "llp-check"), "--timeout=60",
+                 "--format=json", "--output=" + out, VALIDATION], env=CLEAN_ENV, cwd=self.root, timeout=900)
+        self.assertIn(r.returncode, (0, 1), r.stdout + r.stderr)
+        with open(out) as f:
+            j = json.load(f)
+        # The companions beside the binary, not a Bazel runfiles tree.
+        self.assertEqual(j["loader"], os.path.join(self.dir, "libvulkan.so.1"))
+        self.assertEqual(j["mock"], os.path.join(self.dir, "libmock_icd_v7.so"))
+        self.assertEqual(j["recording_layer"], os.path.join(self.dir, "librecording_layer.so"))
+        self.assertEqual(len(j["manifests"]), 1)
+        m = j["manifests"][0]
+        self.assertEqual(m["manifest"], VALIDATION)
+        got = {x["id"]: x for x in m["results"]}
+        self.assertEqual(set(got), set(want))
+        for pid, w in want.items():
+            self.assertEqual(got[pid]["verdict"], w["verdict"], "%s: recorded %r, from the tarball %r" % (
+                pid, w["reason"], got[pid]["reason"]))
+            self.assertNotIn("the check's process", got[pid]["reason"], pid)
+        self.assertEqual(r.returncode, 1 if recorded["summary"].get("fail", 0) > 0 else 0, r.stderr)
+        # JUnit from the same clean room.
+        r = run([os.path.join(self.dir, "llp-check"), "--format=junit", "--check=LLP_LAYER_6", VALIDATION],
+                env=CLEAN_ENV, cwd=self.root, timeout=300)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        self.assertIn("<testsuite", r.stdout)
+
+
 if __name__ == "__main__":
     TARBALL = os.path.abspath(sys.argv.pop(1))
+    VALIDATION_REPORT = os.path.abspath(sys.argv.pop(1))
     unittest.main()

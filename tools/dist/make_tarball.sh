@@ -13,7 +13,10 @@ trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/$top"
 for f in "$@"; do
   cp -L "$f" "$stage/$top/$(basename "$f")"
-  chmod 0755 "$stage/$top/$(basename "$f")"
+  case "$(basename "$f")" in
+    Dockerfile) chmod 0644 "$stage/$top/$(basename "$f")" ;;  # not an executable
+    *) chmod 0755 "$stage/$top/$(basename "$f")" ;;
+  esac
 done
 sed "s/@VERSION@/$version/g" "$readme" >"$stage/$top/README.md"
 echo "$version" >"$stage/$top/VERSION"
