@@ -26,6 +26,7 @@
 #include <vulkan/vulkan.h>
 
 #define MOCK_LAYER_BUILDING 1
+#include "mock_layers/mock_common.h"
 #include "mock_layers/mock_layer_ctl.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -80,16 +81,7 @@ static size_t g_record_count;
 static void scenario_defaults(void) {
     memset(&g_sc, 0, sizeof(g_sc));
     g_sc.negotiate_version = -1;
-    const char *base = strrchr(g_self, '/');
-    base = base ? base + 1 : g_self;
-    size_t bl = strlen(base) < sizeof(g_sc.name) - 1 ? strlen(base) : sizeof(g_sc.name) - 1;
-    memcpy(g_sc.name, base, bl);
-    g_sc.name[bl] = '\0';
-    char *dot = strstr(g_sc.name, ".so");
-    if (dot) *dot = '\0';
-    size_t sl = strlen(g_self) < sizeof(g_sc.calls_file) - 7 ? strlen(g_self) : sizeof(g_sc.calls_file) - 7;
-    memcpy(g_sc.calls_file, g_self, sl);
-    memcpy(g_sc.calls_file + sl, ".calls", 7);
+    mock_default_names(g_self, g_sc.name, sizeof(g_sc.name), g_sc.calls_file, sizeof(g_sc.calls_file));
 }
 
 static bool jbool(const cJSON *o, const char *k) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k)); }
@@ -157,27 +149,9 @@ static int scenario_apply(const char *text) {
 }
 
 static void load_sidecar(void) {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof(path), "%s.scenario", g_self);
     scenario_defaults();
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL) break;
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0) break;
-    }
-    fclose(f);
+    char *buf = mock_read_scenario(g_self);
     if (buf != NULL) {
-        buf[len] = '\0';
         scenario_apply(buf);
         free(buf);
     }
@@ -186,8 +160,7 @@ static void load_sidecar(void) {
 static void ensure_init(void) {
     if (g_init) return;
     g_init = true;
-    Dl_info info;
-    if (dladdr((void *)&ensure_init, &info) && info.dli_fname) snprintf(g_self, sizeof(g_self), "%s", info.dli_fname);
+    mock_self_path((const void *)&ensure_init, g_self, sizeof(g_self));
     load_sidecar();
 }
 
@@ -207,15 +180,7 @@ static void record(const char *call, cJSON *extra) {
     char *line = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (line == NULL) return;
-    int fd = open(g_sc.calls_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        size_t n = strlen(line);
-        line[n] = '\n';
-        ssize_t w = write(fd, line, n + 1);
-        (void)w;
-        line[n] = '\0';
-        close(fd);
-    }
+    mock_append_line(g_sc.calls_file, line);
     if (g_record_count < MAX_RECORDS)
         g_records[g_record_count++] = line;
     else

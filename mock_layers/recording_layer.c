@@ -10,8 +10,9 @@
  * received is the one meant for the layer above it (its next vkGet*ProcAddr is this library's own:
  * the layer under test did not advance the link, LLP_LAYER_12/13; the stale link is then skipped
  * so the chain still works), the extensions it received (dropping the made-up one the layer above
- * may inject, LLP_LAYER_17), and for every command taking a dispatchable handle whether that handle
- * is one this layer returned upward (LLP_LAYER_10). It answers NULL, without asking further down,
+ * may inject, LLP_LAYER_17), and for every command taking a dispatchable handle, and for the command
+ * pool of vkAllocateCommandBuffers / vkFreeCommandBuffers / vkDestroyCommandPool (a non-dispatchable
+ * handle), whether that handle is one this layer returned upward (LLP_LAYER_10). It answers NULL, without asking further down,
  * for the extension commands the probes below use (so what reaches the probing layer is the
  * answer of the layer under test alone).
  *
@@ -225,6 +226,15 @@ static bool check_handle_t(const char *cmd, const char *type, const void *h) {
     rec("handle %s %d %p", cmd, k, h);
     if (k) rec("word %s %s %p %p", cmd, type, h, *(void *const *)h);
     return k != 0; /* an unknown handle is never passed further down (it would crash the driver) */
+}
+
+/* Below: a command pool received from the layer under test must be one we returned (the same
+ * "handle" record as for dispatchable handles; no dispatch word). */
+static bool check_pool(const char *cmd, VkCommandPool pool) {
+    if (g_tested || g_above || pool == VK_NULL_HANDLE) return true;
+    int k = known((const void *)pool);
+    rec("handle %s %d %p", cmd, k, (const void *)pool);
+    return k != 0;
 }
 
 /* Tested role, alloc=: the layer's own state block for an instance or a device. */
@@ -585,12 +595,15 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateCommandPool(VkDevice device, con
     PFN_vkCreateCommandPool f = g_next_gdpa ? (PFN_vkCreateCommandPool)g_next_gdpa(device, "vkCreateCommandPool") : NULL;
     VkResult r = f != NULL ? f(device, ci, alloc, pPool) : VK_ERROR_INITIALIZATION_FAILED;
     rec("call vkCreateCommandPool %d", (int)r);
-    if (r == VK_SUCCESS && !g_above && !g_tested) g_live_pools++;
+    if (r == VK_SUCCESS && !g_above && !g_tested) {
+        g_live_pools++;
+        remember((const void *)*pPool);
+    }
     return r;
 }
 
 static VKAPI_ATTR void VKAPI_CALL rec_DestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks *alloc) {
-    if (!check_handle_t("vkDestroyCommandPool", "VkDevice", device)) return;
+    if (!check_handle_t("vkDestroyCommandPool", "VkDevice", device) || !check_pool("vkDestroyCommandPool", pool)) return;
     PFN_vkDestroyCommandPool f = g_next_gdpa ? (PFN_vkDestroyCommandPool)g_next_gdpa(device, "vkDestroyCommandPool") : NULL;
     if (f != NULL) f(device, pool, alloc);
     rec("call vkDestroyCommandPool 0");
@@ -599,7 +612,9 @@ static VKAPI_ATTR void VKAPI_CALL rec_DestroyCommandPool(VkDevice device, VkComm
 
 static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
                                                                  VkCommandBuffer *pCbs) {
-    if (!check_handle_t("vkAllocateCommandBuffers", "VkDevice", device)) return VK_ERROR_INITIALIZATION_FAILED;
+    if (!check_handle_t("vkAllocateCommandBuffers", "VkDevice", device) ||
+        !check_pool("vkAllocateCommandBuffers", info != NULL ? info->commandPool : VK_NULL_HANDLE))
+        return VK_ERROR_INITIALIZATION_FAILED;
     if (failing("vkAllocateCommandBuffers")) return VK_ERROR_OUT_OF_HOST_MEMORY;
     PFN_vkAllocateCommandBuffers f =
         g_next_gdpa ? (PFN_vkAllocateCommandBuffers)g_next_gdpa(device, "vkAllocateCommandBuffers") : NULL;
@@ -615,7 +630,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device
 
 static VKAPI_ATTR void VKAPI_CALL rec_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
                                                          const VkCommandBuffer *pCbs) {
-    if (!check_handle_t("vkFreeCommandBuffers", "VkDevice", device)) return;
+    if (!check_handle_t("vkFreeCommandBuffers", "VkDevice", device) || !check_pool("vkFreeCommandBuffers", pool)) return;
     for (uint32_t i = 0; i < count; i++)
         if (pCbs[i] != VK_NULL_HANDLE && !check_handle_t("vkFreeCommandBuffers", "VkCommandBuffer", pCbs[i])) return;
     PFN_vkFreeCommandBuffers f = g_next_gdpa ? (PFN_vkFreeCommandBuffers)g_next_gdpa(device, "vkFreeCommandBuffers") : NULL;

@@ -12,6 +12,8 @@ Row fields:
   gpdpa          "export": exports vk_layerGetPhysicalDeviceProcAddr; "negotiate": only returned by
                  negotiation; None: no GPDPA at all
   introspection  exports the four v0 enumeration functions
+  chassis        built from chassis_layer.c (the chassis-mode mock layer, README.md "Chassis mode")
+                 instead of mock_layer.c: no mock_layer_ctl_* or pre-instance functions
 """
 
 load("//bazel:copts.bzl", "C_COPTS")
@@ -37,8 +39,9 @@ STD = ("vkGetInstanceProcAddr", "vkGetDeviceProcAddr")
 RENAMED = ("MockLayer_GetInstanceProcAddr", "MockLayer_GetDeviceProcAddr")
 NEG = "vkNegotiateLoaderLayerInterfaceVersion"
 
-def _row(interface, negotiate = None, gipa = None, gpdpa = None, introspection = False):
-    return struct(interface = interface, negotiate = negotiate, gipa = gipa, gpdpa = gpdpa, introspection = introspection)
+def _row(interface, negotiate = None, gipa = None, gpdpa = None, introspection = False, chassis = False):
+    return struct(interface = interface, negotiate = negotiate, gipa = gipa, gpdpa = gpdpa, introspection = introspection,
+                  chassis = chassis)
 
 MOCK_LAYER_VARIANTS = {
     "v0": _row(0, gipa = STD, introspection = True),
@@ -51,9 +54,18 @@ MOCK_LAYER_VARIANTS = {
     "v2_all": _row(2, negotiate = NEG, gipa = STD, gpdpa = "export", introspection = True),
 }
 
+# Rows built from chassis_layer.c (the chassis-mode mock layer). Kept apart from MOCK_LAYER_VARIANTS,
+# which also lists what the fuzz builds compile from mock_layer.c (//fuzz:fuzz_mock_layers,
+# fuzz/oss-fuzz/mock_variants.py); every //mock_layers target reads ALL_MOCK_LAYER_VARIANTS.
+MOCK_LAYER_CHASSIS_VARIANTS = {
+    "chassis": _row(2, negotiate = NEG, gipa = STD, chassis = True),
+}
+
+ALL_MOCK_LAYER_VARIANTS = {k: v for table in [MOCK_LAYER_VARIANTS, MOCK_LAYER_CHASSIS_VARIANTS] for k, v in table.items()}
+
 def mock_layer_exports(variant):
-    row = MOCK_LAYER_VARIANTS[variant]
-    syms = list(ALWAYS)
+    row = ALL_MOCK_LAYER_VARIANTS[variant]
+    syms = [] if row.chassis else list(ALWAYS)
     if row.negotiate:
         syms.append(row.negotiate)
     if row.gipa:
@@ -82,11 +94,12 @@ def mock_layer_library_label(variant):
     return ":libmock_layer_%s.so" % variant
 
 def mock_layer_all_libraries():
-    return [mock_layer_library_label(v) for v in sorted(MOCK_LAYER_VARIANTS.keys())]
+    return [mock_layer_library_label(v) for v in sorted(ALL_MOCK_LAYER_VARIANTS.keys())]
 
-def mock_layer_variants(srcs, deps):
-    for variant in sorted(MOCK_LAYER_VARIANTS.keys()):
-        row = MOCK_LAYER_VARIANTS[variant]
+def mock_layer_variants(srcs, deps, chassis_srcs, chassis_deps):
+    """srcs/deps: mock_layer.c's; chassis_srcs/chassis_deps: chassis_layer.c's (rows with chassis)."""
+    for variant in sorted(ALL_MOCK_LAYER_VARIANTS.keys()):
+        row = ALL_MOCK_LAYER_VARIANTS[variant]
         script = "libmock_layer_%s.lds" % variant
         native.genrule(
             name = "libmock_layer_%s_lds" % variant,
@@ -95,8 +108,8 @@ def mock_layer_variants(srcs, deps):
         )
         native.cc_binary(
             name = "libmock_layer_%s.so" % variant,
-            srcs = srcs,
-            copts = C_COPTS + mock_layer_defines(row),
+            srcs = chassis_srcs if row.chassis else srcs,
+            copts = C_COPTS + ([] if row.chassis else mock_layer_defines(row)),
             linkshared = 1,
             linkopts = [
                 "-Wl,--no-undefined",
@@ -104,12 +117,12 @@ def mock_layer_variants(srcs, deps):
                 "-Wl,--version-script=$(location :%s)" % script,
             ],
             additional_linker_inputs = [":" + script],
-            deps = deps,
+            deps = chassis_deps if row.chassis else deps,
         )
 
 def mock_layer_exports_test(name, script):
     args = []
-    for variant in sorted(MOCK_LAYER_VARIANTS.keys()):
+    for variant in sorted(ALL_MOCK_LAYER_VARIANTS.keys()):
         args += ["$(location %s)" % mock_layer_library_label(variant), ",".join(mock_layer_exports(variant))]
     native.sh_test(
         name = name,

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the policy texts ldp-check puts into its SARIF rules (C source) from policies.tsv.
 
-Usage: gen_rules.py policies.tsv out.c
+Usage: gen_rules.py policies.tsv out.c [PREFIX[,PREFIX...] FUNCTION]
 Every row whose id starts with LDP_DRIVER_ or RULE_ICDPKG_ (the --package rules) becomes {id, "summary (source: ...)"};
-ldp_policy_text(id) looks one up. Standard library only.
+ldp_policy_text(id) looks one up. The optional arguments choose other prefixes and another function
+name (llp-check: LLP_LAYER_ llp_policy_text). Standard library only.
 """
 import csv
 import sys
@@ -22,14 +23,16 @@ def c_str(s):
 
 
 def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write("usage: gen_rules.py policies.tsv out.c\n")
+    if len(argv) not in (3, 5):
+        sys.stderr.write("usage: gen_rules.py policies.tsv out.c [PREFIX[,PREFIX...] FUNCTION]\n")
         return 2
+    prefixes = tuple(argv[3].split(",")) if len(argv) == 5 else ("LDP_DRIVER_", "RULE_ICDPKG_")
+    func = argv[4] if len(argv) == 5 else "ldp_policy_text"
     rows = []
     with open(argv[1], encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
             pid = row.get("id") or ""
-            if pid.startswith("LDP_DRIVER_") or pid.startswith("RULE_ICDPKG_"):
+            if pid.startswith(prefixes):
                 text = (row.get("summary") or "").strip()
                 src = (row.get("source") or "").strip()
                 if src:
@@ -42,8 +45,8 @@ def main(argv):
         for pid, text in rows:
             out.write("    {%s, %s},\n" % (c_str(pid), c_str(text)))
         out.write("    {NULL, NULL},\n};\n\n")
-        out.write("const char *ldp_policy_text(const char *id);\n")
-        out.write("const char *ldp_policy_text(const char *id) {\n")
+        out.write("const char *%s(const char *id);\n" % func)
+        out.write("const char *%s(const char *id) {\n" % func)
         out.write("    for (size_t i = 0; k_texts[i].id != NULL; i++)\n")
         out.write("        if (strcmp(k_texts[i].id, id) == 0) return k_texts[i].text;\n")
         out.write("    return NULL;\n}\n")

@@ -494,17 +494,20 @@ static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl
         }
     }
     if (bad)
-        llp_acc_add(a, l, LDP_FAIL, "%d dispatchable handle(s) passed down were not ones the layer below returned (first: %s): "
+        llp_acc_add(a, l, LDP_FAIL, "%d handle(s) passed down were not ones the layer below returned (first: %s): "
                                     "a wrapped handle was not unwrapped", bad, first);
     else if (good == 0)
-        llp_acc_add(a, l, LDP_NOT_TESTABLE, "no dispatchable handle reached the layer below");
+        llp_acc_add(a, l, LDP_NOT_TESTABLE, "no handle reached the layer below");
     else
-        llp_acc_add(a, l, LDP_PASS, "all %d dispatchable handles passed down were ones the layer below returned", good);
+        llp_acc_add(a, l, LDP_PASS, "all %d handles passed down (dispatchable ones and command pools) were ones the layer "
+                                    "below returned", good);
 }
 
 void llp_check_chain_handles(struct ldp_ctx *c, void *arg) {
     (void)arg;
-    llp_for_each_layer(c, NULL, judge_handles);
+    /* With the command-buffer part of the workload: command pools reach the layer below too. */
+    struct sandwich proto = {.commands = true};
+    llp_for_each_layer(c, &proto, judge_handles);
 }
 
 /* ---- LLP_LAYER_16 ---- */

@@ -89,6 +89,10 @@ void llp_check_no_harm(struct ldp_ctx *c, void *arg);
 void llp_check_alloc_callbacks(struct ldp_ctx *c, void *arg);
 void llp_check_dispatch_init(struct ldp_ctx *c, void *arg);
 
+/* The SARIF texts of a rule (rules.c): the policy with its source (from policies.tsv) and what fails
+ * or warns and what to change. NULL when unknown. */
+void llp_rule_texts(const char *id, const char **text, const char **help);
+
 /* Verdict order for combining several layers of one manifest: fail > warn > pass > not-testable
  * > not-applicable. */
 enum ldp_verdict llp_worse(enum ldp_verdict a, enum ldp_verdict b);

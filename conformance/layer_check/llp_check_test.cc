@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "conformance/checker_common/sarif_check.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
 #include "conformance/framework/sandbox.h"
@@ -70,7 +72,7 @@ std::string NewDir() {
 
 // Runs llp-check with `args` (plus the companions and --format=json unless told otherwise).
 LlpRun LlpCheck(const std::vector<std::string>& args, bool json = true,
-                const std::map<std::string, std::string>& env = {}) {
+                const std::map<std::string, std::string>& env = {}, const std::string& cwd = "") {
   std::string dir = NewDir();
   std::string out_path = dir + "/out", err_path = dir + "/err";
   std::vector<std::string> argv = {vkt::Runfile("conformance/layer_check/llp-check"),
@@ -82,6 +84,7 @@ LlpRun LlpCheck(const std::vector<std::string>& args, bool json = true,
   for (const auto& a : args) argv.push_back(a);
   pid_t pid = fork();
   if (pid == 0) {
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     if (freopen(out_path.c_str(), "w", stdout) == nullptr || freopen(err_path.c_str(), "w", stderr) == nullptr) _exit(126);
     for (const auto& kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
     std::vector<char*> cargv;
@@ -183,7 +186,7 @@ TEST(LlpCheck, TransparentRecordingLayerPassesIncludingInstanceExtensionQueries)
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   ExpectVerdict(r, "LLP_LAYER_15", "pass", "VK_ERROR_LAYER_NOT_PRESENT",
                 "vkEnumerateInstanceExtensionProperties(NULL) = VK_ERROR_LAYER_NOT_PRESENT");
-  ExpectVerdict(r, "LLP_LAYER_10", "pass", "dispatchable handles");
+  ExpectVerdict(r, "LLP_LAYER_10", "pass", "dispatchable ones and command pools");
 }
 
 TEST(LlpCheck, TransparentLayerKeepsTheWorkloadAndHasNothingToAllocateOrCreate) {
@@ -599,6 +602,169 @@ TEST(LlpCheckCli, InstalledFindsImplicitAndExplicitManifests) {
   EXPECT_EQ(ms[0]["results"][1]["verdict"].str(), "pass") << r.out;  // LLP_LAYER_9
   EXPECT_EQ(ms[1]["manifest"].str(), explicit_dir + "/mock.json");
   EXPECT_FALSE(ms[1]["implicit"].boolean());
+}
+
+// ------------------------------------------------------------------ the chassis-mode mock layer
+
+// The chassis layer (mock_layers/chassis_layer.c: every command intercepted through generated
+// dispatch) wrapping its non-dispatchable handles: every chain and workload check passes; its own
+// state is allocated with malloc, so LLP_LAYER_14 warns (as the validation layers' does).
+TEST(LlpCheckChassis, WrappingChassisPassesTheChainChecks) {
+  VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_1", "LLP_LAYER_2");
+  std::string dir = NewDir();
+  std::string m = MockLayer(dir, "chassis", "\"wrap_handles\": true");
+  LlpRun r = LlpCheck({m});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  for (const char* id : {"LLP_LAYER_1", "LLP_LAYER_2", "LLP_LAYER_4", "LLP_LAYER_5", "LLP_LAYER_10", "LLP_LAYER_12",
+                         "LLP_LAYER_13", "LLP_LAYER_16", "LLP_LAYER_17", "LLP_LAYER_18", "LLP_LAYER_21", "LLP_LAYER_22"})
+    EXPECT_EQ(r.verdict[id], "pass") << id << "\n" << r.Describe();
+  ExpectVerdict(r, "LLP_LAYER_10", "pass", "command pools");
+  EXPECT_EQ(r.verdict["LLP_LAYER_14"], "warn") << r.Describe();
+}
+
+// The same layer passing its wrapped command pool down (misbehave.no_unwrap): the layer below
+// receives an id it never returned (LLP_LAYER_10), and the driver refuses the pool (LLP_LAYER_1).
+TEST(LlpCheckChassis, ChassisPassingWrappedHandlesDownFails) {
+  VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_1");
+  std::string dir = NewDir();
+  std::string m = MockLayer(dir, "chassis", "\"wrap_handles\": true, \"misbehave\": {\"no_unwrap\": true}");
+  LlpRun r = LlpCheck({"--check=LLP_LAYER_10,LLP_LAYER_1", m});
+  EXPECT_EQ(r.exit_status, 1) << r.Describe();
+  ExpectVerdict(r, "LLP_LAYER_10", "fail", "not unwrapped", "vkAllocateCommandBuffers received 0xc4a5");
+  ExpectVerdict(r, "LLP_LAYER_1", "fail", "vkAllocateCommandBuffers VK_ERROR_INITIALIZATION_FAILED with the layer");
+}
+
+// ------------------------------------------------------------------ CI output: SARIF, --fail-on
+
+// A layer named without its author part (LLP_LAYER_3 warn), a manifest that is not JSON
+// (LLP_LAYER_6 fail), a well-named layer (both pass).
+struct CiManifests {
+  std::string dir, warn, fail, good;
+};
+CiManifests MakeCiManifests() {
+  CiManifests m;
+  m.dir = NewDir();
+  std::string w = NewDir(), g = NewDir();
+  m.warn = MockLayer(w, "v2", "", "", "VK_LAYER_mock");
+  m.good = MockLayer(g, "v2", "");
+  m.fail = m.dir + "/bad.json";
+  WriteFile(m.fail, "{ \"file_format_version\": \"1.1.0\", \"layer\": ");
+  return m;
+}
+
+// SARIF: every rule llp-check knows (22, with the policy text from the policy table and the help),
+// one result per fail or warn located at its manifest, I/O errors as notifications; valid per
+// SARIF 2.1.0 (the same structural check as ldp-check's SARIF).
+TEST(LlpCheckSarif, FindingsRulesAndLocations) {
+  VKT_POLICY("LLP_LAYER_3", "LLP_LAYER_6");
+  CiManifests m = MakeCiManifests();
+  std::string missing = m.dir + "/no such.json";
+  LlpRun r = LlpCheck({"--format=sarif", "--check=LLP_LAYER_3,LLP_LAYER_6", m.warn, m.fail, missing}, false);
+  EXPECT_EQ(r.exit_status, 2) << r.err;  // the missing manifest is an I/O error
+  vkt::Json log = vkt::Json::Parse(r.out);
+  ASSERT_TRUE(log.valid()) << r.out;
+  chk::SarifChecker checker;
+  for (const auto& e : checker.Check(log)) ADD_FAILURE() << e << "\n" << r.out;
+  vkt::Json run = log["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"].str(), "llp-check");
+  vkt::Json rules = run["tool"]["driver"]["rules"];
+  ASSERT_EQ(rules.size(), 22u) << r.out;
+  for (size_t i = 0; i < rules.size(); i++) {
+    SCOPED_TRACE(rules[i]["id"].str());
+    EXPECT_EQ(rules[i]["id"].str(), "LLP_LAYER_" + std::to_string(i + 1));
+    EXPECT_FALSE(rules[i]["shortDescription"]["text"].str().empty());
+    EXPECT_GT(rules[i]["fullDescription"]["text"].str().size(), 40u);
+    EXPECT_GT(rules[i]["help"]["text"].str().size(), 40u);
+  }
+  // The policy text comes from the policy table, with its source.
+  EXPECT_NE(rules[19]["fullDescription"]["text"].str().find("Uninstalling or upgrading a layer must remove"),
+            std::string::npos)
+      << rules[19].dump();
+  EXPECT_NE(rules[19]["fullDescription"]["text"].str().find("LoaderLayerInterface.md"), std::string::npos);
+  ASSERT_EQ(run["results"].size(), 2u) << r.out;
+  std::map<std::string, vkt::Json> by_uri;
+  for (size_t i = 0; i < 2; i++) {
+    vkt::Json res = run["results"][i];
+    EXPECT_EQ(rules[static_cast<size_t>(res["ruleIndex"].num())]["id"].str(), res["ruleId"].str());
+    by_uri[res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str()] = res;
+  }
+  ASSERT_TRUE(by_uri.count("file://" + m.warn)) << r.out;
+  ASSERT_TRUE(by_uri.count("file://" + m.fail)) << r.out;
+  EXPECT_EQ(by_uri["file://" + m.warn]["ruleId"].str(), "LLP_LAYER_3");
+  EXPECT_EQ(by_uri["file://" + m.warn]["level"].str(), "warning");
+  EXPECT_NE(by_uri["file://" + m.warn]["message"]["text"].str().find("author part"), std::string::npos);
+  EXPECT_EQ(by_uri["file://" + m.fail]["ruleId"].str(), "LLP_LAYER_6");
+  EXPECT_EQ(by_uri["file://" + m.fail]["level"].str(), "error");
+  EXPECT_GT(by_uri["file://" + m.fail]["properties"]["evidence"].size(), 0u) << r.out;
+  vkt::Json inv = run["invocations"][0];
+  EXPECT_FALSE(inv["executionSuccessful"].boolean(true));
+  EXPECT_EQ(inv["exitCode"].num(), 2);
+  EXPECT_NE(inv["toolExecutionNotifications"][0]["message"]["text"].str().find("No such file or directory"),
+            std::string::npos);
+  EXPECT_EQ(inv["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str(),
+            "file://" + m.dir + "/no%20such.json");
+}
+
+// A relative manifest path stays relative (against %SRCROOT%, the directory llp-check ran in).
+TEST(LlpCheckSarif, RelativeManifestPathIsRelativeToSrcRoot) {
+  VKT_POLICY("LLP_LAYER_3");
+  CiManifests m = MakeCiManifests();
+  std::string dir = m.warn.substr(0, m.warn.rfind('/'));
+  LlpRun r = LlpCheck({"--format=sarif", "--check=LLP_LAYER_3", "mock.json"}, false, {}, dir);
+  EXPECT_EQ(r.exit_status, 0) << r.err;
+  vkt::Json log = vkt::Json::Parse(r.out);
+  chk::SarifChecker checker;
+  for (const auto& e : checker.Check(log)) ADD_FAILURE() << e;
+  vkt::Json loc = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+  EXPECT_EQ(loc["uri"].str(), "mock.json") << r.out;
+  EXPECT_EQ(loc["uriBaseId"].str(), "%SRCROOT%");
+  char* real = realpath(dir.c_str(), nullptr);  // the test's temporary directory may have a "//"
+  ASSERT_NE(real, nullptr);
+  EXPECT_EQ(log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"].str(), "file://" + std::string(real) + "/");
+  free(real);
+}
+
+// --fail-on=warn turns a warn into exit 1 in every format; the default (--fail-on=fail) does not. A
+// fail exits 1 either way; a bad value is a usage error.
+TEST(LlpCheckFailOn, WarnFailsOnlyWhenAsked) {
+  VKT_POLICY("LLP_LAYER_3", "LLP_LAYER_6");
+  CiManifests m = MakeCiManifests();
+  for (const char* fmt : {"--format=table", "--format=json", "--format=junit", "--format=sarif"}) {
+    SCOPED_TRACE(fmt);
+    EXPECT_EQ(LlpCheck({fmt, "--check=LLP_LAYER_3", m.warn}, false).exit_status, 0);
+    EXPECT_EQ(LlpCheck({fmt, "--fail-on=fail", "--check=LLP_LAYER_3", m.warn}, false).exit_status, 0);
+    EXPECT_EQ(LlpCheck({fmt, "--fail-on=warn", "--check=LLP_LAYER_3", m.warn}, false).exit_status, 1);
+    EXPECT_EQ(LlpCheck({fmt, "--fail-on=warn", "--check=LLP_LAYER_3,LLP_LAYER_6", m.good}, false).exit_status, 0);
+    EXPECT_EQ(LlpCheck({fmt, "--check=LLP_LAYER_6", m.fail}, false).exit_status, 1);
+  }
+  LlpRun bad = LlpCheck({"--fail-on=error", m.good}, false);
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("unknown --fail-on 'error' (fail or warn)"), std::string::npos) << bad.err;
+  EXPECT_EQ(LlpCheck({"--format=sarif2", m.good}, false).exit_status, 2);
+  // The SARIF log and the JSON report record the mode; SARIF the exit status.
+  LlpRun s = LlpCheck({"--format=sarif", "--fail-on=warn", "--check=LLP_LAYER_3", m.warn}, false);
+  vkt::Json log = vkt::Json::Parse(s.out);
+  EXPECT_EQ(log["runs"][0]["properties"]["failOn"].str(), "warn") << s.out;
+  EXPECT_EQ(log["runs"][0]["invocations"][0]["exitCode"].num(), 1);
+  LlpRun j = LlpCheck({"--fail-on=warn", "--check=LLP_LAYER_3", m.warn});
+  EXPECT_EQ(j.json["fail_on"].str(), "warn") << j.out;
+  EXPECT_EQ(j.json["manifests"][0]["summary"]["warn"].num(), 1) << j.out;
+}
+
+// JUnit: a warn is <skipped message="warn: ..."> by default, a <failure type="warn"> with
+// --fail-on=warn.
+TEST(LlpCheckFailOn, JunitWarnIsSkippedOrAFailure) {
+  VKT_POLICY("LLP_LAYER_3");
+  CiManifests m = MakeCiManifests();
+  LlpRun d = LlpCheck({"--format=junit", "--check=LLP_LAYER_3,LLP_LAYER_6", m.warn}, false);
+  EXPECT_EQ(d.exit_status, 0) << d.err;
+  EXPECT_NE(d.out.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"1\">"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("<skipped message=\"warn: "), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("<property name=\"verdict.warn\" value=\"1\"/>"), std::string::npos) << d.out;
+  LlpRun w = LlpCheck({"--format=junit", "--fail-on=warn", "--check=LLP_LAYER_3,LLP_LAYER_6", m.warn}, false);
+  EXPECT_EQ(w.exit_status, 1);
+  EXPECT_NE(w.out.find("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\">"), std::string::npos) << w.out;
+  EXPECT_NE(w.out.find("type=\"warn\"/>"), std::string::npos) << w.out;
 }
 
 }  // namespace

@@ -20,36 +20,16 @@ def main():
     env = {"struct": lambda **kw: types.SimpleNamespace(**kw), "C_COPTS": [],
            "native": types.SimpleNamespace()}
     exec(compile(src, path, "exec"), env)
+    # The compile defines and export lists come from the table's own functions (mock_icd_defines /
+    # mock_layer_defines, mock_*_exports), the ones the Bazel build uses: one source. Only the mock
+    # layer rows built from mock_layer.c (MOCK_LAYER_VARIANTS; the chassis rows are built from
+    # chassis_layer.c with its generated dispatch, which needs Bazel).
     if "MOCK_LAYER_VARIANTS" in env:  # mock_layers/variants.bzl
-        neg, std = "vkNegotiateLoaderLayerInterfaceVersion", ("vkGetInstanceProcAddr", "vkGetDeviceProcAddr")
-        for name in sorted(env["MOCK_LAYER_VARIANTS"]):
-            row = env["MOCK_LAYER_VARIANTS"][name]
-            defines = [
-                "-DMOCK_LAYER_INTERFACE=%d" % row.interface,
-                "-DMOCK_LAYER_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
-                "-DMOCK_LAYER_NEGOTIATE_NAME=%s" % (row.negotiate or neg),
-                "-DMOCK_LAYER_EXPORT_GIPA=%d" % (1 if row.gipa else 0),
-                "-DMOCK_LAYER_GIPA_NAME=%s" % (row.gipa or std)[0],
-                "-DMOCK_LAYER_GDPA_NAME=%s" % (row.gipa or std)[1],
-                "-DMOCK_LAYER_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
-                "-DMOCK_LAYER_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
-                "-DMOCK_LAYER_EXPORT_INTROSPECTION=%d" % (1 if row.introspection else 0),
-            ]
-            print("%s %s | %s" % (name, " ".join(defines), ",".join(env["mock_layer_exports"](name))))
-        return
-    table = env["MOCK_ICD_VARIANTS"]
+        table, defines, exports = env["MOCK_LAYER_VARIANTS"], env["mock_layer_defines"], env["mock_layer_exports"]
+    else:
+        table, defines, exports = env["MOCK_ICD_VARIANTS"], env["mock_icd_defines"], env["mock_icd_exports"]
     for name in sorted(table):
-        row = table[name]
-        vk = {None: 0, "v0": 1, "all": 2}[row.vk]
-        defines = [
-            "-DMOCK_ICD_MAX_INTERFACE=%d" % row.max_interface,
-            "-DMOCK_ICD_EXPORT_NEGOTIATE=%d" % (1 if row.negotiate else 0),
-            "-DMOCK_ICD_EXPORT_ICD_GIPA=%d" % (1 if row.icd_gipa else 0),
-            "-DMOCK_ICD_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
-            "-DMOCK_ICD_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
-            "-DMOCK_ICD_EXPORT_VK=%d" % vk,
-        ]
-        print("%s %s | %s" % (name, " ".join(defines), ",".join(env["mock_icd_exports"](name))))
+        print("%s %s | %s" % (name, " ".join(defines(table[name])), ",".join(exports(name))))
 
 
 if __name__ == "__main__":
