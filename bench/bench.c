@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,21 +80,23 @@ struct scenario {
     int dispatch;        /* measure dispatch and lookups */
     int heavy;           /* fewer callgrind iterations */
     int env_layers;      /* the layers are enabled through VK_INSTANCE_LAYERS, not by the application */
+    int threads;         /* wall time only: this many threads at once against one thread (throughput) */
 };
 
 static const struct scenario g_scenarios[] = {
-    {"1 driver", 1, 0, NULL, 0, 1, 0, 0},
-    {"10 drivers", 10, 0, NULL, 0, 0, 0, 0},
-    {"100 drivers", 100, 0, NULL, 0, 0, 1, 0},
-    {"1000 drivers", 1000, 0, NULL, 0, 0, 1, 0},
-    {"3 layers", 1, 3, "layers", 0, 1, 0, 0},
-    {"10 layers", 1, 10, "layers", 0, 1, 0, 0},
-    {"50 layers", 1, 50, "layers", 0, 0, 1, 0},
-    {"3 layers (VK_INSTANCE_LAYERS)", 1, 3, "layers", 0, 0, 0, 1},
-    {"10 layers (VK_INSTANCE_LAYERS)", 1, 10, "layers", 0, 0, 0, 1},
-    {"100 unused explicit", 1, 0, "explicit100", 0, 0, 0, 0},
-    {"1000 unused explicit", 1, 0, "explicit1000", 0, 0, 1, 0},
-    {"100 implicit disabled", 1, 0, NULL, 1, 0, 0, 0},
+    {"1 driver", 1, 0, NULL, 0, 1, 0, 0, 0},
+    {"10 drivers", 10, 0, NULL, 0, 0, 0, 0, 0},
+    {"100 drivers", 100, 0, NULL, 0, 0, 1, 0, 0},
+    {"1000 drivers", 1000, 0, NULL, 0, 0, 1, 0, 0},
+    {"3 layers", 1, 3, "layers", 0, 1, 0, 0, 0},
+    {"10 layers", 1, 10, "layers", 0, 1, 0, 0, 0},
+    {"50 layers", 1, 50, "layers", 0, 0, 1, 0, 0},
+    {"3 layers (VK_INSTANCE_LAYERS)", 1, 3, "layers", 0, 0, 0, 1, 0},
+    {"10 layers (VK_INSTANCE_LAYERS)", 1, 10, "layers", 0, 0, 0, 1, 0},
+    {"100 unused explicit", 1, 0, "explicit100", 0, 0, 0, 0, 0},
+    {"1000 unused explicit", 1, 0, "explicit1000", 0, 0, 1, 0, 0},
+    {"100 implicit disabled", 1, 0, NULL, 1, 0, 0, 0, 0},
+    {"16 threads", 1, 0, NULL, 0, 0, 0, 0, 16},
 };
 #define SCENARIO_COUNT (int)(sizeof(g_scenarios) / sizeof(g_scenarios[0]))
 
@@ -493,6 +496,74 @@ static int floor_main(struct ctx *c) {
     return 0;
 }
 
+/* Many threads at once (issue 18): every thread runs the same operation `per_thread` times; the
+ * figure is the wall time per operation over all threads, so the throughput ratio against one
+ * thread is t(1) / t(N) (the machine's core count bounds it; a lock that serializes the operation
+ * holds it at or below 1). */
+struct thread_job {
+    struct ctx *c;
+    op_fn fn;
+    long per_thread;
+    pthread_barrier_t *start;
+};
+
+static void *thread_run(void *arg) {
+    struct thread_job *j = arg;
+    pthread_barrier_wait(j->start);
+    j->fn(j->c, j->per_thread);
+    return NULL;
+}
+
+/* Wall nanoseconds for `nthreads` threads running fn(c, per_thread) at once (start on a barrier). */
+static double run_threads(struct ctx *c, op_fn fn, int nthreads, long per_thread) {
+    pthread_t tid[64];
+    struct thread_job jobs[64];
+    pthread_barrier_t start;
+    if (nthreads > 64) nthreads = 64;
+    pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
+    for (int i = 0; i < nthreads; i++) {
+        jobs[i] = (struct thread_job){c, fn, per_thread, &start};
+        if (pthread_create(&tid[i], NULL, thread_run, &jobs[i]) != 0) die("pthread_create");
+    }
+    double t0 = now_ns();
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < nthreads; i++) pthread_join(tid[i], NULL);
+    double t = now_ns() - t0;
+    pthread_barrier_destroy(&start);
+    return t;
+}
+
+/* TIME rows for 1 and N threads (per operation, all threads together) and the throughput ratio. */
+static void measure_threads(struct ctx *c, const char *what, op_fn fn, long ops_per_call, long per_thread) {
+    int nt = c->sc->threads;
+    if (c->smoke) per_thread = per_thread > 2 ? 2 : per_thread;
+    fn(c, 1); /* warm */
+    double t1[64], tn[64];
+    int reps = c->reps > 64 ? 64 : c->reps;
+    for (int i = 0; i < reps; i++) { /* interleaved: 1 thread, then N */
+        t1[i] = run_threads(c, fn, 1, per_thread) / (double)(per_thread * ops_per_call);
+        tn[i] = run_threads(c, fn, nt, per_thread) / (double)(per_thread * ops_per_call * nt);
+    }
+    qsort(t1, (size_t)reps, sizeof(t1[0]), cmp_double);
+    qsort(tn, (size_t)reps, sizeof(tn[0]), cmp_double);
+    printf("TIME\t%s, 1 thread\t%.3f\t%.3f\t%.3f\n", what, t1[reps / 2], t1[0], t1[reps - 1]);
+    printf("TIME\t%s, %d threads at once (per op, all threads)\t%.3f\t%.3f\t%.3f\n", what, nt, tn[reps / 2], tn[0],
+           tn[reps - 1]);
+    printf("PLAIN\tthroughput %d threads / 1 thread: %s\t%.3f\n", nt, what, t1[reps / 2] / tn[reps / 2]);
+}
+
+static int threads_main(struct ctx *c, const char *loader) {
+    load_loader(c, loader);
+    setup_dispatch(c);
+    measure_threads(c, "vkGetDeviceProcAddr hit (8 names)", op_gdpa_hit, GDPA_HITS, 200000);
+    measure_threads(c, "vkGetDeviceProcAddr miss", op_gdpa_miss, GDPA_HITS, 20000);
+    measure_threads(c, "vkEnumerateInstanceVersion", op_eiv, 1, 2000);
+    measure_threads(c, "vkCreateInstance + vkDestroyInstance", op_create_destroy, 1, 200);
+    ((PFN_vkDestroyDevice)c->gdpa(c->dev, "vkDestroyDevice"))(c->dev, NULL);
+    c->destroy_instance(c->inst, NULL);
+    return 0;
+}
+
 static int child_main(const char *loader, const char *sandbox, const char *scenario, const char *mode, int reps,
                       int smoke) {
     struct ctx c;
@@ -515,6 +586,7 @@ static int child_main(const char *loader, const char *sandbox, const char *scena
                                    .enabledLayerCount = c.sc->env_layers ? 0 : (uint32_t)c.sc->layers,
                                    .ppEnabledLayerNames = c.layer_ptrs};
     if (strcmp(mode, "floor") == 0) return floor_main(&c);
+    if (c.sc->threads > 0) return strcmp(mode, "time") == 0 ? threads_main(&c, loader) : 0;
 
     if (strcmp(mode, "parse") == 0) {
         parse_inputs();
@@ -805,6 +877,10 @@ static void parse_child_output(const char *scenario, int li, const char *text) {
             struct cell *c = &row_get(scenario, key)->cells[li];
             c->has_allocs = 1;
             c->allocs = atof(f[2]);
+        } else if (nf >= 3 && strcmp(f[0], "PLAIN") == 0) {
+            struct cell *c = &row_get(scenario, f[1])->cells[li];
+            c->has_allocs = 1;
+            c->allocs = atof(f[2]);
         } else if (nf >= 3 && strcmp(f[0], "INFO") == 0 && strcmp(f[1], "gdpa_returns_driver_function") == 0) {
             printf("  %s: vkGetDeviceProcAddr returns the driver's function: %s\n", scenario,
                    atoi(f[2]) ? "yes" : "NO");
@@ -951,8 +1027,10 @@ static void print_table(FILE *f, int nl, char labels[][32]) {
     for (int r = 0; r < g_row_count; r++) {
         const struct row *w = &g_rows[r];
         int syscalls = strncmp(w->key, "system calls", 12) == 0;
-        int allocs = strncmp(w->key, "heap allocations", 16) == 0 || syscalls;
-        fprintf(f, "| %s | %s | %s |", w->scenario, w->key, syscalls ? "syscalls/op" : allocs ? "allocs/op" : "per op");
+        int ratio = strncmp(w->key, "throughput", 10) == 0;
+        int allocs = strncmp(w->key, "heap allocations", 16) == 0 || syscalls || ratio;
+        fprintf(f, "| %s | %s | %s |", w->scenario, w->key,
+                syscalls ? "syscalls/op" : ratio ? "ratio" : allocs ? "allocs/op" : "per op");
         char s[64];
         for (int i = 0; i < nl; i++) {
             const struct cell *c = &w->cells[i];
@@ -1018,6 +1096,12 @@ static void derive(int nl) {
             g->cells[i].ir = gh->cells[i].ir - gl->cells[i].ir;
             g->cells[i].has_time = 0;
         }
+        /* Only where the loader's lookup ends in the driver's: with enabled layers ours answers from
+         * the device's dispatch table without calling the driver (the difference would be negative). */
+        int layers = 0;
+        for (int k = 0; k < SCENARIO_COUNT; k++)
+            if (strcmp(g_scenarios[k].name, sc) == 0) layers = g_scenarios[k].layers;
+        if (layers > 0) continue;
         struct row *d = row_get(sc, "vkGetDeviceProcAddr hit, loader part (minus the driver's own lookup)");
         struct row *t = row_get(sc, "vkGetDeviceProcAddr hit"), *f = row_get(sc, "driver's own vkGetDeviceProcAddr hit");
         for (int i = 0; i < nl; i++) {
@@ -1051,19 +1135,44 @@ static void chart(const char *out, int nl, char labels[][32]) {
         fprintf(f, "\n");
     }
     fclose(f);
+    /* The same against unused explicit layer manifests (1 driver each; 0 manifests is "1 driver"). */
+    char dat2[4200];
+    snprintf(dat2, sizeof(dat2), "%s/startup_layers.dat", out);
+    static const struct { const char *sc; int manifests; } lpts[] = {
+        {"100 unused explicit", 100}, {"1000 unused explicit", 1000}};
+    int have2 = 0;
+    f = fopen(dat2, "w");
+    if (f == NULL) return;
+    fprintf(f, "# unused explicit layer manifests, start-up then create+destroy per loader\n");
+    for (int p = 0; p < 2; p++) {
+        if (!row_get(lpts[p].sc, keys[0])->cells[0].has_ir) continue;
+        have2++;
+        fprintf(f, "%d", lpts[p].manifests);
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < nl; i++) fprintf(f, " %.0f", row_get(lpts[p].sc, keys[k])->cells[i].ir);
+        fprintf(f, "\n");
+    }
+    fclose(f);
     f = fopen(gp, "w");
     if (f == NULL) return;
     fprintf(f,
-            "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n"
-            "set title 'Start-up cost vs number of driver manifests (instructions, callgrind)'\n"
-            "set logscale xy\nset xlabel 'driver manifests'\nset ylabel 'instructions per operation'\n"
-            "set key left top\nset grid\nset xtics (1, 10, 100, 1000)\n"
+            "set terminal pngcairo size 1000,760 noenhanced\nset output '%s'\n"
+            "set title 'Cost vs number of manifests (instructions, callgrind)'\n"
+            "set logscale xy\nset xlabel 'driver manifests (solid) / unused explicit layer manifests (dashed)'\n"
+            "set ylabel 'instructions per operation'\n"
+            "set key below maxrows 4\nset grid\nset xtics (1, 10, 100, 1000)\n"
             "plot ",
             png);
     for (int k = 0, col = 2; k < 2; k++)
         for (int i = 0; i < nl; i++, col++)
-            fprintf(f, "%s'%s' using 1:%d with linespoints lw 2 title '%s %s'", col > 2 ? ", " : "", dat, col,
-                    labels[i], k ? "vkCreateInstance+vkDestroyInstance (warm)" : "start-up sequence (cold process)");
+            fprintf(f, "%s'%s' using 1:%d with linespoints lw 2 lc %d title '%s %s, drivers'", col > 2 ? ", " : "",
+                    dat, col, col - 1, labels[i],
+                    k ? "vkCreateInstance+vkDestroyInstance (warm)" : "start-up sequence (cold process)");
+    if (have2 > 0)
+        for (int k = 0, col = 2; k < 2; k++)
+            for (int i = 0; i < nl; i++, col++)
+                fprintf(f, ", '%s' using 1:%d with linespoints lw 2 dt 2 lc %d title '%s %s, explicit manifests'", dat2,
+                        col, col - 1, labels[i], k ? "create+destroy" : "start-up");
     fprintf(f, "\n");
     fclose(f);
     char *gnuplot = find_in_path("gnuplot");
@@ -1172,9 +1281,10 @@ int main(int argc, char **argv) {
     self[sl] = '\0';
 
     int failures = 0;
-    int nsc = smoke ? 2 : SCENARIO_COUNT;
+    int nsc = smoke ? 3 : SCENARIO_COUNT;
     for (int s = 0; s < nsc; s++) {
-        const struct scenario *sc = &g_scenarios[smoke && s == 1 ? 4 : s]; /* smoke: 1 driver, 3 layers */
+        /* smoke: 1 driver, 3 layers, the threads scenario */
+        const struct scenario *sc = &g_scenarios[smoke ? (s == 0 ? 0 : s == 1 ? 4 : SCENARIO_COUNT - 1) : s];
         if (n_only > 0) {
             int wanted = 0;
             for (int k = 0; k < n_only; k++) wanted |= strcmp(only[k], sc->name) == 0;
@@ -1252,7 +1362,7 @@ int main(int argc, char **argv) {
             }
         }
         /* The loader-free floor of the driver scenarios (no loader: first column only). */
-        if (sc->layers == 0 && sc->layer_dir == NULL && !sc->implicit) {
+        if (sc->layers == 0 && sc->layer_dir == NULL && !sc->implicit && !sc->threads) {
             char a_sb[4200], a_sc[128], a_reps[32], a_out[4300], cgdir[4200];
             snprintf(a_sb, sizeof(a_sb), "--sandbox=%s", sb);
             snprintf(a_sc, sizeof(a_sc), "--scenario=%s", sc->name);

@@ -4,8 +4,9 @@
  * every object comes from small static pools; vkCmd* commands return at once (the "floor").
  *
  * One instance and one physical device per VkInstance, one queue and command buffers per device.
- * Not thread-safe (the benchmark is single-threaded). Each library copy has its own pools, so a
- * benchmark with N driver manifests uses N copies of this file.
+ * Instances are claimed atomically (the "16 threads" scenario creates and destroys instances from
+ * many threads at once); everything else is single-threaded. Each library copy has its own pools, so
+ * a benchmark with N driver manifests uses N copies of this file.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define POOL 8
+#define INSTANCE_POOL 40 /* 16 threads' instances and the benchmark's own, with room */
 
 struct obj {
     VK_LOADER_DATA loader_data; /* ICD_LOADER_MAGIC, overwritten by the loader for device objects */
@@ -34,7 +36,7 @@ struct null_device {
     struct obj cmdbufs[4];
 };
 
-static struct null_instance g_instances[POOL];
+static struct null_instance g_instances[INSTANCE_POOL];
 static struct null_device g_devices[POOL];
 
 static void set_magic(struct obj *o) { o->loader_data.loaderMagic = ICD_LOADER_MAGIC; }
@@ -44,9 +46,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreate
                                                           VkInstance *out) {
     (void)ci;
     (void)a;
-    for (int i = 0; i < POOL; i++) {
-        if (g_instances[i].used) continue;
-        g_instances[i].used = 1;
+    for (int i = 0; i < INSTANCE_POOL; i++) {
+        if (__atomic_exchange_n(&g_instances[i].used, 1, __ATOMIC_ACQUIRE)) continue;
         set_magic(&g_instances[i].o);
         set_magic(&g_instances[i].pd.o);
         *out = (VkInstance)(void *)&g_instances[i];
@@ -56,7 +57,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreate
 }
 static VKAPI_ATTR void VKAPI_CALL null_DestroyInstance(VkInstance inst, const VkAllocationCallbacks *a) {
     (void)a;
-    if (inst != VK_NULL_HANDLE) ((struct null_instance *)(void *)inst)->used = 0;
+    if (inst != VK_NULL_HANDLE) __atomic_store_n(&((struct null_instance *)(void *)inst)->used, 0, __ATOMIC_RELEASE);
 }
 static VKAPI_ATTR VkResult VKAPI_CALL null_EnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
                                                                                VkExtensionProperties *props) {

@@ -12,6 +12,7 @@
 
 struct secure_var {
     const char *name;
+    size_t len; /* strlen(name) */
     uint32_t category; /* log category for the "ignored" line */
     const char *policy;
 };
@@ -30,28 +31,29 @@ struct secure_var {
  * RULE_ENV_ELEVATED_LAYERS_ENABLE, RULE_ENV_ELEVATED_LAYERS_DISABLE, RULE_ENV_ELEVATED_LAYERS_ALLOW,
  * RULE_ENV_ELEVATED_XDG_CONFIG_HOME, RULE_ENV_ELEVATED_XDG_CONFIG_DIRS,
  * RULE_ENV_ELEVATED_XDG_DATA_HOME, RULE_ENV_ELEVATED_XDG_DATA_DIRS, RULE_ENV_ELEVATED_HOME. */
+#define SV(name, category, policy) {name, sizeof(name) - 1, category, policy}
 static const struct secure_var k_secure_vars[] = {
-    {"VK_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"},
-    {"VK_ICD_FILENAMES", VKL_LOG_DRIVER, "LDP_LOADER_13"},
-    {"VK_ADD_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"},
-    {"VK_LOADER_DRIVERS_SELECT", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"},
-    {"VK_LOADER_DRIVERS_DISABLE", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"},
-    {"VK_LOADER_DEVICE_ID_FILTER", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"},
-    {"VK_LOADER_VENDOR_ID_FILTER", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"},
-    {"VK_LOADER_DRIVER_ID_FILTER", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"},
-    {"VK_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
-    {"VK_ADD_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
-    {"VK_IMPLICIT_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
-    {"VK_ADD_IMPLICIT_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"},
-    {"VK_LOADER_LAYERS_ENABLE", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
-    {"VK_LOADER_LAYERS_DISABLE", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
-    {"VK_LOADER_LAYERS_ALLOW", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
+    SV("VK_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
+    SV("VK_ICD_FILENAMES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
+    SV("VK_ADD_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
+    SV("VK_LOADER_DRIVERS_SELECT", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"),
+    SV("VK_LOADER_DRIVERS_DISABLE", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"),
+    SV("VK_LOADER_DEVICE_ID_FILTER", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"),
+    SV("VK_LOADER_VENDOR_ID_FILTER", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"),
+    SV("VK_LOADER_DRIVER_ID_FILTER", VKL_LOG_DRIVER, "RULE_ENV_ELEVATED"),
+    SV("VK_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"),
+    SV("VK_ADD_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"),
+    SV("VK_IMPLICIT_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"),
+    SV("VK_ADD_IMPLICIT_LAYER_PATH", VKL_LOG_LAYER, "LLP_LOADER_13"),
+    SV("VK_LOADER_LAYERS_ENABLE", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("VK_LOADER_LAYERS_DISABLE", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("VK_LOADER_LAYERS_ALLOW", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
     /* search bases for drivers and layers alike */
-    {"XDG_CONFIG_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
-    {"XDG_CONFIG_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
-    {"XDG_DATA_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
-    {"XDG_DATA_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
-    {"HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"},
+    SV("XDG_CONFIG_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("XDG_CONFIG_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("XDG_DATA_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("XDG_DATA_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
 };
 #define SECURE_VAR_COUNT (sizeof(k_secure_vars) / sizeof(k_secure_vars[0]))
 
@@ -59,9 +61,12 @@ static atomic_bool g_logged[SECURE_VAR_COUNT];
 /* -1: real getauxval answer; 0/1: forced by a test. */
 static atomic_int g_elevated_override = -1;
 
+/* One length compare rejects most entries before any byte compare (vkl_getenv runs this for
+ * every variable that is set, ~10 times per global call; docs/performance.md). */
 static const struct secure_var *find_secure(const char *name, size_t *index) {
+    size_t len = strlen(name);
     for (size_t i = 0; i < SECURE_VAR_COUNT; i++) {
-        if (strcmp(k_secure_vars[i].name, name) == 0) {
+        if (k_secure_vars[i].len == len && memcmp(k_secure_vars[i].name, name, len) == 0) {
             if (index) *index = i;
             return &k_secure_vars[i];
         }
@@ -76,8 +81,11 @@ bool vkl_env_is_secure_var(const char *name) {
 /* True when secure_getenv() hides variables in this process: the first variable of the
  * environment is visible to getenv() but not to secure_getenv(). This is what makes our view of
  * elevation agree with glibc's (and with a test framework that interposes secure_getenv). */
-static bool secure_getenv_hides(void) {
+/* *conclusive: the probe saw a variable that getenv() and secure_getenv() both return, or one that
+ * only getenv() returns (an empty or odd environment proves nothing and is asked again later). */
+static bool secure_getenv_hides(bool *conclusive) {
     extern char **environ;
+    *conclusive = false;
     if (environ == NULL || environ[0] == NULL) return false;
     const char *eq = strchr(environ[0], '=');
     if (eq == NULL || eq == environ[0]) return false;
@@ -86,8 +94,16 @@ static bool secure_getenv_hides(void) {
     if (n >= sizeof(name)) return false;
     memcpy(name, environ[0], n);
     name[n] = '\0';
-    return getenv(name) != NULL && secure_getenv(name) == NULL;
+    if (getenv(name) == NULL) return false;
+    *conclusive = true;
+    return secure_getenv(name) == NULL;
 }
+
+/* The answer of the real check, once it was conclusive: -1 not yet known, 0 / 1. AT_SECURE is
+ * fixed at exec, and an interposer decides once whether its secure_getenv hides variables, so the
+ * answer holds for the life of the process (it was asked for every secure variable read, ~4,000
+ * instructions per global call). */
+static atomic_int g_elevated_cached = -1;
 
 bool vkl_env_is_elevated(void) {
     int forced = atomic_load(&g_elevated_override);
@@ -97,7 +113,12 @@ bool vkl_env_is_elevated(void) {
      * elevation makes secure_getenv hide variables: asking both keeps our view the same as
      * secure_getenv's. Neither costs a system call (the id comparison of the Khronos loader's
      * fallback would cost four per variable read, and adds nothing where secure_getenv exists). */
-    return getauxval(AT_SECURE) != 0 || secure_getenv_hides();
+    int cached = atomic_load_explicit(&g_elevated_cached, memory_order_relaxed);
+    if (cached >= 0) return cached != 0;
+    bool conclusive = true;
+    bool elevated = getauxval(AT_SECURE) != 0 || secure_getenv_hides(&conclusive);
+    if (conclusive) atomic_store_explicit(&g_elevated_cached, elevated ? 1 : 0, memory_order_relaxed);
+    return elevated;
 }
 
 const char *vkl_getenv(const char *name) {

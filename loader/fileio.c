@@ -85,6 +85,25 @@ bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_fi
     return true;
 }
 
+bool vkl_library_identity(const char *path, struct vkl_file_id *out) {
+    if (path == NULL || path[0] == '\0') {
+        errno = ENOENT;
+        return false;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return vkl_file_identity(path, VKL_FILE_MISSING, out);
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    close(fd);
+    if (!ok) return false;
+    if (!S_ISREG(st.st_mode)) {
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return false;
+    }
+    if (out != NULL) fill_id(&st, out);
+    return true;
+}
+
 /* RULE_ADVERSARIAL_INPUT: files above `max`, FIFOs and devices are refused without reading. */
 VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf,
                        size_t *out_len, struct vkl_file_id *out_id) {

@@ -103,7 +103,7 @@ static void library_identity(struct vkl_driver *d) {
         d->lib_path = strdup(lm->l_name);
     else if (d->manifest.library_path != NULL && strchr(d->manifest.library_path, '/') != NULL)
         d->lib_path = strdup(d->manifest.library_path);
-    if (d->lib_path == NULL || !vkl_file_identity(d->lib_path, VKL_FILE_MISSING, &d->lib_id)) return;
+    if (d->lib_path == NULL || !vkl_library_identity(d->lib_path, &d->lib_id)) return;
     d->lib_stat_ok = true;
 }
 
@@ -112,7 +112,7 @@ static void library_identity(struct vkl_driver *d) {
 static bool library_unchanged(const struct vkl_driver *d) {
     if (!d->load_attempted || d->lib_path == NULL) return true;
     struct vkl_file_id id;
-    bool ok = vkl_file_identity(d->lib_path, VKL_FILE_MISSING, &id);
+    bool ok = vkl_library_identity(d->lib_path, &id);
     if (ok != d->lib_stat_ok) return false;
     return !ok || vkl_file_id_equal(&d->lib_id, &id);
 }
@@ -368,9 +368,11 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
     vkl_filter_parse(sel, sel != NULL ? strlen(sel) : 0, &select);
     vkl_filter_parse(dis, dis != NULL ? strlen(dis) : 0, &disable);
 
-    pthread_mutex_lock(&g_driver_lock);
+    /* The search (directory listings, the settings file's additional drivers) touches no cache:
+     * outside the lock, so concurrent acquisitions only queue for the cache itself. */
     result = vkl_settings_driver_files(settings, log, &files);
     vkl_settings_release(settings);
+    pthread_mutex_lock(&g_driver_lock);
     if (result != VK_SUCCESS) goto out;
     out->drivers = malloc((files.count ? files.count : 1) * sizeof(*out->drivers));
     if (out->drivers == NULL) {

@@ -16,9 +16,61 @@ struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
     return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
 }
 
-static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice h) {
+/* The instance's physical-device wrappers by (driver instance, driver handle), built once per
+ * enumeration when there are many: a linear scan of inst->physdevs per device made enumeration
+ * quadratic in the number of drivers (issue 18). Open addressing; `slot` NULL: scan the list. */
+struct pd_index {
+    struct vkl_physdev **slot;
+    uint32_t mask, used;
+};
+
+static uint32_t pd_hash(const struct vkl_icd_instance *ii, VkPhysicalDevice h) {
+    uint64_t x = (uint64_t)(uintptr_t)ii * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)h;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    return (uint32_t)(x ^ (x >> 32));
+}
+
+static void pd_index_put(struct pd_index *ix, struct vkl_physdev *p) {
+    for (uint32_t i = pd_hash(p->term.icd, p->term.handle) & ix->mask;; i = (i + 1) & ix->mask)
+        if (ix->slot[i] == NULL) {
+            ix->slot[i] = p;
+            ix->used++;
+            return;
+        }
+}
+
+/* Below 32 wrappers the list scan is as cheap as a table and allocates nothing. */
+static void pd_index_build(struct vkl_instance *inst, struct pd_index *ix, uint32_t expect_new) {
+    ix->slot = NULL;
+    ix->mask = 0;
+    ix->used = 0;
+    uint32_t n = 0;
+    for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next) n++;
+    if (n + expect_new < 32) return;
+    uint32_t slots = 64;
+    while (slots < 2 * (n + expect_new)) slots <<= 1;
+    ix->slot = vkl_calloc(&inst->alloc, slots * sizeof(*ix->slot), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (ix->slot == NULL) return; /* the list scan still works */
+    ix->mask = slots - 1;
     for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
-        if (p->term.icd == ii && p->term.handle == h) return p;
+        if (p->term.icd != NULL) pd_index_put(ix, p);
+}
+
+static void pd_index_free(struct vkl_instance *inst, struct pd_index *ix) {
+    vkl_free(&inst->alloc, ix->slot);
+    ix->slot = NULL;
+}
+
+static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct pd_index *ix, struct vkl_icd_instance *ii,
+                                       VkPhysicalDevice h) {
+    if (ix != NULL && ix->slot != NULL) {
+        for (uint32_t i = pd_hash(ii, h) & ix->mask; ix->slot[i] != NULL; i = (i + 1) & ix->mask)
+            if (ix->slot[i]->term.icd == ii && ix->slot[i]->term.handle == h) return ix->slot[i];
+    } else {
+        for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
+            if (p->term.icd == ii && p->term.handle == h) return p;
+    }
     struct vkl_physdev *p = vkl_calloc(&inst->alloc, sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
     if (p == NULL) return NULL;
     /* Same dispatch key as the instance, so layers that do not wrap physical devices find their
@@ -32,6 +84,12 @@ static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct vkl_icd
     p->tramp.next = (VkPhysicalDevice)(void *)&p->term;
     p->next = inst->physdevs;
     inst->physdevs = p;
+    if (ix != NULL && ix->slot != NULL) {
+        if (2 * (ix->used + 1) <= ix->mask + 1)
+            pd_index_put(ix, p);
+        else
+            pd_index_free(inst, ix); /* more devices than expected: the list scan takes over */
+    }
     return p;
 }
 
@@ -45,12 +103,22 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
     VkResult r = VK_SUCCESS;
     uint32_t total = 0, cap = 0;
     struct vkl_physdev **all = NULL;
+    /* A driver's handles land in `local` when they fit (no heap block per driver per call). */
+    VkPhysicalDevice local[16];
+    /* `all` starts with room for one device per driver, then doubles. */
+    uint32_t icd_count = 0;
+    for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) icd_count++;
+    struct pd_index ix;
+    pd_index_build(inst, &ix, icd_count);
+#define FREE_HS(hs) ((hs) != local ? vkl_free(&inst->alloc, (hs)) : (void)0)
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
         uint32_t n = 0;
         VkResult dr = ii->disp.EnumeratePhysicalDevices(ii->handle, &n, NULL);
         VkPhysicalDevice *hs = NULL;
         if (dr == VK_SUCCESS && n > 0) {
-            hs = vkl_alloc(&inst->alloc, n * sizeof(*hs), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+            hs = n <= sizeof(local) / sizeof(local[0])
+                     ? local
+                     : vkl_alloc(&inst->alloc, n * sizeof(*hs), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
             if (hs == NULL) {
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
                 goto out;
@@ -62,14 +130,15 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                     "driver %s: vkEnumeratePhysicalDevices returned %d; its devices are left out [LDP_DRIVER_1]",
                     vkl_driver_name(ii->driver), (int)dr);
-            vkl_free(&inst->alloc, hs);
+            FREE_HS(hs);
             continue;
         }
         if (total + n > cap) {
             uint32_t ncap = (total + n) * 2;
+            if (ncap < icd_count + n) ncap = icd_count + n;
             struct vkl_physdev **nall = vkl_alloc(&inst->alloc, ncap * sizeof(*nall), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
             if (nall == NULL) {
-                vkl_free(&inst->alloc, hs);
+                FREE_HS(hs);
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
                 goto out;
             }
@@ -79,17 +148,19 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
             cap = ncap;
         }
         for (uint32_t i = 0; i < n; i++) {
-            struct vkl_physdev *p = physdev_get(inst, ii, hs[i]);
+            struct vkl_physdev *p = physdev_get(inst, &ix, ii, hs[i]);
             if (p == NULL) {
-                vkl_free(&inst->alloc, hs);
+                FREE_HS(hs);
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
                 goto out;
             }
             all[total++] = p;
         }
-        vkl_free(&inst->alloc, hs);
+        FREE_HS(hs);
     }
+#undef FREE_HS
 out:
+    pd_index_free(inst, &ix);
     if (r != VK_SUCCESS) {
         vkl_free(&inst->alloc, all);
         return r;
@@ -568,6 +639,13 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
  * the layer's handle, created on first sight and kept until vkDestroyInstance. */
 static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice next) {
     if (next == VK_NULL_HANDLE) return VK_NULL_HANDLE;
+    /* No layer: the chain's top is the loader's terminator, whose handles are the `term` members
+     * of this instance's wrappers (vkl_term_EnumeratePhysicalDevices): found without the list scan
+     * that made enumeration quadratic in the number of devices (issue 18). */
+    if (inst->layer_lib_count == 0) {
+        struct vkl_physdev *q = vkl_physdev_from_term(next);
+        if (q->tramp.next == next) return (VkPhysicalDevice)(void *)&q->tramp;
+    }
     pthread_mutex_lock(&inst->lock);
     struct vkl_physdev *p;
     for (p = inst->physdevs; p != NULL; p = p->next)
@@ -757,7 +835,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
                 native = true;
                 for (uint32_t g = 0; g < dn; g++) {
                     for (uint32_t m = 0; m < dg[g].physicalDeviceCount; m++) {
-                        struct vkl_physdev *p = physdev_get(inst, ii, dg[g].physicalDevices[m]);
+                        struct vkl_physdev *p = physdev_get(inst, NULL, ii, dg[g].physicalDevices[m]);
                         if (p == NULL) {
                             r = VK_ERROR_OUT_OF_HOST_MEMORY;
                             vkl_free(&inst->alloc, groups);
