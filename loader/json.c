@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,26 @@ static void line_col(const char *buf, size_t offset, size_t *line, size_t *col) 
  * SIZE_MAX when absent.
  */
 /* RULE_ADVERSARIAL_INPUT: nesting depth and NUL bytes, found before cJSON sees the text. */
+/* cJSON reports a failed allocation like a syntax error (NULL). Its allocations go through
+ * json_malloc, which notes a failure for the parse in progress: parses are serialized by
+ * parse_lock, so the flag needs no other synchronisation. The hooks are this library's own: cJSON
+ * is compiled in with hidden visibility (RULE_PRIVATE_JSON_PARSER), so no other cJSON user sees
+ * them. A failure is then VK_ERROR_OUT_OF_HOST_MEMORY, never "malformed": a manifest must not
+ * vanish because memory ran short (issue 19). */
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool parse_oom; /* guarded by parse_lock */
+
+static void *json_malloc(size_t n) {
+    void *p = malloc(n);
+    if (p == NULL) parse_oom = true;
+    return p;
+}
+
+static void json_hooks_install(void) {
+    cJSON_Hooks hooks = {.malloc_fn = json_malloc, .free_fn = free};
+    cJSON_InitHooks(&hooks);
+}
+
 static void pre_scan(const char *buf, size_t len, size_t *deep_at, size_t *nul_at) {
     size_t depth = 0;
     int in_string = 0;
@@ -143,12 +164,19 @@ VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root,
     const char *end = NULL;
     /* cJSON_ParseWithLengthOpts writes cJSON's process-wide error position (cJSON_GetErrorPtr) on
      * every call: serialize parses so instances created on several threads do not race on it. */
-    static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+    static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+    pthread_once(&hooks_once, json_hooks_install);
     pthread_mutex_lock(&parse_lock);
+    parse_oom = false;
     root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+    bool oom = parse_oom;
     pthread_mutex_unlock(&parse_lock);
+    if (root == NULL && oom) {
+        result = VK_ERROR_OUT_OF_HOST_MEMORY;
+        set_err(err, err_len, "out of memory");
+        goto out;
+    }
     if (root == NULL) {
-        /* cJSON does not report allocation failure separately; a syntax error is far likelier. */
         size_t pos = (end != NULL && end >= copy && end <= copy + len) ? (size_t)(end - copy) : 0;
         size_t line, col;
         line_col(copy, pos, &line, &col);
