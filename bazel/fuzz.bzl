@@ -175,7 +175,7 @@ def vkl_fuzz_mock_icds(name, variants, exports):
       variants: dict of variant name -> row (MOCK_ICD_VARIANTS).
       exports: function variant -> sorted export list (mock_icd_exports).
     """
-    _fuzz_mock_libraries(name, "libmock_icd", ["//mock_icd:mock_icd.c", "//mock_icd:mock_icd_ctl.h",
+    _fuzz_mock_libraries(name, "libmock_icd", ["//mock_icd:mock_icd_srcs",  # the one source list
                                                # VkResult names, compiled the mock's way (no coverage)
                                                "//loader:vkl_gen_results.c", "//loader:vkl_gen_results.h"],
                          mock_icd_defines, variants, exports)
@@ -193,5 +193,5 @@ def vkl_fuzz_mock_layers(name, variants, exports):
       exports: function variant -> sorted export list (mock_layer_exports).
     """
     _fuzz_mock_libraries(name, "libmock_layer", ["//mock_layers:mock_layer.c", "//mock_layers:mock_layer_ctl.h",
-                                                   "//mock_layers:mock_common.h"],
+                                                   "//mock_common:mock_common.h"],
                          mock_layer_defines, variants, exports)

@@ -173,9 +173,14 @@ if [ ${#world_targets[@]} -gt 0 ]; then
     defs=${line#* }; defs=${defs%% |*}
     exports=${line##*| }
     echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/$v.lds"
-    $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_icd/mock_icd.c -o "$B/mockobj/mock_$v.o"
+    # The mock's sources: mock_icd/SOURCES, the list //mock_icd:mock_icd_srcs also builds from.
+    objs=()
+    for src in $(grep '\.c$' mock_icd/SOURCES); do
+      $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c "$src" -o "$B/mockobj/mock_${v}_$(basename "$src" .c).o"
+      objs+=("$B/mockobj/mock_${v}_$(basename "$src" .c).o")
+    done
     $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/$v.lds" \
-      "$B/mockobj/mock_$v.o" "$B/mockobj/results.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_icd/libmock_icd_$v.so" \
+      "${objs[@]}" "$B/mockobj/results.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_icd/libmock_icd_$v.so" \
       -ldl -lpthread -lm
   done
   # The mock layers (the world's layer slots), built the same way: $OUT/vkl_mock_layer.

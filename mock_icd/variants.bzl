@@ -1,6 +1,6 @@
 """The ONE table of mock ICD export variants.
 
-Each row becomes `//mock_icd:libmock_icd_<variant>.so`, built from mock_icd.c with compile-time
+Each row becomes `//mock_icd:libmock_icd_<variant>.so`, built from //mock_icd:mock_icd_srcs with compile-time
 defines, linked with `-Wl,--no-undefined` and a generated version script that exports exactly the
 row's symbols plus the mock_icd_ctl_* functions. `mock_icd_exports_test` checks every built
 library's dynamic symbol table against the same data.

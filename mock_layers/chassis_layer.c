@@ -36,7 +36,7 @@
 #include <vulkan/vulkan.h>
 
 #include "loader/vkl_gen_results.h"
-#include "mock_layers/mock_common.h"
+#include "mock_common/mock_common.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_INVALID 32

@@ -26,7 +26,7 @@
 #include <vulkan/vulkan.h>
 
 #define MOCK_LAYER_BUILDING 1
-#include "mock_layers/mock_common.h"
+#include "mock_common/mock_common.h"
 #include "mock_layers/mock_layer_ctl.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -75,8 +75,7 @@ static bool g_init;
 static char g_self[PATH_MAX];
 static struct scenario g_sc;
 static cJSON *g_doc;
-static char *g_records[MAX_RECORDS];
-static size_t g_record_count;
+static struct mock_records g_records = {.max = MAX_RECORDS};
 
 static void scenario_defaults(void) {
     memset(&g_sc, 0, sizeof(g_sc));
@@ -165,8 +164,7 @@ static void ensure_init(void) {
 }
 
 __attribute__((destructor)) static void mock_layer_fini(void) {
-    for (size_t i = 0; i < g_record_count; i++) free(g_records[i]);
-    g_record_count = 0;
+    mock_records_clear(&g_records);
     cJSON_Delete(g_doc);
     g_doc = NULL;
 }
@@ -181,10 +179,7 @@ static void record(const char *call, cJSON *extra) {
     cJSON_Delete(o);
     if (line == NULL) return;
     mock_append_line(g_sc.calls_file, line);
-    if (g_record_count < MAX_RECORDS)
-        g_records[g_record_count++] = line;
-    else
-        free(line);
+    mock_records_add(&g_records, line);
 }
 
 static void rec(const char *call) {
@@ -1731,8 +1726,7 @@ EXPORT int mock_layer_ctl_load_scenario(const char *json) {
 EXPORT void mock_layer_ctl_reset(void) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
-    for (size_t i = 0; i < g_record_count; i++) free(g_records[i]);
-    g_record_count = 0;
+    mock_records_clear(&g_records);
     cJSON_Delete(g_doc);
     g_doc = NULL;
     load_sidecar();
@@ -1740,13 +1734,13 @@ EXPORT void mock_layer_ctl_reset(void) {
 }
 EXPORT size_t mock_layer_ctl_record_count(void) {
     pthread_mutex_lock(&g_lock);
-    size_t n = g_record_count;
+    size_t n = mock_records_count(&g_records);
     pthread_mutex_unlock(&g_lock);
     return n;
 }
 EXPORT const char *mock_layer_ctl_record_get(size_t i) {
     pthread_mutex_lock(&g_lock);
-    const char *s = i < g_record_count ? g_records[i] : NULL;
+    const char *s = mock_records_get(&g_records, i);
     pthread_mutex_unlock(&g_lock);
     return s;
 }
