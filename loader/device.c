@@ -83,6 +83,8 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
         if (props == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
         qr = ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, props);
         if (qr < 0) count = 0;
+    } else {
+        count = 0; /* a failed count query may still have written a count (clang-analyzer) */
     }
     VkResult r = VK_SUCCESS;
     uint32_t n = 0;

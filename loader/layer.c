@@ -926,6 +926,7 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     const struct vkl_settings *st = set->settings; /* looked up by the acquisition */
     if (st != NULL && st->has_layers) { /* the settings file's order and controls */
         r = settings_activate(&a, st, app_names, app_count);
+        free(a.metas.v); /* the meta-layers it expanded (clang-analyzer found this leak) */
         if (r != VK_SUCCESS) free(a.list);
         else *out = a.list, *out_count = a.count;
         return r;

@@ -115,6 +115,26 @@ TEST_F(SettingsFixture, LayersOnEnablesLayerFromItsPath) {
   EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
 }
 
+// A meta-layer the settings file turns on brings its components, in its order (under
+// LeakSanitizer this also proves the expansion's bookkeeping is freed: it leaked once).
+TEST_F(SettingsFixture, LayersOnMetaLayerEnablesItsComponents) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_LYR_META");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_comp_a");
+  std::string b = HiddenLayer("VK_LAYER_MOCK_set_comp_b");
+  std::string meta = s_.root() + "/elsewhere/VK_LAYER_MOCK_set_meta.json";
+  s_.WriteFile(meta,
+               R"({"file_format_version": "1.1.2", "layer": {"name": "VK_LAYER_MOCK_set_meta", "type": "GLOBAL",)"
+               R"( "api_version": "1.3.0", "implementation_version": "1", "description": "meta",)"
+               R"( "component_layers": ["VK_LAYER_MOCK_set_comp_b", "VK_LAYER_MOCK_set_comp_a"]}})");
+  WriteSettings(Settings("\"layers\": [" +
+                         Join({Entry("on", "VK_LAYER_MOCK_set_meta", meta), Entry("auto", "VK_LAYER_MOCK_set_comp_a", a),
+                               Entry("auto", "VK_LAYER_MOCK_set_comp_b", b)}) +
+                         "]"));
+  ProbeResult r = Run();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), (V{"VK_LAYER_MOCK_set_comp_b", "VK_LAYER_MOCK_set_comp_a"})) << r.Describe();
+}
+
 TEST_F(SettingsFixture, LayersOffHidesAndRequestFails) {
   VKT_POLICY("RULE_SETTINGS_FILE");
   FoundLayer("VK_LAYER_MOCK_set_off", false);
