@@ -449,7 +449,7 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
         const char *arch = vkl_json_string(f);
         int bits = (int)(sizeof(void *) * 8);
         if (arch != NULL && (strcmp(arch, "32") == 0 || strcmp(arch, "64") == 0)) {
-            l->library_arch = atoi(arch);
+            l->library_arch = arch[0] == '3' ? 32 : 64;
             if (l->library_arch != bits) {
                 vkl_log(c->log, VKL_LOG_INFO | CAT,
                         LAYER_FMT "field 'library_arch' is \"%s\" but the loader is %d-bit; layer skipped "

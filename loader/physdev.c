@@ -384,7 +384,8 @@ static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *co
     bool select = false;
     const char *sel = o->sort ? vkl_getenv("VK_LOADER_DEVICE_SELECT") : NULL;
     if (sel != NULL && sel[0] != '\0') {
-        select = sscanf(sel, "%x:%x", &sel_vendor, &sel_device) == 2;
+        /* the Khronos loader's own parse of this variable, kept for the same answers */
+        select = sscanf(sel, "%x:%x", &sel_vendor, &sel_device) == 2; /* NOLINT(cert-err34-c) */
         if (!select)
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                     "VK_LOADER_DEVICE_SELECT=%s is not <vendorID>:<deviceID> in hex; ignored [RULE_PHYSDEV_SORT]", sel);

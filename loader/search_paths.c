@@ -67,9 +67,9 @@ static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const ch
     while (hl > 1 && home[hl - 1] == '/') hl--;
     char *base = malloc(hl + 1 + rl + 1);
     if (base == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(base, home, hl);
+    memcpy(base, home, hl); /* NOLINT(bugprone-not-null-terminated-result): terminated below */
     base[hl] = '/';
-    memcpy(base + hl + 1, home_rel, rl + 1);
+    memcpy(base + hl + 1, home_rel, rl + 1); /* copies the NUL */
     VkResult r = add_dir(out, base, strlen(base), suffix);
     free(base);
     return r;
