@@ -14,6 +14,9 @@
 #                     cache fuzz/fetch_cjson_src.sh fills (apt-get source cjson)
 #   MOCK_CC           compiler for the mock drivers (default $CC; plain clang for afl-clang-*)
 #   VKL_FUZZ_TARGETS  space-separated subset of the targets to build
+#   VKL_KHRONOS_LOADER the Khronos libvulkan.so.1 that loader_diff_fuzzer compares with, copied to
+#                     $OUT/vkl_khronos/ (default /usr/lib/x86_64-linux-gnu/libvulkan.so.1 when present;
+#                     the deviations table conformance/deviations/khronos.tsv is for Debian's 1.3.239)
 set -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +26,7 @@ if [ -z "${VKL_ROOT:-}" ]; then
 fi
 cd "$VKL_ROOT"
 
-ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer ldp_package_fuzzer"
+ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer ldp_package_fuzzer loader_diff_fuzzer"
 TARGETS=${VKL_FUZZ_TARGETS:-$ALL_TARGETS}
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -144,15 +147,53 @@ fi
 # The whole-loader targets: the shared world harness (fuzz/world/) + one decoder each.
 world_targets=()
 for t in loader_world_fuzzer layer_chain_fuzzer; do want $t && world_targets+=("$t"); done
-if [ ${#world_targets[@]} -gt 0 ]; then
+if [ ${#world_targets[@]} -gt 0 ] || want loader_diff_fuzzer; then
   for f in fuzz/world/world.c fuzz/world/oracle.c fuzz/world/app.c; do
     compile "$B/obj/world_$(basename "$f" .c).o" "$f"
   done
   for t in "${world_targets[@]}"; do
     compile "$B/obj/$t.o" "fuzz/$t.c"
     link $t "$B/obj/$t.o" "$B"/obj/world_*.o "${core_objs[@]}" "${layer_objs[@]}" \
-      "${parsing_objs[@]}" -Wl,--wrap=dlopen
+      "${parsing_objs[@]}" -Wl,--wrap=dlopen \
+      -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
   done
+
+  # The differential target (docs/fuzzing.md "Differential fuzzing"): the world (world.c) without
+  # the in-process loader, and our loader as a shared object it dlopen()s in a forked child,
+  # $OUT/vkl_libvulkan/libvulkan.so.1 (instrumented like the target: the harness hands the child's
+  # coverage counters back to the engine), beside the deviations table and Debian's Khronos loader.
+  if want loader_diff_fuzzer; then
+    for f in fuzz/world/diff.c fuzz/world/diff_stubs.c fuzz/loader_diff_fuzzer.c; do
+      compile "$B/obj/diff_$(basename "$f" .c).o" "$f"
+    done
+    link loader_diff_fuzzer "$B/obj/diff_loader_diff_fuzzer.o" "$B/obj/diff_diff.o" "$B/obj/diff_diff_stubs.o" \
+      "$B/obj/world_world.o" -Wl,--export-dynamic-symbol=dlopen
+    mkdir -p "$B/picobj" "$OUT/vkl_libvulkan" "$OUT/vkl_deviations"
+    pic_objs=()
+    $CC $CFLAGS -fPIC -fvisibility=hidden -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/picobj/cJSON.o"
+    pic_objs+=("$B/picobj/cJSON.o")
+    for f in loader/*.c "$B"/gen/loader/*.c; do
+      o="$B/picobj/$(basename "$f" .c).o"
+      compile "$o" "$f" $PLATFORM -fPIC
+      pic_objs+=("$o")
+    done
+    for f in loader/*.S; do
+      [ -e "$f" ] || continue
+      $CC $COMMON -fPIC -c "$f" -o "$B/picobj/$(basename "$f" .S).o"
+      pic_objs+=("$B/picobj/$(basename "$f" .S).o")
+    done
+    # no -Wl,--no-undefined: the sanitizer and coverage runtimes come from the fuzzer executable
+    $CC $CFLAGS -shared -fPIC -Wl,-soname,libvulkan.so.1 -Wl,--version-script=loader/libvulkan.lds \
+      -Wl,-Bsymbolic "${pic_objs[@]}" -o "$OUT/vkl_libvulkan/libvulkan.so.1" -ldl -lpthread -lm
+    cp conformance/deviations/khronos.tsv "$OUT/vkl_deviations/khronos.tsv"
+    khr=${VKL_KHRONOS_LOADER:-/usr/lib/x86_64-linux-gnu/libvulkan.so.1}
+    if [ -e "$khr" ]; then
+      mkdir -p "$OUT/vkl_khronos"
+      cp -L "$khr" "$OUT/vkl_khronos/libvulkan.so.1"
+    else
+      echo "build.sh: no Khronos loader at $khr: loader_diff_fuzzer needs VKL_DIFF_KHRONOS at run time" >&2
+    fi
+  fi
 
   # The mock drivers it dlopen()s: ASan/UBSan like the rest, but no coverage instrumentation
   # (the engines keep pointers into the counters of every instrumented module, and the fuzzer

@@ -156,6 +156,10 @@ static void chain_decode(const uint8_t *data, size_t size, struct world *w) {
     for (uint32_t i = 0; i < w->app_layer_count; i++) w->app_layer[i] = strdup(chain_name(fz_u8(&in)));
     w->pd_choice = fz_u8(&in);
     if (alloc_fail) w->alloc_fail_at = fz_u8(&in);
+    /* malloc failures of the loader (FRAMING.md "mfail"), trailing like the world's */
+    world_decode_mfail(&in, w);
+    w->ndecoded = w->ndrivers;
+    for (uint32_t s = 0; s < W_MAX_DRIVERS; s++) w->d[s].clone_of = -1;
     w->queue_count = 1;
     w->msg_severity = 0x1111u;
     w->msg_types = 7;

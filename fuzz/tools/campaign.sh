@@ -14,6 +14,9 @@
 #   VKL_AFL_FUZZ        the afl-fuzz binary (default: afl-fuzz on PATH)
 #   VKL_AFL_JOBS        AFL++ instances per whole-loader target in VKL_AFL_DIR (default 2: -M main, -S s1..)
 #   VKL_CORPUS_IN       directory with <target>/ corpora to start from (default: the seed zips)
+#   VKL_TARGETS         the libFuzzer targets to run (default: all below), e.g. VKL_TARGETS=loader_diff_fuzzer
+#                       VKL_JOBS_loader_diff_fuzzer=16 VKL_AFL_JOBS=0 for a differential-only campaign
+#                       (loader_diff_fuzzer: our loader against the bundled Khronos loader, vkl_khronos/)
 set -uo pipefail
 bin=$1 results=$2 secs=$3
 mkdir -p "$results"
@@ -21,19 +24,20 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vkl-campaign.XXXXXX")
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 cores=$(nproc)
-targets="loader_world_fuzzer layer_chain_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer"
+targets=${VKL_TARGETS:-"loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer"}
 afl_targets=()
 if [ -n "${VKL_AFL_DIR:-}" ]; then
   for t in loader_world_fuzzer layer_chain_fuzzer; do [ -x "$VKL_AFL_DIR/$t" ] && afl_targets+=("$t"); done
 fi
 afl_per=${VKL_AFL_JOBS:-2}
+[ "$afl_per" -eq 0 ] && afl_targets=()
 afl_jobs=$((${#afl_targets[@]} * afl_per))
 rest=$((cores - afl_jobs))
 [ $rest -lt 6 ] && rest=6
-# a quarter of the rest to each whole-loader target (slow: a world on disk per input), the five
-# parser targets share the remainder equally
-world=$((rest / 4)); [ $world -lt 1 ] && world=1
-each=$(((rest - 2 * world) / 5)); [ $each -lt 1 ] && each=1
+# a fifth of the rest to each whole-loader target (slow: a world on disk per input; the
+# differential one runs two forked loaders per input), the parser targets share the remainder
+world=$((rest / 5)); [ $world -lt 1 ] && world=1
+each=$(((rest - 3 * world) / 5)); [ $each -lt 1 ] && each=1
 echo "campaign: $cores cores, ${secs}s; default libFuzzer workers: whole-loader targets x$world, parsers x$each; AFL++ x$afl_per on ${afl_targets[*]:-nothing}"
 
 # seeds BIN_DIR TARGET DEST: the seed corpus, from the directory <target>_seed_corpus/ when there
@@ -49,7 +53,7 @@ for t in $targets; do
   [ -x "$bin/$t" ] || continue
   var=VKL_JOBS_$t
   jobs=${!var:-}
-  [ -z "$jobs" ] && { case $t in loader_world_fuzzer|layer_chain_fuzzer) jobs=$world ;; *) jobs=$each ;; esac; }
+  [ -z "$jobs" ] && { case $t in loader_world_fuzzer|layer_chain_fuzzer|loader_diff_fuzzer) jobs=$world ;; *) jobs=$each ;; esac; }
   corpus=$work/corpus/$t
   mkdir -p "$corpus" "$results/crashes_$t"
   if [ -n "${VKL_CORPUS_IN:-}" ] && [ -d "$VKL_CORPUS_IN/$t" ]; then cp "$VKL_CORPUS_IN/$t"/* "$corpus"/ 2>/dev/null; fi

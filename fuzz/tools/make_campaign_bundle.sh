@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a self-contained fuzzing campaign bundle for a machine with nothing but a base glibc system
 # (no clang, no AFL++, no Python): every libFuzzer target (clang-14, ASan + UBSan) and the AFL++
-# build of loader_world_fuzzer, with the mock drivers and layers they dlopen(), the seed corpora
+# build of loader_world_fuzzer, with the mock drivers and layers they dlopen(), our loader and
+# Debian's Khronos libvulkan.so.1 for loader_diff_fuzzer (vkl_libvulkan/, vkl_khronos/), the seed corpora
 # (unpacked), the dictionaries, afl-fuzz, every shared library any of them needs beyond glibc, and
 # fuzz/tools/campaign.sh. Reuses fuzz/oss-fuzz/build.sh for both builds (docs/fuzzing.md).
 #
@@ -91,12 +92,19 @@ done | sort -u | while read -r name path; do
   [ -e "$dest/lib/$name" ] || cp -L "$path" "$dest/lib/$name"
 done
 
+# 5b. loader_diff_fuzzer compares our loader with Debian's Khronos loader: build.sh put both beside
+# it (vkl_libvulkan/, vkl_khronos/: the remote has no Debian packages) with the deviations table.
+for f in vkl_libvulkan/libvulkan.so.1 vkl_khronos/libvulkan.so.1 vkl_deviations/khronos.tsv; do
+  [ -f "$dest/libfuzzer/$f" ] || { echo "$0: $f missing from the libFuzzer build" >&2; exit 1; }
+done
+
 # 6. run.sh: the wrapper the lead runs remotely.
 cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # OUT=RESULT_DIR bash run.sh SECONDS   (made by fuzz/tools/make_campaign_bundle.sh)
 # Environment: VKL_CORPUS_IN (a corpora.tar.gz of an earlier run, or a directory with <target>/),
-# VKL_AFL_JOBS (default 2), VKL_JOBS_<target> (libFuzzer workers; default: nproc spread by campaign.sh).
+# VKL_AFL_JOBS (default 2), VKL_JOBS_<target> (libFuzzer workers; default: nproc spread by campaign.sh),
+# VKL_TARGETS (libFuzzer targets; e.g. VKL_TARGETS=loader_diff_fuzzer VKL_JOBS_loader_diff_fuzzer=16 VKL_AFL_JOBS=0).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 secs=${1:?usage: OUT=DIR run.sh SECONDS}

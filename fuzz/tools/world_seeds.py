@@ -166,9 +166,10 @@ def world(drivers=(), elevated=False, chdir=False, allocator=False, dbg_utils=Fa
           portability_flag=False, odd_flag=False, exts=(), layers=(), eiep_layer=None,
           eiep_short=False, pd_short=False, devext_layer=False, app_messenger=False,
           unknown_pd=False, unknown_dev=False, pd_choice=0, queue_family=0, queue_count=1,
-          dev_exts=(), alloc_fail_at=0, msg=0, lookup="", wlayers=()):
+          dev_exts=(), alloc_fail_at=0, msg=0, lookup="", wlayers=(), mfail=(), widen=None):
     """env: (name, mode, value): mode "unset" | "empty" | "locations" (value: location indexes)
-    | "raw" (value: string, @W@ = the world directory)."""
+    | "raw" (value: string, @W@ = the world directory). mfail: (call, nth, from_on) entries
+    (FRAMING.md "mfail"; call: a CALLS name or "any"); widen: widen(...) bytes."""
     out = u8((1 if elevated else 0) | (2 if chdir else 0) | (4 if allocator else 0)
              | (8 if dbg_utils else 0) | (16 if dbg_report else 0) | (32 if app_info else 0)
              | (64 if groups else 0) | (128 if device else 0))
@@ -216,10 +217,50 @@ def world(drivers=(), elevated=False, chdir=False, allocator=False, dbg_utils=Fa
         out += u8(["VK_KHR_swapchain", "VK_KHR_maintenance1", "VK_KHR_portability_subset",
                    "VK_KHR_device_group"].index(e))
     out += u8(alloc_fail_at) + u8(msg) + s8(lookup)
-    if wlayers:  # appended only when present: older seeds end here and decode to no layers
+    if wlayers or mfail or widen is not None:
+        # appended only when present: older seeds end here and decode to no layers
         out += u8(len(wlayers))
         for lay in wlayers:
             out += lay
+    if mfail or widen is not None:
+        out += u8(len(mfail))
+        for call, nth, from_on in mfail:
+            c = 15 if call == "any" else CALLS.index(call)
+            out += u8(c | (0x80 if from_on else 0)) + u16(nth)
+    if widen is not None:
+        out += widen
+    return out
+
+
+# FRAMING.md "mfail": the application's loader calls (enum w_call in fuzz/world/world.h)
+CALLS = ["vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion",
+         "vkEnumerateInstanceLayerProperties", "vkCreateInstance", "vkEnumeratePhysicalDevices",
+         "vkEnumeratePhysicalDeviceGroups", "vkEnumerateDeviceExtensionProperties",
+         "vkEnumerateDeviceLayerProperties", "vkCreateDevice", "vkDestroyDevice", "vkDestroyInstance",
+         "messenger", "proc_addr", "surface", "other"]
+FILE_KINDS = ["regular", "fifo", "loop", "dir", "dev_zero", "dangling", "link", "empty"]
+META_SHAPES = ["chain", "ladder", "cycle", "masks"]
+
+
+def widen(clones=0, ftypes=(), metas=0, shape="chain", implicit_metas=False, meta_location=2,
+          leaf=None, masks=(), nuls=(), surface=False):
+    """FRAMING.md "widen". ftypes: (layer?, library?, slot, kind); nuls: (layer?, slot, where 1-3);
+    leaf: LAYER_NAMES index the last meta also names."""
+    out = u8(clones)
+    out += u8(len(ftypes))
+    for is_layer, is_lib, slot, kind in ftypes:
+        out += u8((0x80 if is_layer else 0) | (0x40 if is_lib else 0) | slot) + u8(FILE_KINDS.index(kind))
+    out += u8(metas)
+    if metas:
+        out += u8(META_SHAPES.index(shape) | (4 if implicit_metas else 0) | (meta_location << 3))
+        out += u8(leaf if leaf is not None else 0xff)
+        if shape == "masks":
+            for m in masks:
+                out += u8(m)
+    out += u8(len(nuls))
+    for is_layer, slot, where in nuls:
+        out += u8((0x80 if is_layer else 0) | (where << 4) | slot)
+    out += u8(1 if surface else 0)
     return out
 
 
@@ -545,14 +586,76 @@ def layer_seeds(s):
                        disable_env=True, name=3)])
 
 
+# Seeds kept as regressions instead (fuzz/regressions/loader_world_fuzzer/cjson_oom_read_as_syntax_error_*,
+# fuzz/regressions/README.md): cJSON's allocation failure once read as a syntax error.
+OPEN_MFAIL_SEEDS = {"mfail_any_17", "mfail_vkEnumerateInstanceExtensionProperties_17"}
+
+
+def mfail_seeds(s):
+    """Allocation failures of the loader (malloc and friends) and the widened worlds (issue 19)."""
+    drv = [driver("v7"), driver("v5_gpdpa", stem=1)]
+    for call in ("vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion",
+                 "vkEnumerateInstanceLayerProperties", "vkCreateInstance", "vkEnumeratePhysicalDevices",
+                 "vkCreateDevice", "any"):
+        for nth in (1, 2, 5, 17, 60):
+            s["mfail_%s_%d" % (call, nth)] = world(drv, mfail=[(call, nth, False)], widen=widen())
+        s["mfail_%s_from_3" % call] = world(drv, mfail=[(call, 3, True)], widen=widen())
+    for name in OPEN_MFAIL_SEEDS:  # replayed from fuzz/regressions/loader_world_fuzzer/
+        s.pop(name, None)
+    s["mfail_layers_create"] = world(drv, layers=(LAYER_NAMES[0],),
+                                     wlayers=[layer("v2_all"), layer(implicit=True, disable_env=True, name=1)],
+                                     mfail=[("vkCreateInstance", 9, False)], widen=widen())
+    s["mfail_with_allocator"] = world(drv, allocator=True, alloc_fail_at=3,
+                                      mfail=[("vkEnumeratePhysicalDevices", 1, False)], widen=widen())
+    # file kinds of driver and layer manifests and libraries
+    for kind in FILE_KINDS[1:]:
+        for loc in (0, 1, 4):
+            s["file_%s_driver_manifest_%s" % (kind, LOCATIONS[loc])] = world(
+                [driver("v7", location=loc), driver("v7", location=loc, stem=1)],
+                widen=widen(ftypes=[(False, False, 0, kind)]))
+        s["file_%s_driver_library" % kind] = world(
+            [driver("v7"), driver("v7", stem=1)], widen=widen(ftypes=[(False, True, 0, kind)]))
+        s["file_%s_layer_manifest" % kind] = world(
+            [driver("v7")], layers=(LAYER_NAMES[0],), wlayers=[layer("v2_all")],
+            widen=widen(ftypes=[(True, False, 0, kind)]))
+        s["file_%s_layer_library" % kind] = world(
+            [driver("v7")], layers=(LAYER_NAMES[0],), wlayers=[layer("v2_all", implicit=True, disable_env=True)],
+            widen=widen(ftypes=[(True, True, 0, kind)]))
+    # \u0000 escapes
+    for where in (1, 2, 3):
+        s["nul_driver_%d" % where] = world([driver("v7"), driver("v6", stem=1)], widen=widen(nuls=[(False, 0, where)]))
+        s["nul_layer_%d" % where] = world([driver("v7")], layers=(LAYER_NAMES[0],), wlayers=[layer("v2_all")],
+                                          widen=widen(nuls=[(True, 0, where)]))
+    # more drivers: clones of the decoded ones
+    s["clones_six"] = world([driver("v7"), driver("v4_gpdpa", location=4, stem=1)], widen=widen(clones=6))
+    # meta-layer graphs: chains, ladders (exponentially many paths), cycles, masks
+    for shape in META_SHAPES:
+        for n in (4, 12, 32):
+            s["metas_%s_%d" % (shape, n)] = world(
+                [driver("v7")], layers=("VK_LAYER_FUZZ_m00",), wlayers=[layer("v2_all")],
+                widen=widen(metas=n, shape=shape, leaf=0, masks=[0x81] * n))
+    s["metas_implicit_ladder"] = world([driver("v7")], wlayers=[layer("v2_all")],
+                                       widen=widen(metas=24, shape="ladder", implicit_metas=True, leaf=0))
+    # LDP_LOADER_10/11: a surface queried on every device of drivers with and without WSI
+    s["surface_two_drivers"] = world(
+        [driver("v7", sc=scenario(inst_exts=("VK_KHR_surface", "VK_KHR_xcb_surface"))),
+         driver("v2", stem=1, sc=scenario(inst_exts=("VK_KHR_surface", "VK_KHR_xcb_surface")))],
+        widen=widen(surface=True))
+    # LDP_LOADER_6: only Vulkan 1.0 drivers at interface >= 5, the application asks for 1.1
+    s["api_1_1_on_1_0_drivers"] = world(
+        [driver("v7", manifest=(1, gen_api(0), 0), sc=scenario(api=(0, False)))], api=2)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "corpus", "loader_world_fuzzer")
     os.makedirs(out, exist_ok=True)
-    for name, data in sorted(seeds().items()):
+    all_seeds = seeds()
+    mfail_seeds(all_seeds)
+    for name, data in sorted(all_seeds.items()):
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
-    print("%d seeds in %s" % (len(seeds()), out))
+    print("%d seeds in %s" % (len(all_seeds), out))
 
 
 if __name__ == "__main__":

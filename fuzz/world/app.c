@@ -11,6 +11,7 @@
  * fuzzer and results do not depend on the machine.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,61 @@ void *__wrap_dlopen(const char *file, int mode) {
     }
     return __real_dlopen(file, mode);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* malloc seam (FRAMING.md "mfail", docs/fuzzing.md "Allocation failures")                     */
+/*
+ * The whole-loader targets link with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,
+ * --wrap=strdup,--wrap=strndup: every call the statically linked loader (and the cJSON compiled
+ * into it) makes to those functions lands here. The mocks are shared objects (their calls bind to
+ * the real functions at run time) and the sanitizer runtimes define the functions themselves, so
+ * neither is affected; libFuzzer's own calls pass through because injection is armed only on the
+ * harness thread, only while one of the application's loader calls runs, and only in the run that
+ * injects. The harness's own allocations made under an armed call (the application's allocation
+ * callbacks) use __real_malloc.
+ */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+char *__real_strndup(const char *s, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+char *__wrap_strndup(const char *s, size_t n);
+
+static _Thread_local bool t_mf_armed;
+static struct {
+    const struct world *w; /* the injecting run's world, or NULL: no injection */
+    unsigned call;         /* enum w_call of the armed call */
+    unsigned count;        /* allocations since the call began */
+    bool hit;              /* an allocation failed during the armed call */
+    bool alloc_failed_before;
+    unsigned total_hits;   /* this run */
+} g_mf;
+
+static bool mf_fail(void) {
+    if (!t_mf_armed || g_mf.w == NULL) return false;
+    unsigned k = ++g_mf.count;
+    const struct world *w = g_mf.w;
+    for (uint32_t i = 0; i < w->mfail_count; i++) {
+        if (w->mfail[i].call != WC_ANY && w->mfail[i].call != g_mf.call) continue;
+        if (k == w->mfail[i].nth || (w->mfail[i].from_on && k > w->mfail[i].nth)) {
+            g_mf.hit = true;
+            g_mf.total_hits++;
+            errno = ENOMEM;
+            return true;
+        }
+    }
+    return false;
+}
+
+void *__wrap_malloc(size_t n) { return mf_fail() ? NULL : __real_malloc(n); }
+void *__wrap_calloc(size_t n, size_t m) { return mf_fail() ? NULL : __real_calloc(n, m); }
+void *__wrap_realloc(void *p, size_t n) { return mf_fail() ? NULL : __real_realloc(p, n); }
+char *__wrap_strdup(const char *s) { return mf_fail() ? NULL : __real_strdup(s); }
+char *__wrap_strndup(const char *s, size_t n) { return mf_fail() ? NULL : __real_strndup(s, n); }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Violations                                                                                  */
@@ -188,7 +244,7 @@ static void *fz_alloc(void *ud, size_t size, size_t align, VkSystemAllocationSco
     }
     if (size == 0) return NULL;
     if (align < sizeof(struct alloc_hdr)) align = sizeof(struct alloc_hdr);
-    char *block = malloc(size + align + sizeof(struct alloc_hdr));
+    char *block = __real_malloc(size + align + sizeof(struct alloc_hdr));
     if (block == NULL) return NULL;
     uintptr_t user = ((uintptr_t)block + sizeof(struct alloc_hdr) + align - 1) & ~(uintptr_t)(align - 1);
     struct alloc_hdr *h = (struct alloc_hdr *)(user - sizeof(struct alloc_hdr));
@@ -234,6 +290,61 @@ static const VkAllocationCallbacks k_callbacks = {
     .pfnReallocation = fz_realloc,
     .pfnFree = fz_free,
 };
+
+/* Around each of the application's loader calls: the malloc ordinals count from here. */
+static void mf_begin(unsigned call) {
+    g_mf.call = call;
+    g_mf.count = 0;
+    g_mf.hit = false;
+    g_mf.alloc_failed_before = g_alloc.failed;
+    t_mf_armed = true;
+}
+/* Did an allocation fail in the call just made (malloc, or the application's pAllocator)? */
+static bool mf_end(void) {
+    t_mf_armed = false;
+    return g_mf.hit || (g_alloc.failed && !g_mf.alloc_failed_before);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Observations: what the application saw, per step, to compare a run that injects allocation    */
+/* failures with the same world's runs without them                                            */
+
+enum { O_EIEP, O_EIV, O_EILP, O_CREATE, O_EPD, O_GROUPS, O_EDEP, O_CREATE_DEVICE, O_SURFACE, O_COUNT };
+static const char *const k_obs_names[O_COUNT] = {
+    "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion", "vkEnumerateInstanceLayerProperties",
+    "vkCreateInstance", "vkEnumeratePhysicalDevices", "vkEnumeratePhysicalDeviceGroups",
+    "vkEnumerateDeviceExtensionProperties", "vkCreateDevice", "surface (create, support queries)"};
+struct obs_slot {
+    bool ran, injected;
+    VkResult r;
+    char what[768];
+};
+struct obs {
+    struct obs_slot s[O_COUNT];
+};
+static struct obs *g_obs; /* the running application's, or NULL */
+
+static struct obs_slot *obs(int o) { return g_obs ? &g_obs->s[o] : NULL; }
+
+static void obs_set(int o, VkResult r, bool injected) {
+    struct obs_slot *x = obs(o);
+    if (x == NULL) return;
+    x->ran = true;
+    x->r = r;
+    x->injected |= injected;
+}
+
+static void obs_add(int o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void obs_add(int o, const char *fmt, ...) {
+    struct obs_slot *x = obs(o);
+    if (x == NULL) return;
+    size_t n = strlen(x->what);
+    if (n + 1 >= sizeof x->what) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->what + n, sizeof x->what - n, fmt, ap);
+    va_end(ap);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Debug callbacks                                                                             */
@@ -295,18 +406,56 @@ static const char *pre_instance_dup_ext(const struct world *w) {
 /* Two-call enumeration of instance extensions, optionally with a short array. */
 static void enumerate_instance_extensions(const struct world *w) {
     uint32_t n = 0;
+    mf_begin(WC_EIEP);
     VkResult r = vkEnumerateInstanceExtensionProperties(w->eiep_layer, &n, NULL);
-    if (r != VK_SUCCESS) return;
+    bool inj = mf_end();
+    if (r != VK_SUCCESS) {
+        obs_set(O_EIEP, r, inj);
+        return;
+    }
     CHECK(n < 4096, "absurd extension count %u", n);
     uint32_t ask = (w->eiep_short && n > 0) ? n - 1 : n;
     VkExtensionProperties *p = calloc(n + 1, sizeof(*p));
     if (p == NULL) return;
     uint32_t got = ask;
+    mf_begin(WC_EIEP);
     r = vkEnumerateInstanceExtensionProperties(w->eiep_layer, &got, p);
+    inj |= mf_end();
+    obs_set(O_EIEP, r, inj);
     CHECK(got <= ask, "vkEnumerateInstanceExtensionProperties wrote %u of %u", got, ask);
     if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
         if (ask < n) CHECK(r == VK_INCOMPLETE, "short array without VK_INCOMPLETE");
         check_ext_list(p, got, w->eiep_layer == NULL ? pre_instance_dup_ext(w) : NULL);
+        obs_add(O_EIEP, "%u of %u:", got, n);
+        for (uint32_t i = 0; i < got; i++) obs_add(O_EIEP, " %s", p[i].extensionName);
+    }
+    free(p);
+}
+
+static void enumerate_instance_layers(void) {
+    uint32_t n = 0;
+    mf_begin(WC_EILP);
+    VkResult r = vkEnumerateInstanceLayerProperties(&n, NULL);
+    bool inj = mf_end();
+    if (r != VK_SUCCESS || n == 0 || n > 4096) {
+        obs_set(O_EILP, r, inj);
+        obs_add(O_EILP, "%u", r == VK_SUCCESS ? n : 0);
+        return;
+    }
+    VkLayerProperties *p = calloc(n, sizeof(*p));
+    if (p == NULL) return;
+    uint32_t got = n;
+    mf_begin(WC_EILP);
+    r = vkEnumerateInstanceLayerProperties(&got, p);
+    inj |= mf_end();
+    obs_set(O_EILP, r, inj);
+    CHECK(got <= n, "vkEnumerateInstanceLayerProperties wrote %u of %u", got, n);
+    if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
+        obs_add(O_EILP, "%u:", got);
+        for (uint32_t i = 0; i < got; i++) {
+            CHECK(memchr(p[i].layerName, 0, sizeof p[i].layerName) != NULL, "layer name not NUL-terminated");
+            obs_add(O_EILP, " %s", p[i].layerName);
+        }
     }
     free(p);
 }
@@ -338,16 +487,18 @@ static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkP
     for (uint32_t i = 0; i < sc->pd_funcs; i++) {
         char name[64];
         snprintf(name, sizeof name, "vkFuzzPhysDevFunc%u", i);
-        bool failed_before = g_alloc.failed;
+        mf_begin(WC_GPA);
         PFN_vkVoidFunction f = vkGetInstanceProcAddr(inst, name);
         /* The first lookup of an unknown name copies it into the instance (its slot) through the
          * application's allocator; vkGetInstanceProcAddr has no error code, so an injected
-         * allocation failure there legitimately reads NULL. */
-        if (f == NULL && g_alloc.failed && !failed_before) return;
+         * allocation failure (pAllocator or malloc) there legitimately reads NULL. */
+        if (mf_end() && f == NULL) return;
         CHECK(f != NULL, "vkGetInstanceProcAddr(%s) is NULL although driver %u serves it", name, slot);
         uint32_t (*fn)(VkPhysicalDevice, uint32_t) = (uint32_t(*)(VkPhysicalDevice, uint32_t))f;
         uint32_t x = 7u + i;
+        mf_begin(WC_OTHER);
         uint32_t got = fn(pd, x);
+        mf_end();
         /* physical-device pool slot n returns x + 20000 + n (mock_icd/README.md): the loader's
          * trampoline and terminator must pass the call through to the driver's own function with
          * the driver's handle */
@@ -359,27 +510,45 @@ static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkP
 static void run_device(const struct world *w, VkInstance inst, VkPhysicalDevice pd,
                        const VkAllocationCallbacks *cb) {
     uint32_t nq = 0;
+    mf_begin(WC_OTHER);
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+    mf_end();
     CHECK(nq < 1024, "absurd queue family count %u", nq);
     VkQueueFamilyProperties *qf = calloc(nq + 1, sizeof(*qf));
     if (qf == NULL) return;
+    mf_begin(WC_OTHER);
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
+    mf_end();
 
     uint32_t ne = 0;
-    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, NULL) == VK_SUCCESS && ne < 4096) {
+    mf_begin(WC_EDEP);
+    VkResult er = vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, NULL);
+    bool einj = mf_end();
+    if (er == VK_SUCCESS && ne < 4096) {
         VkExtensionProperties *e = calloc(ne + 1, sizeof(*e));
         if (e) {
-            VkResult r = vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, e);
-            if (r == VK_SUCCESS || r == VK_INCOMPLETE) check_ext_list(e, ne, NULL);
+            mf_begin(WC_EDEP);
+            er = vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, e);
+            einj |= mf_end();
+            if (er == VK_SUCCESS || er == VK_INCOMPLETE) {
+                check_ext_list(e, ne, NULL);
+                obs_add(O_EDEP, "%u:", ne);
+                for (uint32_t i = 0; i < ne; i++) obs_add(O_EDEP, " %s", e[i].extensionName);
+            }
             free(e);
         }
     }
+    obs_set(O_EDEP, er, einj);
     if (w->devext_with_layer) {
         uint32_t n2 = 0;
+        mf_begin(WC_EDEP);
         vkEnumerateDeviceExtensionProperties(pd, w->lookup_name, &n2, NULL);
+        mf_end();
     }
     uint32_t nl = 0;
+    mf_begin(WC_EDLP);
     vkEnumerateDeviceLayerProperties(pd, &nl, NULL);
+    mf_end();
 
     if (!w->create_device) {
         free(qf);
@@ -400,33 +569,45 @@ static void run_device(const struct world *w, VkInstance inst, VkPhysicalDevice 
         .ppEnabledExtensionNames = (const char *const *)w->dev_ext,
     };
     VkDevice dev = VK_NULL_HANDLE;
+    mf_begin(WC_CREATE_DEVICE);
     VkResult r = vkCreateDevice(pd, &dci, cb, &dev);
+    obs_set(O_CREATE_DEVICE, r, mf_end());
     g_world_app.device_attempted = true;
     g_world_app.create_device = r;
     if (r == VK_SUCCESS) {
         CHECK(dev != VK_NULL_HANDLE, "vkCreateDevice succeeded without a device");
         VkQueue q = VK_NULL_HANDLE;
+        mf_begin(WC_OTHER);
         vkGetDeviceQueue(dev, w->queue_family, 0, &q);
+        mf_end();
+        mf_begin(WC_GPA);
         PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)vkGetDeviceProcAddr(dev, "vkDestroyDevice");
         CHECK(destroy != NULL, "vkGetDeviceProcAddr(vkDestroyDevice) is NULL");
         if (w->lookup_name) (void)vkGetDeviceProcAddr(dev, w->lookup_name);
         (void)vkGetDeviceProcAddr(dev, "vkCreateInstance"); /* must be NULL or harmless */
         (void)vkGetDeviceProcAddr(dev, "vkMockUnknownDeviceFunc0");
+        mf_end();
         if (w->unknown_device_calls) {
             for (uint32_t i = 0; i < 3; i++) {
                 char name[64];
                 snprintf(name, sizeof name, "vkFuzzDeviceFunc%u", i);
+                mf_begin(WC_GPA);
                 PFN_vkVoidFunction f = vkGetDeviceProcAddr(dev, name);
+                mf_end();
                 if (f == NULL) continue;
                 uint32_t (*fn)(VkDevice, uint32_t) = (uint32_t(*)(VkDevice, uint32_t))f;
+                mf_begin(WC_OTHER);
                 uint32_t got = fn(dev, 5u + i);
+                mf_end();
                 /* device slot n returns x + 10000 + n (mock_icd/README.md): the loader passes the
                  * call straight to the driver's own function */
                 CHECK(g_layers_active || got == 5u + i + 10000u + i, "unknown device function %s returned %u",
                       name, got);
             }
         }
+        mf_begin(WC_DESTROY_DEVICE);
         destroy(dev, cb);
+        mf_end();
     } else {
         CHECK(dev == VK_NULL_HANDLE || r < 0, "vkCreateDevice failed but returned a device");
     }
@@ -434,9 +615,62 @@ static void run_device(const struct world *w, VkInstance inst, VkPhysicalDevice 
     free(qf);
 }
 
+/* VkXcbSurfaceCreateInfoKHR without <xcb/xcb.h>: the loader and the mocks only store the
+ * connection and window (never used). */
+struct fz_xcb_surface_ci {
+    VkStructureType sType;
+    const void *pNext;
+    VkFlags flags;
+    void *connection;
+    uint32_t window;
+};
+typedef VkResult(VKAPI_PTR *fz_pfn_create_xcb)(VkInstance, const struct fz_xcb_surface_ci *,
+                                               const VkAllocationCallbacks *, VkSurfaceKHR *);
+
+/* LDP_LOADER_10/11: one surface, queried on every physical device (the oracle reads which handle
+ * each driver received, oracle_check_final). */
+static void run_surface(const struct world *w, VkInstance inst, const VkPhysicalDevice *pds, uint32_t n,
+                        const VkAllocationCallbacks *cb) {
+    if (!w->surface) return;
+    mf_begin(WC_GPA);
+    fz_pfn_create_xcb create = (fz_pfn_create_xcb)vkGetInstanceProcAddr(inst, "vkCreateXcbSurfaceKHR");
+    PFN_vkDestroySurfaceKHR destroy = (PFN_vkDestroySurfaceKHR)vkGetInstanceProcAddr(inst, "vkDestroySurfaceKHR");
+    PFN_vkGetPhysicalDeviceSurfaceSupportKHR support =
+        (PFN_vkGetPhysicalDeviceSurfaceSupportKHR)vkGetInstanceProcAddr(inst, "vkGetPhysicalDeviceSurfaceSupportKHR");
+    mf_end();
+    CHECK(create != NULL && destroy != NULL && support != NULL,
+          "VK_KHR_surface and VK_KHR_xcb_surface are enabled but vkGetInstanceProcAddr gives no "
+          "vkCreateXcbSurfaceKHR / vkDestroySurfaceKHR / vkGetPhysicalDeviceSurfaceSupportKHR");
+    struct fz_xcb_surface_ci ci = {
+        .sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
+        .connection = (void *)(uintptr_t)0x5ca1ab1e,
+        .window = 42,
+    };
+    VkSurfaceKHR surface = VK_NULL_HANDLE;
+    mf_begin(WC_SURFACE);
+    VkResult r = create(inst, &ci, cb, &surface);
+    bool inj = mf_end();
+    obs_set(O_SURFACE, r, inj);
+    if (r != VK_SUCCESS) return;
+    CHECK(surface != VK_NULL_HANDLE, "vkCreateXcbSurfaceKHR succeeded without a surface");
+    for (uint32_t i = 0; i < n && i < 8; i++) {
+        VkBool32 ok = VK_FALSE;
+        mf_begin(WC_SURFACE);
+        VkResult sr = support(pds[i], 0, surface, &ok);
+        inj |= mf_end();
+        obs_add(O_SURFACE, " %d/%u", (int)sr, (unsigned)ok);
+    }
+    obs_set(O_SURFACE, r, inj);
+    mf_begin(WC_SURFACE);
+    destroy(inst, surface, cb);
+    mf_end();
+}
+
 static void run_instance(const struct world *w, VkInstance inst, const VkAllocationCallbacks *cb) {
+    mf_begin(WC_GPA);
     CHECK(vkGetInstanceProcAddr(inst, "vkDestroyInstance") != NULL, "no vkDestroyInstance");
     if (w->lookup_name) (void)vkGetInstanceProcAddr(inst, w->lookup_name);
+    mf_end();
 
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
     PFN_vkCreateDebugUtilsMessengerEXT create_m = NULL;
@@ -445,8 +679,10 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
     for (uint32_t i = 0; i < w->app_ext_count; i++)
         utils_enabled |= w->app_ext[i] && strcmp(w->app_ext[i], "VK_EXT_debug_utils") == 0;
     if (w->app_messenger && utils_enabled) {
+        mf_begin(WC_GPA);
         create_m = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(inst, "vkCreateDebugUtilsMessengerEXT");
         destroy_m = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(inst, "vkDestroyDebugUtilsMessengerEXT");
+        mf_end();
         if (create_m && destroy_m) {
             VkDebugUtilsMessengerCreateInfoEXT mci = {
                 .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
@@ -455,12 +691,17 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
                 .pfnUserCallback = utils_cb,
                 .pUserData = &g_messages,
             };
+            mf_begin(WC_MESSENGER);
             if (create_m(inst, &mci, cb, &messenger) != VK_SUCCESS) messenger = VK_NULL_HANDLE;
+            mf_end();
         }
     }
 
     uint32_t n = 0;
+    mf_begin(WC_EPD);
     VkResult r = vkEnumeratePhysicalDevices(inst, &n, NULL);
+    bool pinj = mf_end();
+    obs_set(O_EPD, r, pinj);
     VkPhysicalDevice *pds = NULL;
     if (r == VK_SUCCESS && n > 0) {
         CHECK(n < 1024, "absurd physical device count %u", n);
@@ -468,7 +709,11 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
         if (pds == NULL) goto out;
         uint32_t ask = (w->pd_short && n > 1) ? n - 1 : n;
         uint32_t got = ask;
+        mf_begin(WC_EPD);
         r = vkEnumeratePhysicalDevices(inst, &got, pds);
+        pinj |= mf_end();
+        obs_set(O_EPD, r, pinj);
+        obs_add(O_EPD, "%u of %u:", got, n);
         CHECK(got <= ask, "vkEnumeratePhysicalDevices wrote %u of %u", got, ask);
         if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
             if (ask < n && r == VK_SUCCESS) CHECK(got == ask, "short array, VK_SUCCESS, %u", got);
@@ -487,12 +732,17 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
     for (uint32_t i = 0; i < n && i < 8; i++) {
         VkPhysicalDeviceProperties props;
         memset(&props, 0, sizeof props);
+        mf_begin(WC_OTHER);
         vkGetPhysicalDeviceProperties(pds[i], &props);
+        mf_end();
         CHECK(memchr(props.deviceName, 0, sizeof props.deviceName) != NULL, "deviceName not terminated");
+        obs_add(O_EPD, " %x:%x", props.vendorID, props.deviceID);
         VkPhysicalDeviceFeatures feats;
-        vkGetPhysicalDeviceFeatures(pds[i], &feats);
         VkPhysicalDeviceMemoryProperties mem;
+        mf_begin(WC_OTHER);
+        vkGetPhysicalDeviceFeatures(pds[i], &feats);
         vkGetPhysicalDeviceMemoryProperties(pds[i], &mem);
+        mf_end();
         if (w->unknown_physdev_calls) call_unknown_physdev(inst, pds[i], &props, w);
     }
 
@@ -500,19 +750,31 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
         bool allowed = w->api_version >= VK_API_VERSION_1_1;
         for (uint32_t i = 0; i < w->app_ext_count && !allowed; i++)
             allowed = w->app_ext[i] && strcmp(w->app_ext[i], "VK_KHR_device_group_creation") == 0;
+        mf_begin(WC_GPA);
         PFN_vkEnumeratePhysicalDeviceGroups groups =
             (PFN_vkEnumeratePhysicalDeviceGroups)vkGetInstanceProcAddr(inst, "vkEnumeratePhysicalDeviceGroups");
+        mf_end();
         if (allowed && groups != NULL) {
             uint32_t ng = 0;
-            if (groups(inst, &ng, NULL) == VK_SUCCESS && ng > 0 && ng < 1024) {
+            mf_begin(WC_GROUPS);
+            VkResult gr = groups(inst, &ng, NULL);
+            bool ginj = mf_end();
+            obs_set(O_GROUPS, gr, ginj);
+            obs_add(O_GROUPS, "%u", gr == VK_SUCCESS ? ng : 0);
+            if (gr == VK_SUCCESS && ng > 0 && ng < 1024) {
                 VkPhysicalDeviceGroupProperties *g = calloc(ng, sizeof(*g));
                 if (g) {
                     for (uint32_t i = 0; i < ng; i++) g[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
                     uint32_t got = ng;
-                    VkResult gr = groups(inst, &got, g);
+                    mf_begin(WC_GROUPS);
+                    gr = groups(inst, &got, g);
+                    ginj |= mf_end();
+                    obs_set(O_GROUPS, gr, ginj);
                     if (gr == VK_SUCCESS || gr == VK_INCOMPLETE) {
                         CHECK(got <= ng, "vkEnumeratePhysicalDeviceGroups wrote %u of %u", got, ng);
+                        obs_add(O_GROUPS, " %u:", got);
                         for (uint32_t i = 0; i < got; i++) {
+                            obs_add(O_GROUPS, " %u", g[i].physicalDeviceCount);
                             CHECK(g[i].physicalDeviceCount >= 1 &&
                                       g[i].physicalDeviceCount <= VK_MAX_DEVICE_GROUP_SIZE,
                                   "group %u has %u devices", i, g[i].physicalDeviceCount);
@@ -526,29 +788,43 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
         }
     }
 
+    run_surface(w, inst, pds, n, cb);
     if (n > 0) run_device(w, inst, pds[w->pd_choice % n], cb);
 
 out:
+    mf_begin(WC_MESSENGER);
     if (messenger != VK_NULL_HANDLE) destroy_m(inst, messenger, cb);
+    mf_end();
     free(pds);
 }
 
 struct world_app_result g_world_app;
 
-static void run_app(const struct world *w) {
+/* `inject`: this run injects the world's allocation failures (pAllocator and malloc); the others
+ * of a comparison run none. `o` receives what the application saw (may be NULL). */
+static void run_app(const struct world *w, bool inject, struct obs *o) {
     memset(&g_world_app, 0, sizeof g_world_app);
     g_world_app.create_instance = VK_RESULT_MAX_ENUM;
     const VkAllocationCallbacks *cb = w->use_allocator ? &k_callbacks : NULL;
     memset(&g_alloc, 0, sizeof g_alloc);
-    g_alloc.fail_at = w->use_allocator ? w->alloc_fail_at : 0;
+    g_alloc.fail_at = w->use_allocator && inject ? w->alloc_fail_at : 0;
+    memset(&g_mf, 0, sizeof g_mf);
+    g_mf.w = inject && w->mfail_count > 0 ? w : NULL;
+    g_obs = o;
 
     enumerate_instance_extensions(w);
     uint32_t v = 0;
-    CHECK(vkEnumerateInstanceVersion(&v) == VK_SUCCESS && VK_API_VERSION_MAJOR(v) == 1,
-          "vkEnumerateInstanceVersion");
-    uint32_t nl = 0;
-    vkEnumerateInstanceLayerProperties(&nl, NULL);
+    mf_begin(WC_EIV);
+    VkResult vr = vkEnumerateInstanceVersion(&v);
+    bool vinj = mf_end();
+    obs_set(O_EIV, vr, vinj);
+    obs_add(O_EIV, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+    CHECK((vr == VK_SUCCESS && VK_API_VERSION_MAJOR(v) == 1) || (vinj && vr == VK_ERROR_OUT_OF_HOST_MEMORY),
+          "vkEnumerateInstanceVersion: %d, version %u.%u", (int)vr, VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v));
+    enumerate_instance_layers();
+    mf_begin(WC_GPA);
     CHECK(vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkCreateInstance") != NULL, "GIPA(NULL, vkCreateInstance)");
+    mf_end();
 
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -586,10 +862,13 @@ static void run_app(const struct world *w) {
 
     struct w_records *before = oracle_read(w);
     VkInstance inst = VK_NULL_HANDLE;
+    mf_begin(WC_CREATE_INSTANCE);
     VkResult r = vkCreateInstance(&ci, cb, &inst);
+    bool cinj = mf_end();
+    obs_set(O_CREATE, r, cinj);
     g_world_app.create_instance = r;
     struct w_records *after = oracle_read(w);
-    bool oom_possible = g_alloc.failed;
+    bool oom_possible = g_alloc.failed || cinj;
     for (uint32_t s = 0; s < w->ndrivers; s++)
         for (uint32_t i = 0; i < w->d[s].sc.inject_count; i++)
             oom_possible |= w->d[s].sc.inject[i].result == VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -601,13 +880,85 @@ static void run_app(const struct world *w) {
     if (r == VK_SUCCESS) {
         CHECK(inst != VK_NULL_HANDLE, "vkCreateInstance succeeded without an instance");
         run_instance(w, inst, cb);
+        mf_begin(WC_DESTROY_INSTANCE);
         vkDestroyInstance(inst, cb);
+        mf_end();
     } else {
         CHECK(inst == VK_NULL_HANDLE, "vkCreateInstance failed (%d) but returned an instance", (int)r);
     }
     if (w->use_allocator)
         CHECK(g_alloc.live == 0, "%ld allocations made through the application's callbacks were never "
                                  "freed", g_alloc.live);
+    g_obs = NULL;
+    g_mf.w = NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The allocation-failure oracle (docs/fuzzing.md "Allocation failures")                       */
+
+static void print_obs(const char *what, const struct obs *o) {
+    fprintf(stderr, "  %s:\n", what);
+    for (int i = 0; i < O_COUNT; i++) {
+        const struct obs_slot *x = &o->s[i];
+        if (!x->ran) continue;
+        fprintf(stderr, "    %s: %d%s %s\n", k_obs_names[i], (int)x->r, x->injected ? " (allocation failed)" : "",
+                x->what);
+    }
+}
+
+static bool same(const struct obs_slot *a, const struct obs_slot *b) {
+    return a->ran == b->ran && (!a->ran || (a->r == b->r && strcmp(a->what, b->what) == 0));
+}
+
+/* `inj` (the run that injected failures) against `base` (the same world without them): a call that
+ * saw a failed allocation returns VK_ERROR_OUT_OF_HOST_MEMORY or what it returns without the
+ * failure; every other call returns what it returns without failures (nothing lost on the way); a
+ * call the injecting run did not make follows a call that failed. `after` (the next run, without
+ * failures, with the loader's caches as the injecting run left them) sees exactly what `base` saw:
+ * no failure is remembered. */
+static void compare_obs(const struct obs *base, const struct obs *inj, const struct obs *after) {
+    /* what depends on what: everything after vkCreateInstance on it; the device steps and the
+     * surface on the physical devices */
+    bool create_failed = false, epd_failed = false;
+    for (int i = 0; i < O_COUNT; i++) {
+        const struct obs_slot *b = &base->s[i], *x = &inj->s[i];
+        bool earlier_failed = (i > O_CREATE && create_failed) ||
+                              ((i == O_EDEP || i == O_CREATE_DEVICE || i == O_SURFACE) && epd_failed);
+        bool bad = false;
+        if (b->ran && x->ran) {
+            if (x->injected)
+                /* once a mock layer ran, a failed allocation of its own (pAllocator) may give the
+                 * layer's error code (mock_layers/README.md) */
+                bad = x->r != VK_ERROR_OUT_OF_HOST_MEMORY && !same(b, x) && !(g_layers_active && x->r < 0);
+            else
+                bad = !same(b, x) && !earlier_failed;
+        } else if (b->ran != x->ran) {
+            bad = !earlier_failed;
+        }
+        if (bad) {
+            print_obs("without allocation failures", base);
+            print_obs("with allocation failures", inj);
+            world_violation("RULE_INST_ALLOCATOR",
+                            "%s %s an allocation failed: %d (%s) where the same world without failures gives %d "
+                            "(%s); a call that sees an allocation fail returns VK_ERROR_OUT_OF_HOST_MEMORY or "
+                            "loses nothing",
+                            k_obs_names[i], x->injected ? "after" : "after an earlier call in which", (int)x->r,
+                            x->what, (int)b->r, b->what);
+        }
+        bool differs = !same(b, x);
+        if (i == O_CREATE) create_failed = differs;
+        if (i == O_EPD) epd_failed = differs;
+    }
+    for (int i = 0; i < O_COUNT; i++) {
+        if (same(&base->s[i], &after->s[i])) continue;
+        print_obs("without allocation failures", base);
+        print_obs("with allocation failures", inj);
+        print_obs("the next run, without failures", after);
+        world_violation("RULE_INST_ALLOCATOR",
+                        "after a run in which allocations failed, %s gives %d (%s) where it gave %d (%s) before: "
+                        "a failed allocation was remembered (issue 19: a driver or layer lost for the process)",
+                        k_obs_names[i], (int)after->s[i].r, after->s[i].what, (int)base->s[i].r, base->s[i].what);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -640,10 +991,22 @@ int world_fuzz_one(const uint8_t *data, size_t size, world_decode_fn decode, wor
     g_current = &w;
     world_build(&w);
 
+    /* With allocation failures: the same world first without them (the baseline), then with fresh
+     * caches (world_refresh) the injecting run and its oracles, then once more without failures. */
+    bool compare = w.mfail_count > 0 || (w.use_allocator && w.alloc_fail_at != 0);
+    static struct obs base, inj, after;
+    memset(&base, 0, sizeof base);
+    memset(&inj, 0, sizeof inj);
+    memset(&after, 0, sizeof after);
+    if (compare) {
+        run_app(&w, false, &base);
+        world_refresh(&w, true);
+    }
+
     g_world_dlopen_attempts = g_world_dlopen_blocked = 0;
     g_world_dlopen_last[0] = '\0';
     g_in_run = true;
-    run_app(&w);
+    run_app(&w, true, &inj);
     g_in_run = false;
 
     struct w_records *rec = oracle_read(&w);
@@ -652,6 +1015,12 @@ int world_fuzz_one(const uint8_t *data, size_t size, world_decode_fn decode, wor
     oracle_check_layers(&w, rec);
     if (extra != NULL) extra(&w, rec);
     oracle_free(rec);
+
+    if (compare) {
+        world_refresh(&w, false);
+        run_app(&w, false, &after);
+        compare_obs(&base, &inj, &after);
+    }
 
     world_cleanup(&w);
     g_current = NULL;

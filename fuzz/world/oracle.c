@@ -10,6 +10,13 @@
  *  LDP_LOADER_1   vkCreateInstance fails with VK_ERROR_INCOMPATIBLE_DRIVER exactly when no driver
  *                 could create an instance (and leaves no driver instance behind on failure)
  *  LDP_LOADER_13  an elevated world loads nothing from a user-controlled path
+ *  LDP_LOADER_6   vkCreateInstance refuses (VK_ERROR_INCOMPATIBLE_DRIVER, no driver called) exactly when
+ *                 every driver is Vulkan 1.0, one is at interface >= 5 and the application asks for
+ *                 more than 1.0 (conformance/policies/readings.md)
+ *  LDP_LOADER_10/11  a surface query reaches each driver with its own surface, or (interface < 3)
+ *                 the loader's container; never another handle, never NULL
+ *  RULE_ADVERSARIAL_INPUT  a manifest that is a FIFO, a directory, a link loop, /dev/zero, empty or
+ *                 holds a \u0000 escape in a string is never used (its driver or layer is never called)
  *  LDP_DRIVER_1   drivers are isolated (RTLD_LOCAL): corrupt_other_driver never finds another copy
  *  handles        the loader passes drivers only their own handles (no invalid_handle records)
  *  leaks          every driver instance/device created is destroyed exactly once
@@ -274,6 +281,7 @@ static int slot_is_1_0(const struct world *w, uint32_t slot, const struct w_slot
         }
     for (uint32_t j = 0; j < w->ndrivers; j++) {
         struct vkl_icd_manifest m;
+        if (world_driver_unusable(&w->d[j])) continue;
         if (vkl_icd_manifest_parse(w->d[j].manifest_env, w->d[j].manifest, w->d[j].manifest_len,
                                    NULL, &m) != VK_SUCCESS)
             continue;
@@ -414,10 +422,124 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
                         dev_destroys);
 }
 
+static const char *const k_file_kinds[WF_KINDS] = {"regular", "FIFO", "symbolic link loop", "directory",
+                                                   "link to /dev/zero", "dangling link", "link", "empty file"};
+static const char *const k_nul_where[4] = {"", "library_path", "the \"ICD\"/\"layer\" key or name", "api_version"};
+
+/* RULE_ADVERSARIAL_INPUT: a driver or layer whose only manifest the loader cannot use is never
+ * called (a FIFO, a directory or /dev/zero read as a manifest; a string cut at a \u0000 escape). */
+static void check_unusable(const struct world *w, const struct w_records *rs) {
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        const struct w_driver *d = &w->d[s];
+        if (!world_driver_unusable(d) || !rs->s[s].file_exists) continue;
+        world_violation("RULE_ADVERSARIAL_INPUT",
+                        "driver slot %u was called although its manifest is %s%s%s (it must be rejected)", s,
+                        d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? "a " : "a manifest with a "
+                                                                                             "\\u0000 escape in ",
+                        d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? k_file_kinds[d->manifest_kind]
+                                                                                      : k_nul_where[d->nul & 3],
+                        "");
+    }
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        if (!world_layer_unusable(l) || !rs->l[i].file_exists || rs->l[i].n == 0) continue;
+        bool other = false; /* chain mode: records go to the first slot of a name */
+        for (uint32_t j = 0; j < w->nlayers && rs->chain_mode; j++)
+            other |= j != i && !world_layer_unusable(&w->l[j]) && strcmp(w_layer_name(&w->l[j]), w_layer_name(l)) == 0;
+        if (other) continue;
+        world_violation("RULE_ADVERSARIAL_INPUT",
+                        "layer slot %u (%s) was called although its manifest is %s%s (it must be rejected)", i,
+                        w_layer_name(l),
+                        l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK ? "a " : "a manifest with a \\u0000 escape in ",
+                        l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK ? k_file_kinds[l->manifest_kind]
+                                                                                      : k_nul_where[l->nul & 3]);
+    }
+}
+
+/* LDP_LOADER_10/11: every surface query reaches a driver with its own surface (one it created) or,
+ * below interface 3, the loader's VkIcdSurface container; the mock classifies the handle. */
+static void check_surfaces(const struct world *w, const struct w_records *rs) {
+    if (oracle_layer_called(w, rs, -1)) return; /* layers may wrap or replace handles */
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        const struct w_slot_recs *sr = &rs->s[s];
+        for (size_t i = 0; i < sr->n; i++) {
+            const struct w_rec *r = &sr->r[i];
+            if (strncmp(r->call, "vkGetPhysicalDeviceSurface", 26) != 0) continue;
+            const char *kind = vkl_json_string(vkl_json_get(r->root, "surface"));
+            if (kind == NULL || strcmp(kind, "own") == 0 || strcmp(kind, "container") == 0) continue;
+            world_violation(strcmp(kind, "null") == 0 ? "LDP_LOADER_10" : "LDP_LOADER_11",
+                            "slot %u: %s received a %s surface handle (neither the driver's own surface nor, below "
+                            "interface 3, the loader's container)",
+                            s, r->call, kind);
+        }
+    }
+}
+
 void oracle_check_final(const struct world *w, const struct w_records *rs) {
     g_layer_chaos = oracle_layer_called(w, rs, 2) || oracle_layer_called(w, rs, 5) ||
                     oracle_layer_called(w, rs, 3) || oracle_layer_called(w, rs, 4);
     for (uint32_t s = 0; s < w->ndrivers; s++) check_slot(w, s, &rs->s[s]);
+    check_unusable(w, rs);
+    check_surfaces(w, rs);
+}
+
+static bool api_above_1_0(uint32_t v) {
+    return v != 0 && !(VK_API_VERSION_VARIANT(v) == 0 && VK_API_VERSION_MAJOR(v) == 1 && VK_API_VERSION_MINOR(v) == 0);
+}
+
+/* LDP_LOADER_6, read with the Vulkan specification (conformance/policies/readings.md): the loader
+ * refuses an apiVersion only when every candidate driver is a Vulkan 1.0 driver, one of them at
+ * interface >= 5, and the application asks for more than 1.0; such a refusal calls no driver's
+ * vkCreateInstance. Checked where the records say enough: no layer ran, the drivers' versions are
+ * known. */
+static void check_api_version(const struct world *w, const struct w_records *before, const struct w_records *after,
+                              VkResult result) {
+    if (oracle_layer_called(w, after, -1)) return;
+    uint32_t want = w->app_info ? w->api_version : 0;
+    uint32_t called = 0, called_1_0 = 0, called_v5 = 0, newer_unused = 0, unused_slot = 0;
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        bool got_create = false;
+        int iface = -1;
+        for (size_t i = before->s[s].n; i < after->s[s].n; i++)
+            if (rec_is(&after->s[s].r[i], "vkCreateInstance")) {
+                got_create = true;
+                iface = (int)rec_num(&after->s[s].r[i], "interface", -1);
+            }
+        int v = slot_is_1_0(w, s, &after->s[s]);
+        if (got_create) {
+            called++;
+            called_1_0 += v == 1;
+            called_v5 += iface >= 5;
+            continue;
+        }
+        /* a Vulkan 1.x driver the loader loaded and accepted (its last negotiation succeeded at
+         * interface >= 5, it answered the extension query) but never asked to create an instance */
+        const struct w_slot_recs *sr = &after->s[s];
+        const struct w_driver *d = &w->d[s];
+        if (v != 0 || d->sc.misbehave != 0 || d->sc.inject_count != 0 || world_driver_unusable(d)) continue;
+        bool accepted = false;
+        for (size_t i = 0; i < sr->n; i++)
+            if (rec_is(&sr->r[i], "vk_icdNegotiateLoaderICDInterfaceVersion"))
+                accepted = !negotiation_rejected(d, &sr->r[i]) && rec_num(&sr->r[i], "returned", -1) >= 5;
+        if (!accepted || !loader_saw_extensions(sr)) continue;
+        /* a portability driver is a candidate only with the flag and the extension: not modelled */
+        if (strstr(d->manifest ? d->manifest : "", "portability") != NULL) continue;
+        newer_unused++;
+        unused_slot = s;
+    }
+    if (result == VK_SUCCESS && api_above_1_0(want) && called > 0 && called_1_0 == called && called_v5 > 0)
+        world_violation("LDP_LOADER_6",
+                        "vkCreateInstance succeeded for apiVersion %u.%u.%u (variant %u) although every driver it "
+                        "used is a Vulkan 1.0 driver and %u of them is at interface >= 5: the loader must refuse "
+                        "with VK_ERROR_INCOMPATIBLE_DRIVER",
+                        VK_API_VERSION_MAJOR(want), VK_API_VERSION_MINOR(want), VK_API_VERSION_PATCH(want),
+                        VK_API_VERSION_VARIANT(want), called_v5);
+    if (result == VK_ERROR_INCOMPATIBLE_DRIVER && called == 0 && newer_unused > 0)
+        world_violation("LDP_LOADER_6",
+                        "vkCreateInstance refused (VK_ERROR_INCOMPATIBLE_DRIVER, no driver called) although driver "
+                        "slot %u is a Vulkan 1.1+ driver at interface >= 5 the loader accepted: a 1.1+ driver "
+                        "supports every apiVersion",
+                        unused_slot);
 }
 
 void oracle_check_create(const struct world *w, const struct w_records *before,
@@ -430,6 +552,7 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
      * instance alive and that VK_ERROR_INCOMPATIBLE_DRIVER means no driver created one. */
     bool layer_called = oracle_layer_called(w, after, -1);
     bool layer_short_circuit = oracle_layer_called(w, after, 5) || oracle_layer_called(w, after, 2);
+    if (!oom_possible) check_api_version(w, before, after, result);
     long ok = 0, destroyed = 0;
     for (uint32_t s = 0; s < w->ndrivers; s++) {
         for (size_t i = before->s[s].n; i < after->s[s].n; i++) {
@@ -536,6 +659,9 @@ static bool enabled_otherwise(const struct world *w, const char *name) {
     for (uint32_t i = 0; i < w->app_layer_count; i++)
         if (w->app_layer[i] && strcmp(w->app_layer[i], name) == 0) return true;
     if (getenv("VK_INSTANCE_LAYERS") != NULL || getenv("VK_LOADER_LAYERS_ENABLE") != NULL) return true;
+    /* the widening's extra meta layers may name one world layer (FRAMING.md "widen") */
+    if (w->nmetas > 0 && w->meta_leaf < W_WORLD_LAYER_NAMES && strcmp(w_layer_names[w->meta_leaf], name) == 0)
+        return true;
     for (uint32_t i = 0; i < w->nlayers; i++) {
         const struct w_layer *m = &w->l[i];
         if (!m->meta) continue;

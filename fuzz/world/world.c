@@ -412,6 +412,8 @@ static void decode_scenario(struct fz_in *in, struct w_scenario *sc) {
     sc->pd_funcs = pd_funcs ? 1 + fz_pick(in, 3) : 0;
 }
 
+static void decode_widen(struct fz_in *in, struct world *w);
+
 void world_decode(const uint8_t *data, size_t size, struct world *w) {
     struct fz_in in = {data, size};
     memset(w, 0, sizeof(*w));
@@ -534,6 +536,89 @@ void world_decode(const uint8_t *data, size_t size, struct world *w) {
     for (uint32_t i = 0; i < w->nlayers; i++) world_decode_layer(&in, &w->l[i], false);
     /* Without the mock layers (an old bundle) the world has none. */
     if (g_layer_variant_count == 0) w->nlayers = 0;
+    w->ndecoded = w->ndrivers;
+    for (uint32_t s = 0; s < W_MAX_DRIVERS; s++) w->d[s].clone_of = -1;
+    /* malloc failures, then the widening: trailing, so every older input decodes as before */
+    world_decode_mfail(&in, w);
+    decode_widen(&in, w);
+}
+
+void world_decode_mfail(struct fz_in *in, struct world *w) {
+    w->mfail_count = fz_pick(in, W_MAX_MFAIL + 1);
+    for (uint32_t i = 0; i < w->mfail_count; i++) {
+        uint8_t c = fz_u8(in);
+        uint16_t nth = fz_u16(in);
+        w->mfail[i].call = (uint8_t)((c & 15) < WC_COUNT ? (c & 15) : WC_ANY);
+        w->mfail[i].from_on = c & 0x80;
+        w->mfail[i].nth = nth ? nth : 1;
+    }
+}
+
+void world_meta_name(uint32_t k, char out[24]) { snprintf(out, 24, "VK_LAYER_FUZZ_m%02u", k % 100); }
+
+bool world_driver_unusable(const struct w_driver *d) {
+    return d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? true
+           : d->raw_manifest                                             ? false
+                                                                         : d->nul != 0;
+}
+
+bool world_layer_unusable(const struct w_layer *l) {
+    return (l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK) || l->nul != 0;
+}
+
+/* FRAMING.md "widen": driver clones, special files, extra meta layers, \u0000 escapes, a surface. */
+static void decode_widen(struct fz_in *in, struct world *w) {
+    uint32_t clones = fz_pick(in, W_MAX_DRIVERS - W_WORLD_DRIVERS + 1);
+    if (w->ndecoded == 0) clones = 0;
+    for (uint32_t k = 0; k < clones && w->ndrivers < W_MAX_DRIVERS; k++) {
+        uint32_t from = k % w->ndecoded, s = w->ndrivers++;
+        struct w_driver *d = &w->d[s];
+        *d = w->d[from];
+        d->clone_of = (int)from;
+        d->manifest = malloc(w->d[from].manifest_len + 1);
+        if (d->manifest) memcpy(d->manifest, w->d[from].manifest, w->d[from].manifest_len + 1);
+    }
+    uint32_t nft = fz_pick(in, 9);
+    for (uint32_t i = 0; i < nft; i++) {
+        uint8_t t = fz_u8(in), kind = (uint8_t)fz_pick(in, WF_KINDS);
+        bool layer = t & 0x80, lib = t & 0x40;
+        uint32_t n = layer ? w->nlayers : w->ndrivers;
+        if (n == 0) continue;
+        uint32_t slot = (t & 15) % n;
+        if (layer) {
+            if (lib) w->l[slot].lib_kind = kind; else w->l[slot].manifest_kind = kind;
+        } else {
+            if (lib) w->d[slot].lib_kind = kind; else w->d[slot].manifest_kind = kind;
+        }
+    }
+    w->nmetas = fz_pick(in, W_MAX_EXTRA_METAS + 1);
+    if (w->nmetas > 0) {
+        w->meta_shape = fz_u8(in);
+        w->meta_leaf = fz_u8(in);
+        if ((w->meta_shape & 3) == 3)
+            for (uint32_t k = 0; k < w->nmetas; k++) w->meta_masks[k] = fz_u8(in);
+    }
+    uint32_t nnul = fz_pick(in, 5);
+    for (uint32_t i = 0; i < nnul; i++) {
+        uint8_t t = fz_u8(in);
+        uint8_t where = (uint8_t)((t >> 4) & 3 ? (t >> 4) & 3 : 1);
+        bool layer = t & 0x80;
+        uint32_t n = layer ? w->nlayers : w->ndrivers;
+        if (n == 0) continue;
+        if (layer) w->l[(t & 15) % n].nul = where; else w->d[(t & 15) % n].nul = where;
+    }
+    w->surface = fz_u8(in) & 1;
+    /* the surface needs VK_KHR_surface and VK_KHR_xcb_surface (table entries 1 and 2) */
+    for (int e = 1; e <= 2 && w->surface; e++) {
+        bool have = false;
+        for (uint32_t i = 0; i < w->app_ext_count; i++) have |= w->app_ext[i] && strcmp(w->app_ext[i], w_inst_ext_names[e]) == 0;
+        if (have) continue;
+        if (w->app_ext_count == W_MAX_APP_EXTS) {
+            w->surface = false;
+            break;
+        }
+        w->app_ext[w->app_ext_count++] = strdup(w_inst_ext_names[e]);
+    }
 }
 
 void world_decode_layer(struct fz_in *in, struct w_layer *l, bool wide) {
@@ -630,6 +715,17 @@ static void sb_q(struct sb *b, const char *s) {
     sb_s(b, "\"");
 }
 
+/* A JSON string literal whose value ends in an escaped NUL (a "\u0000" escape) and `tail`: a
+ * C reader that stops at the NUL sees only `s` (issue 19, defect 5). */
+static void sb_q_nul(struct sb *b, const char *s, const char *tail) {
+    sb_q(b, s);
+    b->n--; /* drop the closing quote */
+    b->p[b->n] = '\0';
+    sb_s(b, "\\u0000");
+    sb_s(b, tail);
+    sb_s(b, "\"");
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Building                                                                                    */
 
@@ -649,10 +745,14 @@ static void gen_manifest(struct w_driver *d, struct sb *b) {
     sb_s(b, "{");
     if (fmts[fmt & 7]) sb_f(b, "\"file_format_version\": %s, ", fmts[fmt & 7]);
     if (opt & 0x10) sb_s(b, "\"vkl_fuzz_unknown\": {\"a\": [1, 2, null]}, ");
-    sb_s(b, (opt & 0x80) ? "\"ICD\": [{" : "\"ICD\": {");
+    if (d->nul == 2) sb_s(b, "\"ICD\\u0000x\": ");
+    sb_s(b, (opt & 0x80) ? (d->nul == 2 ? "[{" : "\"ICD\": [{") : (d->nul == 2 ? "{" : "\"ICD\": {"));
     if (!(opt & 0x40)) {
         sb_s(b, "\"library_path\": ");
-        sb_q(b, d->lib_ref);
+        if (d->nul == 1)
+            sb_q_nul(b, d->lib_ref, "/nonexistent/evil.so");
+        else
+            sb_q(b, d->lib_ref);
         sb_s(b, ", ");
     }
     if (opt & 0x20) sb_s(b, "\"library_path\": \"/nonexistent/first_key_wins.so\", ");
@@ -661,6 +761,11 @@ static void gen_manifest(struct w_driver *d, struct sb *b) {
         case 1: sb_f(b, "\"api_version\": \"0.1.%u.0\"", api & 7); break;
         case 2: sb_f(b, "\"api_version\": \"%u.0.0\"", (api & 1) ? 2 : 0); break;
         default: sb_f(b, "\"api_version\": \"1.%u\"", api & 7); break;
+    }
+    if (d->nul == 3) { /* "1.m.p\u0000" */
+        b->n--;
+        b->p[b->n] = '\0';
+        sb_s(b, "\\u0000\"");
     }
     static const char *const arch[4] = {NULL, "\"64\"", "\"32\"", "\"amd64\""};
     if (arch[opt & 3]) sb_f(b, ", \"library_arch\": %s", arch[opt & 3]);
@@ -817,13 +922,22 @@ static void gen_layer_manifest(const struct w_layer *l, struct sb *b) {
     static const char *const versions[8] = {"1.0.0", "1.0.1", "1.1.0", "1.1.1",
                                             "1.1.2", "1.2.0", "1.2.1", "1.0"};
     sb_f(b, "{\"file_format_version\": \"%s\", ", versions[l->fmt_version & 7]);
-    sb_s(b, l->layers_array ? "\"layers\": [{" : "\"layer\": {");
+    if (l->nul == 3)
+        sb_s(b, l->layers_array ? "\"layers\\u0000\": [{" : "\"layer\\u0000\": {");
+    else
+        sb_s(b, l->layers_array ? "\"layers\": [{" : "\"layer\": {");
     sb_s(b, "\"name\": ");
-    sb_q(b, w_layer_name(l));
+    if (l->nul == 2 || (l->nul == 1 && l->meta))
+        sb_q_nul(b, w_layer_name(l), "x");
+    else
+        sb_q(b, w_layer_name(l));
     sb_s(b, ", \"type\": \"GLOBAL\"");
     if (!l->meta) {
         sb_s(b, ", \"library_path\": ");
-        sb_q(b, l->lib_ref);
+        if (l->nul == 1)
+            sb_q_nul(b, l->lib_ref, "/nonexistent/evil.so");
+        else
+            sb_q(b, l->lib_ref);
     }
     sb_f(b, ", \"api_version\": \"1.%u.0\", \"implementation_version\": \"1\", "
             "\"description\": \"fuzz layer\"",
@@ -868,6 +982,53 @@ static void set_env(int i, const char *name, const char *value) {
     if (putenv(g_env_buf[i]) != 0) die("putenv");
 }
 
+/* Replaces `path` (the regular file just written there, or nothing) by a file of `kind` (FRAMING.md
+ * "widen"). WF_LINK moves the bytes to `real` and links `path` to it. */
+static void make_special(const char *path, uint8_t kind, const char *real) {
+    switch (kind) {
+        case WF_REGULAR: return;
+        case WF_EMPTY:
+            if (truncate(path, 0) != 0) write_file(path, "", 0);
+            return;
+        case WF_LINK:
+            if (real == NULL || rename(path, real) != 0 || symlink(real, path) != 0)
+                die("link %s: %s", path, strerror(errno));
+            return;
+        default: break;
+    }
+    unlink(path);
+    int rc = 0;
+    switch (kind) {
+        case WF_FIFO: rc = mkfifo(path, 0644); break;
+        case WF_LOOP: rc = symlink(path, path); break; /* itself: ELOOP */
+        case WF_DIR: rc = mkdir(path, 0755); break;
+        case WF_DEV_ZERO: rc = symlink("/dev/zero", path); break;
+        case WF_DANGLING: rc = symlink("/nonexistent/vkl_fuzz_missing", path); break;
+        default: break;
+    }
+    if (rc != 0) die("special file %s: %s", path, strerror(errno));
+}
+
+/* A library_path of a special kind: R/w/special/<name> (WF_LINK: a link to the slot's copy). */
+static void special_lib(uint8_t kind, const char *name, const char *lib_abs, char *lib_ref) {
+    pathf(lib_ref, "%s/special/%s", g_wdir, name);
+    if (kind == WF_LINK) {
+        if (symlink(lib_abs, lib_ref) != 0) die("symlink %s: %s", lib_ref, strerror(errno));
+    } else {
+        write_file(lib_ref, "", 0);
+        make_special(lib_ref, kind, NULL);
+    }
+}
+
+/* Before a manifest path gets its tombstone: whatever special file is there goes first. */
+static void unspecial(const char *path, uint8_t kind) {
+    if (kind == WF_REGULAR || kind == WF_EMPTY) return;
+    if (kind == WF_DIR)
+        rmdir(path);
+    else
+        unlink(path);
+}
+
 static void list_add(struct sb *b, const char *entry) {
     if (b->n) sb_s(b, ":");
     sb_s(b, entry);
@@ -885,6 +1046,8 @@ void world_build(struct world *w) {
     {
         char p[W_PATH];
         pathf(p, "%s/xdg_config_dirs/b", g_wdir);
+        mkdir_p(p);
+        pathf(p, "%s/special", g_wdir);
         mkdir_p(p);
     }
 
@@ -938,12 +1101,22 @@ void world_build(struct world *w) {
             case 2: pathf(d->lib_ref, "libvkl_fuzz_drv%u.so", s); break;
             default: pathf(d->lib_ref, "%s/lib/missing_drv%u.so", g_root_real, s); break;
         }
+        if (d->lib_kind != WF_REGULAR) {
+            char name[32];
+            snprintf(name, sizeof name, "drv%u.so", s);
+            special_lib(d->lib_kind, name, d->lib_abs, d->lib_ref);
+        }
         struct sb b = {0};
         if (d->raw_manifest)
             raw_manifest(d, &b);
         else
             gen_manifest(d, &b);
         write_file(d->manifest_abs, b.p ? b.p : "", b.n);
+        {
+            char real[W_PATH];
+            pathf(real, "%s/special/drv%u.json", g_wdir, s);
+            make_special(d->manifest_abs, d->manifest_kind, real);
+        }
         /* keep the bytes actually written, for the oracle */
         free(d->manifest);
         d->manifest = b.p ? b.p : strdup("");
@@ -1057,10 +1230,111 @@ static void set_extra_env(int i, const char *name, const char *value) {
     if (putenv(g_extra_env_buf[i]) != 0) die("putenv");
 }
 
+static void meta_path(const struct world *w, uint32_t k, char *out);
+
+void world_refresh(struct world *w, bool reload) {
+    unlink(world_chain_calls_path());
+    struct timespec times[2];
+    times[0].tv_sec = times[1].tv_sec = (time_t)(500000000 + g_generation);
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    for (uint32_t s = 0; s < w->ndrivers; s++) {
+        char p[W_PATH + 16];
+        snprintf(p, sizeof p, "%s.calls", w->d[s].lib_abs);
+        unlink(p);
+        if (reload && (w->d[s].manifest_kind == WF_REGULAR || w->d[s].manifest_kind == WF_LINK || w->d[s].manifest_kind == WF_EMPTY))
+            utimensat(AT_FDCWD, w->d[s].manifest_abs, times, 0);
+    }
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        char p[W_PATH + 16];
+        snprintf(p, sizeof p, "%s.calls", w->l[i].lib_abs);
+        unlink(p);
+        if (reload && (w->l[i].manifest_kind == WF_REGULAR || w->l[i].manifest_kind == WF_LINK || w->l[i].manifest_kind == WF_EMPTY))
+            utimensat(AT_FDCWD, w->l[i].manifest_abs, times, 0);
+    }
+    for (uint32_t k = 0; k < w->nmetas && reload; k++) {
+        char p[W_PATH];
+        meta_path(w, k, p);
+        utimensat(AT_FDCWD, p, times, 0);
+    }
+}
+
 const char *world_chain_calls_path(void) {
     static char p[W_PATH];
     pathf(p, "%s/lib/layer_chain.calls", g_root_real);
     return p;
+}
+
+/* The extra meta layers VK_LAYER_FUZZ_m00.. (FRAMING.md "widen"): a chain, a ladder (each names the
+ * next two: exponentially many paths), a cycle, or masks; the last (or, with masks, every) one may
+ * also name a world layer. Manifests only: meta layers have no library. */
+static void meta_dir(const struct world *w, char *out) {
+    uint32_t loc = ((w->meta_shape >> 3) & 7) % W_LAYER_LOCATIONS;
+    struct w_layer probe;
+    memset(&probe, 0, sizeof probe);
+    probe.location = loc;
+    probe.implicit = w->meta_shape & 4;
+    char rel[W_PATH];
+    layer_dir_rel(&probe, rel);
+    pathf(out, "%s/%s", g_wdir, rel);
+}
+
+static void meta_path(const struct world *w, uint32_t k, char *out) {
+    char dir[W_PATH];
+    meta_dir(w, dir);
+    pathf(out, "%s/fuzz_meta_%02u.json", dir, k);
+}
+
+static void build_metas(struct world *w, uint32_t loc, bool implicit) {
+    (void)loc;
+    char dir[W_PATH];
+    meta_dir(w, dir);
+    mkdir_p(dir);
+    uint32_t n = w->nmetas, shape = w->meta_shape & 3;
+    for (uint32_t k = 0; k < n; k++) {
+        struct sb b = {0};
+        char name[24], comp[24];
+        world_meta_name(k, name);
+        sb_s(&b, "{\"file_format_version\": \"1.1.2\", \"layer\": {\"name\": ");
+        sb_q(&b, name);
+        sb_s(&b, ", \"type\": \"GLOBAL\", \"api_version\": \"1.0.0\", \"implementation_version\": \"1\", "
+                 "\"description\": \"fuzz meta\", \"component_layers\": [");
+        bool first = true;
+#define COMP(nm)                                 \
+    do {                                         \
+        if (!first) sb_s(&b, ", ");              \
+        sb_q(&b, nm);                            \
+        first = false;                           \
+    } while (0)
+        if (shape == 3) {
+            for (uint32_t bit = 0; bit < 8; bit++)
+                if (w->meta_masks[k] & (1u << bit)) {
+                    world_meta_name((k + 1 + bit) % n, comp);
+                    COMP(comp);
+                }
+        } else {
+            if (k + 1 < n) {
+                world_meta_name(k + 1, comp);
+                COMP(comp);
+            }
+            if (shape == 1 && k + 2 < n) {
+                world_meta_name(k + 2, comp);
+                COMP(comp);
+            }
+            if (shape == 2 && k + 1 == n) {
+                world_meta_name(0, comp);
+                COMP(comp);
+            }
+        }
+        if (w->meta_leaf < W_WORLD_LAYER_NAMES && (k + 1 == n || shape == 3)) COMP(w_layer_names[w->meta_leaf]);
+#undef COMP
+        sb_s(&b, "]");
+        if (implicit) sb_s(&b, ", \"disable_environment\": {\"VKL_FUZZ_META_DISABLE\": \"1\"}");
+        sb_s(&b, "}}\n");
+        char path[W_PATH];
+        meta_path(w, k, path);
+        write_file(path, b.p, b.n);
+        free(b.p);
+    }
 }
 
 static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_implicit) {
@@ -1111,9 +1385,19 @@ static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_impl
             case 2: pathf(l->lib_ref, "libvkl_fuzz_lay%u.so", i); break;
             default: pathf(l->lib_ref, "%s/lib/missing_lay%u.so", g_root_real, i); break;
         }
+        if (l->lib_kind != WF_REGULAR) {
+            char name[32];
+            snprintf(name, sizeof name, "lay%u.so", i);
+            special_lib(l->lib_kind, name, l->lib_abs, l->lib_ref);
+        }
         struct sb m = {0};
         gen_layer_manifest(l, &m);
         write_file(l->manifest_abs, m.p, m.n);
+        {
+            char real[W_PATH];
+            pathf(real, "%s/special/lay%u.json", g_wdir, i);
+            make_special(l->manifest_abs, l->manifest_kind, real);
+        }
         free(l->manifest);
         l->manifest = m.p;
         l->manifest_len = m.n;
@@ -1122,6 +1406,12 @@ static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_impl
     bool used[2][2] = {{false, false}, {false, false}}; /* [location][implicit] */
     for (uint32_t i = 0; i < w->nlayers; i++)
         if (w->l[i].location < 2) used[w->l[i].location][w->l[i].implicit] = true;
+    if (w->nmetas > 0) {
+        uint32_t loc = ((w->meta_shape >> 3) & 7) % W_LAYER_LOCATIONS;
+        bool implicit = w->meta_shape & 4;
+        build_metas(w, loc, implicit);
+        if (loc < 2) used[loc][implicit] = true;
+    }
     char p[W_PATH];
     if (used[0][0]) wpath(w, p, "env/layer_path/explicit"), val[10] = strdup(p);
     if (used[1][0]) wpath(w, p, "env/add_layer_path/explicit"), val[11] = strdup(p);
@@ -1146,6 +1436,7 @@ void world_cleanup(struct world *w) {
     for (uint32_t s = 0; s < w->ndrivers; s++) {
         const struct w_driver *d = &w->d[s];
         static const char tomb[] = "vkl_fuzz tombstone\n";
+        unspecial(d->manifest_abs, d->manifest_kind);
         write_file(d->manifest_abs, tomb, sizeof tomb - 1);
         times[0].tv_sec = times[1].tv_sec = (time_t)(1000000 + g_generation);
         times[0].tv_nsec = times[1].tv_nsec = 0;
@@ -1153,16 +1444,26 @@ void world_cleanup(struct world *w) {
     }
     for (uint32_t i = 0; i < w->nlayers; i++) {
         static const char tomb[] = "vkl_fuzz tombstone\n";
+        unspecial(w->l[i].manifest_abs, w->l[i].manifest_kind);
         write_file(w->l[i].manifest_abs, tomb, sizeof tomb - 1);
         times[0].tv_sec = times[1].tv_sec = (time_t)(1000000 + g_generation);
         times[0].tv_nsec = times[1].tv_nsec = 0;
         utimensat(AT_FDCWD, w->l[i].manifest_abs, times, 0);
     }
+    for (uint32_t k = 0; k < w->nmetas; k++) {
+        static const char tomb[] = "vkl_fuzz tombstone\n";
+        char path[W_PATH];
+        meta_path(w, k, path);
+        write_file(path, tomb, sizeof tomb - 1);
+        times[0].tv_sec = times[1].tv_sec = (time_t)(1000000 + g_generation);
+        times[0].tv_nsec = times[1].tv_nsec = 0;
+        utimensat(AT_FDCWD, path, times, 0);
+    }
     vkl_env_set_elevated_for_testing(0);
     uint32_t n = 0;
     vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
     /* the layer parse cache (explicit and implicit manifests) sees its tombstones too */
-    if (w->nlayers > 0) vkEnumerateInstanceLayerProperties(&n, NULL);
+    if (w->nlayers > 0 || w->nmetas > 0) vkEnumerateInstanceLayerProperties(&n, NULL);
     for (uint32_t i = 0; i < w->nlayers; i++) {
         void *h = __real_dlopen(w->l[i].lib_abs, RTLD_LAZY | RTLD_NOLOAD);
         if (h != NULL) {

@@ -25,7 +25,8 @@
 
 #include "fuzz/fuzz_input.h"
 
-#define W_MAX_DRIVERS 6
+#define W_MAX_DRIVERS 12      /* capacity: 6 decoded slots + up to 6 clones (FRAMING.md "widen") */
+#define W_WORLD_DRIVERS 6     /* the driver entries of the world framing */
 #define W_MAX_PHYSDEVS 4
 #define W_MAX_INJECT 4
 #define W_MAX_APP_EXTS 8
@@ -40,6 +41,42 @@
 #define W_LAYER_NAMES 8       /* VK_LAYER_FUZZ_a..h; the world framing uses the first 4 */
 #define W_WORLD_LAYER_NAMES 4
 #define W_LAYER_EXTRA_ENV (1 + 2 * W_MAX_LAYERS) /* VK_ADD_IMPLICIT_LAYER_PATH, per-slot switches */
+#define W_MAX_MFAIL 4         /* malloc failure entries (FRAMING.md "mfail") */
+#define W_MAX_EXTRA_METAS 32  /* library-less meta layers VK_LAYER_FUZZ_m00.. (FRAMING.md "widen") */
+
+/* The application's loader calls, as the malloc failure injection names them (FRAMING.md "mfail"). */
+enum w_call {
+    WC_EIEP,              /* vkEnumerateInstanceExtensionProperties */
+    WC_EIV,               /* vkEnumerateInstanceVersion */
+    WC_EILP,              /* vkEnumerateInstanceLayerProperties */
+    WC_CREATE_INSTANCE,   /* vkCreateInstance */
+    WC_EPD,               /* vkEnumeratePhysicalDevices */
+    WC_GROUPS,            /* vkEnumeratePhysicalDeviceGroups */
+    WC_EDEP,              /* vkEnumerateDeviceExtensionProperties */
+    WC_EDLP,              /* vkEnumerateDeviceLayerProperties */
+    WC_CREATE_DEVICE,     /* vkCreateDevice */
+    WC_DESTROY_DEVICE,    /* vkDestroyDevice */
+    WC_DESTROY_INSTANCE,  /* vkDestroyInstance */
+    WC_MESSENGER,         /* vkCreate/DestroyDebugUtilsMessengerEXT */
+    WC_GPA,               /* vkGetInstanceProcAddr / vkGetDeviceProcAddr */
+    WC_SURFACE,           /* vkCreateXcbSurfaceKHR, vkGetPhysicalDeviceSurfaceSupportKHR, vkDestroySurfaceKHR */
+    WC_OTHER,             /* physical-device queries, queues, unknown functions */
+    WC_COUNT,
+    WC_ANY = WC_COUNT     /* an mfail entry that applies to every call */
+};
+
+/* What a file of the world is instead of a regular file (FRAMING.md "widen"). */
+enum w_file_kind {
+    WF_REGULAR,     /* as generated */
+    WF_FIFO,        /* a FIFO nobody writes to */
+    WF_LOOP,        /* a symbolic link to itself (ELOOP) */
+    WF_DIR,         /* an (empty) directory */
+    WF_DEV_ZERO,    /* a symbolic link to /dev/zero */
+    WF_DANGLING,    /* a symbolic link to a missing file */
+    WF_LINK,        /* a symbolic link to the regular file (valid indirection) */
+    WF_EMPTY,       /* an empty regular file */
+    WF_KINDS
+};
 
 /* ---- tables (FRAMING.md) ---- */
 extern const char *const w_location_dirs[W_LOCATIONS]; /* relative to R/w */
@@ -93,6 +130,10 @@ struct w_driver {
     char lib_abs[W_PATH];      /* this slot's library copy */
     char lib_ref[W_PATH];      /* the library_path written into a generated manifest */
     struct w_scenario sc;
+    /* widen (FRAMING.md): the manifest's and the library's file kind, a \u0000 escape */
+    uint8_t manifest_kind, lib_kind; /* enum w_file_kind */
+    uint8_t nul;                     /* 0 none, 1 in library_path, 2 in the "ICD" key, 3 in api_version */
+    int clone_of;                    /* -1, or the decoded slot this clone copies */
 };
 
 /* One mock layer slot (FRAMING.md "layers"). */
@@ -116,6 +157,9 @@ struct w_layer {
     char lib_abs[W_PATH];
     char lib_ref[W_PATH];
     char enable_var[48], disable_var[48];
+    /* widen (FRAMING.md) */
+    uint8_t manifest_kind, lib_kind; /* enum w_file_kind */
+    uint8_t nul;                     /* 0 none, 1 in library_path, 2 in the name, 3 in the "layer" key */
 };
 const char *w_layer_name(const struct w_layer *l);
 
@@ -153,7 +197,29 @@ struct world {
      * so the oracle sees the global call order; records are attributed to the first slot with the
      * record's layer name (the chain decoder gives same-name slots the same behaviour). */
     bool chain_log;
+    /* malloc/calloc/realloc/strdup/strndup failures of the loader (FRAMING.md "mfail"): entry i
+     * fails the nth (1-based) allocation, counted from the start of each application call of kind
+     * `call` (enum w_call; WC_ANY: every call), and with `from_on` every later one of that call too. */
+    uint32_t mfail_count;
+    struct {
+        uint8_t call;
+        uint16_t nth;
+        bool from_on;
+    } mfail[W_MAX_MFAIL];
+    /* widen (FRAMING.md): clones of the decoded drivers, extra library-less meta layers */
+    uint32_t ndecoded;     /* driver slots decoded from driver entries (the rest are clones) */
+    uint32_t nmetas;       /* VK_LAYER_FUZZ_m00.. */
+    uint8_t meta_shape;    /* bits 0-1 chain/ladder/cycle/masks, bit 2 implicit, bits 3-5 location */
+    uint8_t meta_leaf;     /* < 4: the last meta's extra component VK_LAYER_FUZZ_a..d, else none */
+    uint8_t meta_masks[W_MAX_EXTRA_METAS];
+    bool surface;          /* create an xcb surface and query it on every physical device */
 };
+/* The name of extra meta layer k ("VK_LAYER_FUZZ_m00".."m31"). */
+void world_meta_name(uint32_t k, char out[24]);
+/* Would the loader be unable to use the manifest of driver slot s / layer slot l at all (a special
+ * file, or a \u0000 escape)? Such a slot must never be called. */
+bool world_driver_unusable(const struct w_driver *d);
+bool world_layer_unusable(const struct w_layer *l);
 
 /* ---- world.c ---- */
 extern const char *g_world_fuzzer_name; /* for messages; set by world_fuzz_initialize */
@@ -173,6 +239,8 @@ void world_decode(const uint8_t *data, size_t size, struct world *w);
  * (layer_chain_fuzzer): name % W_LAYER_NAMES, an 8-bit component mask, and the misbehave byte
  * selects at most two switches (FRAMING.md). */
 void world_decode_layer(struct fz_in *in, struct w_layer *l, bool wide);
+/* The trailing malloc-failure field (FRAMING.md "mfail"), shared by the world and chain framings. */
+void world_decode_mfail(struct fz_in *in, struct world *w);
 /* The shared record file of a chain_log world. */
 const char *world_chain_calls_path(void);
 void world_free(struct world *w);
@@ -181,6 +249,10 @@ void world_build(struct world *w);
 /* After the run: invalidates the loader's driver cache entries for this world's manifests,
  * unloads the mock copies, removes R/w, restores the working directory. */
 void world_cleanup(struct world *w);
+/* Between two application runs in one world: removes the call records and, with `reload`, gives
+ * every manifest a new mtime (same bytes), so the loader's caches reload everything as for a fresh
+ * world. */
+void world_refresh(struct world *w, bool reload);
 
 /* ---- oracle.c ---- */
 struct w_records; /* the parsed call records of every slot */

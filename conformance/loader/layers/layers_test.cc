@@ -101,6 +101,20 @@ TEST_F(LayerFixture, MalformedManifestsSkipped) {
   EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_good"}) << r.Describe();
 }
 
+// Found by loader_diff_fuzzer (docs/fuzzing.md "Differential fuzzing"): two manifests declare one
+// layer name; the loader uses one of them (LLP_LOADER_3) and lists the name once.
+TEST_F(LayerFixture, TwoManifestsOfOneNameListedOnce) {
+  VKT_POLICY("LLP_LOADER_3");
+  const Layer& l = s_.AddLayer("VK_LAYER_MOCK_twice", "v2_gpdpa");
+  s_.WriteLayerManifest(Location::kXdgDataDirs, false, "twice_a.json",
+                        LayerManifest("1.2.1", {LayerObject(l.name, l.library)}));
+  s_.WriteLayerManifest(Location::kXdgDataDirs, false, "twice_b.json",
+                        LayerManifest("1.2.1", {LayerObject(l.name, l.library)}));
+  ProbeResult r = Run("VK_LAYER_MOCK_twice");
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_twice"}) << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_twice"}) << r.Describe();
+}
+
 // An implicit layer without disable_environment is never loaded.
 TEST_F(LayerFixture, ImplicitLayerWithoutDisableEnvironmentSkipped) {
   VKT_POLICY("LLP_LAYER_9");

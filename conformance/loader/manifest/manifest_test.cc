@@ -182,7 +182,18 @@ INSTANTIATE_TEST_SUITE_P(
                   "\"api_version\":\"1.3.0\"}}"},
         Malformed{"LibraryNotAnElf", "RULE_DRV_LIBRARY_LOAD_FAILURE",
                   "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%.scenario\","
-                  "\"api_version\":\"1.3.0\"}}"}),
+                  "\"api_version\":\"1.3.0\"}}"},
+        // Found by loader_diff_fuzzer (docs/fuzzing.md "Differential fuzzing"): "1.1" is not
+        // "major.minor.patch", and an ICD that is an array of objects is not an ICD object.
+        Malformed{"ApiVersionTwoParts", "LDP_DRIVER_4",
+                  "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%\","
+                  "\"api_version\":\"1.1\"}}"},
+        Malformed{"PortabilityDriverNotBool", "LDP_DRIVER_4",
+                  "{\"file_format_version\":\"1.0.1\",\"ICD\":{\"library_path\":\"%LIB%\","
+                  "\"api_version\":\"1.3.0\",\"is_portability_driver\":\"true\"}}"},
+        Malformed{"IcdArray", "RULE_DRV_MANIFEST_MALFORMED",
+                  "{\"file_format_version\":\"1.0.1\",\"ICD\":[{\"library_path\":\"%LIB%\","
+                  "\"api_version\":\"1.3.0\"}]}"}),
     [](const ::testing::TestParamInfo<Malformed>& i) { return std::string(i.param.name); });
 
 }  // namespace

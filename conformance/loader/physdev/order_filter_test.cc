@@ -83,6 +83,21 @@ TEST(PhysicalDeviceOrder, ByDeviceType) {
   EXPECT_EQ(r.DeviceNames(), (Names{"dis0", "int0", "vir0", "oth0", "cpu0"})) << r.Describe();
 }
 
+// Found by loader_diff_fuzzer (docs/fuzzing.md "Differential fuzzing"): the order does not depend
+// on whether the instance can use vkGetPhysicalDeviceProperties2 (a Vulkan 1.0 application, a
+// driver without VK_KHR_get_physical_device_properties2): the type comes from the 1.0 properties.
+TEST(PhysicalDeviceOrder, ByDeviceTypeAtVulkan10WithoutProperties2) {
+  VKT_POLICY("RULE_PHYSDEV_SORT");
+  Sandbox s;
+  s.AddDriver("a", "v2",
+              "{\"instance_extensions\":[],\"physical_devices\":[" + DevJson({"cpu0", "cpu", 0x1000, 1}) + "," +
+                  DevJson({"int0", "integrated", 0x1000, 2}) + "," + DevJson({"dis0", "discrete", 0x1000, 3}) + "]}");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.0", "devices", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), (Names{"dis0", "int0", "cpu0"})) << r.Describe();
+}
+
 TEST(PhysicalDeviceOrder, ByDeviceTypeAcrossDrivers) {
   VKT_POLICY("RULE_PHYSDEV_SORT", "RULE_PHYSDEV_AGGREGATE");
   Sandbox s;

@@ -1,4 +1,5 @@
 // Physical devices across drivers, groups, properties2 emulation, GIPA/GDPA and unknown functions.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,24 @@ TEST(PhysicalDevices, DriverFailingEnumerationDoesNotHideOthers) {
   ProbeResult r = CreateAndEnumerate(s);
   EXPECT_EQ(r.Step("devices")["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
+}
+
+// Found by loader_diff_fuzzer (docs/fuzzing.md "Differential fuzzing"): a driver whose
+// vkEnumerateInstanceExtensionProperties fails is a driver without instance extensions; the
+// global enumeration, vkCreateInstance and the other drivers' devices go on without it.
+TEST(PhysicalDevices, DriverFailingInstanceExtensionQueryDoesNotHideOthers) {
+  VKT_POLICY("RULE_INST_EXT_AGGREGATE", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "bad", "v7_exports",
+                 "\"results\":{\"vkEnumerateInstanceExtensionProperties\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}");
+  AddNamedDriver(s, "good", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance", "devices", "destroy-instance"});
+  EXPECT_EQ(r.Step("instance-extensions")["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Names d = r.DeviceNames();
+  EXPECT_NE(std::find(d.begin(), d.end(), "good-dev"), d.end()) << r.Describe();
 }
 
 // Found by loader_world_fuzzer (fuzz/regressions/loader_world_fuzzer/physdev_groups_overflow_*):
