@@ -73,14 +73,14 @@ static int cmp_double(const void *a, const void *b) {
 
 struct scenario {
     const char *name;
-    int drivers;         /* driver manifests (each its own copy of the null driver) */
-    int layers;          /* enabled pass-through layers (application list) */
+    int drivers;           /* driver manifests (each its own copy of the null driver) */
+    int layers;            /* enabled pass-through layers (application list) */
     const char *layer_dir; /* VK_LAYER_PATH, relative to the sandbox, or NULL */
-    int implicit;        /* 100 implicit manifests, disabled by BENCH_DISABLE_IMPLICIT=1 */
-    int dispatch;        /* measure dispatch and lookups */
-    int heavy;           /* fewer callgrind iterations */
-    int env_layers;      /* the layers are enabled through VK_INSTANCE_LAYERS, not by the application */
-    int threads;         /* wall time only: this many threads at once against one thread (throughput) */
+    int implicit;          /* 100 implicit manifests, disabled by BENCH_DISABLE_IMPLICIT=1 */
+    int dispatch;          /* measure dispatch and lookups */
+    int heavy;             /* fewer callgrind iterations */
+    int env_layers;        /* the layers are enabled through VK_INSTANCE_LAYERS, not by the application */
+    int threads;           /* wall time only: this many threads at once against one thread (throughput) */
 };
 
 static const struct scenario g_scenarios[] = {
@@ -103,9 +103,9 @@ static const struct scenario g_scenarios[] = {
 /* ================================================================== child: the measurements */
 
 struct ctx {
-    int ir;   /* running under callgrind */
+    int ir;          /* running under callgrind */
     int strace_mode; /* running under strace: marker writes around each block */
-    int reps; /* wall-time repetitions */
+    int reps;        /* wall-time repetitions */
     int smoke;
     int count_allocs; /* print heap allocations for the next measurements */
     const struct scenario *sc;
@@ -172,9 +172,11 @@ static VkDevice make_device(struct ctx *c, VkInstance inst, VkPhysicalDevice *pd
     qfp(pds[0], &qn, qf);
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                   .queueFamilyIndex = 0, .queueCount = 1, .pQueuePriorities = &prio};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &qci};
+                                   .queueFamilyIndex = 0,
+                                   .queueCount = 1,
+                                   .pQueuePriorities = &prio};
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
     VkDevice dev;
     check(((PFN_vkCreateDevice)sym(c, "vkCreateDevice"))(pds[0], &dci, NULL, &dev), "vkCreateDevice");
     VkQueue q;
@@ -202,8 +204,9 @@ static void startup_sequence(struct ctx *c, const char *loader) {
     check(c->create_instance(&c->ici, NULL, &inst), "vkCreateInstance");
     VkDevice dev = make_device(c, inst, NULL);
     PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)sym(c, "vkGetDeviceProcAddr");
-    static const char *const names[] = {"vkCmdDraw", "vkCmdSetLineWidth", "vkCreateCommandPool",
-                                        "vkAllocateCommandBuffers", "vkQueueSubmit", "vkCreateBuffer"};
+    static const char *const names[] = {"vkCmdDraw",           "vkCmdSetLineWidth",
+                                        "vkCreateCommandPool", "vkAllocateCommandBuffers",
+                                        "vkQueueSubmit",       "vkCreateBuffer"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) (void)gdpa(dev, names[i]);
     ((PFN_vkDestroyDevice)gdpa(dev, "vkDestroyDevice"))(dev, NULL);
     c->destroy_instance(inst, NULL);
@@ -298,10 +301,10 @@ static void op_epd(struct ctx *c, long n) {
     }
 }
 
-#define DISPATCH_OP(name, fnp, call)                  \
-    static void name(struct ctx *c, long n) {         \
-        __typeof__(c->fnp) volatile f = c->fnp;       \
-        for (long i = 0; i < n; i++) call;            \
+#define DISPATCH_OP(name, fnp, call)                                                                                   \
+    static void name(struct ctx *c, long n) {                                                                          \
+        __typeof__(c->fnp) volatile f = c->fnp;                                                                        \
+        for (long i = 0; i < n; i++) call;                                                                             \
     }
 DISPATCH_OP(op_draw_tramp, draw_tramp, f(c->cb, 3, 1, 0, 0))
 DISPATCH_OP(op_draw_gipa, draw_gipa, f(c->cb, 3, 1, 0, 0))
@@ -312,15 +315,26 @@ DISPATCH_OP(op_lw_gipa, lw_gipa, f(c->cb, 1.0f))
 DISPATCH_OP(op_lw_gdpa, lw_gdpa, f(c->cb, 1.0f))
 DISPATCH_OP(op_lw_driver, lw_driver, f(c->cb, 1.0f))
 
-static const char *const g_gipa_hits[] = {
-    "vkCmdDraw", "vkCreateDevice", "vkEnumeratePhysicalDevices", "vkGetPhysicalDeviceProperties", "vkQueueSubmit",
-    "vkCreateBuffer", "vkCmdBindPipeline", "vkDestroyInstance", "vkGetPhysicalDeviceQueueFamilyProperties",
-    "vkCmdSetLineWidth"};
+static const char *const g_gipa_hits[] = {"vkCmdDraw",
+                                          "vkCreateDevice",
+                                          "vkEnumeratePhysicalDevices",
+                                          "vkGetPhysicalDeviceProperties",
+                                          "vkQueueSubmit",
+                                          "vkCreateBuffer",
+                                          "vkCmdBindPipeline",
+                                          "vkDestroyInstance",
+                                          "vkGetPhysicalDeviceQueueFamilyProperties",
+                                          "vkCmdSetLineWidth"};
 #define GIPA_HITS (long)(sizeof(g_gipa_hits) / sizeof(g_gipa_hits[0]))
 /* Device commands the null driver implements (so a hit is a hit all the way down). */
-static const char *const g_gdpa_hits[] = {"vkCmdDraw", "vkCmdSetLineWidth", "vkCreateCommandPool",
-                                          "vkDestroyCommandPool", "vkFreeCommandBuffers", "vkAllocateCommandBuffers",
-                                          "vkGetDeviceQueue", "vkDestroyDevice"};
+static const char *const g_gdpa_hits[] = {"vkCmdDraw",
+                                          "vkCmdSetLineWidth",
+                                          "vkCreateCommandPool",
+                                          "vkDestroyCommandPool",
+                                          "vkFreeCommandBuffers",
+                                          "vkAllocateCommandBuffers",
+                                          "vkGetDeviceQueue",
+                                          "vkDestroyDevice"};
 #define GDPA_HITS (long)(sizeof(g_gdpa_hits) / sizeof(g_gdpa_hits[0]))
 static const char *const g_miss = "vkGetNotARealCommandEXT";
 
@@ -368,8 +382,10 @@ static void setup_dispatch(struct ctx *c) {
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     VkCommandPool pool;
     check(ccp(c->dev, &pci, NULL, &pool), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
-                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
     check(acb(c->dev, &ai, &c->cb), "vkAllocateCommandBuffers");
     c->draw_tramp = (PFN_vkCmdDraw)sym(c, "vkCmdDraw");
     c->lw_tramp = (PFN_vkCmdSetLineWidth)sym(c, "vkCmdSetLineWidth");
@@ -580,9 +596,10 @@ static int child_main(const char *loader, const char *sandbox, const char *scena
         snprintf(c.layer_names[i], sizeof(c.layer_names[i]), "VK_LAYER_BENCH_pt_%d", i);
         c.layer_ptrs[i] = c.layer_names[i];
     }
-    c.app = (VkApplicationInfo){.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "vkl-bench",
-                                .apiVersion = VK_API_VERSION_1_3};
-    c.ici = (VkInstanceCreateInfo){.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &c.app,
+    c.app = (VkApplicationInfo){
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "vkl-bench", .apiVersion = VK_API_VERSION_1_3};
+    c.ici = (VkInstanceCreateInfo){.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                   .pApplicationInfo = &c.app,
                                    .enabledLayerCount = c.sc->env_layers ? 0 : (uint32_t)c.sc->layers,
                                    .ppEnabledLayerNames = c.layer_ptrs};
     if (strcmp(mode, "floor") == 0) return floor_main(&c);
@@ -721,8 +738,16 @@ static void copy_file(const char *src, const char *dst) {
 
 static void build_sandbox(const char *sb, const char *icd_lib, const char *layer_lib) {
     char p[4096], q[4096], json[8192];
-    static const char *const dirs[] = {"drivers", "layerlibs", "home", "empty/config", "empty/configdirs",
-                                       "empty/data", "empty/datadirs", "layers", "explicit100", "explicit1000",
+    static const char *const dirs[] = {"drivers",
+                                       "layerlibs",
+                                       "home",
+                                       "empty/config",
+                                       "empty/configdirs",
+                                       "empty/data",
+                                       "empty/datadirs",
+                                       "layers",
+                                       "explicit100",
+                                       "explicit1000",
                                        "implicit100/vulkan/implicit_layer.d"};
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         snprintf(p, sizeof(p), "%s/%s", sb, dirs[i]);
@@ -735,9 +760,10 @@ static void build_sandbox(const char *sb, const char *icd_lib, const char *layer
     for (int i = 0; i < 1000; i++) {
         snprintf(p, sizeof(p), "%s/drivers/libbench_null_icd_%d.so", sb, i);
         copy_file(icd_lib, p);
-        snprintf(json, sizeof(json),
-                 "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"%s\", \"api_version\": \"1.3.0\"}}\n",
-                 p);
+        snprintf(
+            json, sizeof(json),
+            "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"%s\", \"api_version\": \"1.3.0\"}}\n",
+            p);
         for (int n = 1; n <= 1000; n *= 10) {
             if (i >= n) continue;
             snprintf(q, sizeof(q), "%s/drivers_%d/null_icd_%03d.json", sb, n, i);
@@ -787,11 +813,11 @@ static char **scenario_env(const char *sb, const struct scenario *s) {
     snprintf(buf[n], sizeof(buf[n]), "PATH=%s", path ? path : "/usr/bin:/bin");
     env[n] = buf[n];
     n++;
-#define ADD(...)                                          \
-    do {                                                  \
-        snprintf(buf[n], sizeof(buf[n]), __VA_ARGS__);    \
-        env[n] = buf[n];                                  \
-        n++;                                              \
+#define ADD(...)                                                                                                       \
+    do {                                                                                                               \
+        snprintf(buf[n], sizeof(buf[n]), __VA_ARGS__);                                                                 \
+        env[n] = buf[n];                                                                                               \
+        n++;                                                                                                           \
     } while (0)
     ADD("HOME=%s/home", sb);
     ADD("XDG_CONFIG_HOME=%s/empty/config", sb);
@@ -1030,7 +1056,10 @@ static void print_table(FILE *f, int nl, char labels[][32]) {
         int ratio = strncmp(w->key, "throughput", 10) == 0;
         int allocs = strncmp(w->key, "heap allocations", 16) == 0 || syscalls || ratio;
         fprintf(f, "| %s | %s | %s |", w->scenario, w->key,
-                syscalls ? "syscalls/op" : ratio ? "ratio" : allocs ? "allocs/op" : "per op");
+                syscalls ? "syscalls/op"
+                : ratio  ? "ratio"
+                : allocs ? "allocs/op"
+                         : "per op");
         char s[64];
         for (int i = 0; i < nl; i++) {
             const struct cell *c = &w->cells[i];
@@ -1043,7 +1072,8 @@ static void print_table(FILE *f, int nl, char labels[][32]) {
         }
         if (nl >= 2) {
             double a = allocs ? w->cells[0].allocs : w->cells[0].ir, b = allocs ? w->cells[1].allocs : w->cells[1].ir;
-            int ok = allocs ? (w->cells[0].has_allocs && w->cells[1].has_allocs) : (w->cells[0].has_ir && w->cells[1].has_ir);
+            int ok = allocs ? (w->cells[0].has_allocs && w->cells[1].has_allocs)
+                            : (w->cells[0].has_ir && w->cells[1].has_ir);
             if (ok && b > 0)
                 fprintf(f, " %.3g |", a / b);
             else
@@ -1103,7 +1133,8 @@ static void derive(int nl) {
             if (strcmp(g_scenarios[k].name, sc) == 0) layers = g_scenarios[k].layers;
         if (layers > 0) continue;
         struct row *d = row_get(sc, "vkGetDeviceProcAddr hit, loader part (minus the driver's own lookup)");
-        struct row *t = row_get(sc, "vkGetDeviceProcAddr hit"), *f = row_get(sc, "driver's own vkGetDeviceProcAddr hit");
+        struct row *t = row_get(sc, "vkGetDeviceProcAddr hit"),
+                   *f = row_get(sc, "driver's own vkGetDeviceProcAddr hit");
         for (int i = 0; i < nl; i++) {
             d->cells[i].has_ir = t->cells[i].has_ir && f->cells[i].has_ir;
             d->cells[i].ir = t->cells[i].ir - f->cells[i].ir;
@@ -1120,8 +1151,10 @@ static void chart(const char *out, int nl, char labels[][32]) {
     snprintf(png, sizeof(png), "%s/startup_vs_manifests.png", out);
     FILE *f = fopen(dat, "w");
     if (f == NULL) return;
-    static const struct { const char *sc; int manifests; } pts[] = {
-        {"1 driver", 1}, {"10 drivers", 10}, {"100 drivers", 100}, {"1000 drivers", 1000}};
+    static const struct {
+        const char *sc;
+        int manifests;
+    } pts[] = {{"1 driver", 1}, {"10 drivers", 10}, {"100 drivers", 100}, {"1000 drivers", 1000}};
     static const char *const keys[] = {"start-up sequence (cold process)", "vkCreateInstance + vkDestroyInstance"};
     fprintf(f, "# manifests");
     for (int k = 0; k < 2; k++)
@@ -1138,8 +1171,10 @@ static void chart(const char *out, int nl, char labels[][32]) {
     /* The same against unused explicit layer manifests (1 driver each; 0 manifests is "1 driver"). */
     char dat2[4200];
     snprintf(dat2, sizeof(dat2), "%s/startup_layers.dat", out);
-    static const struct { const char *sc; int manifests; } lpts[] = {
-        {"100 unused explicit", 100}, {"1000 unused explicit", 1000}};
+    static const struct {
+        const char *sc;
+        int manifests;
+    } lpts[] = {{"100 unused explicit", 100}, {"1000 unused explicit", 1000}};
     int have2 = 0;
     f = fopen(dat2, "w");
     if (f == NULL) return;
@@ -1165,8 +1200,8 @@ static void chart(const char *out, int nl, char labels[][32]) {
             png);
     for (int k = 0, col = 2; k < 2; k++)
         for (int i = 0; i < nl; i++, col++)
-            fprintf(f, "%s'%s' using 1:%d with linespoints lw 2 lc %d title '%s %s, drivers'", col > 2 ? ", " : "",
-                    dat, col, col - 1, labels[i],
+            fprintf(f, "%s'%s' using 1:%d with linespoints lw 2 lc %d title '%s %s, drivers'", col > 2 ? ", " : "", dat,
+                    col, col - 1, labels[i],
                     k ? "vkCreateInstance+vkDestroyInstance (warm)" : "start-up sequence (cold process)");
     if (have2 > 0)
         for (int k = 0, col = 2; k < 2; k++)
@@ -1264,7 +1299,8 @@ int main(int argc, char **argv) {
 #endif
     if (strace != NULL) snprintf(strace_path, sizeof(strace_path), "%s", strace);
 #if !defined(__SANITIZE_ADDRESS__)
-    else printf("strace not found: system calls not counted\n");
+    else
+        printf("strace not found: system calls not counted\n");
 #endif
     char *valgrind = callgrind ? find_in_path("valgrind") : NULL;
     char valgrind_path[4096] = "";
@@ -1301,8 +1337,8 @@ int main(int argc, char **argv) {
             snprintf(a_reps, sizeof(a_reps), "--reps=%d", reps);
             char *o = NULL;
             /* wall time + allocations */
-            char *targv[] = {self, "--child", a_loader, a_sb, a_sc, "--mode=time", a_reps,
-                             smoke ? "--smoke" : NULL, NULL};
+            char *targv[] = {self, "--child", a_loader, a_sb, a_sc, "--mode=time", a_reps, smoke ? "--smoke" : NULL,
+                             NULL};
             int st = run_capture(targv, env, &o);
             if (st != 0) {
                 printf("  %s: child failed (status %d)\n", labels[li], st);
@@ -1334,9 +1370,10 @@ int main(int argc, char **argv) {
                 snprintf(cgdir, sizeof(cgdir), "%s/cg_%d_%d", sb, s, li);
                 mkdirs(cgdir);
                 snprintf(a_out, sizeof(a_out), "--callgrind-out-file=%s/cg.out", cgdir);
-                char *vargv[] = {valgrind_path, "--tool=callgrind", "-q", a_out,
-                                 self, "--child", a_loader, a_sb, a_sc, "--mode=ir", "--reps=1",
-                                 smoke ? "--smoke" : NULL, NULL};
+                char *vargv[] = {valgrind_path, "--tool=callgrind", "-q",       a_out,
+                                 self,          "--child",          a_loader,   a_sb,
+                                 a_sc,          "--mode=ir",        "--reps=1", smoke ? "--smoke" : NULL,
+                                 NULL};
                 st = run_capture(vargv, env, &o);
                 if (st != 0) {
                     printf("  %s: callgrind child failed (status %d)\n", labels[li], st);
@@ -1350,8 +1387,9 @@ int main(int argc, char **argv) {
                 char stfile[4300], a_o[4400];
                 snprintf(stfile, sizeof(stfile), "%s/st_%d_%d.txt", sb, s, li);
                 snprintf(a_o, sizeof(a_o), "-o%s", stfile);
-                char *sargv[] = {strace_path, "-f", "-qq", "-s", "400", a_o, self, "--child", a_loader, a_sb, a_sc,
-                                 "--mode=sc", "--reps=1", smoke ? "--smoke" : NULL, NULL};
+                char *sargv[] = {strace_path, "-f",     "-qq", "-s", "400",       a_o,        self,
+                                 "--child",   a_loader, a_sb,  a_sc, "--mode=sc", "--reps=1", smoke ? "--smoke" : NULL,
+                                 NULL};
                 st = run_capture(sargv, env, &o);
                 if (st != 0) {
                     printf("  %s: strace child failed (status %d)\n", labels[li], st);
@@ -1379,8 +1417,9 @@ int main(int argc, char **argv) {
                 snprintf(cgdir, sizeof(cgdir), "%s/cg_floor_%d", sb, s);
                 mkdirs(cgdir);
                 snprintf(a_out, sizeof(a_out), "--callgrind-out-file=%s/cg.out", cgdir);
-                char *vargv[] = {valgrind_path, "--tool=callgrind", "-q", a_out, self, "--child", a_sb, a_sc,
-                                 "--mode=floor", "--reps=1", smoke ? "--smoke" : NULL, NULL};
+                char *vargv[] = {
+                    valgrind_path, "--tool=callgrind",       "-q", a_out, self, "--child", a_sb, a_sc, "--mode=floor",
+                    "--reps=1",    smoke ? "--smoke" : NULL, NULL};
                 if (run_capture(vargv, env, &o) != 0) failures++;
                 free(o);
                 parse_callgrind_dir(sc->name, 0, cgdir);
@@ -1408,8 +1447,8 @@ int main(int argc, char **argv) {
             snprintf(cgdir, sizeof(cgdir), "%s/cg_parse", sb);
             mkdirs(cgdir);
             snprintf(a_out, sizeof(a_out), "--callgrind-out-file=%s/cg.out", cgdir);
-            char *vargv[] = {valgrind_path, "--tool=callgrind", "-q", a_out, self, "--child", a_sb,
-                             "--scenario=1 driver", "--mode=parse", "--reps=1", NULL};
+            char *vargv[] = {valgrind_path, "--tool=callgrind",    "-q",           a_out,      self, "--child",
+                             a_sb,          "--scenario=1 driver", "--mode=parse", "--reps=1", NULL};
             if (run_capture(vargv, env, &o) != 0) failures++;
             free(o);
             parse_callgrind_dir("manifest parsing (buffer API)", 0, cgdir);

@@ -72,9 +72,11 @@ static int bring_up(const char *loader, struct env *e) {
     memcpy(e->name, p.deviceName, sizeof(e->name));
     float prio = 1.0f;
     VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                 .queueFamilyIndex = 0, .queueCount = 1, .pQueuePriorities = &prio};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &q};
+                                 .queueFamilyIndex = 0,
+                                 .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
     PFN_vkCreateDevice create_device = (PFN_vkCreateDevice)e->gipa(e->instance, "vkCreateDevice");
     r = create_device(e->pd, &dci, NULL, &e->device);
     if (r != VK_SUCCESS) return fail("vkCreateDevice", r);
@@ -128,9 +130,12 @@ int main(int argc, char **argv) {
     const char *loader = NULL, *mode = "startup";
     long iters = 1000000;
     for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "--loader=", 9) == 0) loader = argv[i] + 9;
-        else if (strncmp(argv[i], "--mode=", 7) == 0) mode = argv[i] + 7;
-        else if (strncmp(argv[i], "--iters=", 8) == 0) iters = strtol(argv[i] + 8, NULL, 10);
+        if (strncmp(argv[i], "--loader=", 9) == 0)
+            loader = argv[i] + 9;
+        else if (strncmp(argv[i], "--mode=", 7) == 0)
+            mode = argv[i] + 7;
+        else if (strncmp(argv[i], "--iters=", 8) == 0)
+            iters = strtol(argv[i] + 8, NULL, 10);
         else {
             fprintf(stderr, "usage: gpu_timing --loader=PATH [--mode=startup|calls] [--iters=N]\n");
             return 2;
@@ -164,8 +169,10 @@ int main(int argc, char **argv) {
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = 0};
     VkCommandPool pool;
     if (ccp(e.device, &pci, NULL, &pool) != VK_SUCCESS) return fail("vkCreateCommandPool", VK_ERROR_UNKNOWN);
-    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
-                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
     VkCommandBuffer cb;
     if (acb(e.device, &ai, &cb) != VK_SUCCESS) return fail("vkAllocateCommandBuffers", VK_ERROR_UNKNOWN);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};

@@ -42,8 +42,8 @@ static struct null_device g_devices[POOL];
 static void set_magic(struct obj *o) { o->loader_data.loaderMagic = ICD_LOADER_MAGIC; }
 
 /* ------------------------------------------------------------------ global commands */
-static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
-                                                          VkInstance *out) {
+static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreateInfo *ci,
+                                                          const VkAllocationCallbacks *a, VkInstance *out) {
     (void)ci;
     (void)a;
     for (int i = 0; i < INSTANCE_POOL; i++) {
@@ -60,7 +60,7 @@ static VKAPI_ATTR void VKAPI_CALL null_DestroyInstance(VkInstance inst, const Vk
     if (inst != VK_NULL_HANDLE) __atomic_store_n(&((struct null_instance *)(void *)inst)->used, 0, __ATOMIC_RELEASE);
 }
 static VKAPI_ATTR VkResult VKAPI_CALL null_EnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
-                                                                               VkExtensionProperties *props) {
+                                                                                VkExtensionProperties *props) {
     (void)layer;
     (void)props;
     *count = 0;
@@ -92,7 +92,8 @@ static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDev
     p->deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     strcpy(p->deviceName, "bench null device");
 }
-static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2 *p) {
+static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties2(VkPhysicalDevice pd,
+                                                                    VkPhysicalDeviceProperties2 *p) {
     null_GetPhysicalDeviceProperties(pd, &p->properties);
 }
 static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceFeatures(VkPhysicalDevice pd, VkPhysicalDeviceFeatures *f) {
@@ -118,7 +119,8 @@ static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceQueueFamilyProperties(Vk
     q->queueCount = 1;
 }
 static VKAPI_ATTR VkResult VKAPI_CALL null_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *layer,
-                                                                             uint32_t *count, VkExtensionProperties *e) {
+                                                                              uint32_t *count,
+                                                                              VkExtensionProperties *e) {
     (void)pd;
     (void)layer;
     (void)e;
@@ -160,7 +162,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_CreateCommandPool(VkDevice dev, const
     *pool = (VkCommandPool)(uintptr_t)0x1000;
     return VK_SUCCESS;
 }
-static VKAPI_ATTR void VKAPI_CALL null_DestroyCommandPool(VkDevice dev, VkCommandPool pool, const VkAllocationCallbacks *a) {
+static VKAPI_ATTR void VKAPI_CALL null_DestroyCommandPool(VkDevice dev, VkCommandPool pool,
+                                                          const VkAllocationCallbacks *a) {
     (void)dev;
     (void)pool;
     (void)a;
@@ -198,7 +201,8 @@ struct entry {
     uint8_t kind; /* 0 global, 1 instance, 2 physical device, 3 device */
     PFN_vkVoidFunction fn;
 };
-#define E(n, k) {"vk" #n, (uint8_t)(sizeof("vk" #n) - 1), k, (PFN_vkVoidFunction)null_##n}
+#define E(n, k)                                                                                                        \
+    { "vk" #n, (uint8_t)(sizeof("vk" #n) - 1), k, (PFN_vkVoidFunction)null_##n }
 static const struct entry g_entries[] = {
     E(CreateInstance, 0),
     E(EnumerateInstanceExtensionProperties, 0),

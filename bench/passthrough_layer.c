@@ -25,8 +25,8 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL pt_GetDeviceProcAddr(VkDevice de
 static VKAPI_ATTR VkResult VKAPI_CALL pt_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
                                                         VkInstance *out) {
     VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)(uintptr_t)ci->pNext;
-    while (link != NULL && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-                             link->function == VK_LAYER_LINK_INFO))
+    while (link != NULL &&
+           !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
         link = (VkLayerInstanceCreateInfo *)(uintptr_t)link->pNext;
     if (link == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     PFN_vkGetInstanceProcAddr next = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;

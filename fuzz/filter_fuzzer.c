@@ -24,13 +24,12 @@
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/filter.h"
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "filter_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, \
-                    __LINE__);                                                                \
-            abort();                                                                          \
-        }                                                                                     \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "filter_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);             \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* ---- reference model ------------------------------------------------------------------------ */
@@ -50,8 +49,7 @@ static char fold(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c; }
 static void ref_token(struct ref *r, const char *t, size_t n) {
     /* n > 0, t already folded and cut */
     r->active = true;
-    if ((n == 5 && memcmp(t, "~all~", 5) == 0) || (n == 1 && t[0] == '*') ||
-        (n == 2 && memcmp(t, "**", 2) == 0)) {
+    if ((n == 5 && memcmp(t, "~all~", 5) == 0) || (n == 1 && t[0] == '*') || (n == 2 && memcmp(t, "**", 2) == 0)) {
         r->all = true;
         return;
     }
@@ -126,8 +124,7 @@ static bool ref_match(const struct ref *r, const char *name) {
     return false;
 }
 
-static enum vkl_driver_filter_result ref_check(const struct ref *sel, const struct ref *dis,
-                                               const char *path) {
+static enum vkl_driver_filter_result ref_check(const struct ref *sel, const struct ref *dis, const char *path) {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     bool s = ref_match(sel, base), d = ref_match(dis, base);
@@ -179,8 +176,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ref_parse(a_copy, a_len, &ra);
     compare(&fa, &ra);
     vkl_filter_parse(b ? b_copy : NULL, b_len, &fb);
-    if (b) ref_parse(b_copy, b_len, &rb);
-    else memset(&rb, 0, sizeof(rb));
+    if (b)
+        ref_parse(b_copy, b_len, &rb);
+    else
+        memset(&rb, 0, sizeof(rb));
     compare(&fb, &rb);
     vkl_filter_parse(NULL, 0, &unset);
     memset(&runset, 0, sizeof(runset));

@@ -50,19 +50,13 @@ static inline const uint8_t *fz_bytes(struct fz_in *in, size_t len, size_t *out_
 }
 
 /* A u8-length-prefixed byte string. */
-static inline const uint8_t *fz_str8(struct fz_in *in, size_t *out_len) {
-    return fz_bytes(in, fz_u8(in), out_len);
-}
+static inline const uint8_t *fz_str8(struct fz_in *in, size_t *out_len) { return fz_bytes(in, fz_u8(in), out_len); }
 
 /* A u16-length-prefixed byte string. */
-static inline const uint8_t *fz_str16(struct fz_in *in, size_t *out_len) {
-    return fz_bytes(in, fz_u16(in), out_len);
-}
+static inline const uint8_t *fz_str16(struct fz_in *in, size_t *out_len) { return fz_bytes(in, fz_u16(in), out_len); }
 
 /* Everything that is left. */
-static inline const uint8_t *fz_rest(struct fz_in *in, size_t *out_len) {
-    return fz_bytes(in, in->n, out_len);
-}
+static inline const uint8_t *fz_rest(struct fz_in *in, size_t *out_len) { return fz_bytes(in, in->n, out_len); }
 
 /* Copies a byte string into a fresh NUL-terminated heap string cut at the first NUL byte (the
  * loader only ever sees C strings). Returns NULL on allocation failure. */

@@ -24,13 +24,12 @@
 #include "loader/internal/log.h"
 #include "loader/internal/manifest.h"
 
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "icd_manifest_fuzzer: invariant violated: %s (%s:%d)\n", #cond, \
-                    __FILE__, __LINE__);                                                     \
-            abort();                                                                         \
-        }                                                                                    \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "icd_manifest_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);       \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 struct sink_state {
@@ -153,16 +152,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 int parts = 1;
                 for (const char *c = s; *c; c++) parts += *c == '.';
                 if (parts == 4)
-                    snprintf(back, sizeof back, "%u.%u.%u.%u", VK_API_VERSION_VARIANT(v),
-                             VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
-                             VK_API_VERSION_PATCH(v));
-                else
-                    snprintf(back, sizeof back, "%u.%u.%u", VK_API_VERSION_MAJOR(v),
+                    snprintf(back, sizeof back, "%u.%u.%u.%u", VK_API_VERSION_VARIANT(v), VK_API_VERSION_MAJOR(v),
                              VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+                else
+                    snprintf(back, sizeof back, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+                             VK_API_VERSION_PATCH(v));
                 bool leading_zero = false;
                 for (const char *c = s; *c; c++)
-                    if (*c == '0' && (c == s || c[-1] == '.') && c[1] >= '0' && c[1] <= '9')
-                        leading_zero = true;
+                    if (*c == '0' && (c == s || c[-1] == '.') && c[1] >= '0' && c[1] <= '9') leading_zero = true;
                 if (!leading_zero) CHECK(strcmp(back, s) == 0);
             }
         }

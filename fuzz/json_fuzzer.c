@@ -19,20 +19,19 @@
 
 #include "loader/internal/json.h"
 
-#define CHECK(cond)                                                                           \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            fprintf(stderr, "json_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, \
-                    __LINE__);                                                                \
-            abort();                                                                          \
-        }                                                                                     \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "json_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);               \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static size_t g_nodes;
 
 static int type_count(const struct vkl_json *n) {
-    return vkl_json_is_null(n) + vkl_json_is_bool(n) + vkl_json_is_number(n) +
-           vkl_json_is_string(n) + vkl_json_is_array(n) + vkl_json_is_object(n);
+    return vkl_json_is_null(n) + vkl_json_is_bool(n) + vkl_json_is_number(n) + vkl_json_is_string(n) +
+           vkl_json_is_array(n) + vkl_json_is_object(n);
 }
 
 static void walk(const struct vkl_json *n, unsigned depth) {
@@ -49,8 +48,10 @@ static void walk(const struct vkl_json *n, unsigned depth) {
     } else {
         CHECK(vkl_json_string(n) == NULL);
     }
-    if (vkl_json_is_bool(n)) (void)vkl_json_bool(n);
-    else CHECK(!vkl_json_bool(n));
+    if (vkl_json_is_bool(n))
+        (void)vkl_json_bool(n);
+    else
+        CHECK(!vkl_json_bool(n));
     if (!vkl_json_is_number(n)) CHECK(vkl_json_number(n) == 0.0);
     /* Member lookup on non-objects is NULL. */
     if (!vkl_json_is_object(n)) CHECK(vkl_json_get(n, "ICD") == NULL);
@@ -93,8 +94,10 @@ static size_t max_depth(const uint8_t *d, size_t n) {
     bool in_str = false;
     for (size_t i = 0; i < n; i++) {
         if (in_str) {
-            if (d[i] == '\\') i++;
-            else if (d[i] == '"') in_str = false;
+            if (d[i] == '\\')
+                i++;
+            else if (d[i] == '"')
+                in_str = false;
         } else if (d[i] == '"') {
             in_str = true;
         } else if (d[i] == '[' || d[i] == '{') {

@@ -39,8 +39,8 @@ static const char *chain_name(uint8_t b) {
 static void decode_filter(struct fz_in *in, struct world *w, int var) {
     uint8_t mask = fz_u8(in), special = fz_u8(in) % 8;
     if (mask == 0 && special == 0) return; /* unset (the world's default for it) */
-    static const char *const specials[8] = {NULL, "~all~", "~implicit~", "~explicit~", "*FUZZ*", "*",
-                                            W_OVERRIDE_LAYER_NAME, NULL};
+    static const char *const specials[8] = {NULL,     "~all~", "~implicit~",          "~explicit~",
+                                            "*FUZZ*", "*",     W_OVERRIDE_LAYER_NAME, NULL};
     char buf[256] = "";
     size_t n = 0;
     for (int k = 0; k < W_LAYER_NAMES; k++)
@@ -170,9 +170,7 @@ static void chain_decode(const uint8_t *data, size_t size, struct world *w) {
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    return world_fuzz_initialize(argc, argv, "layer_chain_fuzzer");
-}
+int LLVMFuzzerInitialize(int *argc, char ***argv) { return world_fuzz_initialize(argc, argv, "layer_chain_fuzzer"); }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return world_fuzz_one(data, size, chain_decode, oracle_check_chain);

@@ -24,13 +24,12 @@
 #include "loader/internal/layer.h"
 #include "loader/internal/log.h"
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "layer_manifest_fuzzer: invariant violated: %s (%s:%d)\n", #cond, \
-                    __FILE__, __LINE__);                                                       \
-            abort();                                                                           \
-        }                                                                                      \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "layer_manifest_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);     \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 struct sink_state {
@@ -110,8 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t opt = fz_u8(&in);
     bool implicit = opt & 1;
     static const char *const paths[4] = {"/usr/share/vulkan/implicit_layer.d/VkLayer_fuzz.json",
-                                          "layers/VkLayer_fuzz.json", "VkLayer_fuzz.json",
-                                          "/VkLayer_fuzz.json"};
+                                         "layers/VkLayer_fuzz.json", "VkLayer_fuzz.json", "/VkLayer_fuzz.json"};
     const char *path = paths[(opt >> 1) & 3];
     size_t len;
     const uint8_t *body = fz_rest(&in, &len);

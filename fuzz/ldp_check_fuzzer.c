@@ -26,12 +26,12 @@
 #include "conformance/driver/frontend.h"
 #include "loader/internal/json.h"
 
-#define CHECK(cond)                                                                                     \
-    do {                                                                                                \
-        if (!(cond)) {                                                                                  \
-            fprintf(stderr, "ldp_check_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-            abort();                                                                                    \
-        }                                                                                               \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "ldp_check_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);          \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static void cli_mode(const uint8_t *data, size_t size) {

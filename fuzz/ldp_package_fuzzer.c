@@ -26,12 +26,12 @@
 
 #include "conformance/driver/package.h"
 
-#define CHECK(cond)                                                                                           \
-    do {                                                                                                      \
-        if (!(cond)) {                                                                                        \
-            fprintf(stderr, "ldp_package_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-            abort();                                                                                          \
-        }                                                                                                     \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "ldp_package_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);        \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static char g_pkg[512];

@@ -24,10 +24,6 @@
  */
 #include "fuzz/world/world.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    return world_fuzz_initialize(argc, argv, "loader_world_fuzzer");
-}
+int LLVMFuzzerInitialize(int *argc, char ***argv) { return world_fuzz_initialize(argc, argv, "loader_world_fuzzer"); }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return world_fuzz_one(data, size, world_decode, NULL);
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return world_fuzz_one(data, size, world_decode, NULL); }

@@ -26,13 +26,12 @@
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
 
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "path_list_fuzzer: invariant violated: %s (%s:%d)\n", #cond,        \
-                    __FILE__, __LINE__);                                                        \
-            abort();                                                                            \
-        }                                                                                       \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "path_list_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);          \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* ---- reference models ----------------------------------------------------------------------- */
@@ -61,8 +60,7 @@ static void ref_add(struct vkl_strlist *out, const char *base, size_t n, const c
 
 static bool set_nonempty(const char *s) { return s != NULL && *s != '\0'; }
 
-static void ref_home(struct vkl_strlist *out, const char *xdg, const char *home, const char *rel,
-                     const char *suffix) {
+static void ref_home(struct vkl_strlist *out, const char *xdg, const char *home, const char *rel, const char *suffix) {
     if (set_nonempty(xdg)) {
         ref_add(out, xdg, strlen(xdg), suffix);
     } else if (set_nonempty(home)) {
@@ -79,8 +77,7 @@ static void ref_home(struct vkl_strlist *out, const char *xdg, const char *home,
     }
 }
 
-static void ref_list(struct vkl_strlist *out, const char *list, const char *fallback,
-                     const char *suffix) {
+static void ref_list(struct vkl_strlist *out, const char *list, const char *fallback, const char *suffix) {
     const char *v = set_nonempty(list) ? list : fallback;
     struct vkl_strlist parts = VKL_STRLIST_INIT;
     ref_split(v, strlen(v), ':', &parts);
@@ -92,8 +89,7 @@ static void ref_dirs(const struct vkl_search_env *e, const char *suffix, struct 
     ref_home(out, e->xdg_config_home, e->home, ".config", suffix);
     ref_list(out, e->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS, suffix);
     if (set_nonempty(e->sysconfdir)) ref_add(out, e->sysconfdir, strlen(e->sysconfdir), suffix);
-    if (set_nonempty(e->extrasysconfdir))
-        ref_add(out, e->extrasysconfdir, strlen(e->extrasysconfdir), suffix);
+    if (set_nonempty(e->extrasysconfdir)) ref_add(out, e->extrasysconfdir, strlen(e->extrasysconfdir), suffix);
     ref_home(out, e->xdg_data_home, e->home, ".local/share", suffix);
     ref_list(out, e->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS, suffix);
 }
@@ -109,8 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t opt = fz_u8(&in);
     static const char seps[3] = {':', ';', ','};
     char sep = (opt & 3) < 3 ? seps[opt & 3] : (char)fz_u8(&in);
-    static const char *const suffixes[4] = {VKL_ICD_SUFFIX, VKL_IMPLICIT_LAYER_SUFFIX,
-                                            VKL_EXPLICIT_LAYER_SUFFIX, ""};
+    static const char *const suffixes[4] = {VKL_ICD_SUFFIX, VKL_IMPLICIT_LAYER_SUFFIX, VKL_EXPLICIT_LAYER_SUFFIX, ""};
     const char *suffix = suffixes[(opt >> 2) & 3];
 
     size_t rest_len;

@@ -76,13 +76,9 @@ static int replay_file(const char *path) {
     return 0;
 }
 
-static int skip_name(const char *name) {
-    return name[0] == '.' || strncmp(name, "README", 6) == 0;
-}
+static int skip_name(const char *name) { return name[0] == '.' || strncmp(name, "README", 6) == 0; }
 
-static int cmp_names(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int replay_path(const char *path) {
     struct stat st;

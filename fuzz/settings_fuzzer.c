@@ -20,12 +20,12 @@
 #include "loader/internal/log.h"
 #include "loader/internal/settings.h"
 
-#define CHECK(cond)                                                                                          \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            fprintf(stderr, "settings_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-            abort();                                                                                         \
-        }                                                                                                    \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "settings_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);           \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 #define PATH "/home/u/.config/vulkan/loader_settings.d/vk_loader_settings.json"
@@ -58,7 +58,8 @@ static void sink_emit(void *ctx, uint32_t flags, const char *line) {
         const char *rest = line + strlen(prefix);
         for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
             if (strncmp(rest, reasons[i], strlen(reasons[i])) == 0 &&
-                strcmp(line + n - strlen("; file ignored [RULE_SETTINGS_FILE]"), "; file ignored [RULE_SETTINGS_FILE]") == 0)
+                strcmp(line + n - strlen("; file ignored [RULE_SETTINGS_FILE]"),
+                       "; file ignored [RULE_SETTINGS_FILE]") == 0)
                 s->file_rejections++;
     }
 }

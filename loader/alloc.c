@@ -20,8 +20,7 @@ static void *VKAPI_PTR default_alloc(void *ud, size_t size, size_t align, VkSyst
     void *p = NULL;
     return posix_memalign(&p, align, size) == 0 ? p : NULL;
 }
-static void *VKAPI_PTR default_realloc(void *ud, void *orig, size_t size, size_t align,
-                                       VkSystemAllocationScope s) {
+static void *VKAPI_PTR default_realloc(void *ud, void *orig, size_t size, size_t align, VkSystemAllocationScope s) {
     (void)ud;
     (void)align;
     (void)s;

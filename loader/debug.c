@@ -30,7 +30,7 @@ void vkl_debug_emit(void *ctx, uint32_t flags, const char *line) {
     struct vkl_instance *inst = ctx;
     VkDebugUtilsMessageSeverityFlagBitsEXT sev = utils_severity(flags);
     VkDebugUtilsMessageTypeFlagsEXT type = (flags & VKL_LOG_PERF) ? VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT
-                                                                   : VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+                                                                  : VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
     VkDebugUtilsObjectNameInfoEXT obj = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
         .objectType = VK_OBJECT_TYPE_INSTANCE,
@@ -59,9 +59,7 @@ void vkl_debug_emit(void *ctx, uint32_t flags, const char *line) {
 /* The instance's log sink emits only while the instance has a messenger or callback: with none,
  * vkl_log does not even format its messages (a create/destroy logs dozens of DEBUG lines). Called
  * wherever the list changes (under the instance lock, or before the instance is shared). */
-static void sync_sink(struct vkl_instance *inst) {
-    inst->log.emit = inst->messengers != NULL ? vkl_debug_emit : NULL;
-}
+static void sync_sink(struct vkl_instance *inst) { inst->log.emit = inst->messengers != NULL ? vkl_debug_emit : NULL; }
 
 static struct vkl_messenger *messenger_new(struct vkl_instance *inst, VkSystemAllocationScope scope) {
     struct vkl_messenger *m = vkl_calloc(&inst->alloc, sizeof(*m), scope);

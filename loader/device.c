@@ -19,16 +19,14 @@ struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
 
 /* The loader's dispatch pointer in the first word of a driver's dispatchable object
  * (RULE_DRV_IFACE_V2). */
-static void set_dispatch(void *object, struct vkl_device *dev) {
-    *(const void **)object = &dev->disp.gen;
-}
+static void set_dispatch(void *object, struct vkl_device *dev) { *(const void **)object = &dev->disp.gen; }
 
 /* The device-group create info names physical devices; the layer below needs its own handles.
  * The application's chain is const, so the substitution is made in a copy spliced in for the call
  * and the original link is restored before returning. */
 struct group_patch {
-    VkBaseOutStructure *prev;            /* the struct whose pNext we redirected (or NULL: the create info) */
-    const void *orig;                    /* the original group struct */
+    VkBaseOutStructure *prev; /* the struct whose pNext we redirected (or NULL: the create info) */
+    const void *orig;         /* the original group struct */
     VkDeviceGroupDeviceCreateInfo copy;
     VkPhysicalDevice handles[VK_MAX_DEVICE_GROUP_SIZE];
 };
@@ -98,8 +96,9 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
             vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
                     "vkCreateDevice: device extension %s is offered neither by driver %s (%s) nor by an enabled "
                     "layer; VK_ERROR_EXTENSION_NOT_PRESENT [RULE_DEV_UNKNOWN_EXT]",
-                    e, vkl_driver_name(ii->driver), qr < 0 ? "its vkEnumerateDeviceExtensionProperties failed"
-                                                           : "vkEnumerateDeviceExtensionProperties");
+                    e, vkl_driver_name(ii->driver),
+                    qr < 0 ? "its vkEnumerateDeviceExtensionProperties failed"
+                           : "vkEnumerateDeviceExtensionProperties");
             r = VK_ERROR_EXTENSION_NOT_PRESENT;
             break;
         }
@@ -237,8 +236,8 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
             vkl_free(&a, dev);
             return VK_ERROR_EXTENSION_NOT_PRESENT;
         }
-        ext_names = vkl_calloc(&inst->alloc, ci.enabledExtensionCount * sizeof(*ext_names),
-                               VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+        ext_names =
+            vkl_calloc(&inst->alloc, ci.enabledExtensionCount * sizeof(*ext_names), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
         VkResult fr = ext_names == NULL ? VK_ERROR_OUT_OF_HOST_MEMORY
                                         : filter_device_extensions(inst, ii, t->handle, &ci, ext_names);
         if (fr != VK_SUCCESS) {
@@ -263,10 +262,12 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     }
     /* Interface >= 2 drivers initialise the loader's word to ICD_LOADER_MAGIC; anything else means
      * the driver did not reserve it and writing there would corrupt the driver's object. */
-    if (ii->driver->interface_version >= 2 && ((const VK_LOADER_DATA *)(const void *)device)->loaderMagic != ICD_LOADER_MAGIC) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "driver %s: VkDevice does not start with ICD_LOADER_MAGIC; device rejected [RULE_DRV_DISPATCHABLE_OBJECT]",
-                vkl_driver_name(ii->driver));
+    if (ii->driver->interface_version >= 2 &&
+        ((const VK_LOADER_DATA *)(const void *)device)->loaderMagic != ICD_LOADER_MAGIC) {
+        vkl_log(
+            &inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+            "driver %s: VkDevice does not start with ICD_LOADER_MAGIC; device rejected [RULE_DRV_DISPATCHABLE_OBJECT]",
+            vkl_driver_name(ii->driver));
         PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)ii->disp.GetDeviceProcAddr(device, "vkDestroyDevice");
         if (destroy != NULL) destroy(device, pAllocator);
         vkl_free(&a, dev);
@@ -298,9 +299,9 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     /* A count with no array (or a NULL name in it) names nothing that exists: refused as the
      * Vulkan specification's result for a missing extension, never dereferenced. Device layers are
      * deprecated and ignored, so their array is never read. */
-    if (pCreateInfo->enabledExtensionCount > 0 && !vkl_names_present("vkCreateDevice", "ppEnabledExtensionNames",
-                                                                       pCreateInfo->ppEnabledExtensionNames,
-                                                                       pCreateInfo->enabledExtensionCount))
+    if (pCreateInfo->enabledExtensionCount > 0 &&
+        !vkl_names_present("vkCreateDevice", "ppEnabledExtensionNames", pCreateInfo->ppEnabledExtensionNames,
+                           pCreateInfo->enabledExtensionCount))
         return VK_ERROR_EXTENSION_NOT_PRESENT;
     VkDeviceCreateInfo ci = *pCreateInfo;
     struct group_patch gp;
@@ -345,14 +346,16 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkA
     vkl_free(&a, dev);
 }
 
-VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
+                                                       VkQueue *pQueue) {
     vkl_check_device_object(device, "vkGetDeviceQueue", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     dev->disp.gen.GetDeviceQueue(device, family, index, pQueue);
     if (*pQueue != VK_NULL_HANDLE) set_dispatch(*pQueue, dev);
 }
 
-VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *pInfo, VkQueue *pQueue) {
+VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *pInfo,
+                                                        VkQueue *pQueue) {
     vkl_check_device_object(device, "vkGetDeviceQueue2", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     *pQueue = VK_NULL_HANDLE;
@@ -399,9 +402,9 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
      * that name a surface, the driver's own function pointer for everything else. */
     if (dev->disp.gen.GetDeviceProcAddr == vkl_term_GetDeviceProcAddr) {
         PFN_vkVoidFunction t = c != NULL ? c->trampoline : NULL;
-        if (t != NULL && (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR ||
-                          t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
-                          t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR))
+        if (t != NULL &&
+            (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR || t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
+             t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR))
             return vkl_term_GetDeviceProcAddr(device, pName);
         return dev->icd->disp.GetDeviceProcAddr(device, pName);
     }

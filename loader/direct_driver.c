@@ -187,8 +187,7 @@ VkResult vkl_direct_drivers_acquire(const struct vkl_log_sink *log, const VkInst
     if (list == NULL) {
         if (enabled)
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "direct driver loading: " DDL_EXT
-                    " is enabled but the pNext chain of VkInstanceCreateInfo holds "
+                    "direct driver loading: " DDL_EXT " is enabled but the pNext chain of VkInstanceCreateInfo holds "
                     "no VkDirectDriverLoadingListLUNARG; no direct driver added [LDP_LOADER_3]");
         return vkl_drivers_acquire(log, out);
     }

@@ -31,7 +31,9 @@ static void note_emulated(VkPhysicalDevice pd, const char *cmd, const char *how,
             vkl_driver_name(TERM(pd)->icd->driver), how, rule);
 }
 
-static const struct vkl_instance *term_instance(VkPhysicalDevice pd) { return vkl_physdev_from_term(pd)->tramp.instance; }
+static const struct vkl_instance *term_instance(VkPhysicalDevice pd) {
+    return vkl_physdev_from_term(pd)->tramp.instance;
+}
 
 /* ---- VK_KHR_display on a driver without it: nothing to report (RULE_EMULATE_DISPLAY_MIXED) ---- */
 
@@ -106,23 +108,23 @@ VkResult vkl_term_GetDisplayPlaneCapabilitiesKHR(VkPhysicalDevice pd, VkDisplayM
 /* The two-call idiom over a temporary array of the non-2 structs: `query` fills `tmp` (count
  * `*pCount`), then each element is copied into the application's wrapper struct; the wrappers'
  * sType and pNext stay as the application wrote them (nothing is known to fill in an extension). */
-#define EMULATE_ARRAY2(pd, cmd, base_cmd, T1, pCount, pOut, member, CALL)                                        \
-    do {                                                                                                          \
-        note_emulated(pd, cmd, "with " base_cmd, "RULE_EMULATE_DISPLAY2");                                        \
-        if ((pCount) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;                                                 \
-        if ((pOut) == NULL) {                                                                                     \
-            T1 *tmp = NULL;                                                                                       \
-            return CALL;                                                                                          \
-        }                                                                                                         \
-        const struct vkl_instance *inst_ = term_instance(pd);                                                     \
-        uint32_t n_ = *(pCount);                                                                                  \
-        T1 *tmp = vkl_calloc(&inst_->alloc, (n_ ? n_ : 1) * sizeof(T1), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);      \
-        if (tmp == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;                                                      \
-        VkResult r_ = CALL;                                                                                       \
-        if (r_ == VK_SUCCESS || r_ == VK_INCOMPLETE)                                                              \
-            for (uint32_t i_ = 0; i_ < *(pCount) && i_ < n_; i_++) (pOut)[i_].member = tmp[i_];                   \
-        vkl_free(&inst_->alloc, tmp);                                                                             \
-        return r_;                                                                                                \
+#define EMULATE_ARRAY2(pd, cmd, base_cmd, T1, pCount, pOut, member, CALL)                                              \
+    do {                                                                                                               \
+        note_emulated(pd, cmd, "with " base_cmd, "RULE_EMULATE_DISPLAY2");                                             \
+        if ((pCount) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;                                                      \
+        if ((pOut) == NULL) {                                                                                          \
+            T1 *tmp = NULL;                                                                                            \
+            return CALL;                                                                                               \
+        }                                                                                                              \
+        const struct vkl_instance *inst_ = term_instance(pd);                                                          \
+        uint32_t n_ = *(pCount);                                                                                       \
+        T1 *tmp = vkl_calloc(&inst_->alloc, (n_ ? n_ : 1) * sizeof(T1), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);           \
+        if (tmp == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;                                                           \
+        VkResult r_ = CALL;                                                                                            \
+        if (r_ == VK_SUCCESS || r_ == VK_INCOMPLETE)                                                                   \
+            for (uint32_t i_ = 0; i_ < *(pCount) && i_ < n_; i_++) (pOut)[i_].member = tmp[i_];                        \
+        vkl_free(&inst_->alloc, tmp);                                                                                  \
+        return r_;                                                                                                     \
     } while (0)
 
 VkResult vkl_term_GetPhysicalDeviceDisplayProperties2KHR(VkPhysicalDevice pd, uint32_t *pCount,

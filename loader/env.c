@@ -12,7 +12,7 @@
 
 struct secure_var {
     const char *name;
-    size_t len; /* strlen(name) */
+    size_t len;        /* strlen(name) */
     uint32_t category; /* log category for the "ignored" line */
     const char *policy;
 };
@@ -31,7 +31,8 @@ struct secure_var {
  * RULE_ENV_ELEVATED_LAYERS_ENABLE, RULE_ENV_ELEVATED_LAYERS_DISABLE, RULE_ENV_ELEVATED_LAYERS_ALLOW,
  * RULE_ENV_ELEVATED_XDG_CONFIG_HOME, RULE_ENV_ELEVATED_XDG_CONFIG_DIRS,
  * RULE_ENV_ELEVATED_XDG_DATA_HOME, RULE_ENV_ELEVATED_XDG_DATA_DIRS, RULE_ENV_ELEVATED_HOME. */
-#define SV(name, category, policy) {name, sizeof(name) - 1, category, policy}
+#define SV(name, category, policy)                                                                                     \
+    { name, sizeof(name) - 1, category, policy }
 static const struct secure_var k_secure_vars[] = {
     SV("VK_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
     SV("VK_ICD_FILENAMES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
@@ -74,9 +75,7 @@ static const struct secure_var *find_secure(const char *name, size_t *index) {
     return NULL;
 }
 
-bool vkl_env_is_secure_var(const char *name) {
-    return name != NULL && find_secure(name, NULL) != NULL;
-}
+bool vkl_env_is_secure_var(const char *name) { return name != NULL && find_secure(name, NULL) != NULL; }
 
 /* True when secure_getenv() hides variables in this process: the first variable of the
  * environment is visible to getenv() but not to secure_getenv(). This is what makes our view of
@@ -137,8 +136,7 @@ const char *vkl_getenv(const char *name) {
     /* LDP_LOADER_13 / LLP_LOADER_13: no user-defined paths or filters when elevated. */
     if (!atomic_exchange(&g_logged[index], true)) {
         vkl_log(NULL, VKL_LOG_WARN | sv->category,
-                "env %s: ignored because the process runs with elevated privileges [%s]", name,
-                sv->policy);
+                "env %s: ignored because the process runs with elevated privileges [%s]", name, sv->policy);
     }
     return NULL;
 }

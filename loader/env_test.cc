@@ -49,7 +49,7 @@ const char *const kPlain[] = {
 };
 
 class EnvTest : public testing::Test {
-   protected:
+  protected:
     void SetUp() override {
         vkl_env_reset_log_once_for_testing();
         vkl_log_set_level_for_testing(0);
@@ -66,13 +66,13 @@ TEST_F(EnvTest, SecureListIsExactlyTheDocumentedSet) {
     for (const char *n : kSecure) EXPECT_TRUE(vkl_env_is_secure_var(n)) << n;
     for (const char *n : kPlain) EXPECT_FALSE(vkl_env_is_secure_var(n)) << n;
     EXPECT_FALSE(vkl_env_is_secure_var(nullptr));
-    EXPECT_FALSE(vkl_env_is_secure_var("vk_driver_files"));  // names are case-sensitive
+    EXPECT_FALSE(vkl_env_is_secure_var("vk_driver_files")); // names are case-sensitive
 }
 
 TEST_F(EnvTest, RealElevationComesFromAtSecure) {
     vkl_env_set_elevated_for_testing(-1);
     EXPECT_EQ(vkl_env_is_elevated(), getauxval(AT_SECURE) != 0);
-    EXPECT_FALSE(vkl_env_is_elevated());  // the test runner is not set-uid
+    EXPECT_FALSE(vkl_env_is_elevated()); // the test runner is not set-uid
 }
 
 TEST_F(EnvTest, NotElevatedReturnsValues) {
@@ -82,7 +82,7 @@ TEST_F(EnvTest, NotElevatedReturnsValues) {
     ASSERT_NE(vkl_getenv("VK_DRIVER_FILES"), nullptr);
     EXPECT_STREQ(vkl_getenv("VK_DRIVER_FILES"), "/a.json");
     setenv("VK_ADD_DRIVER_FILES", "", 1);
-    ASSERT_NE(vkl_getenv("VK_ADD_DRIVER_FILES"), nullptr);  // set-but-empty stays visible
+    ASSERT_NE(vkl_getenv("VK_ADD_DRIVER_FILES"), nullptr); // set-but-empty stays visible
     EXPECT_STREQ(vkl_getenv("VK_ADD_DRIVER_FILES"), "");
     unsetenv("VK_LAYER_PATH");
     EXPECT_EQ(vkl_getenv("VK_LAYER_PATH"), nullptr);
@@ -124,13 +124,12 @@ TEST_F(EnvTest, ElevatedLogsOncePerVariable) {
     EXPECT_EQ(vkl_getenv("VK_DRIVER_FILES"), nullptr);
     EXPECT_EQ(vkl_getenv("VK_DRIVER_FILES"), nullptr);
     EXPECT_EQ(vkl_getenv("VK_LAYER_PATH"), nullptr);
-    EXPECT_EQ(vkl_getenv("VK_ADD_LAYER_PATH"), nullptr);  // unset: nothing to report
-    EXPECT_EQ(
-        testing::internal::GetCapturedStderr(),
-        "[Vulkan Loader] WARNING | DRIVER: env VK_DRIVER_FILES: ignored because the process "
-        "runs with elevated privileges [LDP_LOADER_13]\n"
-        "[Vulkan Loader] WARNING | LAYER: env VK_LAYER_PATH: ignored because the process runs "
-        "with elevated privileges [LLP_LOADER_13]\n");
+    EXPECT_EQ(vkl_getenv("VK_ADD_LAYER_PATH"), nullptr); // unset: nothing to report
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "[Vulkan Loader] WARNING | DRIVER: env VK_DRIVER_FILES: ignored because the process "
+              "runs with elevated privileges [LDP_LOADER_13]\n"
+              "[Vulkan Loader] WARNING | LAYER: env VK_LAYER_PATH: ignored because the process runs "
+              "with elevated privileges [LLP_LOADER_13]\n");
 }
 
 TEST_F(EnvTest, ElevatedLogTagsSearchBasesAndFilters) {
@@ -160,9 +159,8 @@ TEST_F(EnvTest, ElevatedLogOnceUnderConcurrency) {
         });
     for (auto &t : threads) t.join();
     std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_EQ(err,
-              "[Vulkan Loader] WARNING | DRIVER: env VK_ADD_DRIVER_FILES: ignored because the "
-              "process runs with elevated privileges [LDP_LOADER_13]\n");
+    EXPECT_EQ(err, "[Vulkan Loader] WARNING | DRIVER: env VK_ADD_DRIVER_FILES: ignored because the "
+                   "process runs with elevated privileges [LDP_LOADER_13]\n");
 }
 
 TEST_F(EnvTest, ElevatedLogIsFilteredByVkLoaderDebug) {
@@ -183,4 +181,4 @@ TEST_F(EnvTest, TestHookRestoresRealAnswer) {
     EXPECT_EQ(vkl_env_is_elevated(), getauxval(AT_SECURE) != 0);
 }
 
-}  // namespace
+} // namespace

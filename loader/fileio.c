@@ -105,8 +105,8 @@ bool vkl_library_identity(const char *path, struct vkl_file_id *out) {
 }
 
 /* RULE_ADVERSARIAL_INPUT: files above `max`, FIFOs and devices are refused without reading. */
-VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf,
-                       size_t *out_len, struct vkl_file_id *out_id) {
+VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf, size_t *out_len,
+                       struct vkl_file_id *out_id) {
     if (out_buf) *out_buf = NULL;
     if (out_len) *out_len = 0;
     if (out_buf == NULL || out_len == NULL) {
@@ -214,13 +214,13 @@ VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *
         }
         enum vkl_file_kind k = VKL_FILE_MISSING;
         switch (de->d_type) {
-        case DT_REG: k = VKL_FILE_REGULAR; break;
-        case DT_DIR: k = VKL_FILE_DIRECTORY; break;
-        case DT_FIFO:
-        case DT_CHR:
-        case DT_BLK:
-        case DT_SOCK: k = VKL_FILE_OTHER; break;
-        default: k = VKL_FILE_MISSING; break; /* DT_LNK, DT_UNKNOWN: the caller classifies */
+            case DT_REG: k = VKL_FILE_REGULAR; break;
+            case DT_DIR: k = VKL_FILE_DIRECTORY; break;
+            case DT_FIFO:
+            case DT_CHR:
+            case DT_BLK:
+            case DT_SOCK: k = VKL_FILE_OTHER; break;
+            default: k = VKL_FILE_MISSING; break; /* DT_LNK, DT_UNKNOWN: the caller classifies */
         }
         out->items[out->count].name = name;
         out->items[out->count].kind = k;

@@ -9,9 +9,7 @@
 /* RULE_DRV_FILTER_GLOB: comma lists of case-insensitive globs (driver and layer filters alike). */
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 
-static bool token_is(const char *t, size_t n, const char *word) {
-    return strlen(word) == n && memcmp(t, word, n) == 0;
-}
+static bool token_is(const char *t, size_t n, const char *word) { return strlen(word) == n && memcmp(t, word, n) == 0; }
 
 static void add_token(struct vkl_filter *f, const char *t, size_t n) {
     f->active = true;
@@ -89,12 +87,9 @@ static bool eq_fold(const char *name, const char *lower_text, size_t n) {
 static bool token_match(const struct vkl_filter_token *t, const char *name, size_t name_len) {
     if (t->len > name_len) return false;
     switch (t->kind) {
-        case VKL_FILTER_EXACT:
-            return t->len == name_len && eq_fold(name, t->text, t->len);
-        case VKL_FILTER_PREFIX:
-            return eq_fold(name, t->text, t->len);
-        case VKL_FILTER_SUFFIX:
-            return eq_fold(name + name_len - t->len, t->text, t->len);
+        case VKL_FILTER_EXACT: return t->len == name_len && eq_fold(name, t->text, t->len);
+        case VKL_FILTER_PREFIX: return eq_fold(name, t->text, t->len);
+        case VKL_FILTER_SUFFIX: return eq_fold(name + name_len - t->len, t->text, t->len);
         case VKL_FILTER_SUBSTRING: {
             /* Knuth-Morris-Pratt: linear in name_len + len; a naive scan is O(name_len * len) and
              * 16 long tokens over 10,000 layers took seconds (issue 19). */
@@ -125,8 +120,7 @@ const char *vkl_path_basename(const char *path) {
     return slash ? slash + 1 : path;
 }
 
-enum vkl_driver_filter_result vkl_driver_filter_check(const struct vkl_filter *select,
-                                                      const struct vkl_filter *disable,
+enum vkl_driver_filter_result vkl_driver_filter_check(const struct vkl_filter *select, const struct vkl_filter *disable,
                                                       const char *manifest_path) {
     /* [Drv] "Driver Filtering": compared against the driver's manifest file name. */
     const char *name = vkl_path_basename(manifest_path);

@@ -42,16 +42,16 @@ TEST(Filter, PrefixSuffixSubstring) {
     EXPECT_TRUE(Match("*.x86_64.json", "intel_icd.x86_64.json"));
     EXPECT_FALSE(Match("*.x86_64.json", "intel_icd.i686.json"));
     EXPECT_TRUE(Match("*icd*", "intel_icd.json"));
-    EXPECT_TRUE(Match("*intel_icd.json*", "intel_icd.json"));  // substring may be the whole name
+    EXPECT_TRUE(Match("*intel_icd.json*", "intel_icd.json")); // substring may be the whole name
     EXPECT_FALSE(Match("*radeon*", "intel_icd.json"));
-    EXPECT_TRUE(Match("intel_icd.json*", "intel_icd.json"));  // prefix may be the whole name
+    EXPECT_TRUE(Match("intel_icd.json*", "intel_icd.json")); // prefix may be the whole name
     EXPECT_TRUE(Match("*intel_icd.json", "intel_icd.json"));
 }
 
 TEST(Filter, InteriorStarIsLiteral) {
     EXPECT_FALSE(Match("in*el", "intel"));
     EXPECT_TRUE(Match("in*el", "in*el"));
-    EXPECT_TRUE(Match("***", "a*b"));  // substring "*"
+    EXPECT_TRUE(Match("***", "a*b")); // substring "*"
     EXPECT_FALSE(Match("***", "ab"));
 }
 
@@ -61,8 +61,7 @@ TEST(Filter, MatchAllTokens) {
         EXPECT_TRUE(f.active) << t;
         EXPECT_TRUE(f.match_all) << t;
         EXPECT_TRUE(vkl_filter_match(&f, "anything.json")) << t;
-        EXPECT_TRUE(vkl_filter_match(&f, "a"))
-            << t;  // Khronos quirk (~all~ vs short names) not kept
+        EXPECT_TRUE(vkl_filter_match(&f, "a")) << t; // Khronos quirk (~all~ vs short names) not kept
     }
 }
 
@@ -98,7 +97,7 @@ TEST(Filter, CommaListEmptyTokensAndSpacesLiteral) {
     EXPECT_EQ(f.count, 2u);
     EXPECT_TRUE(vkl_filter_match(&f, "a"));
     EXPECT_TRUE(vkl_filter_match(&f, "bcd"));
-    EXPECT_FALSE(Match("a, b", "b"));  // " b" keeps its space
+    EXPECT_FALSE(Match("a, b", "b")); // " b" keeps its space
     EXPECT_TRUE(Match("a, b", " b"));
 }
 
@@ -118,9 +117,9 @@ TEST(Filter, SeventeenTokensKeepsSixteen) {
 
 TEST(Filter, LongTokenCutTo255) {
     std::string name(300, 'a');
-    EXPECT_FALSE(Match(name, name.c_str()));  // exact token cut to 255 no longer equals 300 chars
+    EXPECT_FALSE(Match(name, name.c_str())); // exact token cut to 255 no longer equals 300 chars
     EXPECT_TRUE(Match(name, name.substr(0, 255).c_str()));
-    EXPECT_TRUE(Match(name + "*", name.c_str()));  // a cut prefix token stays a prefix token
+    EXPECT_TRUE(Match(name + "*", name.c_str())); // a cut prefix token stays a prefix token
     vkl_filter f = Parse(name + "*");
     EXPECT_EQ(f.tokens[0].kind, VKL_FILTER_PREFIX);
     EXPECT_EQ(f.tokens[0].len, 255u);
@@ -135,8 +134,7 @@ TEST(Filter, BufferNotNulTerminated) {
 }
 
 TEST(Basename, AfterLastSlash) {
-    EXPECT_STREQ(vkl_path_basename("/usr/share/vulkan/icd.d/intel_icd.x86_64.json"),
-                 "intel_icd.x86_64.json");
+    EXPECT_STREQ(vkl_path_basename("/usr/share/vulkan/icd.d/intel_icd.x86_64.json"), "intel_icd.x86_64.json");
     EXPECT_STREQ(vkl_path_basename("rel.json"), "rel.json");
     EXPECT_STREQ(vkl_path_basename("dir/"), "");
 }
@@ -157,10 +155,8 @@ TEST(DriverFilter, NoFiltersKeep) {
 TEST(DriverFilter, MatchesManifestBasenameOnly) {
     EXPECT_EQ(Check("intel*", nullptr, "/usr/share/vulkan/icd.d/intel_icd.json"), VKL_DRIVER_KEEP);
     // the directory does not count
-    EXPECT_EQ(Check("*icd.d*", nullptr, "/usr/share/vulkan/icd.d/intel_icd.json"),
-              VKL_DRIVER_NOT_SELECTED);
-    EXPECT_EQ(Check(nullptr, "*vulkan*", "/usr/share/vulkan/icd.d/intel_icd.json"),
-              VKL_DRIVER_KEEP);
+    EXPECT_EQ(Check("*icd.d*", nullptr, "/usr/share/vulkan/icd.d/intel_icd.json"), VKL_DRIVER_NOT_SELECTED);
+    EXPECT_EQ(Check(nullptr, "*vulkan*", "/usr/share/vulkan/icd.d/intel_icd.json"), VKL_DRIVER_KEEP);
 }
 
 TEST(DriverFilter, SelectOnly) {
@@ -185,4 +181,4 @@ TEST(DriverFilter, SelectReEnablesDisabled) {
     EXPECT_EQ(Check("*icd*", "*intel*", "/d/intel_icd.json"), VKL_DRIVER_KEEP);
 }
 
-}  // namespace
+} // namespace

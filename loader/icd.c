@@ -125,8 +125,7 @@ static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, st
     *out = NULL;
     struct vkl_file_id id;
     if (!vkl_file_identity(path, VKL_FILE_REGULAR, &id)) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: cannot be read [LDP_DRIVER_4]",
-                path);
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: cannot be read [LDP_DRIVER_4]", path);
         return VK_SUCCESS;
     }
     struct vkl_mcache_entry *e = vkl_mcache_find(&g_cache, path, &id, log);
@@ -180,9 +179,9 @@ static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver 
         if (eiv == NULL) {
             if (first)
                 vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
-                    "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
-                    name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+                        "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
+                        "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
+                        name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
             api = VK_API_VERSION_1_0;
         } else if (eiv(&reported) != VK_SUCCESS) {
             api = VK_API_VERSION_1_0;
@@ -211,8 +210,8 @@ static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver 
     } else if (r != VK_SUCCESS) {
         if (first)
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver %s: vkEnumerateInstanceExtensionProperties failed with %s (%d); assuming no extensions",
-                name, vkl_result_str(r), (int)r);
+                    "driver %s: vkEnumerateInstanceExtensionProperties failed with %s (%d); assuming no extensions",
+                    name, vkl_result_str(r), (int)r);
         count = 0;
     }
     free(d->extensions);
@@ -237,8 +236,8 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
     bool negotiate_via_gipa = false;
     if (negotiate == NULL && gipa != NULL) {
         /* Interface 7: the negotiation function need not be exported, only queryable. */
-        negotiate = (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)gipa(
-            VK_NULL_HANDLE, "vk_icdNegotiateLoaderICDInterfaceVersion");
+        negotiate = (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)gipa(VK_NULL_HANDLE,
+                                                                       "vk_icdNegotiateLoaderICDInterfaceVersion");
         negotiate_via_gipa = negotiate != NULL;
     }
     uint32_t version = 0;
@@ -404,8 +403,7 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
                             d->manifest_path);
                     keep = false;
                     break;
-                default:
-                    break;
+                default: break;
             }
         }
         if (keep) {
@@ -444,7 +442,8 @@ void vkl_drivers_release(struct vkl_driver_set *set) {
     pthread_mutex_lock(&g_driver_lock);
     for (uint32_t i = 0; i < set->count; i++) {
         /* count > 0 only with the array allocated (clang-analyzer cannot see that invariant) */
-        struct vkl_driver *d = set->drivers[i]; /* NOLINT(clang-analyzer-core.NullDereference,clang-analyzer-core.uninitialized.Assign) */
+        struct vkl_driver *d =
+            set->drivers[i]; /* NOLINT(clang-analyzer-core.NullDereference,clang-analyzer-core.uninitialized.Assign) */
         if (!d->stale) {
             vkl_mcache_unref(&g_cache, &cached_of(d)->ce);
             continue;

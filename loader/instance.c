@@ -35,7 +35,9 @@ static bool is_loader_extension(const char *name) {
     return false;
 }
 
-struct vkl_instance *vkl_instance_from_handle(VkInstance instance) { return (struct vkl_instance *)(void *)instance; }
+struct vkl_instance *vkl_instance_from_handle(VkInstance instance) {
+    return (struct vkl_instance *)(void *)instance;
+}
 
 bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++)
@@ -160,8 +162,7 @@ static VkResult copy_out_layers(const struct vkl_layer_set *set, uint32_t *pCoun
 }
 
 /* Appends `src` to `all` (capacity checked by the caller), first occurrence of a name wins. */
-static void ext_append_unique(VkExtensionProperties *all, uint32_t *n, const VkExtensionProperties *src,
-                              uint32_t sn) {
+static void ext_append_unique(VkExtensionProperties *all, uint32_t *n, const VkExtensionProperties *src, uint32_t sn) {
     for (uint32_t k = 0; k < sn; k++) {
         bool dup = false;
         for (uint32_t j = 0; j < *n && !dup; j++)
@@ -308,16 +309,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL term_EnumerateInstanceVersion(const VkEnum
  * function below layer i and its link; the last one names the terminator and `end`. The loader
  * calls fns[0](&links[0], ...). Written once per chain type with this macro because the three
  * structs differ only in pfnNextLayer's type. */
-#define BUILD_PRE_CHAIN(links, ChainT, PfnT, chain_type, pc, term, end_link)                                 \
-    for (uint32_t i_ = 0; i_ < (pc)->fn_count; i_++) {                                                         \
-        (links)[i_].header = chain_header((chain_type), (uint32_t)sizeof(ChainT));                             \
-        if (i_ + 1 < (pc)->fn_count) {                                                                         \
-            memcpy(&(links)[i_].pfnNextLayer, &(pc)->fns[i_ + 1], sizeof(PfnT));                               \
-            (links)[i_].pNextLink = &(links)[i_ + 1];                                                          \
-        } else {                                                                                               \
-            (links)[i_].pfnNextLayer = (term);                                                                 \
-            (links)[i_].pNextLink = (end_link);                                                                \
-        }                                                                                                      \
+#define BUILD_PRE_CHAIN(links, ChainT, PfnT, chain_type, pc, term, end_link)                                           \
+    for (uint32_t i_ = 0; i_ < (pc)->fn_count; i_++) {                                                                 \
+        (links)[i_].header = chain_header((chain_type), (uint32_t)sizeof(ChainT));                                     \
+        if (i_ + 1 < (pc)->fn_count) {                                                                                 \
+            memcpy(&(links)[i_].pfnNextLayer, &(pc)->fns[i_ + 1], sizeof(PfnT));                                       \
+            (links)[i_].pNextLink = &(links)[i_ + 1];                                                                  \
+        } else {                                                                                                       \
+            (links)[i_].pfnNextLayer = (term);                                                                         \
+            (links)[i_].pNextLink = (end_link);                                                                        \
+        }                                                                                                              \
     }
 
 typedef VkResult(VKAPI_PTR *vkl_pfn_pre_ext)(const VkEnumerateInstanceExtensionPropertiesChain *, const char *,
@@ -435,7 +436,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL term_global_EnumerateInstanceExtensionProp
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL term_global_EnumerateInstanceLayerProperties(uint32_t *pPropertyCount,
-                                                                                  VkLayerProperties *pProperties) {
+                                                                                   VkLayerProperties *pProperties) {
     if (pPropertyCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct pre_call pc;
     VkResult r = pre_call_begin(&pc, VKL_PRE_ENUM_INSTANCE_LAYERS, false);
@@ -454,7 +455,8 @@ PFN_vkVoidFunction vkl_term_global_proc(const char *name) {
         return (PFN_vkVoidFunction)term_global_EnumerateInstanceExtensionProperties;
     if (strcmp(name, "vkEnumerateInstanceLayerProperties") == 0)
         return (PFN_vkVoidFunction)term_global_EnumerateInstanceLayerProperties;
-    if (strcmp(name, "vkEnumerateInstanceVersion") == 0) return (PFN_vkVoidFunction)term_global_EnumerateInstanceVersion;
+    if (strcmp(name, "vkEnumerateInstanceVersion") == 0)
+        return (PFN_vkVoidFunction)term_global_EnumerateInstanceVersion;
     return NULL;
 }
 
@@ -472,8 +474,8 @@ static bool instance_valid(VkInstance instance) {
 
 _Noreturn void vkl_invalid_handle(const char *cmd, const char *param) {
     char line[512];
-    snprintf(line, sizeof line, "[Vulkan Loader] ERROR:          %s: Invalid %s [VUID-%s-%s-parameter]\n", cmd,
-             param, cmd, param);
+    snprintf(line, sizeof line, "[Vulkan Loader] ERROR:          %s: Invalid %s [VUID-%s-%s-parameter]\n", cmd, param,
+             cmd, param);
     fputs(line, stderr);
     fflush(stderr);
     abort();
@@ -546,12 +548,11 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     const VkApplicationInfo *app = pCreateInfo->pApplicationInfo;
     inst->app_api_version = (app != NULL && app->apiVersion != 0) ? app->apiVersion : VK_API_VERSION_1_0;
     if (app != NULL && app->apiVersion != 0 && app->apiVersion < VK_API_VERSION_1_0)
-        vkl_log(&inst->log, VKL_LOG_ERROR, "vkCreateInstance: apiVersion 0x%x is below Vulkan 1.0",
-                app->apiVersion);
+        vkl_log(&inst->log, VKL_LOG_ERROR, "vkCreateInstance: apiVersion 0x%x is below Vulkan 1.0", app->apiVersion);
 
     if (pCreateInfo->enabledExtensionCount > 0) {
-        inst->enabled_extensions = vkl_calloc(&a, pCreateInfo->enabledExtensionCount * sizeof(char *),
-                                              VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        inst->enabled_extensions =
+            vkl_calloc(&a, pCreateInfo->enabledExtensionCount * sizeof(char *), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
         if (inst->enabled_extensions == NULL) {
             r = VK_ERROR_OUT_OF_HOST_MEMORY;
             goto fail;
@@ -608,8 +609,8 @@ static bool any_driver_has(const struct vkl_instance *inst, const char *ext) {
 static bool api_supports(uint32_t have, uint32_t want) {
     if (VK_API_VERSION_MAJOR(have) > 1 || (VK_API_VERSION_MAJOR(have) == 1 && VK_API_VERSION_MINOR(have) >= 1))
         return true;
-    return want == 0 || (VK_API_VERSION_VARIANT(want) == 0 && VK_API_VERSION_MAJOR(want) == 1 &&
-                         VK_API_VERSION_MINOR(want) == 0);
+    return want == 0 ||
+           (VK_API_VERSION_VARIANT(want) == 0 && VK_API_VERSION_MAJOR(want) == 1 && VK_API_VERSION_MINOR(want) == 0);
 }
 
 VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const VkAllocationCallbacks *pAllocator,
@@ -755,25 +756,21 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         vkl_gen_instance_dispatch_fill(&ii->disp, d->gipa, handle);
         /* RULE_DRV_REQUIRED_ENTRYPOINTS: the Vulkan 1.0 instance and physical-device commands the
          * Khronos loader requires (spec 3.4); without one the driver is dropped. */
-        const char *missing = ii->disp.DestroyInstance == NULL              ? "vkDestroyInstance"
-                              : ii->disp.EnumeratePhysicalDevices == NULL   ? "vkEnumeratePhysicalDevices"
-                              : ii->disp.GetPhysicalDeviceFeatures == NULL  ? "vkGetPhysicalDeviceFeatures"
-                              : ii->disp.GetPhysicalDeviceFormatProperties == NULL
-                                  ? "vkGetPhysicalDeviceFormatProperties"
-                              : ii->disp.GetPhysicalDeviceImageFormatProperties == NULL
-                                  ? "vkGetPhysicalDeviceImageFormatProperties"
-                              : ii->disp.GetPhysicalDeviceProperties == NULL ? "vkGetPhysicalDeviceProperties"
-                              : ii->disp.GetPhysicalDeviceQueueFamilyProperties == NULL
-                                  ? "vkGetPhysicalDeviceQueueFamilyProperties"
-                              : ii->disp.GetPhysicalDeviceMemoryProperties == NULL
-                                  ? "vkGetPhysicalDeviceMemoryProperties"
-                              : ii->disp.CreateDevice == NULL               ? "vkCreateDevice"
-                              : ii->disp.GetDeviceProcAddr == NULL          ? "vkGetDeviceProcAddr"
-                              : ii->disp.EnumerateDeviceExtensionProperties == NULL
-                                  ? "vkEnumerateDeviceExtensionProperties"
-                              : ii->disp.GetPhysicalDeviceSparseImageFormatProperties == NULL
-                                  ? "vkGetPhysicalDeviceSparseImageFormatProperties"
-                                  : NULL;
+        const char *missing =
+            ii->disp.DestroyInstance == NULL                          ? "vkDestroyInstance"
+            : ii->disp.EnumeratePhysicalDevices == NULL               ? "vkEnumeratePhysicalDevices"
+            : ii->disp.GetPhysicalDeviceFeatures == NULL              ? "vkGetPhysicalDeviceFeatures"
+            : ii->disp.GetPhysicalDeviceFormatProperties == NULL      ? "vkGetPhysicalDeviceFormatProperties"
+            : ii->disp.GetPhysicalDeviceImageFormatProperties == NULL ? "vkGetPhysicalDeviceImageFormatProperties"
+            : ii->disp.GetPhysicalDeviceProperties == NULL            ? "vkGetPhysicalDeviceProperties"
+            : ii->disp.GetPhysicalDeviceQueueFamilyProperties == NULL ? "vkGetPhysicalDeviceQueueFamilyProperties"
+            : ii->disp.GetPhysicalDeviceMemoryProperties == NULL      ? "vkGetPhysicalDeviceMemoryProperties"
+            : ii->disp.CreateDevice == NULL                           ? "vkCreateDevice"
+            : ii->disp.GetDeviceProcAddr == NULL                      ? "vkGetDeviceProcAddr"
+            : ii->disp.EnumerateDeviceExtensionProperties == NULL     ? "vkEnumerateDeviceExtensionProperties"
+            : ii->disp.GetPhysicalDeviceSparseImageFormatProperties == NULL
+                ? "vkGetPhysicalDeviceSparseImageFormatProperties"
+                : NULL;
         if (missing != NULL) {
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                     "driver %s: vkGetInstanceProcAddr gives no %s; driver skipped [RULE_DRV_REQUIRED_ENTRYPOINTS]",

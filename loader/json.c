@@ -22,8 +22,7 @@
 static const cJSON *cj(const struct vkl_json *node) { return (const cJSON *)node; }
 static const struct vkl_json *vj(const cJSON *node) { return (const struct vkl_json *)node; }
 
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t err_len, const char *fmt, ...) {
     if (err == NULL || err_len == 0) return;
     va_list ap;
@@ -84,8 +83,7 @@ static void pre_scan(const char *buf, size_t len, size_t *deep_at, size_t *nul_a
         char ch = buf[i];
         if (in_string) {
             if (ch == '\\') {
-                if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0 &&
-                    *nul_at == SIZE_MAX)
+                if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0 && *nul_at == SIZE_MAX)
                     *nul_at = i;
                 i++; /* skip the escaped character */
             } else if (ch == '"') {
@@ -103,8 +101,7 @@ static void pre_scan(const char *buf, size_t len, size_t *deep_at, size_t *nul_a
     }
 }
 
-VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root, char *err,
-                        size_t err_len) {
+VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root, char *err, size_t err_len) {
     VkResult result = VK_ERROR_INITIALIZATION_FAILED;
     char *copy = NULL;
     cJSON *root = NULL;
@@ -120,8 +117,7 @@ VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root,
         goto out;
     }
     if (len > VKL_JSON_MAX_SIZE) {
-        set_err(err, err_len, "input is %zu bytes, more than the %u byte limit", len,
-                (unsigned)VKL_JSON_MAX_SIZE);
+        set_err(err, err_len, "input is %zu bytes, more than the %u byte limit", len, (unsigned)VKL_JSON_MAX_SIZE);
         goto out;
     }
     const char *nul = memchr(buf, '\0', len);
@@ -136,8 +132,7 @@ VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root,
     if (deep != SIZE_MAX) {
         size_t line, col;
         line_col(buf, deep, &line, &col);
-        set_err(err, err_len, "nesting deeper than %d levels at line %zu, column %zu",
-                VKL_JSON_MAX_DEPTH, line, col);
+        set_err(err, err_len, "nesting deeper than %d levels at line %zu, column %zu", VKL_JSON_MAX_DEPTH, line, col);
         goto out;
     }
     if (nul_escape != SIZE_MAX) {
@@ -188,8 +183,7 @@ VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root,
             for (size_t i = pos; i < len && n < sizeof(near) - 1 && copy[i] != '\n'; i++)
                 near[n++] = (copy[i] >= 0x20 && copy[i] < 0x7f) ? copy[i] : '?';
             near[n] = '\0';
-            set_err(err, err_len, "syntax error at line %zu, column %zu near '%s'", line, col,
-                    near);
+            set_err(err, err_len, "syntax error at line %zu, column %zu near '%s'", line, col, near);
         }
         goto out;
     }
@@ -229,15 +223,11 @@ const char *vkl_json_type_name(const struct vkl_json *n) {
     return "invalid";
 }
 
-const char *vkl_json_string(const struct vkl_json *n) {
-    return vkl_json_is_string(n) ? cj(n)->valuestring : NULL;
-}
+const char *vkl_json_string(const struct vkl_json *n) { return vkl_json_is_string(n) ? cj(n)->valuestring : NULL; }
 
 bool vkl_json_bool(const struct vkl_json *n) { return n != NULL && cJSON_IsTrue(cj(n)); }
 
-double vkl_json_number(const struct vkl_json *n) {
-    return vkl_json_is_number(n) ? cj(n)->valuedouble : 0.0;
-}
+double vkl_json_number(const struct vkl_json *n) { return vkl_json_is_number(n) ? cj(n)->valuedouble : 0.0; }
 
 static size_t child_count(const cJSON *node) {
     size_t count = 0;
@@ -254,20 +244,15 @@ static const cJSON *child_at(const cJSON *node, size_t index) {
     return c;
 }
 
-size_t vkl_json_array_size(const struct vkl_json *n) {
-    return vkl_json_is_array(n) ? child_count(cj(n)) : 0;
-}
+size_t vkl_json_array_size(const struct vkl_json *n) { return vkl_json_is_array(n) ? child_count(cj(n)) : 0; }
 
 const struct vkl_json *vkl_json_array_at(const struct vkl_json *n, size_t index) {
     return vkl_json_is_array(n) ? vj(child_at(cj(n), index)) : NULL;
 }
 
-size_t vkl_json_object_size(const struct vkl_json *n) {
-    return vkl_json_is_object(n) ? child_count(cj(n)) : 0;
-}
+size_t vkl_json_object_size(const struct vkl_json *n) { return vkl_json_is_object(n) ? child_count(cj(n)) : 0; }
 
-const struct vkl_json *vkl_json_member_at(const struct vkl_json *n, size_t index,
-                                          const char **out_key) {
+const struct vkl_json *vkl_json_member_at(const struct vkl_json *n, size_t index, const char **out_key) {
     if (out_key) *out_key = NULL;
     if (!vkl_json_is_object(n)) return NULL;
     const cJSON *c = child_at(cj(n), index);

@@ -63,8 +63,8 @@ TEST(Json, WrongTypeAccessorsAreSafe) {
     EXPECT_FALSE(vkl_json_bool(s));
     EXPECT_DOUBLE_EQ(vkl_json_number(s), 0.0);
     EXPECT_EQ(vkl_json_array_size(s), 0u);
-    EXPECT_EQ(vkl_json_array_at(p.root, 0), nullptr);  // object is not an array
-    EXPECT_EQ(vkl_json_get(n, "x"), nullptr);          // number is not an object
+    EXPECT_EQ(vkl_json_array_at(p.root, 0), nullptr); // object is not an array
+    EXPECT_EQ(vkl_json_get(n, "x"), nullptr);         // number is not an object
     EXPECT_EQ(vkl_json_get(nullptr, "x"), nullptr);
     EXPECT_EQ(vkl_json_get(p.root, nullptr), nullptr);
     EXPECT_EQ(vkl_json_get(p.root, "missing"), nullptr);
@@ -158,9 +158,8 @@ TEST(JsonErrors, NulEscapeInAValueIsRejected) {
     Parsed p("{\"library_path\": \"good.so\\u0000/evil/lib.so\"}");
     EXPECT_EQ(p.result, VK_ERROR_INITIALIZATION_FAILED);
     EXPECT_EQ(p.root, nullptr);
-    EXPECT_EQ(p.err,
-              "string with an embedded NUL (escape \\u0000) at line 1, column 26: it would cut the string "
-              "short");
+    EXPECT_EQ(p.err, "string with an embedded NUL (escape \\u0000) at line 1, column 26: it would cut the string "
+                     "short");
 }
 
 TEST(JsonErrors, NulEscapeInAKeyIsRejected) {
@@ -234,4 +233,4 @@ TEST(JsonErrors, NullErrBufferAndBadArgs) {
     vkl_json_free(nullptr);
 }
 
-}  // namespace
+} // namespace

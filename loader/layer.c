@@ -74,10 +74,10 @@ static VkResult file_parse(struct vkl_mcache_entry *e, const char *path, const c
     return vkl_layer_manifest_parse(path, buf, len, f->implicit, log, &f->m);
 }
 
-#define LAYER_CACHE_INIT                                                                                   \
-    {                                                                                                      \
-        .parse = file_parse, .destroy = file_destroy, .unreadable_flags = VKL_LOG_WARN | VKL_LOG_LAYER,    \
-        .unreadable_what = "layer manifest", .unreadable_tail = "; file skipped [LLP_LAYER_6]",            \
+#define LAYER_CACHE_INIT                                                                                               \
+    {                                                                                                                  \
+        .parse = file_parse, .destroy = file_destroy, .unreadable_flags = VKL_LOG_WARN | VKL_LOG_LAYER,                \
+        .unreadable_what = "layer manifest", .unreadable_tail = "; file skipped [LLP_LAYER_6]",                        \
     }
 static struct vkl_mcache g_caches[2] = {LAYER_CACHE_INIT, LAYER_CACHE_INIT}; /* [implicit] */
 
@@ -254,7 +254,8 @@ static const struct vkl_layer_manifest *name_index_find(const struct name_index 
     }
 }
 
-static void name_index_put(const struct vkl_layer_manifest **slot, uint32_t nslots, const struct vkl_layer_manifest *l) {
+static void name_index_put(const struct vkl_layer_manifest **slot, uint32_t nslots,
+                           const struct vkl_layer_manifest *l) {
     for (uint32_t i = name_hash(l->props.layerName) & (nslots - 1);; i = (i + 1) & (nslots - 1))
         if (slot[i] == NULL) {
             slot[i] = l;
@@ -340,7 +341,8 @@ static const char *self_exe(char *buf, size_t len) {
 static bool filtered_out(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l) {
     const char *name = l->props.layerName;
     if (vkl_filter_match(&set->enable, name)) return false;
-    bool disabled = set->disable.match_all || (l->is_implicit ? set->disable.implicit_layers : set->disable.explicit_layers) ||
+    bool disabled = set->disable.match_all ||
+                    (l->is_implicit ? set->disable.implicit_layers : set->disable.explicit_layers) ||
                     vkl_filter_match(&set->disable, name);
     return disabled && !vkl_filter_match(&set->allow, name);
 }
@@ -528,13 +530,15 @@ static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_
         const struct vkl_settings_layer *e = &st->layers[i];
         if (e->control == VKL_SETTINGS_LAYER_UNORDERED) {
             for (uint32_t k = 0; r == VK_SUCCESS && k < found_count; k++)
-                if (!settings_names(st, found[k]->props.layerName) && vkl_layer_set_find(out, found[k]->props.layerName) == NULL)
+                if (!settings_names(st, found[k]->props.layerName) &&
+                    vkl_layer_set_find(out, found[k]->props.layerName) == NULL)
                     r = set_push(out, cap, found[k]);
             continue;
         }
         if (e->control == VKL_SETTINGS_LAYER_OFF) {
-            vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: \"off\" in settings file %s (layers[%u]); not available [RULE_SETTINGS_FILE]",
-                    e->name, st->file_path, i);
+            vkl_log(log, VKL_LOG_INFO | CAT,
+                    "layer %s: \"off\" in settings file %s (layers[%u]); not available [RULE_SETTINGS_FILE]", e->name,
+                    st->file_path, i);
             continue;
         }
         if (vkl_layer_set_find(out, e->name) != NULL) continue; /* named twice: first wins (LLP_LOADER_3) */
@@ -596,7 +600,10 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     for (int i = 0; i < 3; i++)
         if (fs[i]->dropped > 0)
             vkl_log(log, VKL_LOG_WARN | CAT, "env %s: %u filters beyond the first %d ignored [RULE_LYR_FILTER_%s]",
-                    names[i], fs[i]->dropped, VKL_FILTER_MAX_TOKENS, i == 0 ? "ENABLE" : i == 1 ? "DISABLE" : "ALLOW");
+                    names[i], fs[i]->dropped, VKL_FILTER_MAX_TOKENS,
+                    i == 0   ? "ENABLE"
+                    : i == 1 ? "DISABLE"
+                             : "ALLOW");
 
     /* Re-read the settings file first, so its stderr_log governs this call's log lines too. */
     out->settings = vkl_settings_acquire(log);
@@ -644,7 +651,8 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
             if (is_ov) kept = true;
             i++;
         }
-        if (ov != NULL && !filtered_out(out, ov) && vkl_layer_implicit_enabled(out, ov, log)) out->override_layer = ov;
+        if (ov != NULL && !filtered_out(out, ov) && vkl_layer_implicit_enabled(out, ov, log))
+            out->override_layer = ov;
         else if (ov != NULL)
             vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: override layer not active", OVERRIDE_LAYER_NAME);
     }
@@ -660,7 +668,8 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         const struct vkl_layer_manifest *l = out->layers[i];
         const struct vkl_layer_manifest *ov = out->override_layer;
         if (l != ov && ov != NULL && str_in(ov->blacklisted_layers, ov->blacklisted_layer_count, l->props.layerName)) {
-            vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
+            vkl_log(log, VKL_LOG_INFO | CAT,
+                    "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
                     l->props.layerName);
             remove_at(out, i);
             continue;
@@ -924,11 +933,13 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     *out = NULL;
     *out_count = 0;
     const struct vkl_settings *st = set->settings; /* looked up by the acquisition */
-    if (st != NULL && st->has_layers) { /* the settings file's order and controls */
+    if (st != NULL && st->has_layers) {            /* the settings file's order and controls */
         r = settings_activate(&a, st, app_names, app_count);
         free(a.metas.v); /* the meta-layers it expanded (clang-analyzer found this leak) */
-        if (r != VK_SUCCESS) free(a.list);
-        else *out = a.list, *out_count = a.count;
+        if (r != VK_SUCCESS)
+            free(a.list);
+        else
+            *out = a.list, *out_count = a.count;
         return r;
     }
 
@@ -1121,8 +1132,8 @@ bool vkl_layer_negotiate(const struct vkl_layer_manifest *m, vkl_sym_lookup_fn l
         if (out->gipa != NULL) version = 0;
     }
     if (out->gipa == NULL) {
-        vkl_log(log, VKL_LOG_ERROR | CAT,
-                "layer %s: no %s (negotiated interface %u); layer not loaded [LLP_LOADER_5]", name, gipa_name, version);
+        vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: no %s (negotiated interface %u); layer not loaded [LLP_LOADER_5]",
+                name, gipa_name, version);
         memset(out, 0, sizeof(*out));
         return false;
     }

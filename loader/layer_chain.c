@@ -110,10 +110,12 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice dev
      * command's trampoline identifies the name). */
     const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(name, strlen(name));
     PFN_vkVoidFunction t = c != NULL ? c->trampoline : NULL;
-    if (t != NULL && t == (PFN_vkVoidFunction)vkGetDeviceProcAddr) return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
+    if (t != NULL && t == (PFN_vkVoidFunction)vkGetDeviceProcAddr)
+        return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
     /* Device commands that name a surface need the driver's own surface handle (LDP_LOADER_11). */
-    if (t != NULL && (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR || t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
-                      t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR)) {
+    if (t != NULL &&
+        (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR || t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
+         t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR)) {
         PFN_vkVoidFunction wsi = vkl_wsi_device_proc(device, name);
         if (wsi != NULL) return wsi;
     }
@@ -166,22 +168,25 @@ static VKAPI_ATTR VkResult VKAPI_CALL link_create_device(int k, VkPhysicalDevice
                                                          const VkAllocationCallbacks *a, VkDevice *pDevice);
 
 /* LINK_FNS(id, k): the three shims of slot k, named by the token id. */
-#define LINK_FNS(id, k)                                                                                           \
-    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa_##id(VkInstance i, const char *n) {                 \
-        return link_gipa((k), i, n);                                                                              \
-    }                                                                                                             \
-    static VKAPI_ATTR VkResult VKAPI_CALL link_ci_##id(const VkInstanceCreateInfo *c, const VkAllocationCallbacks *a, \
-                                                       VkInstance *p) {                                           \
-        return link_create_instance((k), c, a, p);                                                                \
-    }                                                                                                             \
-    static VKAPI_ATTR VkResult VKAPI_CALL link_cd_##id(VkPhysicalDevice pd, const VkDeviceCreateInfo *c,          \
-                                                       const VkAllocationCallbacks *a, VkDevice *p) {             \
-        return link_create_device((k), pd, c, a, p);                                                              \
+#define LINK_FNS(id, k)                                                                                                \
+    static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa_##id(VkInstance i, const char *n) {                      \
+        return link_gipa((k), i, n);                                                                                   \
+    }                                                                                                                  \
+    static VKAPI_ATTR VkResult VKAPI_CALL link_ci_##id(const VkInstanceCreateInfo *c, const VkAllocationCallbacks *a,  \
+                                                       VkInstance *p) {                                                \
+        return link_create_instance((k), c, a, p);                                                                     \
+    }                                                                                                                  \
+    static VKAPI_ATTR VkResult VKAPI_CALL link_cd_##id(VkPhysicalDevice pd, const VkDeviceCreateInfo *c,               \
+                                                       const VkAllocationCallbacks *a, VkDevice *p) {                  \
+        return link_create_device((k), pd, c, a, p);                                                                   \
     }
 /* Slots 8b .. 8b+7, named <b><0..7>. */
+/* The macro below stays as written: clang-format 14 does not settle on its body. */
+/* clang-format off */
 #define LINK_FNS8(b) LINK_FNS(b##0, b * 8 + 0) LINK_FNS(b##1, b * 8 + 1) LINK_FNS(b##2, b * 8 + 2) \
     LINK_FNS(b##3, b * 8 + 3) LINK_FNS(b##4, b * 8 + 4) LINK_FNS(b##5, b * 8 + 5) LINK_FNS(b##6, b * 8 + 6) \
     LINK_FNS(b##7, b * 8 + 7)
+/* clang-format on */
 LINK_FNS8(0)
 LINK_FNS8(1)
 LINK_FNS8(2)
@@ -191,8 +196,11 @@ LINK_FNS8(5)
 LINK_FNS8(6)
 LINK_FNS8(7)
 #define LINK_ROW(b, f) f##b##0, f##b##1, f##b##2, f##b##3, f##b##4, f##b##5, f##b##6, f##b##7
-#define LINK_TABLE(f) \
-    {LINK_ROW(0, f), LINK_ROW(1, f), LINK_ROW(2, f), LINK_ROW(3, f), LINK_ROW(4, f), LINK_ROW(5, f), LINK_ROW(6, f), LINK_ROW(7, f)}
+#define LINK_TABLE(f)                                                                                                  \
+    {                                                                                                                  \
+        LINK_ROW(0, f), LINK_ROW(1, f), LINK_ROW(2, f), LINK_ROW(3, f), LINK_ROW(4, f), LINK_ROW(5, f),                \
+            LINK_ROW(6, f), LINK_ROW(7, f)                                                                             \
+    }
 static const PFN_vkGetInstanceProcAddr g_link_gipa[LINK_SLOTS] = LINK_TABLE(link_gipa_);
 static const PFN_vkCreateInstance g_link_ci[LINK_SLOTS] = LINK_TABLE(link_ci_);
 static const PFN_vkCreateDevice g_link_cd[LINK_SLOTS] = LINK_TABLE(link_cd_);
@@ -427,9 +435,8 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
                                        .function = VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK};
     devcb.u.layerDevice.pfnLayerCreateDevice = layer_create_device;
     devcb.u.layerDevice.pfnLayerDestroyDevice = layer_destroy_device;
-    VkLayerInstanceCreateInfo data = {.sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
-                                      .pNext = &devcb,
-                                      .function = VK_LOADER_DATA_CALLBACK};
+    VkLayerInstanceCreateInfo data = {
+        .sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO, .pNext = &devcb, .function = VK_LOADER_DATA_CALLBACK};
     data.u.pfnSetInstanceLoaderData = set_instance_loader_data;
     VkInstanceCreateInfo ci = *pCreateInfo;
     ci.pNext = &data;
@@ -522,8 +529,10 @@ static VkResult create_device_chain(struct vkl_instance *inst, uint32_t first, V
     }
     for (uint32_t i = first; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gdpa == NULL) {
-            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "vkCreateDevice: layer %s has no vkGetDeviceProcAddr; "
-                    "left out of the device chain", inst->layer_libs[i].manifest->props.layerName);
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                    "vkCreateDevice: layer %s has no vkGetDeviceProcAddr; "
+                    "left out of the device chain",
+                    inst->layer_libs[i].manifest->props.layerName);
             continue;
         }
         libs[n++] = &inst->layer_libs[i];
@@ -548,9 +557,8 @@ static VkResult create_device_chain(struct vkl_instance *inst, uint32_t first, V
                                      .pNext = pCreateInfo->pNext,
                                      .function = VK_LAYER_LINK_INFO};
     chain.u.pLayerInfo = &links[0];
-    VkLayerDeviceCreateInfo data = {.sType = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
-                                    .pNext = &chain,
-                                    .function = VK_LOADER_DATA_CALLBACK};
+    VkLayerDeviceCreateInfo data = {
+        .sType = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO, .pNext = &chain, .function = VK_LOADER_DATA_CALLBACK};
     data.u.pfnSetDeviceLoaderData = set_device_loader_data;
     VkDeviceCreateInfo ci = *pCreateInfo;
     ci.pNext = &data;
@@ -648,7 +656,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, V
         return VK_ERROR_INITIALIZATION_FAILED;
     }
     vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
-            "pfnLayerCreateDevice: a layer creates a device through the %u layer(s) below it [RULE_LYR_CREATE_DEVICE_CALLBACK]",
+            "pfnLayerCreateDevice: a layer creates a device through the %u layer(s) below it "
+            "[RULE_LYR_CREATE_DEVICE_CALLBACK]",
             inst->layer_lib_count - first);
     *pDevice = VK_NULL_HANDLE;
     PFN_vkGetDeviceProcAddr gdpa = vkl_term_GetDeviceProcAddr;
@@ -709,7 +718,8 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
 
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
-        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(layer_instance_handle(inst, i), name) != NULL)
+        if (inst->layer_libs[i].gpdpa != NULL &&
+            inst->layer_libs[i].gpdpa(layer_instance_handle(inst, i), name) != NULL)
             return true;
     return false;
 }

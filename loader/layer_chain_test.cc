@@ -85,14 +85,13 @@ class ChainTest : public ::testing::Test {
         ss << f.rdbuf();
         return ss.str().find(s) != std::string::npos;
     }
-    template <typename T>
-    T G(VkInstance i, const char *n) {
-        return reinterpret_cast<T>(gipa_(i, n));
-    }
+    template <typename T> T G(VkInstance i, const char *n) { return reinterpret_cast<T>(gipa_(i, n)); }
     VkResult CreateInstance(std::vector<const char *> layers, VkInstance *inst) {
-        VkApplicationInfo app{}; app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+        VkApplicationInfo app{};
+        app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
         app.apiVersion = VK_API_VERSION_1_3;
-        VkInstanceCreateInfo ci{}; ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+        VkInstanceCreateInfo ci{};
+        ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
         ci.pApplicationInfo = &app;
         ci.enabledLayerCount = (uint32_t)layers.size();
         ci.ppEnabledLayerNames = layers.data();
@@ -113,7 +112,8 @@ TEST_F(ChainTest, InstanceAndDeviceChainOrder) {
     ASSERT_EQ(CreateInstance({"VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c", "VK_LAYER_mock_b"}, &inst),
               VK_SUCCESS);
     // RULE_LYR_ORDER + LLP_LOADER_3: implicit first, then the application's order, duplicate dropped.
-    EXPECT_EQ(Calls("vkCreateInstance"), (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
+    EXPECT_EQ(Calls("vkCreateInstance"),
+              (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
     // LLP_LOADER_8: every layer found its link and the loader-data callback.
     EXPECT_FALSE(CallsContain("\"link_info\":false"));
     EXPECT_FALSE(CallsContain("\"set_instance_loader_data\":false"));
@@ -133,23 +133,28 @@ TEST_F(ChainTest, InstanceAndDeviceChainOrder) {
     EXPECT_EQ(ln, 4u);
     // LLP_LOADER_9: the device chain.
     float prio = 1.0f;
-    VkDeviceQueueCreateInfo q{}; q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    VkDeviceQueueCreateInfo q{};
+    q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
     q.queueCount = 1;
     q.pQueuePriorities = &prio;
-    VkDeviceCreateInfo dci{}; dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    VkDeviceCreateInfo dci{};
+    dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &q;
     VkDevice dev = VK_NULL_HANDLE;
     ASSERT_EQ(G<PFN_vkCreateDevice>(inst, "vkCreateDevice")(pds[0], &dci, nullptr, &dev), VK_SUCCESS);
-    EXPECT_EQ(Calls("vkCreateDevice"), (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
+    EXPECT_EQ(Calls("vkCreateDevice"),
+              (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
     EXPECT_FALSE(CallsContain("\"set_device_loader_data\":false"));
     // vkGetDeviceProcAddr gives the chain's pointer for a command a layer intercepts.
     auto gdpa = G<PFN_vkGetDeviceProcAddr>(inst, "vkGetDeviceProcAddr");
     ASSERT_NE(gdpa(dev, "vkGetDeviceQueue"), nullptr);
     G<PFN_vkDestroyDevice>(inst, "vkDestroyDevice")(dev, nullptr);
-    EXPECT_EQ(Calls("vkDestroyDevice"), (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
+    EXPECT_EQ(Calls("vkDestroyDevice"),
+              (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
     G<PFN_vkDestroyInstance>(inst, "vkDestroyInstance")(inst, nullptr);
-    EXPECT_EQ(Calls("vkDestroyInstance"), (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
+    EXPECT_EQ(Calls("vkDestroyInstance"),
+              (V{"VK_LAYER_mock_imp", "VK_LAYER_mock_b", "VK_LAYER_mock_a", "VK_LAYER_mock_c"}));
 }
 
 TEST_F(ChainTest, InterfaceVariantsAndRenames) {
@@ -161,9 +166,9 @@ TEST_F(ChainTest, InterfaceVariantsAndRenames) {
     AddLayer("VK_LAYER_mock_all", "v2_all");
     AddLayer("VK_LAYER_mock_gpdpa", "v2_gpdpa_export");
     VkInstance inst = VK_NULL_HANDLE;
-    ASSERT_EQ(CreateInstance({"VK_LAYER_mock_ren1", "VK_LAYER_mock_ren2", "VK_LAYER_mock_all", "VK_LAYER_mock_gpdpa"},
-                             &inst),
-              VK_SUCCESS);
+    ASSERT_EQ(
+        CreateInstance({"VK_LAYER_mock_ren1", "VK_LAYER_mock_ren2", "VK_LAYER_mock_all", "VK_LAYER_mock_gpdpa"}, &inst),
+        VK_SUCCESS);
     EXPECT_EQ(Calls("vkCreateInstance"),
               (V{"VK_LAYER_mock_ren1", "VK_LAYER_mock_ren2", "VK_LAYER_mock_all", "VK_LAYER_mock_gpdpa"}));
     EXPECT_EQ(Calls("vkNegotiateLoaderLayerInterfaceVersion"),
@@ -190,7 +195,8 @@ TEST_F(ChainTest, InstanceLayerEnumeration) {
     EXPECT_STREQ(e.extensionName, "VK_EXT_mock_layer_ext");
     EXPECT_EQ(eiep("VK_LAYER_nope", &n, nullptr), VK_ERROR_LAYER_NOT_PRESENT);
     // A layer-provided extension can be enabled.
-    VkInstanceCreateInfo ci{}; ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    VkInstanceCreateInfo ci{};
+    ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
     const char *layer = "VK_LAYER_mock_a";
     const char *ext = "VK_EXT_mock_layer_ext";
     ci.enabledLayerCount = 1;
@@ -232,10 +238,12 @@ TEST_F(ChainTest, ClobberedDeviceRefused) {
     VkPhysicalDevice pd;
     ASSERT_EQ(G<PFN_vkEnumeratePhysicalDevices>(inst, "vkEnumeratePhysicalDevices")(inst, &n, &pd), VK_SUCCESS);
     float prio = 1.0f;
-    VkDeviceQueueCreateInfo q{}; q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    VkDeviceQueueCreateInfo q{};
+    q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
     q.queueCount = 1;
     q.pQueuePriorities = &prio;
-    VkDeviceCreateInfo dci{}; dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    VkDeviceCreateInfo dci{};
+    dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &q;
     VkDevice dev = VK_NULL_HANDLE;
@@ -243,4 +251,4 @@ TEST_F(ChainTest, ClobberedDeviceRefused) {
     G<PFN_vkDestroyInstance>(inst, "vkDestroyInstance")(inst, nullptr);
 }
 
-}  // namespace
+} // namespace

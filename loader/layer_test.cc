@@ -23,10 +23,22 @@ namespace {
 using Lines = std::vector<std::pair<uint32_t, std::string>>;
 void Emit(void *ctx, uint32_t flags, const char *line) { static_cast<Lines *>(ctx)->emplace_back(flags, line); }
 
-const char *kVars[] = {"VK_LAYER_PATH", "VK_ADD_LAYER_PATH", "VK_IMPLICIT_LAYER_PATH", "VK_ADD_IMPLICIT_LAYER_PATH",
-                       "VK_INSTANCE_LAYERS", "VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE",
-                       "VK_LOADER_LAYERS_ALLOW", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME",
-                       "XDG_DATA_DIRS", "HOME", "LT_EN", "LT_DIS", "LT_DIS2"};
+const char *kVars[] = {"VK_LAYER_PATH",
+                       "VK_ADD_LAYER_PATH",
+                       "VK_IMPLICIT_LAYER_PATH",
+                       "VK_ADD_IMPLICIT_LAYER_PATH",
+                       "VK_INSTANCE_LAYERS",
+                       "VK_LOADER_LAYERS_ENABLE",
+                       "VK_LOADER_LAYERS_DISABLE",
+                       "VK_LOADER_LAYERS_ALLOW",
+                       "XDG_CONFIG_HOME",
+                       "XDG_CONFIG_DIRS",
+                       "XDG_DATA_HOME",
+                       "XDG_DATA_DIRS",
+                       "HOME",
+                       "LT_EN",
+                       "LT_DIS",
+                       "LT_DIS2"};
 
 class LayerTest : public ::testing::Test {
   protected:
@@ -117,7 +129,8 @@ TEST_F(LayerTest, DefaultSearchLocations) {
     Write("home/.local/share/vulkan/explicit_layer.d/c.json", F(L("VK_LAYER_home_data")));
     Write("share/vulkan/explicit_layer.d/d.json", F(L("VK_LAYER_data")));
     Write("share/vulkan/implicit_layer.d/e.json", Imp("VK_LAYER_imp"));
-    EXPECT_EQ(Available(), (V{"VK_LAYER_imp", "VK_LAYER_home_cfg", "VK_LAYER_xdg_cfg", "VK_LAYER_home_data", "VK_LAYER_data"}));
+    EXPECT_EQ(Available(),
+              (V{"VK_LAYER_imp", "VK_LAYER_home_cfg", "VK_LAYER_xdg_cfg", "VK_LAYER_home_data", "VK_LAYER_data"}));
     // Layer search lines are LAYER lines that say so (not the driver search's words).
     bool found = false;
     for (auto &l : lines_) {
@@ -214,7 +227,7 @@ TEST_F(LayerTest, ImplicitEnableDisableEnvironment) {
     EXPECT_EQ(Active(), V{});
     setenv("LT_EN", "on", 1);
     EXPECT_EQ(Active(), V{"VK_LAYER_gated"});
-    setenv("LT_DIS", "", 1);  // [Lyr]: only a non-empty value disables
+    setenv("LT_DIS", "", 1); // [Lyr]: only a non-empty value disables
     EXPECT_EQ(Active(), V{"VK_LAYER_gated"});
     setenv("LT_DIS", "0", 1);
     EXPECT_EQ(Active(), V{});
@@ -232,13 +245,13 @@ TEST_F(LayerTest, Filters) {
     EXPECT_EQ(Available(), V{});
     setenv("VK_LOADER_LAYERS_ALLOW", "*_b", 1);
     EXPECT_EQ(Available(), V{"VK_LAYER_exp_b"});
-    EXPECT_EQ(Active(), V{});  // ALLOW does not enable
+    EXPECT_EQ(Active(), V{}); // ALLOW does not enable
     setenv("VK_LOADER_LAYERS_DISABLE", "~implicit~", 1);
     unsetenv("VK_LOADER_LAYERS_ALLOW");
     EXPECT_EQ(Available(), (V{"VK_LAYER_exp_b", "VK_LAYER_exp_c"}));
     setenv("VK_LOADER_LAYERS_DISABLE", "~explicit~", 1);
     EXPECT_EQ(Available(), V{"VK_LAYER_imp_a"});
-    setenv("VK_LOADER_LAYERS_ENABLE", "vk_layer_EXP_C", 1);  // case-insensitive, beats DISABLE
+    setenv("VK_LOADER_LAYERS_ENABLE", "vk_layer_EXP_C", 1); // case-insensitive, beats DISABLE
     EXPECT_EQ(Available(), (V{"VK_LAYER_imp_a", "VK_LAYER_exp_c"}));
     EXPECT_EQ(Active(), (V{"VK_LAYER_imp_a", "VK_LAYER_exp_c"}));
     EXPECT_TRUE(Logged("forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE'"));
@@ -260,7 +273,7 @@ TEST_F(LayerTest, ImplicitForcedEnabledByFilter) {
                                 "\"1\"}")));
     setenv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_gated", 1);
     EXPECT_EQ(Active(), V{"VK_LAYER_gated"});
-    setenv("LT_DIS", "1", 1);  // the layer's own disable variable still wins
+    setenv("LT_DIS", "1", 1); // the layer's own disable variable still wins
     EXPECT_EQ(Active(), V{});
 }
 
@@ -359,7 +372,8 @@ TEST_F(LayerTest, OverrideLayer) {
           F(L("VK_LAYER_LUNARG_override",
               ", \"component_layers\": [\"VK_LAYER_comp\", \"VK_LAYER_imp_comp\"], \"disable_environment\": "
               "{\"DIS_OV\": \"1\"}, \"blacklisted_layers\": [\"VK_LAYER_black\", \"VK_LAYER_imp_black\"], "
-              "\"override_paths\": [\"" + root_ + "/ovpaths\"]",
+              "\"override_paths\": [\"" +
+                  root_ + "/ovpaths\"]",
               "1.3.0", true)));
     Write("share/vulkan/implicit_layer.d/1.json",
           F(L("VK_LAYER_imp_comp", ", \"disable_environment\": {\"LT_DIS2\": \"1\"}")));
@@ -369,7 +383,7 @@ TEST_F(LayerTest, OverrideLayer) {
     Write("ovpaths/a.json", F(L("VK_LAYER_comp")));
     Write("ovpaths/b.json", F(L("VK_LAYER_black")));
     setenv("VK_LAYER_PATH", (root_ + "/share/vulkan/explicit_layer.d").c_str(), 1);
-    setenv("LT_DIS2", "1", 1);  // a component ignores its disable variable
+    setenv("LT_DIS2", "1", 1); // a component ignores its disable variable
     EXPECT_EQ(Available(), (V{"VK_LAYER_LUNARG_override", "VK_LAYER_imp_comp", "VK_LAYER_imp_other", "VK_LAYER_comp"}));
     EXPECT_TRUE(Logged("[LLP_LOADER_12]"));
     EXPECT_EQ(Active(), (V{"VK_LAYER_imp_other", "VK_LAYER_comp", "VK_LAYER_imp_comp"}));
@@ -392,7 +406,8 @@ TEST_F(LayerTest, OverrideAppKeys) {
               ", " +
               L("VK_LAYER_LUNARG_override",
                 ", \"component_layers\": [\"VK_LAYER_s\"], \"disable_environment\": {\"D\": \"1\"}, \"app_keys\": "
-                "[\"" + std::string(exe) + "\"]",
+                "[\"" +
+                    std::string(exe) + "\"]",
                 "1.3.0", true) +
               "]}");
     Write("share/vulkan/explicit_layer.d/g.json", F(L("VK_LAYER_g")));
@@ -478,4 +493,4 @@ TEST_F(LayerTest, Negotiation) {
     g_syms = nullptr;
 }
 
-}  // namespace
+} // namespace

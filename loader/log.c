@@ -26,8 +26,8 @@ struct level_word {
  * undocumented perf and the driver aliases implem and icd. A token longer than every word it
  * starts, an upper-case or space-padded token, is ignored. */
 static const struct level_word k_level_words[] = {
-    {"all", VKL_LOG_ALL},     {"warn", VKL_LOG_WARN},   {"info", VKL_LOG_INFO},     {"perf", VKL_LOG_PERF},
-    {"error", VKL_LOG_ERROR}, {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER},   {"driver", VKL_LOG_DRIVER},
+    {"all", VKL_LOG_ALL},       {"warn", VKL_LOG_WARN},   {"info", VKL_LOG_INFO},   {"perf", VKL_LOG_PERF},
+    {"error", VKL_LOG_ERROR},   {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER}, {"driver", VKL_LOG_DRIVER},
     {"implem", VKL_LOG_DRIVER}, {"icd", VKL_LOG_DRIVER},
 };
 
@@ -39,8 +39,7 @@ uint32_t vkl_log_parse_level(const char *value, size_t len) {
         size_t end = start;
         while (end < len && value[end] != ',') end++;
         size_t word_len = end - start;
-        for (size_t i = 0; word_len > 0 && i < sizeof(k_level_words) / sizeof(k_level_words[0]);
-             i++) {
+        for (size_t i = 0; word_len > 0 && i < sizeof(k_level_words) / sizeof(k_level_words[0]); i++) {
             if (word_len <= strlen(k_level_words[i].word) &&
                 memcmp(k_level_words[i].word, value + start, word_len) == 0) {
                 level |= k_level_words[i].bits;
@@ -117,7 +116,8 @@ void vkl_log_cut_message(char out[VKL_LOG_MAX_MESSAGE + 1], const char *message)
      * ("<head>... [ID]"). */
     size_t tag = trailing_tag(message, len);
     static const char ellipsis[] = "...";
-    size_t head = utf8_cut(message, len, tag > 0 ? VKL_LOG_MAX_MESSAGE - tag - (sizeof(ellipsis) - 1) : VKL_LOG_MAX_MESSAGE);
+    size_t head =
+        utf8_cut(message, len, tag > 0 ? VKL_LOG_MAX_MESSAGE - tag - (sizeof(ellipsis) - 1) : VKL_LOG_MAX_MESSAGE);
     memcpy(out, message, head);
     if (tag > 0) {
         memcpy(out + head, ellipsis, sizeof(ellipsis) - 1);
@@ -149,8 +149,8 @@ size_t vkl_log_format_line(char *buf, size_t buf_len, uint32_t flags, const char
         cat = "LAYER";
 
     char header[64];
-    int n = snprintf(header, sizeof(header), "[Vulkan Loader] %s%s%s: ", sev ? sev : "",
-                     (sev && cat) ? " | " : "", cat ? cat : "");
+    int n = snprintf(header, sizeof(header), "[Vulkan Loader] %s%s%s: ", sev ? sev : "", (sev && cat) ? " | " : "",
+                     cat ? cat : "");
     size_t hlen = n > 0 ? (size_t)n : 0;
     /* Khronos log.c pads the header with spaces so messages start at column 32 (spec §7.11). */
     while (hlen < 32 && hlen + 1 < sizeof(header)) header[hlen++] = ' ';
@@ -209,7 +209,8 @@ int vkl_null_count_param(const char *cmd, const char *param, bool returns_result
 }
 
 int vkl_null_count(const char *cmd) {
-    return vkl_null_count_param(cmd, strcmp(cmd, "vkEnumerateInstanceVersion") == 0 ? "pApiVersion" : "pPropertyCount", true);
+    return vkl_null_count_param(cmd, strcmp(cmd, "vkEnumerateInstanceVersion") == 0 ? "pApiVersion" : "pPropertyCount",
+                                true);
 }
 
 bool vkl_names_present(const char *cmd, const char *field, const char *const *names, uint32_t count) {

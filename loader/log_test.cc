@@ -55,7 +55,7 @@ TEST(LogParseLevel, KhronosWordsPrefixesAndAliases) {
     EXPECT_EQ(Parse("e"), VKL_LOG_ERROR);
     EXPECT_EQ(Parse("a"), VKL_LOG_ALL);
     EXPECT_EQ(Parse("w,i"), VKL_LOG_WARN | VKL_LOG_INFO);
-    EXPECT_EQ(Parse("d"), VKL_LOG_DEBUG);  // debug comes before driver
+    EXPECT_EQ(Parse("d"), VKL_LOG_DEBUG); // debug comes before driver
     EXPECT_EQ(Parse("dr"), VKL_LOG_DRIVER);
     EXPECT_EQ(Parse("l"), VKL_LOG_LAYER);
     EXPECT_EQ(Parse("perf"), VKL_LOG_PERF);
@@ -80,10 +80,9 @@ TEST(LogParseLevel, BufferNotNulTerminated) {
 }
 
 TEST(LogFormat, SeverityOnlyPaddedToColumn32) {
-    EXPECT_EQ(
-        Format(VKL_LOG_ERROR, "loader_get_json: Failed to open JSON file /road/to/nowhere.json"),
-        "[Vulkan Loader] ERROR:          loader_get_json: Failed to open JSON file "
-        "/road/to/nowhere.json\n");
+    EXPECT_EQ(Format(VKL_LOG_ERROR, "loader_get_json: Failed to open JSON file /road/to/nowhere.json"),
+              "[Vulkan Loader] ERROR:          loader_get_json: Failed to open JSON file "
+              "/road/to/nowhere.json\n");
     EXPECT_EQ(Format(VKL_LOG_INFO, "m"), "[Vulkan Loader] INFO:           m\n");
     EXPECT_EQ(Format(VKL_LOG_WARN, "m"), "[Vulkan Loader] WARNING:        m\n");
     EXPECT_EQ(Format(VKL_LOG_DEBUG, "m"), "[Vulkan Loader] DEBUG:          m\n");
@@ -94,8 +93,7 @@ TEST(LogFormat, SeverityAndCategory) {
     EXPECT_EQ(Format(VKL_LOG_WARN | VKL_LOG_DRIVER, "Driver \"x.json\" ignored"),
               "[Vulkan Loader] WARNING | DRIVER: Driver \"x.json\" ignored\n");
     EXPECT_EQ(Format(VKL_LOG_DEBUG | VKL_LOG_LAYER, "m"), "[Vulkan Loader] DEBUG | LAYER:  m\n");
-    EXPECT_EQ(Format(VKL_LOG_INFO | VKL_LOG_PERF | VKL_LOG_DRIVER, "m"),
-              "[Vulkan Loader] INFO | PERF:    m\n");
+    EXPECT_EQ(Format(VKL_LOG_INFO | VKL_LOG_PERF | VKL_LOG_DRIVER, "m"), "[Vulkan Loader] INFO | PERF:    m\n");
     // first severity wins (ERROR, WARNING, INFO, DEBUG), first category (PERF, DRIVER, LAYER)
     EXPECT_EQ(Format(VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_DRIVER | VKL_LOG_LAYER, "m"),
               "[Vulkan Loader] ERROR | DRIVER: m\n");
@@ -133,14 +131,14 @@ TEST(Log, SinkAlwaysGetsMessageStderrFiltered) {
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
     ASSERT_EQ(cap.lines.size(), 1u);
     EXPECT_EQ(cap.lines[0].first, VKL_LOG_INFO | VKL_LOG_DRIVER);
-    EXPECT_EQ(cap.lines[0].second, "driver x: 42");  // no header for sinks
+    EXPECT_EQ(cap.lines[0].second, "driver x: 42"); // no header for sinks
 }
 
 TEST(Log, StderrWhenAnyBitOverlaps) {
     vkl_log_set_level_for_testing(VKL_LOG_DRIVER);
     testing::internal::CaptureStderr();
     vkl_log(nullptr, VKL_LOG_INFO | VKL_LOG_DRIVER, "a");
-    vkl_log(nullptr, VKL_LOG_ERROR, "b");  // no DRIVER bit: filtered
+    vkl_log(nullptr, VKL_LOG_ERROR, "b"); // no DRIVER bit: filtered
     vkl_log(nullptr, VKL_LOG_DEBUG | VKL_LOG_LAYER, "c");
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "[Vulkan Loader] INFO | DRIVER:  a\n");
 
@@ -152,7 +150,7 @@ TEST(Log, StderrWhenAnyBitOverlaps) {
 
     vkl_log_set_level_for_testing(VKL_LOG_ALL);
     EXPECT_EQ(vkl_log_level(), VKL_LOG_ALL);
-    vkl_log_sink empty{nullptr, nullptr};  // a sink without emit is ignored
+    vkl_log_sink empty{nullptr, nullptr}; // a sink without emit is ignored
     testing::internal::CaptureStderr();
     vkl_log(&empty, VKL_LOG_DEBUG, "f");
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "[Vulkan Loader] DEBUG:          f\n");
@@ -245,7 +243,7 @@ TEST(LogDeathTest, InitReadsVkLoaderDebugOnce) {
         {
             setenv("VK_LOADER_DEBUG", "warn,driver", 1);
             vkl_log_init();
-            setenv("VK_LOADER_DEBUG", "all", 1);  // read once: later changes do not count
+            setenv("VK_LOADER_DEBUG", "all", 1); // read once: later changes do not count
             vkl_log_init();
             std::exit(vkl_log_level() == (VKL_LOG_WARN | VKL_LOG_DRIVER) ? 7 : 1);
         },
@@ -253,9 +251,9 @@ TEST(LogDeathTest, InitReadsVkLoaderDebugOnce) {
     EXPECT_EXIT(
         {
             unsetenv("VK_LOADER_DEBUG");
-            std::exit(vkl_log_level() == 0 ? 7 : 1);  // first use initialises; unset = nothing
+            std::exit(vkl_log_level() == 0 ? 7 : 1); // first use initialises; unset = nothing
         },
         testing::ExitedWithCode(7), "");
 }
 
-}  // namespace
+} // namespace

@@ -95,20 +95,19 @@ static char *resolve_library_path(const char *manifest_path, const char *lib, bo
 }
 
 /* Fetches a required string field, logging the one rejection line when it is missing/wrong type. */
-static VkResult required_string(const struct vkl_log_sink *log, const char *path,
-                                const struct vkl_json *obj, const char *key, const char *field,
-                                const char **out) {
+static VkResult required_string(const struct vkl_log_sink *log, const char *path, const struct vkl_json *obj,
+                                const char *key, const char *field, const char **out) {
     const struct vkl_json *node = vkl_json_get(obj, key);
     *out = NULL;
     if (node == NULL) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver manifest %s: field '%s' is missing [LDP_DRIVER_4]", path, field);
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: field '%s' is missing [LDP_DRIVER_4]", path,
+                field);
         return MALFORMED;
     }
     if (!vkl_json_is_string(node)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver manifest %s: field '%s' has type %s, expected string [LDP_DRIVER_4]", path,
-                field, vkl_json_type_name(node));
+                "driver manifest %s: field '%s' has type %s, expected string [LDP_DRIVER_4]", path, field,
+                vkl_json_type_name(node));
         return MALFORMED;
     }
     *out = vkl_json_string(node);
@@ -118,8 +117,8 @@ static VkResult required_string(const struct vkl_log_sink *log, const char *path
 /* A 1.0.0 manifest needs file_format_version and ICD.library_path / ICD.api_version
  * (RULE_DRV_MANIFEST_V1_0_0); anything unreadable, not JSON or of the wrong shape is rejected
  * with a log line and costs only this driver (RULE_DRV_MANIFEST_MALFORMED). */
-VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size_t len,
-                                const struct vkl_log_sink *log, struct vkl_icd_manifest *out) {
+VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size_t len, const struct vkl_log_sink *log,
+                                struct vkl_icd_manifest *out) {
     VkResult result = MALFORMED;
     struct vkl_json *root = NULL;
     struct vkl_icd_manifest m;
@@ -135,23 +134,21 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
     if (result == VK_ERROR_OUT_OF_HOST_MEMORY) goto out;
     if (result != VK_SUCCESS) {
         /* LDP_DRIVER_4: "A driver must have a valid JSON manifest file" */
-        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "driver manifest %s: not valid JSON: %s [LDP_DRIVER_4]", path, err);
+        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver manifest %s: not valid JSON: %s [LDP_DRIVER_4]", path,
+                err);
         result = MALFORMED;
         goto out;
     }
     result = MALFORMED;
     if (!vkl_json_is_object(root)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver manifest %s: top-level value has type %s, expected object [LDP_DRIVER_4]",
-                path, vkl_json_type_name(root));
+                "driver manifest %s: top-level value has type %s, expected object [LDP_DRIVER_4]", path,
+                vkl_json_type_name(root));
         goto out;
     }
 
     /* file_format_version: required string "major.minor.patch". */
-    if (required_string(log, path, root, "file_format_version", "file_format_version", &str) !=
-        VK_SUCCESS)
-        goto out;
+    if (required_string(log, path, root, "file_format_version", "file_format_version", &str) != VK_SUCCESS) goto out;
     if (!vkl_parse_version_string(str, false, &m.file_format_version)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                 "driver manifest %s: field 'file_format_version' value '%s' is not a version "
@@ -173,8 +170,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
     /* ICD: required object. */
     const struct vkl_json *icd = vkl_json_get(root, "ICD");
     if (icd == NULL) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver manifest %s: field 'ICD' is missing [LDP_DRIVER_4]", path);
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: field 'ICD' is missing [LDP_DRIVER_4]", path);
         goto out;
     }
     if (!vkl_json_is_object(icd)) {
@@ -186,8 +182,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
 
     /* ICD.library_path: required, non-empty string. */
     const char *lib = NULL;
-    if (required_string(log, path, icd, "library_path", "ICD.library_path", &lib) != VK_SUCCESS)
-        goto out;
+    if (required_string(log, path, icd, "library_path", "ICD.library_path", &lib) != VK_SUCCESS) goto out;
     if (lib[0] == '\0') {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                 "driver manifest %s: field 'ICD.library_path' is empty [LDP_DRIVER_4]", path);
@@ -196,8 +191,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
 
     /* ICD.api_version: required string "major.minor.patch" (a "variant.major.minor.patch" form is
      * understood only to report the variant). */
-    if (required_string(log, path, icd, "api_version", "ICD.api_version", &str) != VK_SUCCESS)
-        goto out;
+    if (required_string(log, path, icd, "api_version", "ICD.api_version", &str) != VK_SUCCESS) goto out;
     if (!vkl_parse_version_string(str, true, &m.api_version)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                 "driver manifest %s: field 'ICD.api_version' value '%s' is not a version "
@@ -260,8 +254,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
                 "driver manifest %s: field 'ICD.api_version' value '%s' has major version %u, "
                 "the loader implements %u, driver skipped [LDP_LOADER_4]",
-                path, str, VK_API_VERSION_MAJOR(m.api_version),
-                VK_API_VERSION_MAJOR(VK_HEADER_VERSION_COMPLETE));
+                path, str, VK_API_VERSION_MAJOR(m.api_version), VK_API_VERSION_MAJOR(VK_HEADER_VERSION_COMPLETE));
         goto out;
     }
     if (m.library_arch != 0 && m.library_arch != (int)(sizeof(void *) * CHAR_BIT)) {

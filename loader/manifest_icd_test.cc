@@ -37,7 +37,7 @@ std::unique_ptr<Result> Parse(const std::string &json, const char *path = "/x/y.
     auto r = std::make_unique<Result>();
     vkl_log_set_level_for_testing(0);
     vkl_log_sink sink{Emit, &r->lines};
-    std::memset(&r->m, 0xAB, sizeof(r->m));  // must be zeroed on failure, filled on success
+    std::memset(&r->m, 0xAB, sizeof(r->m)); // must be zeroed on failure, filled on success
     r->result = vkl_icd_manifest_parse(path, json.data(), json.size(), &sink, &r->m);
     return r;
 }
@@ -47,9 +47,7 @@ std::string Manifest(const std::string &ffv, const std::string &icd_body) {
 }
 
 std::string Good(const std::string &extra = "") {
-    return Manifest(
-        "\"1.0.1\"",
-        "\"library_path\": \"/usr/lib/libdrv.so\", \"api_version\": \"1.3.250\"" + extra);
+    return Manifest("\"1.0.1\"", "\"library_path\": \"/usr/lib/libdrv.so\", \"api_version\": \"1.3.250\"" + extra);
 }
 
 void ExpectZeroed(const vkl_icd_manifest &m) {
@@ -70,8 +68,7 @@ void ExpectRejected(const std::string &json, VkResult want, uint32_t flags, cons
 }
 
 TEST(IcdManifest, Valid100) {
-    auto r = Parse(Manifest(
-        "\"1.0.0\"", "\"library_path\": \"/usr/lib/libdrv.so\", \"api_version\": \"1.3.250\""));
+    auto r = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"/usr/lib/libdrv.so\", \"api_version\": \"1.3.250\""));
     ASSERT_EQ(r->result, VK_SUCCESS);
     EXPECT_TRUE(r->lines.empty());
     EXPECT_STREQ(r->m.manifest_path, "/x/y.json");
@@ -96,60 +93,51 @@ TEST(IcdManifest, Valid101WithOptionalFields) {
 }
 
 TEST(IcdManifest, OptionalFieldsHonouredIn100AndUnknownKeysIgnored) {
-    auto r = Parse(Manifest("\"1.0.0\"",
-                            "\"library_path\": \"a.so\", \"api_version\": \"1.0.0\", "
-                            "\"is_portability_driver\": true, \"whatever\": [1, {}]") +
+    auto r = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\", \"api_version\": \"1.0.0\", "
+                                         "\"is_portability_driver\": true, \"whatever\": [1, {}]") +
                    "");
     ASSERT_EQ(r->result, VK_SUCCESS);
     EXPECT_TRUE(r->m.is_portability_driver);
 }
 
 TEST(IcdManifest, LibraryPathResolution) {
-    auto rel = Parse(Manifest("\"1.0.0\"",
-                              "\"library_path\": \"./libdrv.so\", \"api_version\": "
-                              "\"1.1.0\""),
+    auto rel = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"./libdrv.so\", \"api_version\": "
+                                           "\"1.1.0\""),
                      "/etc/vulkan/icd.d/drv.json");
     ASSERT_EQ(rel->result, VK_SUCCESS);
     EXPECT_STREQ(rel->m.library_path, "/etc/vulkan/icd.d/./libdrv.so");
     EXPECT_FALSE(rel->m.library_path_is_bare_name);
 
-    auto sub =
-        Parse(Manifest("\"1.0.0\"",
-                       "\"library_path\": \"../lib/x/libdrv.so\", \"api_version\": \"1.1.0\""),
-              "/opt/drv/share/drv.json");
+    auto sub = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"../lib/x/libdrv.so\", \"api_version\": \"1.1.0\""),
+                     "/opt/drv/share/drv.json");
     ASSERT_EQ(sub->result, VK_SUCCESS);
     EXPECT_STREQ(sub->m.library_path, "/opt/drv/share/../lib/x/libdrv.so");
 
-    auto cwd = Parse(
-        Manifest("\"1.0.0\"", "\"library_path\": \"lib/libdrv.so\", \"api_version\": \"1.1.0\""),
-        "drv.json");  // manifest relative to the CWD: library relative to the CWD too
+    auto cwd = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"lib/libdrv.so\", \"api_version\": \"1.1.0\""),
+                     "drv.json"); // manifest relative to the CWD: library relative to the CWD too
     ASSERT_EQ(cwd->result, VK_SUCCESS);
     EXPECT_STREQ(cwd->m.library_path, "lib/libdrv.so");
 
     auto relmanifest =
-        Parse(Manifest("\"1.0.0\"", "\"library_path\": \"./l.so\", \"api_version\": \"1.1.0\""),
-              "sub/dir/drv.json");
+        Parse(Manifest("\"1.0.0\"", "\"library_path\": \"./l.so\", \"api_version\": \"1.1.0\""), "sub/dir/drv.json");
     ASSERT_EQ(relmanifest->result, VK_SUCCESS);
     EXPECT_STREQ(relmanifest->m.library_path, "sub/dir/./l.so");
 
-    auto root = Parse(Manifest("\"1.0.0\"",
-                               "\"library_path\": \"./l.so\", \"api_version\": "
-                               "\"1.1.0\""),
+    auto root = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"./l.so\", \"api_version\": "
+                                            "\"1.1.0\""),
                       "/drv.json");
     ASSERT_EQ(root->result, VK_SUCCESS);
     EXPECT_STREQ(root->m.library_path, "/./l.so");
 
-    auto abs = Parse(
-        Manifest("\"1.0.0\"", "\"library_path\": \"/abs/libdrv.so\", \"api_version\": \"1.1.0\""),
-        "/etc/vulkan/icd.d/drv.json");
+    auto abs = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"/abs/libdrv.so\", \"api_version\": \"1.1.0\""),
+                     "/etc/vulkan/icd.d/drv.json");
     ASSERT_EQ(abs->result, VK_SUCCESS);
     EXPECT_STREQ(abs->m.library_path, "/abs/libdrv.so");
 
-    auto bare = Parse(
-        Manifest("\"1.0.0\"", "\"library_path\": \"libvulkan_drv.so\", \"api_version\": \"1.1.0\""),
-        "/etc/vulkan/icd.d/drv.json");
+    auto bare = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"libvulkan_drv.so\", \"api_version\": \"1.1.0\""),
+                      "/etc/vulkan/icd.d/drv.json");
     ASSERT_EQ(bare->result, VK_SUCCESS);
-    EXPECT_STREQ(bare->m.library_path, "libvulkan_drv.so");  // left to dlopen's search
+    EXPECT_STREQ(bare->m.library_path, "libvulkan_drv.so"); // left to dlopen's search
     EXPECT_TRUE(bare->m.library_path_is_bare_name);
 }
 
@@ -159,9 +147,8 @@ TEST(IcdManifestRejects, NotJson) {
     ExpectZeroed(r->m);
     ASSERT_EQ(r->lines.size(), 1u);
     EXPECT_EQ(r->lines[0].first, kErrDrv);
-    EXPECT_EQ(r->lines[0].second,
-              "driver manifest /x/y.json: not valid JSON: syntax error at line 1, column 4 near "
-              "'ot json' [LDP_DRIVER_4]");
+    EXPECT_EQ(r->lines[0].second, "driver manifest /x/y.json: not valid JSON: syntax error at line 1, column 4 near "
+                                  "'ot json' [LDP_DRIVER_4]");
     ExpectRejected("", VK_ERROR_INITIALIZATION_FAILED, kErrDrv,
                    "driver manifest /x/y.json: not valid JSON: empty input [LDP_DRIVER_4]");
     ExpectRejected(std::string(1000, '['), VK_ERROR_INITIALIZATION_FAILED, kErrDrv,
@@ -183,16 +170,13 @@ TEST(IcdManifestRejects, MissingFields) {
     ExpectRejected("{\"file_format_version\": \"1.0.0\"}", VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD' is missing [LDP_DRIVER_4]");
     // keys are case-sensitive (Khronos: case-insensitive)
-    ExpectRejected(
-        "{\"file_format_version\": \"1.0.0\", \"icd\": {\"library_path\": \"a.so\", "
-        "\"api_version\": \"1.0.0\"}}",
-        VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
-        "driver manifest /x/y.json: field 'ICD' is missing [LDP_DRIVER_4]");
-    ExpectRejected(Manifest("\"1.0.0\"", "\"api_version\": \"1.0.0\""),
+    ExpectRejected("{\"file_format_version\": \"1.0.0\", \"icd\": {\"library_path\": \"a.so\", "
+                   "\"api_version\": \"1.0.0\"}}",
                    VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
+                   "driver manifest /x/y.json: field 'ICD' is missing [LDP_DRIVER_4]");
+    ExpectRejected(Manifest("\"1.0.0\"", "\"api_version\": \"1.0.0\""), VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD.library_path' is missing [LDP_DRIVER_4]");
-    ExpectRejected(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\""),
-                   VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
+    ExpectRejected(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\""), VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD.api_version' is missing [LDP_DRIVER_4]");
 }
 
@@ -201,8 +185,7 @@ TEST(IcdManifestRejects, WrongTypes) {
                    VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'file_format_version' has type number, "
                    "expected string [LDP_DRIVER_4]");
-    ExpectRejected("{\"file_format_version\": \"1.0.0\", \"ICD\": \"a.so\"}",
-                   VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
+    ExpectRejected("{\"file_format_version\": \"1.0.0\", \"ICD\": \"a.so\"}", VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD' has type string, expected object "
                    "[LDP_DRIVER_4]");
     ExpectRejected(Manifest("\"1.0.0\"", "\"library_path\": 7, \"api_version\": \"1.0.0\""),
@@ -214,15 +197,13 @@ TEST(IcdManifestRejects, WrongTypes) {
                    VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD.api_version' has type number, expected "
                    "string [LDP_DRIVER_4]");
-    ExpectRejected(Good(", \"is_portability_driver\": \"true\""), VK_ERROR_INITIALIZATION_FAILED,
-                   kWarnDrv,
+    ExpectRejected(Good(", \"is_portability_driver\": \"true\""), VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD.is_portability_driver' has type string, "
                    "expected bool [LDP_DRIVER_4]");
     ExpectRejected(Good(", \"is_portability_driver\": 1"), VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD.is_portability_driver' has type number, "
                    "expected bool [LDP_DRIVER_4]");
-    ExpectRejected(Good(", \"is_portability_driver\": null"), VK_ERROR_INITIALIZATION_FAILED,
-                   kWarnDrv,
+    ExpectRejected(Good(", \"is_portability_driver\": null"), VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
                    "driver manifest /x/y.json: field 'ICD.is_portability_driver' has type null, "
                    "expected bool [LDP_DRIVER_4]");
 }
@@ -234,38 +215,33 @@ TEST(IcdManifestRejects, EmptyLibraryPath) {
 }
 
 TEST(IcdManifestRejects, BadApiVersionStrings) {
-    for (const char *v :
-         {"1.0", "1", "", "1.0.0.0.0", "a.b.c", "1..0", "1.0.0 ", " 1.0.0", "-1.0.0", "+1.0.0",
-          "1.2.3x", "1.1024.0", "1.0.4096", "128.0.0", "8.1.0.0", "0x1.0.0", "1.0.99999999999"}) {
+    for (const char *v : {"1.0", "1", "", "1.0.0.0.0", "a.b.c", "1..0", "1.0.0 ", " 1.0.0", "-1.0.0", "+1.0.0",
+                          "1.2.3x", "1.1024.0", "1.0.4096", "128.0.0", "8.1.0.0", "0x1.0.0", "1.0.99999999999"}) {
         ExpectRejected(Manifest("\"1.0.0\"", std::string("\"library_path\": \"a.so\", "
                                                          "\"api_version\": \"") +
                                                  v + "\""),
                        VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
-                       std::string("driver manifest /x/y.json: field 'ICD.api_version' value '") +
-                           v + "' is not a version \"major.minor.patch\" [LDP_DRIVER_4]");
+                       std::string("driver manifest /x/y.json: field 'ICD.api_version' value '") + v +
+                           "' is not a version \"major.minor.patch\" [LDP_DRIVER_4]");
     }
 }
 
 TEST(IcdManifestRejects, BadFileFormatVersionStrings) {
     for (const char *v : {"1.0", "1.0.0.0", "x", "", "1.0.1-rc"}) {
-        ExpectRejected(
-            Manifest(std::string("\"") + v + "\"",
-                     "\"library_path\": \"a.so\", \"api_version\": \"1.0.0\""),
-            VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
-            std::string("driver manifest /x/y.json: field 'file_format_version' value '") + v +
-                "' is not a version \"major.minor.patch\" [LDP_DRIVER_4]");
+        ExpectRejected(Manifest(std::string("\"") + v + "\"", "\"library_path\": \"a.so\", \"api_version\": \"1.0.0\""),
+                       VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
+                       std::string("driver manifest /x/y.json: field 'file_format_version' value '") + v +
+                           "' is not a version \"major.minor.patch\" [LDP_DRIVER_4]");
     }
 }
 
 TEST(IcdManifestRejects, NonZeroVariantIsIncompatible) {
-    ExpectRejected(
-        Manifest("\"1.0.0\"", "\"library_path\": \"a.so\", \"api_version\": \"1.1.0.0\""),
-        VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
-        "driver manifest /x/y.json: field 'ICD.api_version' value '1.1.0.0' has non-zero "
-        "variant 1, driver skipped [LDP_LOADER_4]");
-    auto zero = Parse(Manifest("\"1.0.0\"",
-                               "\"library_path\": \"a.so\", \"api_version\": "
-                               "\"0.1.2.3\""));
+    ExpectRejected(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\", \"api_version\": \"1.1.0.0\""),
+                   VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
+                   "driver manifest /x/y.json: field 'ICD.api_version' value '1.1.0.0' has non-zero "
+                   "variant 1, driver skipped [LDP_LOADER_4]");
+    auto zero = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\", \"api_version\": "
+                                            "\"0.1.2.3\""));
     ASSERT_EQ(zero->result, VK_SUCCESS);
     EXPECT_EQ(zero->m.api_version, VK_MAKE_API_VERSION(0, 1, 2, 3));
 }
@@ -283,10 +259,9 @@ TEST(IcdManifestRejects, OtherMajorIsIncompatible) {
 
 TEST(IcdManifestRejects, LibraryArchMismatchIsIncompatible) {
     static_assert(sizeof(void *) == 8, "tests assume a 64-bit build");
-    ExpectRejected(
-        Good(", \"library_arch\": \"32\""), VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
-        "driver manifest /x/y.json: field 'ICD.library_arch' is \"32\" but the loader is "
-        "64-bit, driver skipped [RULE_DRV_LIBRARY_ARCH]");
+    ExpectRejected(Good(", \"library_arch\": \"32\""), VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
+                   "driver manifest /x/y.json: field 'ICD.library_arch' is \"32\" but the loader is "
+                   "64-bit, driver skipped [RULE_DRV_LIBRARY_ARCH]");
 }
 
 TEST(IcdManifest, InvalidLibraryArchIsIgnoredWithWarning) {
@@ -296,30 +271,27 @@ TEST(IcdManifest, InvalidLibraryArchIsIgnoredWithWarning) {
         EXPECT_EQ(r->m.library_arch, 0);
         ASSERT_EQ(r->lines.size(), 1u);
         EXPECT_EQ(r->lines[0].first, kWarnDrv);
-        EXPECT_EQ(r->lines[0].second,
-                  std::string("driver manifest /x/y.json: field 'ICD.library_arch' value '") + v +
-                      "' is not \"32\" or \"64\", ignored [RULE_DRV_LIBRARY_ARCH]");
+        EXPECT_EQ(r->lines[0].second, std::string("driver manifest /x/y.json: field 'ICD.library_arch' value '") + v +
+                                          "' is not \"32\" or \"64\", ignored [RULE_DRV_LIBRARY_ARCH]");
     }
     auto n = Parse(Good(", \"library_arch\": 32"));
     ASSERT_EQ(n->result, VK_SUCCESS);
     EXPECT_EQ(n->m.library_arch, 0);
     ASSERT_EQ(n->lines.size(), 1u);
-    EXPECT_EQ(n->lines[0].second,
-              "driver manifest /x/y.json: field 'ICD.library_arch' has type number, expected "
-              "string, ignored [RULE_DRV_LIBRARY_ARCH]");
+    EXPECT_EQ(n->lines[0].second, "driver manifest /x/y.json: field 'ICD.library_arch' has type number, expected "
+                                  "string, ignored [RULE_DRV_LIBRARY_ARCH]");
 }
 
 TEST(IcdManifest, NewerFileFormatAcceptedWithInfo) {
     for (const char *v : {"1.0.2", "1.1.0", "3.2.1", "100.222.111", "0.9.0"}) {
-        auto r = Parse(Manifest(std::string("\"") + v + "\"",
-                                "\"library_path\": \"a.so\", \"api_version\": \"1.2.0\""));
+        auto r =
+            Parse(Manifest(std::string("\"") + v + "\"", "\"library_path\": \"a.so\", \"api_version\": \"1.2.0\""));
         ASSERT_EQ(r->result, VK_SUCCESS) << v;
         ASSERT_EQ(r->lines.size(), 1u);
         EXPECT_EQ(r->lines[0].first, kInfoDrv);
-        EXPECT_EQ(r->lines[0].second,
-                  std::string("driver manifest /x/y.json: file_format_version ") + v +
-                      " is not a supported version (1.0.0, 1.0.1); reading it as 1.0.1 "
-                      "[RULE_DRV_MANIFEST_V1_0_1]");
+        EXPECT_EQ(r->lines[0].second, std::string("driver manifest /x/y.json: file_format_version ") + v +
+                                          " is not a supported version (1.0.0, 1.0.1); reading it as 1.0.1 "
+                                          "[RULE_DRV_MANIFEST_V1_0_1]");
         EXPECT_STREQ(r->m.library_path, "a.so");
     }
 }
@@ -331,11 +303,10 @@ TEST(IcdManifest, BufferNotNulTerminatedAndNoSink) {
     ASSERT_EQ(vkl_icd_manifest_parse("/m.json", s.data(), Good().size(), nullptr, &m), VK_SUCCESS);
     EXPECT_STREQ(m.library_path, "/usr/lib/libdrv.so");
     vkl_icd_manifest_finish(&m);
-    vkl_icd_manifest_finish(&m);  // twice is fine
+    vkl_icd_manifest_finish(&m); // twice is fine
     ExpectZeroed(m);
     vkl_icd_manifest_finish(nullptr);
-    EXPECT_EQ(vkl_icd_manifest_parse("/m.json", s.data(), s.size(), nullptr, &m),
-              VK_ERROR_INITIALIZATION_FAILED);
+    EXPECT_EQ(vkl_icd_manifest_parse("/m.json", s.data(), s.size(), nullptr, &m), VK_ERROR_INITIALIZATION_FAILED);
 }
 
 TEST(IcdManifest, RejectionsReachStderrThroughVkLoaderDebug) {
@@ -343,8 +314,7 @@ TEST(IcdManifest, RejectionsReachStderrThroughVkLoaderDebug) {
     vkl_icd_manifest m;
     const std::string s = Manifest("\"1.0.0\"", "\"library_path\": \"a.so\"");
     testing::internal::CaptureStderr();
-    EXPECT_EQ(vkl_icd_manifest_parse("/x/y.json", s.data(), s.size(), nullptr, &m),
-              VK_ERROR_INITIALIZATION_FAILED);
+    EXPECT_EQ(vkl_icd_manifest_parse("/x/y.json", s.data(), s.size(), nullptr, &m), VK_ERROR_INITIALIZATION_FAILED);
     EXPECT_EQ(testing::internal::GetCapturedStderr(),
               "[Vulkan Loader] WARNING | DRIVER: driver manifest /x/y.json: field "
               "'ICD.api_version' is missing [LDP_DRIVER_4]\n");
@@ -361,7 +331,7 @@ TEST(VersionString, Parse) {
     EXPECT_EQ(VK_API_VERSION_VARIANT(v), 7u);
     EXPECT_FALSE(vkl_parse_version_string("7.1.0.0", false, &v));
     EXPECT_EQ(v, 0u);
-    EXPECT_TRUE(vkl_parse_version_string("01.002.0003", false, &v));  // decimal, leading zeros ok
+    EXPECT_TRUE(vkl_parse_version_string("01.002.0003", false, &v)); // decimal, leading zeros ok
     EXPECT_EQ(v, VK_MAKE_API_VERSION(0, 1, 2, 3));
     EXPECT_FALSE(vkl_parse_version_string(nullptr, true, &v));
     EXPECT_FALSE(vkl_parse_version_string("1.2.3.", true, &v));
@@ -398,8 +368,7 @@ TEST(ReadFile, ReadsWholeFile) {
 TEST(ReadFile, Failures) {
     char *buf = reinterpret_cast<char *>(0x1);
     size_t len = 5;
-    EXPECT_EQ(vkl_read_file((TmpDir() + "/does-not-exist.json").c_str(), &buf, &len),
-              VK_ERROR_INITIALIZATION_FAILED);
+    EXPECT_EQ(vkl_read_file((TmpDir() + "/does-not-exist.json").c_str(), &buf, &len), VK_ERROR_INITIALIZATION_FAILED);
     EXPECT_EQ(errno, ENOENT);
     EXPECT_EQ(buf, nullptr);
     EXPECT_EQ(len, 0u);
@@ -417,4 +386,4 @@ TEST(ReadFile, Failures) {
     EXPECT_EQ(vkl_read_file(nullptr, &buf, &len), VK_ERROR_INITIALIZATION_FAILED);
 }
 
-}  // namespace
+} // namespace

@@ -167,8 +167,9 @@ static VkResult extensions(const struct ctx *c, const struct vkl_json *node, con
     *out_n = 0;
     if (node == NULL) return VK_SUCCESS;
     if (!vkl_json_is_array(node)) {
-        vkl_log(c->log, VKL_LOG_WARN | CAT, LAYER_FMT "field '%s' has type %s, expected array; layer skipped [LLP_LAYER_6]",
-                c->path, c->name, field, vkl_json_type_name(node));
+        vkl_log(c->log, VKL_LOG_WARN | CAT,
+                LAYER_FMT "field '%s' has type %s, expected array; layer skipped [LLP_LAYER_6]", c->path, c->name,
+                field, vkl_json_type_name(node));
         return SKIP;
     }
     size_t n = vkl_json_array_size(node);
@@ -214,8 +215,8 @@ out:
 
 /* enable_environment / disable_environment: an object whose FIRST member (name -> value string)
  * is the variable ([Lyr] table; spec §4.3). Returns false when absent or unusable. */
-static VkResult env_pair(const struct ctx *c, const struct vkl_json *obj, const char *field, char **name,
-                         char **value, bool *usable) {
+static VkResult env_pair(const struct ctx *c, const struct vkl_json *obj, const char *field, char **name, char **value,
+                         bool *usable) {
     *usable = false;
     const struct vkl_json *n = vkl_json_get(obj, field);
     if (n == NULL) return VK_SUCCESS;
@@ -239,9 +240,8 @@ static void version_warn(const struct ctx *c, const char *field, uint32_t need, 
     if (c->version >= need) return;
     vkl_log(c->log, VKL_LOG_WARN | CAT,
             LAYER_FMT "field '%s' needs file_format_version %u.%u.%u or newer (file says %u.%u.%u); used anyway [%s]",
-            c->path, c->name, field, VK_API_VERSION_MAJOR(need), VK_API_VERSION_MINOR(need),
-            VK_API_VERSION_PATCH(need), VK_API_VERSION_MAJOR(c->version), VK_API_VERSION_MINOR(c->version),
-            VK_API_VERSION_PATCH(c->version), rule);
+            c->path, c->name, field, VK_API_VERSION_MAJOR(need), VK_API_VERSION_MINOR(need), VK_API_VERSION_PATCH(need),
+            VK_API_VERSION_MAJOR(c->version), VK_API_VERSION_MINOR(c->version), VK_API_VERSION_PATCH(c->version), rule);
 }
 
 static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vkl_layer_manifest *l) {
@@ -250,8 +250,9 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
     memset(l, 0, sizeof(*l));
     c->name = "(unnamed)";
     if (!vkl_json_is_object(obj)) {
-        vkl_log(c->log, VKL_LOG_WARN | CAT, "layer manifest %s: a layer entry has type %s, expected object [LLP_LAYER_6]",
-                c->path, vkl_json_type_name(obj));
+        vkl_log(c->log, VKL_LOG_WARN | CAT,
+                "layer manifest %s: a layer entry has type %s, expected object [LLP_LAYER_6]", c->path,
+                vkl_json_type_name(obj));
         return SKIP;
     }
     if ((r = req_string(c, obj, "name", &s)) != VK_SUCCESS) goto out;
@@ -266,8 +267,8 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
     c->name = l->props.layerName;
     if (strncmp(s, "VK_LAYER_", 9) != 0)
         vkl_log(c->log, VKL_LOG_WARN | CAT,
-                LAYER_FMT "field 'name' does not follow the VK_LAYER_<AUTHOR>_<name> convention [LLP_LAYER_3]",
-                c->path, c->name);
+                LAYER_FMT "field 'name' does not follow the VK_LAYER_<AUTHOR>_<name> convention [LLP_LAYER_3]", c->path,
+                c->name);
 
     if ((r = req_string(c, obj, "type", &s)) != VK_SUCCESS) goto out;
     if (strcmp(s, "INSTANCE") != 0 && strcmp(s, "GLOBAL") != 0) {
@@ -289,7 +290,8 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
     }
     if (VK_API_VERSION_VARIANT(l->props.specVersion) != 0) {
         vkl_log(c->log, VKL_LOG_INFO | CAT,
-                LAYER_FMT "field 'api_version' \"%s\" names Vulkan variant %u, not Vulkan; layer skipped [LLP_LOADER_4]",
+                LAYER_FMT
+                "field 'api_version' \"%s\" names Vulkan variant %u, not Vulkan; layer skipped [LLP_LOADER_4]",
                 c->path, c->name, s, VK_API_VERSION_VARIANT(l->props.specVersion));
         r = SKIP;
         goto out;
@@ -429,13 +431,13 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
         if (!c->implicit || c->version < V(1, 1, 2) || !vkl_json_is_object(f)) {
             vkl_log(c->log, VKL_LOG_WARN | CAT,
                     LAYER_FMT "field 'pre_instance_functions' %s; ignored [RULE_LYR_MANIFEST_V1_1_2]", c->path, c->name,
-                    !c->implicit                ? "is only honoured for implicit layers"
+                    !c->implicit              ? "is only honoured for implicit layers"
                     : c->version < V(1, 1, 2) ? "needs file_format_version 1.1.2"
-                                                : "is not an object");
+                                              : "is not an object");
         } else {
-            static const char *const keys[VKL_PRE_INSTANCE_FN_COUNT] = {
-                "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceLayerProperties",
-                "vkEnumerateInstanceVersion"};
+            static const char *const keys[VKL_PRE_INSTANCE_FN_COUNT] = {"vkEnumerateInstanceExtensionProperties",
+                                                                        "vkEnumerateInstanceLayerProperties",
+                                                                        "vkEnumerateInstanceVersion"};
             for (int i = 0; i < VKL_PRE_INSTANCE_FN_COUNT; i++) {
                 const char *sym = vkl_json_string(vkl_json_get(f, keys[i]));
                 if (sym == NULL || sym[0] == '\0') continue;
@@ -476,7 +478,8 @@ out:
 }
 
 static bool known_version(uint32_t v) {
-    static const uint32_t known[] = {V(1, 0, 0), V(1, 0, 1), V(1, 1, 0), V(1, 1, 1), V(1, 1, 2), V(1, 2, 0), V(1, 2, 1)};
+    static const uint32_t known[] = {V(1, 0, 0), V(1, 0, 1), V(1, 1, 0), V(1, 1, 1),
+                                     V(1, 1, 2), V(1, 2, 0), V(1, 2, 1)};
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (known[i] == v) return true;
     return false;
@@ -525,8 +528,9 @@ VkResult vkl_layer_manifest_parse(const char *path, const char *buf, size_t len,
     const struct vkl_json **objs = NULL;
     if (layers != NULL) {
         if (!vkl_json_is_array(layers)) {
-            vkl_log(log, VKL_LOG_WARN | CAT, "layer manifest %s: field 'layers' has type %s, expected array [LLP_LAYER_6]",
-                    path, vkl_json_type_name(layers));
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "layer manifest %s: field 'layers' has type %s, expected array [LLP_LAYER_6]", path,
+                    vkl_json_type_name(layers));
             goto out;
         }
         if (c.version < V(1, 0, 1))

@@ -40,10 +40,8 @@ std::unique_ptr<Result> Parse(const std::string &json, bool implicit = false, co
 
 std::string Layer(const std::string &extra = "", const std::string &name = "VK_LAYER_test_a",
                   const std::string &lib = "\"library_path\": \"./liba.so\"") {
-    return "{\"name\": \"" + name + "\", \"type\": \"GLOBAL\", " + lib +
-           (lib.empty() ? "" : ", ") +
-           "\"api_version\": \"1.3.250\", \"implementation_version\": \"7\", \"description\": \"desc\"" +
-           extra + "}";
+    return "{\"name\": \"" + name + "\", \"type\": \"GLOBAL\", " + lib + (lib.empty() ? "" : ", ") +
+           "\"api_version\": \"1.3.250\", \"implementation_version\": \"7\", \"description\": \"desc\"" + extra + "}";
 }
 std::string File(const std::string &ver, const std::string &layer) {
     return "{\"file_format_version\": \"" + ver + "\", \"layer\": " + layer + "}";
@@ -171,7 +169,7 @@ TEST(LayerManifest, TypeRules) {
 
 TEST(LayerManifest, NameRules) {
     auto bad = Parse(File("1.0.0", Layer("", "MyLayer")));
-    EXPECT_EQ(bad->f.count, 1u);  // warning only
+    EXPECT_EQ(bad->f.count, 1u); // warning only
     ASSERT_EQ(bad->lines.size(), 1u);
     EXPECT_TRUE(bad->lines[0].first & VKL_LOG_WARN);
     EXPECT_TRUE(bad->Logged("[LLP_LAYER_3]"));
@@ -243,7 +241,8 @@ TEST(LayerManifest, ImplicitNeedsDisableEnvironment) {
 
 // RULE_LYR_MANIFEST_V1_1_1: meta-layers.
 TEST(LayerManifest, MetaLayers) {
-    auto m = Parse(File("1.1.1", Layer(", \"component_layers\": [\"VK_LAYER_x\", \"VK_LAYER_y\"]", "VK_LAYER_meta", "")));
+    auto m =
+        Parse(File("1.1.1", Layer(", \"component_layers\": [\"VK_LAYER_x\", \"VK_LAYER_y\"]", "VK_LAYER_meta", "")));
     ASSERT_EQ(m->f.count, 1u);
     EXPECT_TRUE(m->L().is_meta);
     EXPECT_EQ(m->L().library_path, nullptr);
@@ -335,4 +334,4 @@ TEST(LayerManifest, HostileInputNeverCrashes) {
     EXPECT_NE(r2->result, VK_SUCCESS);
 }
 
-}  // namespace
+} // namespace

@@ -136,7 +136,8 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
         if (total + n > cap) {
             uint32_t ncap = (total + n) * 2;
             if (ncap < icd_count + n) ncap = icd_count + n;
-            struct vkl_physdev **nall = vkl_alloc(&inst->alloc, ncap * sizeof(*nall), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+            struct vkl_physdev **nall =
+                vkl_alloc(&inst->alloc, ncap * sizeof(*nall), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
             if (nall == NULL) {
                 FREE_HS(hs);
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -231,8 +232,8 @@ static void id_filter_parse(const struct vkl_log_sink *log, const char *var, str
                 }
                 if (ok && f->count == ID_FILTER_MAX) {
                     vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                            "%s: more than %d entries; \"%s\" and the rest are ignored [RULE_PHYSDEV_ID_FILTER]",
-                            var, ID_FILTER_MAX, buf);
+                            "%s: more than %d entries; \"%s\" and the rest are ignored [RULE_PHYSDEV_ID_FILTER]", var,
+                            ID_FILTER_MAX, buf);
                     return;
                 }
                 if (ok) {
@@ -320,12 +321,13 @@ static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want
     if (!(want_pci || want_driver_id) || !has_pd2(ii) || ii->disp.GetPhysicalDeviceProperties2 == NULL) return;
     bool pci_ext = false, drv_ext = false;
     device_exts(inst, d->p, &pci_ext, &drv_ext);
-    bool drv = want_driver_id && (drv_ext || VK_API_VERSION_MINOR(props.apiVersion) >= 2 ||
-                                  VK_API_VERSION_MAJOR(props.apiVersion) > 1);
+    bool drv = want_driver_id &&
+               (drv_ext || VK_API_VERSION_MINOR(props.apiVersion) >= 2 || VK_API_VERSION_MAJOR(props.apiVersion) > 1);
     bool pci = want_pci && pci_ext;
     if (!drv && !pci) return;
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-    VkPhysicalDevicePCIBusInfoPropertiesEXT pb = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pb = {.sType =
+                                                      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
     VkPhysicalDeviceDriverProperties dp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     void **tail = &p2.pNext;
     if (pci) {
@@ -373,7 +375,8 @@ static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *co
     bool any_filter = f[0].count || f[1].count || f[2].count;
     if (!o->sort)
         vkl_log(&inst->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
-                "VK_LOADER_DISABLE_SELECT=%s: physical devices and groups not sorted: last driver found first, each driver's own order within it [RULE_PHYSDEV_SORT]",
+                "VK_LOADER_DISABLE_SELECT=%s: physical devices and groups not sorted: last driver found first, each "
+                "driver's own order within it [RULE_PHYSDEV_SORT]",
                 disable);
     /* Nothing to hide, and nothing to order (one device, or sorting off): no driver queries. */
     if (n == 0 || ((!o->sort || n < 2) && !any_filter)) return VK_SUCCESS;
@@ -398,10 +401,14 @@ static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *co
         d->selected = select && d->vendor == sel_vendor && d->device == sel_device;
         if (d->selected)
             vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "VK_LOADER_DEVICE_SELECT=%s: physical device \"%s\" sorted first [RULE_PHYSDEV_SORT]", sel, d->name);
-        if (!id_filter_match(&f[0], true, d->device)) d->hidden_by = f[0].var;
-        else if (!id_filter_match(&f[1], true, d->vendor)) d->hidden_by = f[1].var;
-        else if (!id_filter_match(&f[2], d->driver_id_known, d->driver_id)) d->hidden_by = f[2].var;
+                    "VK_LOADER_DEVICE_SELECT=%s: physical device \"%s\" sorted first [RULE_PHYSDEV_SORT]", sel,
+                    d->name);
+        if (!id_filter_match(&f[0], true, d->device))
+            d->hidden_by = f[0].var;
+        else if (!id_filter_match(&f[1], true, d->vendor))
+            d->hidden_by = f[1].var;
+        else if (!id_filter_match(&f[2], d->driver_id_known, d->driver_id))
+            d->hidden_by = f[2].var;
         if (d->hidden_by != NULL) {
             o->filtered = true;
             char drv[32] = "unknown";
@@ -542,8 +549,10 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
     if (applied != NULL) *applied = false;
     if (st == NULL || !st->has_device_configurations) goto out;
     if (applied != NULL) *applied = true;
-    struct vkl_physdev **keep = vkl_alloc(&inst->alloc, (*n ? *n : 1) * sizeof(*keep), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    VkPhysicalDeviceIDProperties *ids = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ids), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    struct vkl_physdev **keep =
+        vkl_alloc(&inst->alloc, (*n ? *n : 1) * sizeof(*keep), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    VkPhysicalDeviceIDProperties *ids =
+        vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ids), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     uint32_t *ver = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ver), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     bool *known = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*known), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     uint32_t k = 0;
@@ -564,7 +573,8 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
         const struct vkl_settings_device *d = &st->devices[c];
         bool found = false;
         for (uint32_t i = 0; i < *n; i++) {
-            if (!known[i] || ver[i] != d->driver_version || memcmp(ids[i].deviceUUID, d->device_uuid, VK_UUID_SIZE) != 0 ||
+            if (!known[i] || ver[i] != d->driver_version ||
+                memcmp(ids[i].deviceUUID, d->device_uuid, VK_UUID_SIZE) != 0 ||
                 memcmp(ids[i].driverUUID, d->driver_uuid, VK_UUID_SIZE) != 0)
                 continue;
             bool dup = false;
@@ -578,10 +588,11 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
                     st->file_path, c, d->device_name != NULL ? d->device_name : "unnamed");
     }
     if (k == 0) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "settings file %s: no physical device matches its device_configurations; VK_ERROR_INITIALIZATION_FAILED "
-                "[RULE_SETTINGS_FILE]",
-                st->file_path);
+        vkl_log(
+            &inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+            "settings file %s: no physical device matches its device_configurations; VK_ERROR_INITIALIZATION_FAILED "
+            "[RULE_SETTINGS_FILE]",
+            st->file_path);
         r = VK_ERROR_INITIALIZATION_FAILED;
         goto done;
     }
@@ -725,7 +736,8 @@ static bool icd_has_groups(const struct vkl_icd_instance *ii) {
  * member. `all` is not changed. Called with inst->lock held. */
 static VkResult settings_groups(struct vkl_instance *inst, struct vkl_physdev *const *all, uint32_t ndev,
                                 VkPhysicalDeviceGroupProperties *groups, uint32_t *ng) {
-    struct vkl_physdev **kept = vkl_alloc(&inst->alloc, (ndev ? ndev : 1) * sizeof(*kept), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    struct vkl_physdev **kept =
+        vkl_alloc(&inst->alloc, (ndev ? ndev : 1) * sizeof(*kept), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (kept == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     memcpy(kept, all, ndev * sizeof(*kept));
     uint32_t nk = ndev;
@@ -943,7 +955,8 @@ void vkl_term_GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFe
         return;
     }
     note_emulation(pd, "vkGetPhysicalDeviceFeatures2");
-    if (ii->disp.GetPhysicalDeviceFeatures != NULL) ii->disp.GetPhysicalDeviceFeatures(TERM_PD(pd)->handle, &p->features);
+    if (ii->disp.GetPhysicalDeviceFeatures != NULL)
+        ii->disp.GetPhysicalDeviceFeatures(TERM_PD(pd)->handle, &p->features);
 }
 
 void vkl_term_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice pd, VkFormat f, VkFormatProperties2 *p) {

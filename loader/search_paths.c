@@ -36,8 +36,7 @@ static bool non_empty(const char *s) { return s != NULL && s[0] != '\0'; }
 
 /* Appends "<base>/<suffix>" (base without trailing '/', "/" kept as root) unless already present.
  */
-static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_len,
-                        const char *suffix) {
+static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_len, const char *suffix) {
     while (base_len > 1 && base[base_len - 1] == '/') base_len--;
     size_t suffix_len = strlen(suffix);
     bool root = base_len == 1 && base[0] == '/';
@@ -57,8 +56,8 @@ static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_l
 }
 
 /* RULE_ENV_XDG_CONFIG_HOME, RULE_ENV_XDG_DATA_HOME, RULE_ENV_HOME */
-static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const char *home,
-                         const char *home_rel, const char *suffix) {
+static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const char *home, const char *home_rel,
+                         const char *suffix) {
     /* XDG Base Directory: use $XDG_*_HOME unless unset or empty, else $HOME/<home_rel>; with
      * neither, the user location is skipped (spec §1.2 item 3). */
     if (non_empty(xdg_home)) return add_dir(out, xdg_home, strlen(xdg_home), suffix);
@@ -76,8 +75,7 @@ static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const ch
 }
 
 /* RULE_ENV_XDG_CONFIG_DIRS, RULE_ENV_XDG_DATA_DIRS */
-static VkResult add_dirs_list(struct vkl_strlist *out, const char *list, const char *fallback,
-                              const char *suffix) {
+static VkResult add_dirs_list(struct vkl_strlist *out, const char *list, const char *fallback, const char *suffix) {
     /* "$XDG_*_DIRS ... fallback ... if the corresponding environment variable is not defined";
      * an empty value counts as not defined (XDG Base Directory spec; Khronos does the same). */
     const char *value = non_empty(list) ? list : fallback;
@@ -94,25 +92,19 @@ static VkResult add_dirs_list(struct vkl_strlist *out, const char *list, const c
     return VK_SUCCESS;
 }
 
-VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix,
-                               struct vkl_strlist *out) {
+VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix, struct vkl_strlist *out) {
     VkResult r;
     size_t before = out->count;
     /* [Drv] "Driver Discovery on Linux" table order (same for layers, [Lyr]). */
-    if ((r = add_home(out, env->xdg_config_home, env->home, ".config", suffix)) != VK_SUCCESS)
-        goto out;
-    if ((r = add_dirs_list(out, env->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS, suffix)) !=
-        VK_SUCCESS)
-        goto out;
+    if ((r = add_home(out, env->xdg_config_home, env->home, ".config", suffix)) != VK_SUCCESS) goto out;
+    if ((r = add_dirs_list(out, env->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS, suffix)) != VK_SUCCESS) goto out;
     if (non_empty(env->sysconfdir) &&
         (r = add_dir(out, env->sysconfdir, strlen(env->sysconfdir), suffix)) != VK_SUCCESS)
         goto out;
     if (non_empty(env->extrasysconfdir) &&
-        (r = add_dir(out, env->extrasysconfdir, strlen(env->extrasysconfdir), suffix)) !=
-            VK_SUCCESS)
+        (r = add_dir(out, env->extrasysconfdir, strlen(env->extrasysconfdir), suffix)) != VK_SUCCESS)
         goto out;
-    if ((r = add_home(out, env->xdg_data_home, env->home, ".local/share", suffix)) != VK_SUCCESS)
-        goto out;
+    if ((r = add_home(out, env->xdg_data_home, env->home, ".local/share", suffix)) != VK_SUCCESS) goto out;
     r = add_dirs_list(out, env->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS, suffix);
 out:
     if (r != VK_SUCCESS) vkl_strlist_truncate(out, before);
@@ -159,9 +151,7 @@ static void env_values(const struct vkl_search_env *env, const char *out[ENV_KEY
     out[4] = env->xdg_data_dirs;
 }
 
-static bool same_value(const char *a, const char *b) {
-    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
-}
+static bool same_value(const char *a, const char *b) { return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0; }
 
 static void dirs_entry_free(struct vkl_search_dirs_entry *e) {
     vkl_strlist_finish(&e->pub.dirs);
@@ -251,8 +241,8 @@ static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search",
 
 /* Appends `path` (owned, malloc'd; freed when not kept) unless an earlier search entry found it:
  * one hashed lookup (vkl_strlist_contains), whatever the number of manifests found so far. */
-static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct search_kind *k,
-                                   struct vkl_strlist *out, char *path) {
+static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
+                                   char *path) {
     if (vkl_strlist_contains(out, path)) {
         vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
         free(path);
@@ -277,13 +267,13 @@ static VkResult add_manifest(const struct vkl_log_sink *log, const struct search
 static VkResult search_entry(const struct vkl_log_sink *log, const struct search_kind *k, const char *entry,
                              const char *from_env, struct vkl_strlist *out);
 
-VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
-                                   const char *from_env, struct vkl_strlist *out) {
+VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
+                                   struct vkl_strlist *out) {
     return search_entry(log, &k_driver_search, entry, from_env, out);
 }
 
-VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
-                                         const char *from_env, struct vkl_strlist *out) {
+VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
+                                         struct vkl_strlist *out) {
     return search_entry(log, &k_layer_search, entry, from_env, out);
 }
 
@@ -299,8 +289,8 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         if (kind != VKL_FILE_REGULAR) {
             const char *why = kind == VKL_FILE_MISSING ? strerror(errno) : "not a regular file";
             if (from_env != NULL)
-                vkl_log(log, VKL_LOG_WARN | k->cat, "%s %s: manifest %s: cannot be used (%s) [%s]", k->what,
-                        from_env, entry, why, k->rule);
+                vkl_log(log, VKL_LOG_WARN | k->cat, "%s %s: manifest %s: cannot be used (%s) [%s]", k->what, from_env,
+                        entry, why, k->rule);
             goto out;
         }
         r = add_manifest(log, k, out, entry);
@@ -322,8 +312,8 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
          * every global call walks them (docs/performance.md). */
         if (!vkl_log_wants(log, VKL_LOG_DEBUG | k->cat)) goto out;
         if (from_env != NULL)
-            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env,
-                    entry, strerror(e), k->rule);
+            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env, entry,
+                    strerror(e), k->rule);
         else
             vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping directory %s (%s)", k->what, entry, strerror(e));
         goto out;
@@ -416,8 +406,7 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
         goto out;
     }
 
-    if (add != NULL && (r = search_env_list(log, "VK_ADD_DRIVER_FILES", add, &found)) != VK_SUCCESS)
-        goto out;
+    if (add != NULL && (r = search_env_list(log, "VK_ADD_DRIVER_FILES", add, &found)) != VK_SUCCESS) goto out;
 
     const struct vkl_search_dirs *dirs = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
     if (dirs == NULL) {

@@ -31,8 +31,7 @@ Strings Split(const std::string &s, char sep = ':') {
 
 TEST(StrList, AppendUniqueContainsFinish) {
     vkl_strlist l = VKL_STRLIST_INIT;
-    for (int i = 0; i < 20; i++)
-        ASSERT_EQ(vkl_strlist_append(&l, std::to_string(i).c_str()), VK_SUCCESS);
+    for (int i = 0; i < 20; i++) ASSERT_EQ(vkl_strlist_append(&l, std::to_string(i).c_str()), VK_SUCCESS);
     EXPECT_EQ(l.count, 20u);
     EXPECT_TRUE(vkl_strlist_contains(&l, "19"));
     EXPECT_FALSE(vkl_strlist_contains(&l, "20"));
@@ -54,14 +53,14 @@ TEST(PathListSplit, DropsEmptyEntries) {
     EXPECT_EQ(Split("::/a::/b:"), (Strings{"/a", "/b"}));
     EXPECT_EQ(Split(""), Strings{});
     EXPECT_EQ(Split(":"), Strings{});
-    EXPECT_EQ(Split("/a:/a"), (Strings{"/a", "/a"}));  // duplicates kept
+    EXPECT_EQ(Split("/a:/a"), (Strings{"/a", "/a"})); // duplicates kept
     EXPECT_EQ(Split("a;b:c", ';'), (Strings{"a", "b:c"}));
     const char buf[] = {'/', 'x', ':', '/', 'y', 'Z'};
     vkl_strlist l = VKL_STRLIST_INIT;
     ASSERT_EQ(vkl_path_list_split(buf, 5, ':', &l), VK_SUCCESS);
     EXPECT_EQ(ToVec(l), (Strings{"/x", "/y"}));
     ASSERT_EQ(vkl_path_list_split(nullptr, 0, ':', &l), VK_SUCCESS);
-    EXPECT_EQ(l.count, 2u);  // appends, never clears
+    EXPECT_EQ(l.count, 2u); // appends, never clears
     vkl_strlist_finish(&l);
 }
 
@@ -75,9 +74,8 @@ Strings Dirs(const vkl_search_env &env, const char *suffix = VKL_ICD_SUFFIX) {
 
 TEST(SearchDirs, EveryLocationInDocumentedOrder) {
     vkl_search_env env{"/xch", "/home/me", "/c1:/c2", "/xdh", "/d1:/d2", "/sysconf", "/extra"};
-    EXPECT_EQ(Dirs(env), (Strings{"/xch/vulkan/icd.d", "/c1/vulkan/icd.d", "/c2/vulkan/icd.d",
-                                  "/sysconf/vulkan/icd.d", "/extra/vulkan/icd.d",
-                                  "/xdh/vulkan/icd.d", "/d1/vulkan/icd.d", "/d2/vulkan/icd.d"}));
+    EXPECT_EQ(Dirs(env), (Strings{"/xch/vulkan/icd.d", "/c1/vulkan/icd.d", "/c2/vulkan/icd.d", "/sysconf/vulkan/icd.d",
+                                  "/extra/vulkan/icd.d", "/xdh/vulkan/icd.d", "/d1/vulkan/icd.d", "/d2/vulkan/icd.d"}));
     EXPECT_EQ(Dirs(env, VKL_IMPLICIT_LAYER_SUFFIX)[0], "/xch/vulkan/implicit_layer.d");
     EXPECT_EQ(Dirs(env, VKL_EXPLICIT_LAYER_SUFFIX)[7], "/d2/vulkan/explicit_layer.d");
 }
@@ -85,23 +83,23 @@ TEST(SearchDirs, EveryLocationInDocumentedOrder) {
 TEST(SearchDirs, DocumentExampleForUserMe) {
     // [Drv] "Example Linux Driver Search Path" (SYSCONFDIR /usr/local/etc, EXTRASYSCONFDIR /etc)
     vkl_search_env env{nullptr, "/home/me", nullptr, nullptr, nullptr, "/usr/local/etc", "/etc"};
-    EXPECT_EQ(Dirs(env), (Strings{"/home/me/.config/vulkan/icd.d", "/etc/xdg/vulkan/icd.d",
-                                  "/usr/local/etc/vulkan/icd.d", "/etc/vulkan/icd.d",
-                                  "/home/me/.local/share/vulkan/icd.d",
-                                  "/usr/local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d"}));
+    EXPECT_EQ(Dirs(env),
+              (Strings{"/home/me/.config/vulkan/icd.d", "/etc/xdg/vulkan/icd.d", "/usr/local/etc/vulkan/icd.d",
+                       "/etc/vulkan/icd.d", "/home/me/.local/share/vulkan/icd.d", "/usr/local/share/vulkan/icd.d",
+                       "/usr/share/vulkan/icd.d"}));
 }
 
 TEST(SearchDirs, EmptyXdgVariablesFallBack) {
     vkl_search_env env{"", "/home/me", "", "", "", "/etc", nullptr};
-    EXPECT_EQ(Dirs(env), (Strings{"/home/me/.config/vulkan/icd.d", "/etc/xdg/vulkan/icd.d",
-                                  "/etc/vulkan/icd.d", "/home/me/.local/share/vulkan/icd.d",
-                                  "/usr/local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d"}));
+    EXPECT_EQ(Dirs(env), (Strings{"/home/me/.config/vulkan/icd.d", "/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d",
+                                  "/home/me/.local/share/vulkan/icd.d", "/usr/local/share/vulkan/icd.d",
+                                  "/usr/share/vulkan/icd.d"}));
 }
 
 TEST(SearchDirs, NoHomeSkipsUserLocations) {
     vkl_search_env env{nullptr, nullptr, nullptr, nullptr, nullptr, "/etc", nullptr};
-    EXPECT_EQ(Dirs(env), (Strings{"/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d",
-                                  "/usr/local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d"}));
+    EXPECT_EQ(Dirs(env), (Strings{"/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d",
+                                  "/usr/share/vulkan/icd.d"}));
     vkl_search_env empty_home{nullptr, "", nullptr, nullptr, nullptr, "/etc", nullptr};
     EXPECT_EQ(Dirs(empty_home), Dirs(env));
     // XDG home without HOME still works
@@ -117,12 +115,10 @@ TEST(SearchDirs, XdgHomeBeatsHome) {
 }
 
 TEST(SearchDirs, DuplicatesAndTrailingSlashes) {
-    vkl_search_env env{
-        "/etc/xdg/", "/home/me/", "/etc/xdg:/etc/xdg//:/etc", nullptr, "/usr/share/:/usr/share:/",
-        "/etc",      "/etc/"};
-    EXPECT_EQ(Dirs(env), (Strings{"/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d",
-                                  "/home/me/.local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d",
-                                  "/vulkan/icd.d"}));
+    vkl_search_env env{"/etc/xdg/", "/home/me/", "/etc/xdg:/etc/xdg//:/etc", nullptr, "/usr/share/:/usr/share:/",
+                       "/etc",      "/etc/"};
+    EXPECT_EQ(Dirs(env), (Strings{"/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d", "/home/me/.local/share/vulkan/icd.d",
+                                  "/usr/share/vulkan/icd.d", "/vulkan/icd.d"}));
 }
 
 TEST(SearchDirs, SysconfdirEmptyOrNullSkipped) {
@@ -132,16 +128,15 @@ TEST(SearchDirs, SysconfdirEmptyOrNullSkipped) {
 
 // ---- process environment ----
 
-const char *const kVars[] = {
-    "VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "XDG_CONFIG_HOME",
-    "XDG_CONFIG_DIRS", "XDG_DATA_HOME",    "XDG_DATA_DIRS",       "HOME"};
+const char *const kVars[] = {"VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "XDG_CONFIG_HOME",
+                             "XDG_CONFIG_DIRS", "XDG_DATA_HOME",    "XDG_DATA_DIRS",       "HOME"};
 
 void Emit(void *ctx, uint32_t flags, const char *line) {
     static_cast<std::vector<std::pair<uint32_t, std::string>> *>(ctx)->emplace_back(flags, line);
 }
 
 class DriverSearch : public testing::Test {
-   protected:
+  protected:
     std::string root_;
     std::vector<std::pair<std::string, std::string>> saved_;
     std::vector<std::pair<uint32_t, std::string>> lines_;
@@ -153,8 +148,7 @@ class DriverSearch : public testing::Test {
             unsetenv(v);
         }
         const char *t = getenv("TEST_TMPDIR");
-        root_ = std::string(t ? t : "/tmp") + "/ds_" +
-                testing::UnitTest::GetInstance()->current_test_info()->name();
+        root_ = std::string(t ? t : "/tmp") + "/ds_" + testing::UnitTest::GetInstance()->current_test_info()->name();
         Mkdir(root_);
         vkl_env_set_elevated_for_testing(0);
         vkl_env_reset_log_once_for_testing();
@@ -216,21 +210,19 @@ TEST_F(DriverSearch, DefaultLocationsInOrderSortedWithinDirectory) {
     File("home/.config/vulkan/icd.d/b.json");
     File("home/.config/vulkan/icd.d/a.json");
     File("home/.config/vulkan/icd.d/notes.txt");
-    File("home/.config/vulkan/icd.d/upper.JSON");          // case-sensitive ".json"
-    Mkdir(root_ + "/home/.config/vulkan/icd.d/dir.json");  // a directory is not a manifest
+    File("home/.config/vulkan/icd.d/upper.JSON");         // case-sensitive ".json"
+    Mkdir(root_ + "/home/.config/vulkan/icd.d/dir.json"); // a directory is not a manifest
     File("cd2/vulkan/icd.d/c2.json");
     File("cd1/vulkan/icd.d/c1.json");
     File("home/.local/share/vulkan/icd.d/d.json");
     File("dd1/vulkan/icd.d/e.json");
-    EXPECT_EQ(Search(),
-              (Strings{"home/.config/vulkan/icd.d/a.json", "home/.config/vulkan/icd.d/b.json",
-                       "cd1/vulkan/icd.d/c1.json", "cd2/vulkan/icd.d/c2.json",
-                       "home/.local/share/vulkan/icd.d/d.json", "dd1/vulkan/icd.d/e.json"}));
+    EXPECT_EQ(Search(), (Strings{"home/.config/vulkan/icd.d/a.json", "home/.config/vulkan/icd.d/b.json",
+                                 "cd1/vulkan/icd.d/c1.json", "cd2/vulkan/icd.d/c2.json",
+                                 "home/.local/share/vulkan/icd.d/d.json", "dd1/vulkan/icd.d/e.json"}));
     Strings dbg = Lines(VKL_LOG_DEBUG);
     bool found = false;
     for (auto &l : dbg)
-        if (l == "driver search: found manifest " + root_ + "/home/.config/vulkan/icd.d/a.json")
-            found = true;
+        if (l == "driver search: found manifest " + root_ + "/home/.config/vulkan/icd.d/a.json") found = true;
     EXPECT_TRUE(found);
     EXPECT_TRUE(Lines(VKL_LOG_WARN | VKL_LOG_INFO | VKL_LOG_ERROR).empty());
     // Every directory searched is named before what it holds ("searching", then "found manifest"
@@ -238,15 +230,15 @@ TEST_F(DriverSearch, DefaultLocationsInOrderSortedWithinDirectory) {
     size_t searching = 0, home_dir = dbg.size(), a_json = dbg.size();
     for (size_t i = 0; i < dbg.size(); i++) {
         const std::string &l = dbg[i];
-        bool known = l.rfind("driver search: searching ", 0) == 0 || l.rfind("driver search: found manifest ", 0) == 0 ||
-                     l.rfind("driver search: skipping ", 0) == 0;
+        bool known = l.rfind("driver search: searching ", 0) == 0 ||
+                     l.rfind("driver search: found manifest ", 0) == 0 || l.rfind("driver search: skipping ", 0) == 0;
         EXPECT_TRUE(known) << l;
         if (l.rfind("driver search: searching ", 0) == 0) searching++;
         if (l == "driver search: searching " + root_ + "/home/.config/vulkan/icd.d") home_dir = i;
         if (l == "driver search: found manifest " + root_ + "/home/.config/vulkan/icd.d/a.json") a_json = i;
     }
     EXPECT_LT(home_dir, a_json);
-    EXPECT_GE(searching, 6u);  // home config, cd1, cd2, SYSCONFDIR, home data, dd1 at least
+    EXPECT_GE(searching, 6u); // home config, cd1, cd2, SYSCONFDIR, home data, dd1 at least
 }
 
 TEST_F(DriverSearch, XdgHomesOverrideHome) {
@@ -277,12 +269,11 @@ TEST_F(DriverSearch, DriverFilesReplacesSearchAndIgnoresAddAndIcdFilenames) {
     Set("VK_DRIVER_FILES", a + ":" + root_ + "/overdir");
     Set("VK_ADD_DRIVER_FILES", add);
     Set("VK_ICD_FILENAMES", old);
-    EXPECT_EQ(Search(false), (Strings{a, root_ + "/overdir/b.json"}));  // nothing from /etc either
-    EXPECT_EQ(Lines(VKL_LOG_INFO),
-              (Strings{"env VK_ICD_FILENAMES: ignored because VK_DRIVER_FILES is set "
-                       "[RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED]",
-                       "env VK_ADD_DRIVER_FILES: ignored because VK_DRIVER_FILES is set "
-                       "[RULE_DRV_ENV_ADD_DRIVER_FILES]"}));
+    EXPECT_EQ(Search(false), (Strings{a, root_ + "/overdir/b.json"})); // nothing from /etc either
+    EXPECT_EQ(Lines(VKL_LOG_INFO), (Strings{"env VK_ICD_FILENAMES: ignored because VK_DRIVER_FILES is set "
+                                            "[RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED]",
+                                            "env VK_ADD_DRIVER_FILES: ignored because VK_DRIVER_FILES is set "
+                                            "[RULE_DRV_ENV_ADD_DRIVER_FILES]"}));
 }
 
 TEST_F(DriverSearch, IcdFilenamesUsedWhenDriverFilesUnset) {
@@ -292,9 +283,8 @@ TEST_F(DriverSearch, IcdFilenamesUsedWhenDriverFilesUnset) {
     Set("VK_ICD_FILENAMES", old);
     Set("VK_ADD_DRIVER_FILES", add);
     EXPECT_EQ(Search(false), (Strings{old}));
-    EXPECT_EQ(Lines(VKL_LOG_INFO),
-              (Strings{"env VK_ADD_DRIVER_FILES: ignored because VK_ICD_FILENAMES is set "
-                       "[RULE_DRV_ENV_ADD_DRIVER_FILES]"}));
+    EXPECT_EQ(Lines(VKL_LOG_INFO), (Strings{"env VK_ADD_DRIVER_FILES: ignored because VK_ICD_FILENAMES is set "
+                                            "[RULE_DRV_ENV_ADD_DRIVER_FILES]"}));
 }
 
 TEST_F(DriverSearch, EmptyDriverFilesIsAnEmptyOverride) {
@@ -304,15 +294,14 @@ TEST_F(DriverSearch, EmptyDriverFilesIsAnEmptyOverride) {
     EXPECT_EQ(Search(false), Strings{});
     Strings info = Lines(VKL_LOG_INFO);
     ASSERT_EQ(info.size(), 2u);
-    EXPECT_EQ(info[1],
-              "env VK_DRIVER_FILES: set but empty, no driver manifests are searched "
-              "[RULE_DRV_ENV_DRIVER_FILES_OVERRIDE]");
+    EXPECT_EQ(info[1], "env VK_DRIVER_FILES: set but empty, no driver manifests are searched "
+                       "[RULE_DRV_ENV_DRIVER_FILES_OVERRIDE]");
 }
 
 TEST_F(DriverSearch, MissingEntries) {
     std::string a = File("over/a.json");
     Set("VK_DRIVER_FILES", root_ + "/nope.json:" + root_ + "/nodir:" + a + ":" + a);
-    EXPECT_EQ(Search(false), (Strings{a}));  // duplicates collapse
+    EXPECT_EQ(Search(false), (Strings{a})); // duplicates collapse
     Strings dbg = Lines(VKL_LOG_DEBUG);
     ASSERT_EQ(dbg.size(), 4u);
     EXPECT_EQ(dbg[0], "driver search: searching " + root_ + "/nodir from VK_DRIVER_FILES");
@@ -335,7 +324,7 @@ TEST_F(DriverSearch, RelativeEntriesAreRelativeToCwd) {
     Set("VK_DRIVER_FILES", "rel.json:.");
     Strings got = Search(false);
     ASSERT_EQ(chdir(old), 0);
-    EXPECT_EQ(got, (Strings{"rel.json", "./rel.json"}));  // same file, different strings
+    EXPECT_EQ(got, (Strings{"rel.json", "./rel.json"})); // same file, different strings
 }
 
 TEST_F(DriverSearch, ElevatedIgnoresEveryUserPath) {
@@ -345,7 +334,7 @@ TEST_F(DriverSearch, ElevatedIgnoresEveryUserPath) {
     Set("VK_DRIVER_FILES", File("over/a.json"));
     Set("VK_ADD_DRIVER_FILES", File("add/add.json"));
     vkl_env_set_elevated_for_testing(1);
-    EXPECT_EQ(Search(), Strings{});  // only SYSCONFDIR and the fallback dirs remain
+    EXPECT_EQ(Search(), Strings{}); // only SYSCONFDIR and the fallback dirs remain
     vkl_search_env env;
     ASSERT_EQ(vkl_search_env_from_process(&env), VK_SUCCESS);
     EXPECT_EQ(env.home, nullptr);
@@ -377,22 +366,22 @@ TEST_F(DriverSearch, SearchDirsCacheFollowsTheEnvironment) {
     ASSERT_NE(a, nullptr);
     EXPECT_EQ(ToVec(a->dirs)[0], "/a/vulkan/icd.d");
     const vkl_search_dirs *a2 = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
-    EXPECT_EQ(a2, a);  // unchanged environment: shared
+    EXPECT_EQ(a2, a); // unchanged environment: shared
     vkl_search_dirs_release(a2);
     const vkl_search_dirs *layers = vkl_search_dirs_acquire(VKL_EXPLICIT_LAYER_SUFFIX);
     ASSERT_NE(layers, nullptr);
-    EXPECT_EQ(ToVec(layers->dirs)[0], "/a/vulkan/explicit_layer.d");  // one list per suffix
+    EXPECT_EQ(ToVec(layers->dirs)[0], "/a/vulkan/explicit_layer.d"); // one list per suffix
     vkl_search_dirs_release(layers);
 
     Set("XDG_CONFIG_HOME", "/b");
     const vkl_search_dirs *b = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(ToVec(b->dirs)[0], "/b/vulkan/icd.d");
-    EXPECT_EQ(ToVec(a->dirs)[0], "/a/vulkan/icd.d");  // the old holder's list is intact
+    EXPECT_EQ(ToVec(a->dirs)[0], "/a/vulkan/icd.d"); // the old holder's list is intact
     vkl_search_dirs_release(a);
     vkl_search_dirs_release(b);
 
-    Set("XDG_CONFIG_HOME", "");  // empty: $HOME/.config
+    Set("XDG_CONFIG_HOME", ""); // empty: $HOME/.config
     const vkl_search_dirs *c = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
     ASSERT_NE(c, nullptr);
     EXPECT_EQ(ToVec(c->dirs)[0], root_ + "/home/.config/vulkan/icd.d");
@@ -404,4 +393,4 @@ TEST_F(DriverSearch, SearchDirsCacheFollowsTheEnvironment) {
     vkl_search_dirs_release(d);
 }
 
-}  // namespace
+} // namespace

@@ -35,9 +35,9 @@ uint32_t vkl_settings_log_word(const char *w) {
         const char *word;
         uint32_t bits;
     } k[] = {
-        {"all", VKL_LOG_ALL},       {"info", VKL_LOG_INFO},     {"warn", VKL_LOG_WARN},
-        {"perf", VKL_LOG_PERF},     {"error", VKL_LOG_ERROR},   {"debug", VKL_LOG_DEBUG},
-        {"layer", VKL_LOG_LAYER},   {"driver", VKL_LOG_DRIVER}, {"validation", 0x80u},
+        {"all", VKL_LOG_ALL},     {"info", VKL_LOG_INFO},     {"warn", VKL_LOG_WARN},
+        {"perf", VKL_LOG_PERF},   {"error", VKL_LOG_ERROR},   {"debug", VKL_LOG_DEBUG},
+        {"layer", VKL_LOG_LAYER}, {"driver", VKL_LOG_DRIVER}, {"validation", 0x80u},
     };
     if (w == NULL) return 0;
     for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
@@ -130,15 +130,15 @@ struct entry_error {
 };
 
 struct section {
-    const char *key;         /* the member, e.g. "layers" */
-    uint32_t category;       /* VKL_LOG_LAYER / VKL_LOG_DRIVER */
+    const char *key;   /* the member, e.g. "layers" */
+    uint32_t category; /* VKL_LOG_LAYER / VKL_LOG_DRIVER */
     size_t elem_size;
     bool skip_bad;           /* a malformed entry is skipped alone; false: it drops the whole section */
     const char *consequence; /* how the log line for a malformed entry ends */
     /* Fills the zeroed `elem` from the object `e` (entry `i`); VK_SUCCESS with err->key set when the
      * entry is malformed. What it allocated is freed by free_elem whatever it returns. */
-    VkResult (*parse)(const char *path, size_t i, const struct vkl_json *e, const struct vkl_log_sink *log,
-                      void *elem, struct entry_error *err);
+    VkResult (*parse)(const char *path, size_t i, const struct vkl_json *e, const struct vkl_log_sink *log, void *elem,
+                      struct entry_error *err);
     void (*free_elem)(void *elem);
 };
 
@@ -163,8 +163,10 @@ static VkResult parse_section(const char *path, const struct vkl_json *arr, cons
         const struct vkl_json *e = vkl_json_array_at(arr, i);
         void *elem = v + kept * sec->elem_size;
         struct entry_error err = {NULL, NULL};
-        if (!vkl_json_is_object(e)) err = (struct entry_error){"", "is not an object"};
-        else r = sec->parse(path, i, e, log, elem, &err);
+        if (!vkl_json_is_object(e))
+            err = (struct entry_error){"", "is not an object"};
+        else
+            r = sec->parse(path, i, e, log, elem, &err);
         if (r == VK_SUCCESS && err.key == NULL) {
             kept++;
             continue;
@@ -306,12 +308,23 @@ static VkResult parse_device(const char *path, size_t i, const struct vkl_json *
     return VK_SUCCESS;
 }
 
-static const struct section k_layers = {"layers", VKL_LOG_LAYER, sizeof(struct vkl_settings_layer), false,
-                                        "the whole 'layers' section is ignored", parse_layer, free_layer};
-static const struct section k_drivers = {"additional_drivers", VKL_LOG_DRIVER, sizeof(struct vkl_settings_driver),
-                                         false, "all additional_drivers are ignored", parse_driver, free_driver};
-static const struct section k_devices = {"device_configurations", VKL_LOG_DRIVER, sizeof(struct vkl_settings_device),
-                                         true, "entry skipped", parse_device, free_device};
+static const struct section k_layers = {
+    "layers",    VKL_LOG_LAYER, sizeof(struct vkl_settings_layer), false, "the whole 'layers' section is ignored",
+    parse_layer, free_layer};
+static const struct section k_drivers = {"additional_drivers",
+                                         VKL_LOG_DRIVER,
+                                         sizeof(struct vkl_settings_driver),
+                                         false,
+                                         "all additional_drivers are ignored",
+                                         parse_driver,
+                                         free_driver};
+static const struct section k_devices = {"device_configurations",
+                                         VKL_LOG_DRIVER,
+                                         sizeof(struct vkl_settings_device),
+                                         true,
+                                         "entry skipped",
+                                         parse_device,
+                                         free_device};
 
 void vkl_settings_finish(struct vkl_settings *s) {
     if (s == NULL) return;
@@ -332,16 +345,17 @@ static int app_keys_match(const char *path, const char *where, const struct vkl_
     const struct vkl_json *keys = vkl_json_get(obj, "app_keys");
     if (keys == NULL) return 0;
     if (!vkl_json_is_array(keys)) {
-        vkl_log(log, VKL_LOG_WARN, "settings file %s: %s: field 'app_keys' has type %s, expected array; object not used " TAG,
-                path, where, vkl_json_type_name(keys));
+        vkl_log(log, VKL_LOG_WARN,
+                "settings file %s: %s: field 'app_keys' has type %s, expected array; object not used " TAG, path, where,
+                vkl_json_type_name(keys));
         return -1;
     }
     int found = -1;
     for (size_t i = 0; i < vkl_json_array_size(keys); i++) {
         const char *k = vkl_json_string(vkl_json_array_at(keys, i));
         if (k == NULL) {
-            vkl_log(log, VKL_LOG_WARN, "settings file %s: %s: app_keys[%zu] is not a string; object not used " TAG, path,
-                    where, i);
+            vkl_log(log, VKL_LOG_WARN, "settings file %s: %s: app_keys[%zu] is not a string; object not used " TAG,
+                    path, where, i);
             return -1;
         }
         if (exe != NULL && strcmp(k, exe) == 0) found = 1;
@@ -363,8 +377,8 @@ static VkResult parse_object(const char *path, const struct vkl_json *obj, const
                 const char *w = vkl_json_string(vkl_json_array_at(n, i));
                 uint32_t bits = vkl_settings_log_word(w);
                 if (bits == 0)
-                    vkl_log(log, VKL_LOG_INFO, "settings file %s: stderr_log[%zu] is not a known log word; ignored " TAG,
-                            path, i);
+                    vkl_log(log, VKL_LOG_INFO,
+                            "settings file %s: stderr_log[%zu] is not a known log word; ignored " TAG, path, i);
                 s->stderr_log |= bits;
             }
         }
@@ -439,8 +453,8 @@ VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size
     const struct vkl_json *chosen = NULL;
     if (arr != NULL && vkl_json_is_array(arr)) {
         if (one != NULL)
-            vkl_log(log, VKL_LOG_INFO, "settings file %s: field 'settings' ignored because 'settings_array' is present " TAG,
-                    path);
+            vkl_log(log, VKL_LOG_INFO,
+                    "settings file %s: field 'settings' ignored because 'settings_array' is present " TAG, path);
         int global = -1, specific = -1;
         char where[48];
         for (size_t i = 0; i < vkl_json_array_size(arr) && specific < 0; i++) {
@@ -451,14 +465,15 @@ VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size
                 continue;
             }
             int m = app_keys_match(path, where, o, exe_path, log);
-            if (m > 0) specific = (int)i;
-            else if (m == 0 && global < 0) global = (int)i;
+            if (m > 0)
+                specific = (int)i;
+            else if (m == 0 && global < 0)
+                global = (int)i;
         }
         s.selected_index = specific >= 0 ? specific : global;
         if (s.selected_index >= 0) chosen = vkl_json_array_at(arr, (size_t)s.selected_index);
     } else if (one != NULL && vkl_json_is_object(one)) {
-        if (arr != NULL)
-            wrong_type(log, 0, path, "settings_array", arr, "array");
+        if (arr != NULL) wrong_type(log, 0, path, "settings_array", arr, "array");
         if (app_keys_match(path, "settings", one, exe_path, log) >= 0) {
             s.selected_index = 0;
             chosen = one;
@@ -681,7 +696,8 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
     }
     const char *found = NULL;
     for (size_t i = 0; i < cands->count && found == NULL; i++) {
-        if (vkl_file_exists(cands->items[i])) found = cands->items[i];
+        if (vkl_file_exists(cands->items[i]))
+            found = cands->items[i];
         else
             vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", cands->items[i]);
     }

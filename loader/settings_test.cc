@@ -120,12 +120,11 @@ TEST(SettingsParse, EmbeddedNulRejectsTheFile) {
 // ---- object selection -------------------------------------------------------------------------
 
 TEST(SettingsParse, SettingsArrayPicksAppKeysThenFirstGlobal) {
-    std::string json =
-        "{\"file_format_version\":\"1.0.0\",\"settings_array\":["
-        "{\"app_keys\":[\"/other\"],\"stderr_log\":[\"error\"]},"
-        "{\"stderr_log\":[\"warn\"]},"
-        "{\"stderr_log\":[\"info\"]},"
-        "{\"app_keys\":[\"/x\",\"/opt/app/bin/game\"],\"stderr_log\":[\"debug\"]}]}";
+    std::string json = "{\"file_format_version\":\"1.0.0\",\"settings_array\":["
+                       "{\"app_keys\":[\"/other\"],\"stderr_log\":[\"error\"]},"
+                       "{\"stderr_log\":[\"warn\"]},"
+                       "{\"stderr_log\":[\"info\"]},"
+                       "{\"app_keys\":[\"/x\",\"/opt/app/bin/game\"],\"stderr_log\":[\"debug\"]}]}";
     auto r = Parse(json);
     ASSERT_EQ(r->result, VK_SUCCESS);
     EXPECT_EQ(r->s.selected_index, 3);
@@ -215,8 +214,8 @@ TEST(SettingsParse, Layers) {
     EXPECT_EQ(r->s.layers[2].control, VKL_SETTINGS_LAYER_OFF);
     EXPECT_TRUE(r->s.layers[2].treat_as_implicit_manifest);
     EXPECT_EQ(r->s.layers[3].control, VKL_SETTINGS_LAYER_AUTO);
-    EXPECT_STREQ(r->s.layers[3].path, "/cfg/vulkan/loader_settings.d/rel/c.json");  // relative to the file
-    EXPECT_EQ(r->s.layers[4].control, VKL_SETTINGS_LAYER_AUTO);  // unknown control => auto
+    EXPECT_STREQ(r->s.layers[3].path, "/cfg/vulkan/loader_settings.d/rel/c.json"); // relative to the file
+    EXPECT_EQ(r->s.layers[4].control, VKL_SETTINGS_LAYER_AUTO);                    // unknown control => auto
     EXPECT_TRUE(r->Has("layers[4]: control \"sometimes\" is not on, off, auto or unordered_layer_location"));
     EXPECT_EQ(r->lines.size(), 1u);
 }
@@ -292,7 +291,7 @@ TEST(SettingsParse, OneMalformedLayerDiscardsTheSection) {
         ASSERT_EQ(r->result, VK_SUCCESS);
         EXPECT_FALSE(r->s.has_layers);
         EXPECT_EQ(r->s.layer_count, 0u);
-        EXPECT_EQ(r->s.stderr_log, VKL_LOG_ERROR);  // the rest of the file still applies
+        EXPECT_EQ(r->s.stderr_log, VKL_LOG_ERROR); // the rest of the file still applies
         ASSERT_EQ(r->lines.size(), 1u);
         EXPECT_TRUE(r->Has(c.second)) << r->lines[0].second;
         EXPECT_TRUE(r->Has("the whole 'layers' section is ignored"));
@@ -347,7 +346,8 @@ TEST(SettingsParse, OneMalformedDriverDiscardsAll) {
 TEST(SettingsParse, DeviceConfigurations) {
     auto r = Parse(File("\"device_configurations\":[{\"deviceUUID\":" + Uuid(1) + ",\"driverUUID\":" + Uuid(100) +
                         ",\"driverVersion\":4294967295,\"deviceName\":\"GPU A\",\"driverName\":\"drv\"},"
-                        "{\"deviceUUID\":" + Uuid(0) + ",\"driverUUID\":" + Uuid(240) + ",\"driverVersion\":0}]"));
+                        "{\"deviceUUID\":" +
+                        Uuid(0) + ",\"driverUUID\":" + Uuid(240) + ",\"driverVersion\":0}]"));
     ASSERT_EQ(r->result, VK_SUCCESS);
     EXPECT_TRUE(r->s.has_device_configurations);
     EXPECT_TRUE(r->s.active);
@@ -389,7 +389,7 @@ TEST(SettingsParse, MalformedDeviceEntriesSkippedOneByOne) {
         auto r = Parse(File("\"device_configurations\":[" + c.first + "," + good + "]"));
         ASSERT_EQ(r->result, VK_SUCCESS);
         EXPECT_TRUE(r->s.has_device_configurations);
-        ASSERT_EQ(r->s.device_count, 1u);  // the good one kept
+        ASSERT_EQ(r->s.device_count, 1u); // the good one kept
         EXPECT_EQ(r->s.devices[0].driver_version, 7u);
         ASSERT_EQ(r->lines.size(), 1u);
         EXPECT_TRUE(r->Has(c.second)) << r->lines[0].second;
@@ -443,7 +443,7 @@ TEST(SettingsSearch, OrderAndEveryDirsEntry) {
     env.xdg_data_dirs = "/d1::/d2";
     env.sysconfdir = "/etc";
     auto v = Candidates(env);
-    std::vector<std::string> want = {"/ch" + kTail, "/dh" + kTail, "/c1" + kTail, "/c2" + kTail,
+    std::vector<std::string> want = {"/ch" + kTail,  "/dh" + kTail, "/c1" + kTail, "/c2" + kTail,
                                      "/etc" + kTail, "/d1" + kTail, "/d2" + kTail};
     EXPECT_EQ(v, want);
 }
@@ -454,9 +454,9 @@ TEST(SettingsSearch, HomeFallbacksAndDefaults) {
     env.xdg_config_home = "";
     env.sysconfdir = "/etc";
     auto v = Candidates(env);
-    std::vector<std::string> want = {"/home/u/.config" + kTail, "/home/u/.local/share" + kTail,
-                                     "/etc/xdg" + kTail, "/etc" + kTail, "/usr/local/share" + kTail,
-                                     "/usr/share" + kTail};
+    std::vector<std::string> want = {"/home/u/.config" + kTail,  "/home/u/.local/share" + kTail,
+                                     "/etc/xdg" + kTail,         "/etc" + kTail,
+                                     "/usr/local/share" + kTail, "/usr/share" + kTail};
     EXPECT_EQ(v, want);
 }
 
@@ -506,7 +506,7 @@ TEST_F(SettingsAcquire, FirstExistingWinsAndSecondDirsEntrySearched) {
     const vkl_settings *s = vkl_settings_acquire(nullptr);
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(s->stderr_log, VKL_LOG_ERROR);
-    EXPECT_EQ(vkl_log_level(), VKL_LOG_ERROR);  // stderr_log replaces VK_LOADER_DEBUG
+    EXPECT_EQ(vkl_log_level(), VKL_LOG_ERROR); // stderr_log replaces VK_LOADER_DEBUG
     vkl_settings_release(s);
     Write("dh", File("\"stderr_log\":[\"warn\"]"));
     s = vkl_settings_acquire(nullptr);
@@ -521,13 +521,13 @@ TEST_F(SettingsAcquire, ReReadWhenChangedAndSnapshotOutlivesIt) {
     const vkl_settings *a = vkl_settings_acquire(nullptr);
     ASSERT_NE(a, nullptr);
     const vkl_settings *same = vkl_settings_acquire(nullptr);
-    EXPECT_EQ(a, same);  // unchanged file: the cached snapshot
+    EXPECT_EQ(a, same); // unchanged file: the cached snapshot
     vkl_settings_release(same);
     Write("ch", File("\"stderr_log\":[\"info\",\"warn\"]"));
     const vkl_settings *b = vkl_settings_acquire(nullptr);
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->stderr_log, VKL_LOG_INFO | VKL_LOG_WARN);
-    EXPECT_EQ(a->stderr_log, VKL_LOG_ERROR);  // the old snapshot is still readable
+    EXPECT_EQ(a->stderr_log, VKL_LOG_ERROR); // the old snapshot is still readable
     vkl_settings_release(a);
     vkl_settings_release(b);
     // Removed: no settings, and the stderr_log override is gone.
@@ -561,27 +561,27 @@ TEST_F(SettingsAcquire, ScopeSearchesOnce) {
         return n;
     };
     ASSERT_EQ(unlink((root_ + "/ch/vulkan/loader_settings.d/vk_loader_settings.json").c_str()), 0);
-    Write("dd0", File("\"stderr_log\":[\"error\"]"));  // the last candidate: every other one is tried first
+    Write("dd0", File("\"stderr_log\":[\"error\"]")); // the last candidate: every other one is tried first
     const vkl_settings *outer = vkl_settings_scope_begin(&sink);
     ASSERT_NE(outer, nullptr);
     const size_t once = searches();
     EXPECT_GT(once, 0u);
     ASSERT_EQ(unlink((root_ + "/dd0/vulkan/loader_settings.d/vk_loader_settings.json").c_str()), 0);
     const vkl_settings *inner = vkl_settings_acquire(&sink);
-    EXPECT_EQ(inner, outer);  // no search, the call's snapshot although the file is gone
+    EXPECT_EQ(inner, outer); // no search, the call's snapshot although the file is gone
     const vkl_settings *nested = vkl_settings_scope_begin(&sink);
     EXPECT_EQ(nested, outer);
     vkl_settings_scope_end();
     const vkl_settings *still = vkl_settings_acquire(&sink);
-    EXPECT_EQ(still, outer);  // the outer scope is still open
+    EXPECT_EQ(still, outer); // the outer scope is still open
     EXPECT_EQ(searches(), once);
     vkl_settings_release(still);
     vkl_settings_release(nested);
     vkl_settings_release(inner);
     vkl_settings_scope_end();
-    EXPECT_EQ(outer->stderr_log, VKL_LOG_ERROR);  // the caller's reference keeps it readable
+    EXPECT_EQ(outer->stderr_log, VKL_LOG_ERROR); // the caller's reference keeps it readable
     vkl_settings_release(outer);
-    EXPECT_EQ(vkl_settings_acquire(&sink), nullptr);  // searched again: the file is gone
+    EXPECT_EQ(vkl_settings_acquire(&sink), nullptr); // searched again: the file is gone
     EXPECT_GT(searches(), once);
     // A scope with no settings file: NULL throughout, and no search inside it.
     lines.clear();
@@ -590,7 +590,7 @@ TEST_F(SettingsAcquire, ScopeSearchesOnce) {
     EXPECT_EQ(vkl_settings_acquire(&sink), nullptr);
     EXPECT_EQ(searches(), empty_once);
     vkl_settings_scope_end();
-    vkl_settings_scope_end();  // an unmatched end is harmless
+    vkl_settings_scope_end(); // an unmatched end is harmless
 }
 
 TEST_F(SettingsAcquire, MalformedOrInactiveFileGivesNothing) {
@@ -609,4 +609,4 @@ TEST_F(SettingsAcquire, MalformedOrInactiveFileGivesNothing) {
     EXPECT_EQ(vkl_settings_acquire(nullptr), nullptr);
 }
 
-}  // namespace
+} // namespace

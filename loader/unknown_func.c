@@ -69,8 +69,10 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
     if (!physdev) physdev = vkl_layer_chain_knows_physdev(inst, name);
     if (physdev) {
         if (inst->unknown_physdev_count >= VKL_MAX_UNKNOWN_FUNCS) {
-            vkl_log(&inst->log, VKL_LOG_ERROR, "vkGetInstanceProcAddr: no unknown physical-device slot left for %s "
-                                               "(limit %d)", name, VKL_MAX_UNKNOWN_FUNCS);
+            vkl_log(&inst->log, VKL_LOG_ERROR,
+                    "vkGetInstanceProcAddr: no unknown physical-device slot left for %s "
+                    "(limit %d)",
+                    name, VKL_MAX_UNKNOWN_FUNCS);
             goto out;
         }
         uint32_t s = inst->unknown_physdev_count;
@@ -78,7 +80,8 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
         if (inst->unknown_physdev_names[s] == NULL) goto out;
         for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
             PFN_vkVoidFunction f = NULL;
-            if (ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL) f = ii->driver->gpdpa(ii->handle, name);
+            if (ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL)
+                f = ii->driver->gpdpa(ii->handle, name);
             ii->unknown_physdev[s] = f != NULL ? f : missing_fn();
         }
         /* The top of the chain for this slot: the terminator, unless a layer's GPDPA answers (it

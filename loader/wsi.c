@@ -149,8 +149,8 @@ static VkResult surface_create(struct vkl_instance *inst, enum wsi_kind k, const
 #ifdef VK_USE_PLATFORM_XCB_KHR
 VkResult vkl_term_CreateXcbSurfaceKHR(VkInstance instance, const VkXcbSurfaceCreateInfoKHR *ci,
                                       const VkAllocationCallbacks *cb, VkSurfaceKHR *pSurface) {
-    struct vkl_surface p = {.u.xcb = {.base.platform = VK_ICD_WSI_PLATFORM_XCB, .connection = ci->connection,
-                                      .window = ci->window}};
+    struct vkl_surface p = {
+        .u.xcb = {.base.platform = VK_ICD_WSI_PLATFORM_XCB, .connection = ci->connection, .window = ci->window}};
     return surface_create(vkl_instance_from_handle(instance), WSI_XCB, VK_KHR_XCB_SURFACE_EXTENSION_NAME,
                           "vkCreateXcbSurfaceKHR", ci, cb, &p, pSurface);
 }
@@ -159,7 +159,8 @@ VkResult vkl_term_CreateXcbSurfaceKHR(VkInstance instance, const VkXcbSurfaceCre
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 VkResult vkl_term_CreateXlibSurfaceKHR(VkInstance instance, const VkXlibSurfaceCreateInfoKHR *ci,
                                        const VkAllocationCallbacks *cb, VkSurfaceKHR *pSurface) {
-    struct vkl_surface p = {.u.xlib = {.base.platform = VK_ICD_WSI_PLATFORM_XLIB, .dpy = ci->dpy, .window = ci->window}};
+    struct vkl_surface p = {
+        .u.xlib = {.base.platform = VK_ICD_WSI_PLATFORM_XLIB, .dpy = ci->dpy, .window = ci->window}};
     return surface_create(vkl_instance_from_handle(instance), WSI_XLIB, VK_KHR_XLIB_SURFACE_EXTENSION_NAME,
                           "vkCreateXlibSurfaceKHR", ci, cb, &p, pSurface);
 }
@@ -168,8 +169,8 @@ VkResult vkl_term_CreateXlibSurfaceKHR(VkInstance instance, const VkXlibSurfaceC
 #ifdef VK_USE_PLATFORM_WAYLAND_KHR
 VkResult vkl_term_CreateWaylandSurfaceKHR(VkInstance instance, const VkWaylandSurfaceCreateInfoKHR *ci,
                                           const VkAllocationCallbacks *cb, VkSurfaceKHR *pSurface) {
-    struct vkl_surface p = {.u.wayland = {.base.platform = VK_ICD_WSI_PLATFORM_WAYLAND, .display = ci->display,
-                                          .surface = ci->surface}};
+    struct vkl_surface p = {
+        .u.wayland = {.base.platform = VK_ICD_WSI_PLATFORM_WAYLAND, .display = ci->display, .surface = ci->surface}};
     return surface_create(vkl_instance_from_handle(instance), WSI_WAYLAND, VK_KHR_WAYLAND_SURFACE_EXTENSION_NAME,
                           "vkCreateWaylandSurfaceKHR", ci, cb, &p, pSurface);
 }
@@ -210,10 +211,10 @@ void vkl_term_DestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface, const
 /* ---- physical-device queries: hand each driver its own surface ---- */
 
 #define TERM(pd) ((const struct vkl_physdev_term *)(const void *)(pd))
-#define NEED(fn, name)                                                                 \
-    if (TERM(pd)->icd->disp.fn == NULL) {                                              \
-        vkl_term_missing(VK_NULL_HANDLE, pd, name);                                    \
-        return VK_ERROR_EXTENSION_NOT_PRESENT;                                         \
+#define NEED(fn, name)                                                                                                 \
+    if (TERM(pd)->icd->disp.fn == NULL) {                                                                              \
+        vkl_term_missing(VK_NULL_HANDLE, pd, name);                                                                    \
+        return VK_ERROR_EXTENSION_NOT_PRESENT;                                                                         \
     }
 
 VkResult vkl_term_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice pd, uint32_t family, VkSurfaceKHR surface,
@@ -272,7 +273,8 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2EXT(VkPhysicalDevice pd, 
     if (caps == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     VkSurfaceCapabilitiesKHR c;
     memset(&c, 0, sizeof(c));
-    VkResult r = ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), &c);
+    VkResult r =
+        ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), &c);
     if (r < 0) return r;
     caps->minImageCount = c.minImageCount;
     caps->maxImageCount = c.maxImageCount;
@@ -299,7 +301,8 @@ static void emulate_surface_maintenance1(const struct vkl_icd_instance *ii, cons
     if (vkl_driver_has_extension(ii->driver, "VK_EXT_surface_maintenance1")) return;
     const VkSurfacePresentModeEXT *mode = NULL;
     for (const VkBaseInStructure *p = info->pNext; p != NULL; p = p->pNext)
-        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT) mode = (const VkSurfacePresentModeEXT *)(const void *)p;
+        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT)
+            mode = (const VkSurfacePresentModeEXT *)(const void *)p;
     if (mode == NULL) return;
     for (VkBaseOutStructure *p = caps->pNext; p != NULL; p = p->pNext) {
         if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_EXT) {
@@ -334,7 +337,8 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2KHR(VkPhysicalDevice pd,
         /* LDP_LOADER_8: a driver without VK_KHR_get_surface_capabilities2 still answers the 1.0 form;
          * extension structs in either chain are the emulation's below, or ignored. */
         NEED(GetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
-        r = ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, copy.surface, &caps->surfaceCapabilities);
+        r = ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, copy.surface,
+                                                             &caps->surfaceCapabilities);
     }
     if (r >= 0) emulate_surface_maintenance1(ii, info, caps);
     return r;
@@ -349,7 +353,8 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceFormats2KHR(VkPhysicalDevice pd, const
         return ii->disp.GetPhysicalDeviceSurfaceFormats2KHR(TERM(pd)->handle, &copy, pCount, pFormats);
     NEED(GetPhysicalDeviceSurfaceFormatsKHR, "vkGetPhysicalDeviceSurfaceFormats2KHR");
     if (info->pNext != NULL) return VK_ERROR_EXTENSION_NOT_PRESENT;
-    if (pFormats == NULL) return ii->disp.GetPhysicalDeviceSurfaceFormatsKHR(TERM(pd)->handle, copy.surface, pCount, NULL);
+    if (pFormats == NULL)
+        return ii->disp.GetPhysicalDeviceSurfaceFormatsKHR(TERM(pd)->handle, copy.surface, pCount, NULL);
     struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
     uint32_t n = *pCount;
     VkSurfaceFormatKHR *tmp = vkl_alloc(&inst->alloc, (n ? n : 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
@@ -398,8 +403,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL wsi_CreateSharedSwapchainsKHR(VkDevice dev
 
 static VKAPI_ATTR VkResult VKAPI_CALL wsi_GetDeviceGroupSurfacePresentModesKHR(VkDevice device, VkSurfaceKHR surface,
                                                                                VkDeviceGroupPresentModeFlagsKHR *m) {
-    PFN_vkGetDeviceGroupSurfacePresentModesKHR f = (PFN_vkGetDeviceGroupSurfacePresentModesKHR)driver_device_fn(
-        device, "vkGetDeviceGroupSurfacePresentModesKHR");
+    PFN_vkGetDeviceGroupSurfacePresentModesKHR f =
+        (PFN_vkGetDeviceGroupSurfacePresentModesKHR)driver_device_fn(device, "vkGetDeviceGroupSurfacePresentModesKHR");
     if (f == NULL) return VK_ERROR_EXTENSION_NOT_PRESENT;
     return f(device, vkl_wsi_icd_surface(surface, vkl_device_from_handle(device)->icd), m);
 }

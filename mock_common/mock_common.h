@@ -66,8 +66,8 @@ static inline char *mock_read_scenario(const char *self) {
     return mock_read_text(path);
 }
 
-/* name_len >= 1 and calls_len >= 7. The defaults every mock layer uses: the name is the library's file name without ".so..."; the
- * calls file is <self>.calls. */
+/* name_len >= 1 and calls_len >= 7. The defaults every mock layer uses: the name is the library's file name without
+ * ".so..."; the calls file is <self>.calls. */
 static inline void mock_default_names(const char *self, char *name, size_t name_len, char *calls, size_t calls_len) {
     const char *base = strrchr(self, '/');
     base = base ? base + 1 : self;

@@ -103,4 +103,3 @@ __attribute__((destructor)) static void mock_icd_fini(void) {
     g_sc = NULL;
     g_inited = false;
 }
-

@@ -137,8 +137,7 @@ static struct mock_queue *get_queue(struct mock_device *d, uint32_t family, uint
     return NULL;
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
-                                               VkQueue *out) {
+VKAPI_ATTR void VKAPI_CALL mock_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *out) {
     struct mock_device *d = find_device(device);
     if (!d) {
         rec_invalid_handle("vkGetDeviceQueue", "VkDevice");
@@ -224,8 +223,7 @@ VKAPI_ATTR void VKAPI_CALL mock_DestroyCommandPool(VkDevice device, VkCommandPoo
     free(p);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device,
-                                                           const VkCommandBufferAllocateInfo *info,
+VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
                                                            VkCommandBuffer *out) {
     struct mock_device *d = find_device(device);
     if (!d) {
@@ -406,8 +404,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateImage(VkDevice device, const VkImageCr
     if (!ci) return VK_ERROR_INITIALIZATION_FAILED;
     VkDeviceSize size = (VkDeviceSize)ci->extent.width * ci->extent.height * ci->extent.depth * ci->arrayLayers * 4u;
     uint64_t h = 0;
-    VkResult r = create_resource("vkCreateImage", device, size, (ci->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT) != 0,
-                                 &h);
+    VkResult r =
+        create_resource("vkCreateImage", device, size, (ci->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT) != 0, &h);
     if (r >= 0 && out) *out = (VkImage)(uintptr_t)h;
     return r;
 }
@@ -422,8 +420,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateBuffer(VkDevice device, const VkBuffer
     (void)alloc;
     if (!ci) return VK_ERROR_INITIALIZATION_FAILED;
     uint64_t h = 0;
-    VkResult r = create_resource("vkCreateBuffer", device, ci->size, (ci->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT) != 0,
-                                 &h);
+    VkResult r =
+        create_resource("vkCreateBuffer", device, ci->size, (ci->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT) != 0, &h);
     if (r >= 0 && out) *out = (VkBuffer)(uintptr_t)h;
     return r;
 }
@@ -433,8 +431,7 @@ VKAPI_ATTR void VKAPI_CALL mock_DestroyBuffer(VkDevice device, VkBuffer buffer, 
     destroy_resource("vkDestroyBuffer", device, (uint64_t)(uintptr_t)buffer);
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements(VkDevice device, VkImage image,
-                                                           VkMemoryRequirements *req) {
+VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements(VkDevice device, VkImage image, VkMemoryRequirements *req) {
     VkMemoryRequirements tmp;
     if (!resource_requirements(device, (uint64_t)(uintptr_t)image, &tmp, NULL))
         rec_invalid_handle("vkGetImageMemoryRequirements", find_device(device) ? "VkImage" : "VkDevice");
@@ -449,8 +446,7 @@ VKAPI_ATTR void VKAPI_CALL mock_GetBufferMemoryRequirements(VkDevice device, VkB
     if (req) *req = tmp;
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device,
-                                                            const VkImageMemoryRequirementsInfo2 *info,
+VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device, const VkImageMemoryRequirementsInfo2 *info,
                                                             VkMemoryRequirements2 *req) {
     if (info && req) mock_GetImageMemoryRequirements(device, info->image, &req->memoryRequirements);
 }
@@ -469,4 +465,3 @@ VKAPI_ATTR void VKAPI_CALL mock_GetImageSparseMemoryRequirements(VkDevice device
     if (!find_device(device)) rec_invalid_handle("vkGetImageSparseMemoryRequirements", "VkDevice");
     if (count) *count = 0;
 }
-

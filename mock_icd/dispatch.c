@@ -91,6 +91,8 @@ static uint32_t unknown_call(bool device, uint32_t slot, void *h, uint32_t x) {
     return device ? MOCK_ICD_UNKNOWN_DEVICE_RESULT(slot, x) : MOCK_ICD_UNKNOWN_PHYSDEV_RESULT(slot, x);
 }
 
+/* The macros below stay as written: clang-format 14 does not settle on their bodies. */
+/* clang-format off */
 #define MOCK_H16(M, p) \
     M(p##0) M(p##1) M(p##2) M(p##3) M(p##4) M(p##5) M(p##6) M(p##7) \
     M(p##8) M(p##9) M(p##a) M(p##b) M(p##c) M(p##d) M(p##e) M(p##f)
@@ -98,13 +100,14 @@ static uint32_t unknown_call(bool device, uint32_t slot, void *h, uint32_t x) {
     MOCK_H16(M, 0) MOCK_H16(M, 1) MOCK_H16(M, 2) MOCK_H16(M, 3) MOCK_H16(M, 4) MOCK_H16(M, 5) \
     MOCK_H16(M, 6) MOCK_H16(M, 7) MOCK_H16(M, 8) MOCK_H16(M, 9) MOCK_H16(M, a) MOCK_H16(M, b) \
     MOCK_H16(M, c) MOCK_H16(M, d) MOCK_H16(M, e) MOCK_H16(M, f)
+/* clang-format on */
 
-#define MOCK_DEV_FN(n) \
+#define MOCK_DEV_FN(n)                                                                                                 \
     static uint32_t VKAPI_CALL mock_unknown_dev_##n(void *h, uint32_t x) { return unknown_call(true, 0x##n, h, x); }
-#define MOCK_PD_FN(n) \
+#define MOCK_PD_FN(n)                                                                                                  \
     static uint32_t VKAPI_CALL mock_unknown_pd_##n(void *h, uint32_t x) { return unknown_call(false, 0x##n, h, x); }
-#define MOCK_DEV_ENTRY(n) (PFN_vkVoidFunction)mock_unknown_dev_##n,
-#define MOCK_PD_ENTRY(n) (PFN_vkVoidFunction)mock_unknown_pd_##n,
+#define MOCK_DEV_ENTRY(n) (PFN_vkVoidFunction) mock_unknown_dev_##n,
+#define MOCK_PD_ENTRY(n) (PFN_vkVoidFunction) mock_unknown_pd_##n,
 
 MOCK_H256(MOCK_DEV_FN)
 MOCK_H256(MOCK_PD_FN)
@@ -133,25 +136,26 @@ static PFN_vkVoidFunction lookup_unknown_physdev(const char *name) {
 enum cmd_kind { K_GLOBAL, K_INSTANCE, K_PHYSDEV, K_DEVICE };
 enum cmd_gate {
     G_ALWAYS,
-    G_EIV,            /* expose_enumerate_instance_version */
-    G_CORE11,         /* scenario api_version or some physical device >= 1.1 */
-    G_GPDP2_KHR,      /* VK_KHR_get_physical_device_properties2 in instance_extensions */
-    G_GROUP_KHR,      /* VK_KHR_device_group_creation in instance_extensions */
-    G_DEBUG_UTILS,    /* VK_EXT_debug_utils in instance_extensions */
-    G_SURFACE,        /* see create_surface */
-    G_SURFACE_QUERY,  /* VK_KHR_surface listed (any interface: below 3 the driver reads the loader's container), or the misbehaviour */
-    G_SURFACE_XLIB,   /* G_SURFACE and VK_KHR_xlib_surface */
-    G_SURFACE_XCB,    /* G_SURFACE and VK_KHR_xcb_surface */
-    G_SURFACE_WAYLAND,/* G_SURFACE and VK_KHR_wayland_surface */
-    G_SURFACE_HEADLESS,/* G_SURFACE and VK_EXT_headless_surface */
-    G_SURFACE_DISPLAY, /* G_SURFACE and VK_KHR_display */
-    G_DISPLAY,         /* VK_KHR_display in instance_extensions (the display queries) */
-    G_DISPLAY2,        /* VK_KHR_get_display_properties2 in instance_extensions */
-    G_XLIB_DISPLAY,    /* VK_EXT_acquire_xlib_display in instance_extensions */
-    G_SURFACE_CAPS2EXT,/* VK_EXT_display_surface_counter in instance_extensions */
-    G_SURFACE_CAPS2KHR,/* VK_KHR_get_surface_capabilities2 in instance_extensions */
-    G_CORE13,          /* scenario api_version or some physical device >= 1.3 */
-    G_TOOLING_EXT,     /* some physical device lists VK_EXT_tooling_info */
+    G_EIV,             /* expose_enumerate_instance_version */
+    G_CORE11,          /* scenario api_version or some physical device >= 1.1 */
+    G_GPDP2_KHR,       /* VK_KHR_get_physical_device_properties2 in instance_extensions */
+    G_GROUP_KHR,       /* VK_KHR_device_group_creation in instance_extensions */
+    G_DEBUG_UTILS,     /* VK_EXT_debug_utils in instance_extensions */
+    G_SURFACE,         /* see create_surface */
+    G_SURFACE_QUERY,   /* VK_KHR_surface listed (any interface: below 3 the driver reads the loader's container), or the
+                          misbehaviour */
+    G_SURFACE_XLIB,    /* G_SURFACE and VK_KHR_xlib_surface */
+    G_SURFACE_XCB,     /* G_SURFACE and VK_KHR_xcb_surface */
+    G_SURFACE_WAYLAND, /* G_SURFACE and VK_KHR_wayland_surface */
+    G_SURFACE_HEADLESS, /* G_SURFACE and VK_EXT_headless_surface */
+    G_SURFACE_DISPLAY,  /* G_SURFACE and VK_KHR_display */
+    G_DISPLAY,          /* VK_KHR_display in instance_extensions (the display queries) */
+    G_DISPLAY2,         /* VK_KHR_get_display_properties2 in instance_extensions */
+    G_XLIB_DISPLAY,     /* VK_EXT_acquire_xlib_display in instance_extensions */
+    G_SURFACE_CAPS2EXT, /* VK_EXT_display_surface_counter in instance_extensions */
+    G_SURFACE_CAPS2KHR, /* VK_KHR_get_surface_capabilities2 in instance_extensions */
+    G_CORE13,           /* scenario api_version or some physical device >= 1.3 */
+    G_TOOLING_EXT,      /* some physical device lists VK_EXT_tooling_info */
 };
 
 struct cmd {
@@ -167,13 +171,12 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetDeviceProcAddr(VkDevice 
 static const struct cmd k_cmds[] = {
     {"vkGetInstanceProcAddr", (PFN_vkVoidFunction)mock_GetInstanceProcAddr, K_GLOBAL, G_ALWAYS},
     {"vkCreateInstance", (PFN_vkVoidFunction)mock_CreateInstance, K_GLOBAL, G_ALWAYS},
-    {"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)mock_EnumerateInstanceExtensionProperties,
-     K_GLOBAL, G_ALWAYS},
+    {"vkEnumerateInstanceExtensionProperties", (PFN_vkVoidFunction)mock_EnumerateInstanceExtensionProperties, K_GLOBAL,
+     G_ALWAYS},
     {"vkEnumerateInstanceVersion", (PFN_vkVoidFunction)mock_EnumerateInstanceVersion, K_GLOBAL, G_EIV},
     {"vkDestroyInstance", (PFN_vkVoidFunction)mock_DestroyInstance, K_INSTANCE, G_ALWAYS},
     {"vkEnumeratePhysicalDevices", (PFN_vkVoidFunction)mock_EnumeratePhysicalDevices, K_INSTANCE, G_ALWAYS},
-    {"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)mock_EnumeratePhysicalDeviceGroups, K_INSTANCE,
-     G_CORE11},
+    {"vkEnumeratePhysicalDeviceGroups", (PFN_vkVoidFunction)mock_EnumeratePhysicalDeviceGroups, K_INSTANCE, G_CORE11},
     {"vkEnumeratePhysicalDeviceGroupsKHR", (PFN_vkVoidFunction)mock_EnumeratePhysicalDeviceGroups, K_INSTANCE,
      G_GROUP_KHR},
     {"vkCreateDebugUtilsMessengerEXT", (PFN_vkVoidFunction)mock_CreateDebugUtilsMessengerEXT, K_INSTANCE,
@@ -183,8 +186,7 @@ static const struct cmd k_cmds[] = {
     {"vkCreateXlibSurfaceKHR", (PFN_vkVoidFunction)mock_CreateXlibSurfaceKHR, K_INSTANCE, G_SURFACE_XLIB},
     {"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)mock_CreateXcbSurfaceKHR, K_INSTANCE, G_SURFACE_XCB},
     {"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)mock_CreateWaylandSurfaceKHR, K_INSTANCE, G_SURFACE_WAYLAND},
-    {"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)mock_CreateHeadlessSurfaceEXT, K_INSTANCE,
-     G_SURFACE_HEADLESS},
+    {"vkCreateHeadlessSurfaceEXT", (PFN_vkVoidFunction)mock_CreateHeadlessSurfaceEXT, K_INSTANCE, G_SURFACE_HEADLESS},
     {"vkCreateDisplayPlaneSurfaceKHR", (PFN_vkVoidFunction)mock_CreateDisplayPlaneSurfaceKHR, K_INSTANCE,
      G_SURFACE_DISPLAY},
     {"vkDestroySurfaceKHR", (PFN_vkVoidFunction)mock_DestroySurfaceKHR, K_INSTANCE, G_SURFACE},
@@ -200,9 +202,10 @@ static const struct cmd k_cmds[] = {
      G_ALWAYS},
     {"vkGetPhysicalDeviceSparseImageFormatProperties",
      (PFN_vkVoidFunction)mock_GetPhysicalDeviceSparseImageFormatProperties, K_PHYSDEV, G_ALWAYS},
-#define PROPS2(base)                                                                                 \
-    {"vk" #base, (PFN_vkVoidFunction)mock_##base, K_PHYSDEV, G_CORE11},                              \
-    {"vk" #base "KHR", (PFN_vkVoidFunction)mock_##base, K_PHYSDEV, G_GPDP2_KHR}
+#define PROPS2(base)                                                                                                   \
+    {"vk" #base, (PFN_vkVoidFunction)mock_##base, K_PHYSDEV, G_CORE11}, {                                              \
+        "vk" #base "KHR", (PFN_vkVoidFunction)mock_##base, K_PHYSDEV, G_GPDP2_KHR                                      \
+    }
     PROPS2(GetPhysicalDeviceProperties2),
     PROPS2(GetPhysicalDeviceFeatures2),
     PROPS2(GetPhysicalDeviceFormatProperties2),
@@ -213,8 +216,7 @@ static const struct cmd k_cmds[] = {
 #undef PROPS2
     {"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)mock_EnumerateDeviceExtensionProperties, K_PHYSDEV,
      G_ALWAYS},
-    {"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)mock_EnumerateDeviceLayerProperties, K_PHYSDEV,
-     G_ALWAYS},
+    {"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)mock_EnumerateDeviceLayerProperties, K_PHYSDEV, G_ALWAYS},
     {"vkCreateDevice", (PFN_vkVoidFunction)mock_CreateDevice, K_PHYSDEV, G_ALWAYS},
     {"vkGetPhysicalDeviceSurfaceSupportKHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceSupportKHR, K_PHYSDEV,
      G_SURFACE_QUERY},
@@ -232,8 +234,7 @@ static const struct cmd k_cmds[] = {
      G_DISPLAY},
     {"vkGetDisplayModePropertiesKHR", (PFN_vkVoidFunction)mock_GetDisplayModePropertiesKHR, K_PHYSDEV, G_DISPLAY},
     {"vkCreateDisplayModeKHR", (PFN_vkVoidFunction)mock_CreateDisplayModeKHR, K_PHYSDEV, G_DISPLAY},
-    {"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetDisplayPlaneCapabilitiesKHR, K_PHYSDEV,
-     G_DISPLAY},
+    {"vkGetDisplayPlaneCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetDisplayPlaneCapabilitiesKHR, K_PHYSDEV, G_DISPLAY},
     {"vkGetPhysicalDeviceDisplayProperties2KHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceDisplayProperties2KHR,
      K_PHYSDEV, G_DISPLAY2},
     {"vkGetPhysicalDeviceDisplayPlaneProperties2KHR",
@@ -247,10 +248,10 @@ static const struct cmd k_cmds[] = {
      G_CORE13},
     {"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)mock_GetPhysicalDeviceToolProperties, K_PHYSDEV,
      G_TOOLING_EXT},
-    {"vkGetPhysicalDeviceSurfaceCapabilities2EXT",
-     (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilities2EXT, K_PHYSDEV, G_SURFACE_CAPS2EXT},
-    {"vkGetPhysicalDeviceSurfaceCapabilities2KHR",
-     (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilities2KHR, K_PHYSDEV, G_SURFACE_CAPS2KHR},
+    {"vkGetPhysicalDeviceSurfaceCapabilities2EXT", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilities2EXT,
+     K_PHYSDEV, G_SURFACE_CAPS2EXT},
+    {"vkGetPhysicalDeviceSurfaceCapabilities2KHR", (PFN_vkVoidFunction)mock_GetPhysicalDeviceSurfaceCapabilities2KHR,
+     K_PHYSDEV, G_SURFACE_CAPS2KHR},
     {"vkGetDeviceProcAddr", (PFN_vkVoidFunction)mock_GetDeviceProcAddr, K_DEVICE, G_ALWAYS},
     {"vkDestroyDevice", (PFN_vkVoidFunction)mock_DestroyDevice, K_DEVICE, G_ALWAYS},
     {"vkGetDeviceQueue", (PFN_vkVoidFunction)mock_GetDeviceQueue, K_DEVICE, G_ALWAYS},
@@ -275,10 +276,10 @@ static const struct cmd k_cmds[] = {
     {"vkGetBufferMemoryRequirements2", (PFN_vkVoidFunction)mock_GetBufferMemoryRequirements2, K_DEVICE, G_CORE11},
     {"vkGetImageSparseMemoryRequirements", (PFN_vkVoidFunction)mock_GetImageSparseMemoryRequirements, K_DEVICE,
      G_ALWAYS},
-    {"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetDeviceGroupPresentCapabilitiesKHR,
-     K_DEVICE, G_ALWAYS},
-    {"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)mock_GetDeviceGroupSurfacePresentModesKHR,
-     K_DEVICE, G_ALWAYS},
+    {"vkGetDeviceGroupPresentCapabilitiesKHR", (PFN_vkVoidFunction)mock_GetDeviceGroupPresentCapabilitiesKHR, K_DEVICE,
+     G_ALWAYS},
+    {"vkGetDeviceGroupSurfacePresentModesKHR", (PFN_vkVoidFunction)mock_GetDeviceGroupSurfacePresentModesKHR, K_DEVICE,
+     G_ALWAYS},
     {"vkCreateSwapchainKHR", (PFN_vkVoidFunction)mock_CreateSwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
     {"vkDestroySwapchainKHR", (PFN_vkVoidFunction)mock_DestroySwapchainKHR, K_DEVICE, G_SURFACE_QUERY},
 };
@@ -314,30 +315,34 @@ static bool surface_allowed(void) {
 
 static bool gate_open(enum cmd_gate g) {
     switch (g) {
-    case G_ALWAYS: return true;
-    case G_EIV: return sc_now()->expose_eiv;
-    case G_CORE11: return any_11();
-    case G_GPDP2_KHR: return inst_ext("VK_KHR_get_physical_device_properties2");
-    case G_GROUP_KHR: return inst_ext("VK_KHR_device_group_creation");
-    case G_DEBUG_UTILS: return inst_ext("VK_EXT_debug_utils");
-    case G_SURFACE: return surface_allowed();
-    case G_SURFACE_QUERY: return inst_ext("VK_KHR_surface") || sc_now()->mb.surface_without_interface_3;
-    /* The surface misbehaviour exposes every platform's create function. */
-    case G_SURFACE_XLIB: return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_xlib_surface"));
-    case G_SURFACE_XCB: return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_xcb_surface"));
-    case G_SURFACE_WAYLAND:
-        return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_wayland_surface"));
-    case G_SURFACE_HEADLESS:
-        return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_EXT_headless_surface"));
-    case G_SURFACE_DISPLAY:
-        return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_display"));
-    case G_DISPLAY: return inst_ext("VK_KHR_display");
-    case G_DISPLAY2: return inst_ext("VK_KHR_get_display_properties2");
-    case G_XLIB_DISPLAY: return inst_ext("VK_EXT_acquire_xlib_display");
-    case G_SURFACE_CAPS2EXT: return inst_ext("VK_EXT_display_surface_counter");
-    case G_SURFACE_CAPS2KHR: return inst_ext("VK_KHR_get_surface_capabilities2");
-    case G_CORE13: return any_13();
-    case G_TOOLING_EXT: return any_device_ext("VK_EXT_tooling_info");
+        case G_ALWAYS: return true;
+        case G_EIV: return sc_now()->expose_eiv;
+        case G_CORE11: return any_11();
+        case G_GPDP2_KHR: return inst_ext("VK_KHR_get_physical_device_properties2");
+        case G_GROUP_KHR: return inst_ext("VK_KHR_device_group_creation");
+        case G_DEBUG_UTILS: return inst_ext("VK_EXT_debug_utils");
+        case G_SURFACE: return surface_allowed();
+        case G_SURFACE_QUERY: return inst_ext("VK_KHR_surface") || sc_now()->mb.surface_without_interface_3;
+        /* The surface misbehaviour exposes every platform's create function. */
+        case G_SURFACE_XLIB:
+            return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_xlib_surface"));
+        case G_SURFACE_XCB:
+            return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_xcb_surface"));
+        case G_SURFACE_WAYLAND:
+            return surface_allowed() &&
+                   (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_wayland_surface"));
+        case G_SURFACE_HEADLESS:
+            return surface_allowed() &&
+                   (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_EXT_headless_surface"));
+        case G_SURFACE_DISPLAY:
+            return surface_allowed() && (sc_now()->mb.surface_without_interface_3 || inst_ext("VK_KHR_display"));
+        case G_DISPLAY: return inst_ext("VK_KHR_display");
+        case G_DISPLAY2: return inst_ext("VK_KHR_get_display_properties2");
+        case G_XLIB_DISPLAY: return inst_ext("VK_EXT_acquire_xlib_display");
+        case G_SURFACE_CAPS2EXT: return inst_ext("VK_EXT_display_surface_counter");
+        case G_SURFACE_CAPS2KHR: return inst_ext("VK_KHR_get_surface_capabilities2");
+        case G_CORE13: return any_13();
+        case G_TOOLING_EXT: return any_device_ext("VK_EXT_tooling_info");
     }
     return false;
 }
@@ -481,8 +486,7 @@ MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vk_icdNegotiateLoaderICDInterfaceVers
 #endif
 
 #if MOCK_ICD_EXPORT_ICD_GIPA
-MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetInstanceProcAddr(VkInstance instance,
-                                                                                const char *name) {
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetInstanceProcAddr(VkInstance instance, const char *name) {
     return mock_icd_GetInstanceProcAddr(instance, name);
 }
 #elif MOCK_ICD_MAX_INTERFACE >= 7
@@ -491,7 +495,7 @@ MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetInstanceProcAddr(V
  * passes this pointer through VK_LUNARG_direct_driver_loading can use the driver. It records under
  * the standard name: to the loader it is vk_icdGetInstanceProcAddr. */
 MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_icd_direct_GetInstanceProcAddr(VkInstance instance,
-                                                                                          const char *name) {
+                                                                                         const char *name) {
     return mock_icd_GetInstanceProcAddr(instance, name);
 }
 #else
@@ -501,7 +505,7 @@ __attribute__((unused)) static void *const k_unused_icd_gipa = (void *)mock_icd_
 
 #if MOCK_ICD_EXPORT_GPDPA
 MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetPhysicalDeviceProcAddr(VkInstance instance,
-                                                                                      const char *name) {
+                                                                                     const char *name) {
     return mock_GetPhysicalDeviceProcAddr(instance, name);
 }
 #endif
@@ -543,8 +547,7 @@ MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(
     note_entry("vkEnumerateDeviceExtensionProperties", NULL);
     return mock_EnumerateDeviceExtensionProperties(physicalDevice, layer, count, props);
 }
-MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice,
-                                                          const VkDeviceCreateInfo *ci,
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *ci,
                                                           const VkAllocationCallbacks *alloc, VkDevice *out) {
     note_entry("vkCreateDevice", NULL);
     return mock_CreateDevice(physicalDevice, ci, alloc, out);

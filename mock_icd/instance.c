@@ -12,8 +12,8 @@ static void corrupt_other_driver(void) {
     /* Compare load addresses, not function addresses: our own reference to an exported symbol
      * may itself be interposed by the other copy. */
     Dl_info mine, theirs;
-    bool other = fn && dladdr((void *)&corrupt_other_driver, &mine) && dladdr(fn, &theirs) &&
-                 mine.dli_fbase != theirs.dli_fbase;
+    bool other =
+        fn && dladdr((void *)&corrupt_other_driver, &mine) && dladdr(fn, &theirs) && mine.dli_fbase != theirs.dli_fbase;
     cJSON *o = rec_new("corrupt_other_driver");
     cJSON_AddBoolToObject(o, "found_other", other);
     rec_emit(o);
@@ -41,8 +41,7 @@ void instance_free(struct mock_instance *inst) {
     free(inst);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_CreateInstance(const VkInstanceCreateInfo *ci,
-                                                   const VkAllocationCallbacks *alloc,
+VKAPI_ATTR VkResult VKAPI_CALL mock_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *alloc,
                                                    VkInstance *out) {
     struct scenario *sc = sc_now();
     int iface = effective_interface();
@@ -140,8 +139,7 @@ VKAPI_ATTR void VKAPI_CALL mock_DestroyInstance(VkInstance instance, const VkAll
     if (inst) instance_free(inst);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const char *layer,
-                                                                         uint32_t *count,
+VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
                                                                          VkExtensionProperties *props) {
     struct scenario *sc = sc_now();
     cJSON *o = rec_new("vkEnumerateInstanceExtensionProperties");
@@ -317,9 +315,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance ins
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDebugUtilsMessengerEXT(VkInstance instance,
-                                                                const VkDebugUtilsMessengerCreateInfoEXT *ci,
-                                                                const VkAllocationCallbacks *alloc,
-                                                                VkDebugUtilsMessengerEXT *out) {
+                                                                 const VkDebugUtilsMessengerCreateInfoEXT *ci,
+                                                                 const VkAllocationCallbacks *alloc,
+                                                                 VkDebugUtilsMessengerEXT *out) {
     struct mock_instance *inst = find_instance(instance);
     maybe_crash(inst, "vkCreateDebugUtilsMessengerEXT");
     VkResult r = injected("vkCreateDebugUtilsMessengerEXT");
@@ -347,9 +345,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDebugUtilsMessengerEXT(VkInstance inst
     return r;
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_DestroyDebugUtilsMessengerEXT(VkInstance instance,
-                                                             VkDebugUtilsMessengerEXT messenger,
-                                                             const VkAllocationCallbacks *alloc) {
+VKAPI_ATTR void VKAPI_CALL mock_DestroyDebugUtilsMessengerEXT(VkInstance instance, VkDebugUtilsMessengerEXT messenger,
+                                                              const VkAllocationCallbacks *alloc) {
     struct mock_instance *inst = find_instance(instance);
     maybe_crash(inst, "vkDestroyDebugUtilsMessengerEXT");
     bool found = false;
@@ -370,4 +367,3 @@ VKAPI_ATTR void VKAPI_CALL mock_DestroyDebugUtilsMessengerEXT(VkInstance instanc
     cJSON_AddBoolToObject(o, "valid", found || messenger == VK_NULL_HANDLE);
     rec_emit(o);
 }
-

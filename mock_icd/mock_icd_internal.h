@@ -123,10 +123,9 @@ struct result_cfg {
 };
 
 struct misbehave_cfg {
-    bool crash_with_zero_devices, no_loader_magic, gpdpa_answers_everything,
-        incompatible_for_any_api_above_1_0, accept_any_api_version, unpublished_extension,
-        surface_without_interface_3, corrupt_other_driver, fail_enumerate_physical_devices,
-        incompatible_for_api_2, gipa_null_instance_answers_all;
+    bool crash_with_zero_devices, no_loader_magic, gpdpa_answers_everything, incompatible_for_any_api_above_1_0,
+        accept_any_api_version, unpublished_extension, surface_without_interface_3, corrupt_other_driver,
+        fail_enumerate_physical_devices, incompatible_for_api_2, gipa_null_instance_answers_all;
 };
 
 /* interface.per_offer: the answer to one offered version. */
@@ -236,7 +235,7 @@ struct mock_device {
     VK_LOADER_DATA loader_data; /* must stay first */
     struct mock_device *next;
     struct mock_image *images; /* images and buffers not yet destroyed */
-    uint32_t api_version; /* of its physical device (which may be destroyed first by a bad app) */
+    uint32_t api_version;      /* of its physical device (which may be destroyed first by a bad app) */
     struct scenario *sc;
     struct mock_queue **queues;
     uint32_t queue_count;
@@ -254,7 +253,7 @@ extern char g_calls_path[PATH_MAX + 16];
 extern char g_scenario_path[PATH_MAX + 16];
 extern struct scenario *g_sc;
 extern struct mock_records g_records; /* mock_icd_ctl_record_*; g_lock */
-extern int g_negotiated; /* -1: never negotiated */
+extern int g_negotiated;              /* -1: never negotiated */
 extern bool g_first_seen;
 extern bool g_legacy_gipa_first; /* first entry was vk_icdGetInstanceProcAddr (not for negotiate) */
 extern struct mock_instance *g_instances;
@@ -283,12 +282,12 @@ void rec_invalid_handle(const char *call, const char *what);
 void maybe_crash(struct mock_instance *inst, const char *call);
 
 /* The physical-device command prologue: `pd` from `physicalDevice`, or a record and `ret`. */
-#define GET_PD(call, ret)                                        \
-    struct mock_physdev *pd = find_physdev(physicalDevice);      \
-    if (!pd) {                                                   \
-        rec_invalid_handle(call, "VkPhysicalDevice");            \
-        return ret;                                              \
-    }                                                            \
+#define GET_PD(call, ret)                                                                                              \
+    struct mock_physdev *pd = find_physdev(physicalDevice);                                                            \
+    if (!pd) {                                                                                                         \
+        rec_invalid_handle(call, "VkPhysicalDevice");                                                                  \
+        return ret;                                                                                                    \
+    }                                                                                                                  \
     maybe_crash(pd->instance, call)
 
 /* records.c: each record is one JSON object; rec_emit takes ownership */
@@ -304,15 +303,12 @@ void scenario_release(struct scenario *sc);
 void copy_name(char *dst, size_t cap, const char *src);
 struct scenario *scenario_parse(const char *json, const char **err);
 
-
 /* instance.c */
 void instance_free(struct mock_instance *inst);
-VKAPI_ATTR VkResult VKAPI_CALL mock_CreateInstance(const VkInstanceCreateInfo *ci,
-                                                   const VkAllocationCallbacks *alloc,
+VKAPI_ATTR VkResult VKAPI_CALL mock_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *alloc,
                                                    VkInstance *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *alloc);
-VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const char *layer,
-                                                                         uint32_t *count,
+VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
                                                                          VkExtensionProperties *props);
 VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceVersion(uint32_t *version);
 VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDevices(VkInstance instance, uint32_t *count,
@@ -320,37 +316,33 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDevices(VkInstance instance
 VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *count,
                                                                   VkPhysicalDeviceGroupProperties *props);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDebugUtilsMessengerEXT(VkInstance instance,
-                                                                const VkDebugUtilsMessengerCreateInfoEXT *ci,
-                                                                const VkAllocationCallbacks *alloc,
-                                                                VkDebugUtilsMessengerEXT *out);
-VKAPI_ATTR void VKAPI_CALL mock_DestroyDebugUtilsMessengerEXT(VkInstance instance,
-                                                             VkDebugUtilsMessengerEXT messenger,
-                                                             const VkAllocationCallbacks *alloc);
+                                                                 const VkDebugUtilsMessengerCreateInfoEXT *ci,
+                                                                 const VkAllocationCallbacks *alloc,
+                                                                 VkDebugUtilsMessengerEXT *out);
+VKAPI_ATTR void VKAPI_CALL mock_DestroyDebugUtilsMessengerEXT(VkInstance instance, VkDebugUtilsMessengerEXT messenger,
+                                                              const VkAllocationCallbacks *alloc);
 
 /* physdev.c */
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties(VkPhysicalDevice physicalDevice,
                                                             VkPhysicalDeviceProperties *p);
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceProperties2(VkPhysicalDevice physicalDevice,
                                                              VkPhysicalDeviceProperties2 *p);
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures(VkPhysicalDevice physicalDevice,
-                                                          VkPhysicalDeviceFeatures *f);
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures(VkPhysicalDevice physicalDevice, VkPhysicalDeviceFeatures *f);
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures2(VkPhysicalDevice physicalDevice,
                                                            VkPhysicalDeviceFeatures2 *f);
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties(VkPhysicalDevice physicalDevice,
-                                                                  VkFormat format, VkFormatProperties *p);
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice physicalDevice,
-                                                                   VkFormat format, VkFormatProperties2 *p);
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties(VkPhysicalDevice physicalDevice, VkFormat format,
+                                                                  VkFormatProperties *p);
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice physicalDevice, VkFormat format,
+                                                                   VkFormatProperties2 *p);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties(
-    VkPhysicalDevice physicalDevice, VkFormat format, VkImageType type, VkImageTiling tiling,
-    VkImageUsageFlags usage, VkImageCreateFlags flags, VkImageFormatProperties *p);
+    VkPhysicalDevice physicalDevice, VkFormat format, VkImageType type, VkImageTiling tiling, VkImageUsageFlags usage,
+    VkImageCreateFlags flags, VkImageFormatProperties *p);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties2(
     VkPhysicalDevice physicalDevice, const VkPhysicalDeviceImageFormatInfo2 *info, VkImageFormatProperties2 *p);
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physicalDevice,
-                                                                       uint32_t *count,
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physicalDevice, uint32_t *count,
                                                                        VkQueueFamilyProperties *p);
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice physicalDevice,
-                                                                        uint32_t *count,
-                                                                        VkQueueFamilyProperties2 *p);
+                                                                        uint32_t *count, VkQueueFamilyProperties2 *p);
 uint32_t mock_memory_type_count(void);
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceMemoryProperties(VkPhysicalDevice physicalDevice,
                                                                   VkPhysicalDeviceMemoryProperties *p);
@@ -365,36 +357,33 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceSparseImageFormatProperties2(
 VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceExtensionProperties(VkPhysicalDevice physicalDevice,
                                                                        const char *layer, uint32_t *count,
                                                                        VkExtensionProperties *props);
-VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDevice physicalDevice,
-                                                                   uint32_t *count, VkLayerProperties *p);
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDevice physicalDevice,
-                                                                    uint32_t *count,
+VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDevice physicalDevice, uint32_t *count,
+                                                                   VkLayerProperties *p);
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDevice physicalDevice, uint32_t *count,
                                                                     VkPhysicalDeviceToolProperties *out);
 
 /* Two-call idiom over one element: `fill(i)` writes element i of `out`. */
-#define ONE_ELEMENT(count, out, fill)    \
-    do {                                 \
-        if (!(count)) return VK_ERROR_INITIALIZATION_FAILED; \
-        if (!(out)) {                    \
-            *(count) = 1;                \
-            return VK_SUCCESS;           \
-        }                                \
-        if (*(count) == 0) return VK_INCOMPLETE; \
-        fill;                            \
-        *(count) = 1;                    \
-        return VK_SUCCESS;               \
+#define ONE_ELEMENT(count, out, fill)                                                                                  \
+    do {                                                                                                               \
+        if (!(count)) return VK_ERROR_INITIALIZATION_FAILED;                                                           \
+        if (!(out)) {                                                                                                  \
+            *(count) = 1;                                                                                              \
+            return VK_SUCCESS;                                                                                         \
+        }                                                                                                              \
+        if (*(count) == 0) return VK_INCOMPLETE;                                                                       \
+        fill;                                                                                                          \
+        *(count) = 1;                                                                                                  \
+        return VK_SUCCESS;                                                                                             \
     } while (0)
 
 /* wsi.c */
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDisplayPlaneSurfaceKHR(VkInstance instance,
-                                                                const VkDisplaySurfaceCreateInfoKHR *ci,
-                                                                const VkAllocationCallbacks *alloc,
-                                                                VkSurfaceKHR *out);
+                                                                 const VkDisplaySurfaceCreateInfoKHR *ci,
+                                                                 const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface,
                                                   const VkAllocationCallbacks *alloc);
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice physicalDevice,
-                                                                       uint32_t family, VkSurfaceKHR surface,
-                                                                       VkBool32 *supported);
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice physicalDevice, uint32_t family,
+                                                                       VkSurfaceKHR surface, VkBool32 *supported);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilitiesKHR(VkPhysicalDevice physicalDevice,
                                                                             VkSurfaceKHR surface,
                                                                             VkSurfaceCapabilitiesKHR *caps);
@@ -402,34 +391,29 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysica
                                                                        VkSurfaceKHR surface, uint32_t *count,
                                                                        VkSurfaceFormatKHR *formats);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physicalDevice,
-                                                                            VkSurfaceKHR surface,
-                                                                            uint32_t *count,
+                                                                            VkSurfaceKHR surface, uint32_t *count,
                                                                             VkPresentModeKHR *modes);
 void rec_display_call(const char *call, const struct mock_physdev *pd);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPropertiesKHR(VkPhysicalDevice physicalDevice,
-                                                                          uint32_t *count,
-                                                                          VkDisplayPropertiesKHR *out);
+                                                                          uint32_t *count, VkDisplayPropertiesKHR *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayProperties2KHR(VkPhysicalDevice physicalDevice,
                                                                            uint32_t *count,
                                                                            VkDisplayProperties2KHR *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlanePropertiesKHR(VkPhysicalDevice physicalDevice,
                                                                                uint32_t *count,
                                                                                VkDisplayPlanePropertiesKHR *out);
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlaneProperties2KHR(
-    VkPhysicalDevice physicalDevice, uint32_t *count, VkDisplayPlaneProperties2KHR *out);
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysicalDevice physicalDevice,
-                                                                        uint32_t plane, uint32_t *count,
-                                                                        VkDisplayKHR *out);
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModePropertiesKHR(VkPhysicalDevice physicalDevice,
-                                                                VkDisplayKHR display, uint32_t *count,
-                                                                VkDisplayModePropertiesKHR *out);
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModeProperties2KHR(VkPhysicalDevice physicalDevice,
-                                                                 VkDisplayKHR display, uint32_t *count,
-                                                                 VkDisplayModeProperties2KHR *out);
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlaneProperties2KHR(VkPhysicalDevice physicalDevice,
+                                                                                uint32_t *count,
+                                                                                VkDisplayPlaneProperties2KHR *out);
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysicalDevice physicalDevice, uint32_t plane,
+                                                                        uint32_t *count, VkDisplayKHR *out);
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModePropertiesKHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
+                                                                uint32_t *count, VkDisplayModePropertiesKHR *out);
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModeProperties2KHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
+                                                                 uint32_t *count, VkDisplayModeProperties2KHR *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDisplayModeKHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
                                                          const VkDisplayModeCreateInfoKHR *ci,
-                                                         const VkAllocationCallbacks *alloc,
-                                                         VkDisplayModeKHR *out);
+                                                         const VkAllocationCallbacks *alloc, VkDisplayModeKHR *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneCapabilitiesKHR(VkPhysicalDevice physicalDevice,
                                                                    VkDisplayModeKHR mode, uint32_t plane,
                                                                    VkDisplayPlaneCapabilitiesKHR *caps);
@@ -446,30 +430,28 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilities2EXT(VkP
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilities2KHR(
     VkPhysicalDevice physicalDevice, const VkPhysicalDeviceSurfaceInfo2KHR *info, VkSurfaceCapabilities2KHR *caps);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupPresentCapabilitiesKHR(VkDevice device,
-                                                                        VkDeviceGroupPresentCapabilitiesKHR *caps);
+                                                                         VkDeviceGroupPresentCapabilitiesKHR *caps);
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupSurfacePresentModesKHR(VkDevice device, VkSurfaceKHR surface,
-                                                                        VkDeviceGroupPresentModeFlagsKHR *modes);
+                                                                         VkDeviceGroupPresentModeFlagsKHR *modes);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *ci,
-                                                       const VkAllocationCallbacks *alloc,
-                                                       VkSwapchainKHR *out);
+                                                       const VkAllocationCallbacks *alloc, VkSwapchainKHR *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
                                                     const VkAllocationCallbacks *alloc);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateXlibSurfaceKHR(VkInstance instance, const void *ci,
-                                                        const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
+                                                         const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateXcbSurfaceKHR(VkInstance instance, const void *ci,
-                                                       const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
+                                                        const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateWaylandSurfaceKHR(VkInstance instance, const void *ci,
-                                                           const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
-VKAPI_ATTR VkResult VKAPI_CALL mock_CreateHeadlessSurfaceEXT(VkInstance instance, const void *ci,
                                                             const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
+VKAPI_ATTR VkResult VKAPI_CALL mock_CreateHeadlessSurfaceEXT(VkInstance instance, const void *ci,
+                                                             const VkAllocationCallbacks *alloc, VkSurfaceKHR *out);
 
 /* device.c */
 void device_free(struct mock_device *d);
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *ci,
                                                  const VkAllocationCallbacks *alloc, VkDevice *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc);
-VKAPI_ATTR void VKAPI_CALL mock_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
-                                               VkQueue *out);
+VKAPI_ATTR void VKAPI_CALL mock_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *out);
 VKAPI_ATTR void VKAPI_CALL mock_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info, VkQueue *out);
 VKAPI_ATTR VkResult VKAPI_CALL mock_DeviceWaitIdle(VkDevice device);
 VKAPI_ATTR VkResult VKAPI_CALL mock_QueueWaitIdle(VkQueue queue);
@@ -477,8 +459,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateCommandPool(VkDevice device, const VkC
                                                       const VkAllocationCallbacks *alloc, VkCommandPool *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroyCommandPool(VkDevice device, VkCommandPool pool,
                                                    const VkAllocationCallbacks *alloc);
-VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device,
-                                                           const VkCommandBufferAllocateInfo *info,
+VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
                                                            VkCommandBuffer *out);
 VKAPI_ATTR void VKAPI_CALL mock_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
                                                    const VkCommandBuffer *cbs);
@@ -494,12 +475,10 @@ VKAPI_ATTR void VKAPI_CALL mock_DestroyImage(VkDevice device, VkImage image, con
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateBuffer(VkDevice device, const VkBufferCreateInfo *ci,
                                                  const VkAllocationCallbacks *alloc, VkBuffer *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks *alloc);
-VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements(VkDevice device, VkImage image,
-                                                           VkMemoryRequirements *req);
+VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements(VkDevice device, VkImage image, VkMemoryRequirements *req);
 VKAPI_ATTR void VKAPI_CALL mock_GetBufferMemoryRequirements(VkDevice device, VkBuffer buffer,
                                                             VkMemoryRequirements *req);
-VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device,
-                                                            const VkImageMemoryRequirementsInfo2 *info,
+VKAPI_ATTR void VKAPI_CALL mock_GetImageMemoryRequirements2(VkDevice device, const VkImageMemoryRequirementsInfo2 *info,
                                                             VkMemoryRequirements2 *req);
 VKAPI_ATTR void VKAPI_CALL mock_GetBufferMemoryRequirements2(VkDevice device,
                                                              const VkBufferMemoryRequirementsInfo2 *info,

@@ -90,22 +90,19 @@ class Mock {
     Mock(const Mock &) = delete;
     Mock &operator=(const Mock &) = delete;
 
-    template <typename T>
-    T Sym(const char *name) const {
-        return reinterpret_cast<T>(dlsym(handle_, name));
-    }
+    template <typename T> T Sym(const char *name) const { return reinterpret_cast<T>(dlsym(handle_, name)); }
     // The GIPA a loader would use: vk_icdGetInstanceProcAddr, else the exported vkGetInstanceProcAddr.
     PFN_vkGetInstanceProcAddr Gipa() const {
         auto g = Sym<PFN_vkGetInstanceProcAddr>("vk_icdGetInstanceProcAddr");
         return g ? g : Sym<PFN_vkGetInstanceProcAddr>("vkGetInstanceProcAddr");
     }
-    template <typename T>
-    T Proc(VkInstance instance, const char *name) const {
+    template <typename T> T Proc(VkInstance instance, const char *name) const {
         return reinterpret_cast<T>(Gipa()(instance, name));
     }
     VkResult Negotiate(uint32_t *version) const {
         auto n = Sym<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>("vk_icdNegotiateLoaderICDInterfaceVersion");
-        if (!n) n = Proc<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>(nullptr, "vk_icdNegotiateLoaderICDInterfaceVersion");
+        if (!n)
+            n = Proc<PFN_vk_icdNegotiateLoaderICDInterfaceVersion>(nullptr, "vk_icdNegotiateLoaderICDInterfaceVersion");
         EXPECT_NE(n, nullptr);
         return n ? n(version) : VK_ERROR_INITIALIZATION_FAILED;
     }
@@ -387,8 +384,9 @@ TEST(Gipa, SurfaceFunctionsNeedInterface3UnlessMisbehaving) {
         ASSERT_EQ(m.Negotiate(&v), VK_SUCCESS);
         VkInstance inst;
         ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
-        auto create = m.Proc<VkResult(VKAPI_PTR *)(VkInstance, const void *, const VkAllocationCallbacks *,
-                                                   VkSurfaceKHR *)>(inst, "vkCreateXcbSurfaceKHR");
+        auto create =
+            m.Proc<VkResult(VKAPI_PTR *)(VkInstance, const void *, const VkAllocationCallbacks *, VkSurfaceKHR *)>(
+                inst, "vkCreateXcbSurfaceKHR");
         ASSERT_NE(create, nullptr);
         VkSurfaceKHR surface = VK_NULL_HANDLE;
         EXPECT_EQ(create(inst, nullptr, nullptr, &surface), VK_SUCCESS);
@@ -432,9 +430,9 @@ TEST(CreateInstance, InterfaceUpTo4AcceptAnyMisbehaviour) {
 
 TEST(CreateInstance, LegacyLoaderCountsAsInterfaceBelow5) {
     Mock m("v7", R"({"api_version": "1.0.0"})");
-    VkInstance inst = VK_NULL_HANDLE;  // never negotiated
+    VkInstance inst = VK_NULL_HANDLE; // never negotiated
     EXPECT_EQ(m.CreateInstance(VK_API_VERSION_1_1, &inst), VK_ERROR_INCOMPATIBLE_DRIVER);
-    EXPECT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);  // 0 means 1.0
+    EXPECT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS); // 0 means 1.0
     EXPECT_EQ(m.Records("vkCreateInstance").at(1).Str("api_version"), "0.0.0");
     m.DestroyInstance(inst);
 }
@@ -478,7 +476,7 @@ TEST(CreateInstance, ResultInjection) {
                                  "vkEnumeratePhysicalDevices": -4}})");
     VkInstance inst = VK_NULL_HANDLE;
     EXPECT_EQ(m.CreateInstance(0, &inst), VK_ERROR_INITIALIZATION_FAILED);
-    m.SetResult("vkCreateInstance", VK_SUCCESS);  // removes the injection
+    m.SetResult("vkCreateInstance", VK_SUCCESS); // removes the injection
     ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
     uint32_t n = 0;
     EXPECT_EQ(m.Proc<PFN_vkEnumeratePhysicalDevices>(inst, "vkEnumeratePhysicalDevices")(inst, &n, nullptr),
@@ -564,7 +562,7 @@ TEST(PhysicalDevices, FromScenario) {
     p2.pNext = &driver;
     auto props2 = m.Proc<PFN_vkGetPhysicalDeviceProperties2>(inst, "vkGetPhysicalDeviceProperties2");
     ASSERT_NE(props2, nullptr);
-    ASSERT_NE(m.Gipa()(inst, "vkGetPhysicalDeviceProperties2KHR"), nullptr);  // default instance extension
+    ASSERT_NE(m.Gipa()(inst, "vkGetPhysicalDeviceProperties2KHR"), nullptr); // default instance extension
     props2(pds[0], &p2);
     EXPECT_STREQ(p2.properties.deviceName, "Alpha");
     EXPECT_EQ(driver.driverID, static_cast<VkDriverId>(9));
@@ -594,7 +592,7 @@ TEST(PhysicalDevices, FromScenario) {
     EXPECT_EQ(g.physicalDeviceCount, 2u);
     EXPECT_EQ(g.physicalDevices[0], pds[0]);
     EXPECT_EQ(g.physicalDevices[1], pds[1]);
-    EXPECT_EQ(m.Gipa()(inst, "vkEnumeratePhysicalDeviceGroupsKHR"), nullptr);  // extension not listed
+    EXPECT_EQ(m.Gipa()(inst, "vkEnumeratePhysicalDeviceGroupsKHR"), nullptr); // extension not listed
 
     auto dext = m.Proc<PFN_vkEnumerateDeviceExtensionProperties>(inst, "vkEnumerateDeviceExtensionProperties");
     uint32_t ne = 0;
@@ -644,11 +642,11 @@ TEST(PhysicalDevices, CrashWithZeroDevicesMisbehaviour) {
     ASSERT_EQ(enumerate(inst, &n, nullptr), VK_SUCCESS);
     ASSERT_EQ(n, 0u);
     uint32_t ng = 0;
-    EXPECT_EQ(groups(inst, &ng, nullptr), VK_SUCCESS);  // not yet: no array call reported zero
+    EXPECT_EQ(groups(inst, &ng, nullptr), VK_SUCCESS); // not yet: no array call reported zero
     VkPhysicalDevice none[1];
     ASSERT_EQ(enumerate(inst, &n, none), VK_SUCCESS);
     EXPECT_DEATH(groups(inst, &ng, nullptr), "");
-    m.DestroyInstance(inst);  // still allowed
+    m.DestroyInstance(inst); // still allowed
 }
 
 // Hot-plug: "unplugged" of the scenario in force at each enumeration hides devices of an existing
@@ -696,7 +694,7 @@ TEST(PhysicalDevices, UnpluggedFollowsTheCurrentScenario) {
 
     ASSERT_EQ(m.LoadScenario(R"({"api_version": "1.1.0", "unplugged": [2, 0]})"), 0);
     EXPECT_EQ(m.PhysicalDevices(inst), (std::vector<VkPhysicalDevice>{all[1]}));
-    EXPECT_EQ(group_members(), (Groups{{all[1]}}));  // the group of C alone is gone
+    EXPECT_EQ(group_members(), (Groups{{all[1]}})); // the group of C alone is gone
 
     // An unplugged device still answers queries (the handle stays valid).
     VkPhysicalDeviceProperties p{};
@@ -753,7 +751,7 @@ TEST(Device, CreateWithLoaderMagic) {
     ASSERT_NE(q, nullptr);
     EXPECT_TRUE(HasMagic(q));
     auto get_queue2 = reinterpret_cast<PFN_vkGetDeviceQueue2>(gdpa(dev, "vkGetDeviceQueue2"));
-    ASSERT_NE(get_queue2, nullptr);  // device is 1.2
+    ASSERT_NE(get_queue2, nullptr); // device is 1.2
     VkDeviceQueueInfo2 qi{};
     qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_INFO_2;
     qi.queueFamilyIndex = 0;
@@ -853,9 +851,9 @@ TEST(Device, ImagesAndBuffersAnswerMemoryRequirements) {
     ASSERT_NE(image, VK_NULL_HANDLE);
     VkMemoryRequirements req{};
     image_reqs(dev, image, &req);
-    EXPECT_EQ(req.size, 256u);  // 8 x 8 x 4 bytes
+    EXPECT_EQ(req.size, 256u); // 8 x 8 x 4 bytes
     EXPECT_EQ(req.alignment, 256u);
-    EXPECT_EQ(req.memoryTypeBits, 1u);  // the one memory type
+    EXPECT_EQ(req.memoryTypeBits, 1u); // the one memory type
     VkImageMemoryRequirementsInfo2 info2{};
     info2.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
     info2.image = image;
@@ -867,7 +865,7 @@ TEST(Device, ImagesAndBuffersAnswerMemoryRequirements) {
     sparse_reqs(dev, image, &nsparse, nullptr);
     EXPECT_EQ(nsparse, 0u);
     destroy_image(dev, image, nullptr);
-    image_reqs(dev, image, &req);  // destroyed: no memory type, recorded
+    image_reqs(dev, image, &req); // destroyed: no memory type, recorded
     EXPECT_EQ(req.memoryTypeBits, 0u);
     EXPECT_EQ(m.Records("invalid_handle").size(), 1u);
 
@@ -922,7 +920,8 @@ TEST(Device, InvalidHandlesAreRecordedNotDereferenced) {
 
 TEST(UnknownFunctions, DeviceSlots) {
     std::string scenario = R"({"device_functions": [)";
-    for (int i = 0; i < 256; i++) scenario += (i ? ",\"" : "\"") + std::string("vkMockUnknownDeviceFunc") + std::to_string(i) + "\"";
+    for (int i = 0; i < 256; i++)
+        scenario += (i ? ",\"" : "\"") + std::string("vkMockUnknownDeviceFunc") + std::to_string(i) + "\"";
     scenario += "]}";
     Mock m("v7", scenario);
     VkInstance inst = VK_NULL_HANDLE;
@@ -985,7 +984,7 @@ TEST(UnknownFunctions, PhysicalDeviceSlotsThroughGpdpa) {
     EXPECT_NE(gpdpa(inst, "vkDestroyInstance"), nullptr);
     auto any = reinterpret_cast<PFN_mock_icd_unknown_physdev_func>(gpdpa(inst, "vkMockSomethingElse"));
     ASSERT_NE(any, nullptr);
-    EXPECT_EQ(any(pds[0], 0), MOCK_ICD_UNKNOWN_PHYSDEV_RESULT(1, 0));  // first slot after the scenario's
+    EXPECT_EQ(any(pds[0], 0), MOCK_ICD_UNKNOWN_PHYSDEV_RESULT(1, 0)); // first slot after the scenario's
     EXPECT_EQ(m.Records("vkMockSomethingElse").size(), 1u);
     m.DestroyInstance(inst);
 }
@@ -1011,12 +1010,12 @@ TEST(Records, CallsFileMatchesMemory) {
     EXPECT_EQ(calls[2], "vk_icdNegotiateLoaderICDInterfaceVersion");
     EXPECT_EQ(calls.back(), "vkDestroyInstance");
     EXPECT_EQ(ParseRecord(lines[2]).Num("returned"), 7);
-    auto* get = m.Sym<PFN_mock_icd_ctl_record_get>("mock_icd_ctl_record_get");
+    auto *get = m.Sym<PFN_mock_icd_ctl_record_get>("mock_icd_ctl_record_get");
     EXPECT_EQ(std::string(get(2)), lines[2]);
 
     m.Reset();
     EXPECT_EQ(m.Records().size(), 0u);
-    EXPECT_EQ(m.CallsFileLines().size(), lines.size());  // the file is never truncated
+    EXPECT_EQ(m.CallsFileLines().size(), lines.size()); // the file is never truncated
 }
 
 TEST(Records, SeveralCopiesAreIndependent) {
@@ -1042,7 +1041,7 @@ TEST(Ctl, LoadScenarioAndReset) {
     EXPECT_EQ(m.LoadScenario(R"({"groups": [[0, 5]]})"), -1);
     VkInstance inst = VK_NULL_HANDLE;
     ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
-    EXPECT_EQ(m.PhysicalDevices(inst).size(), 2u);  // sidecar still in force
+    EXPECT_EQ(m.PhysicalDevices(inst).size(), 2u); // sidecar still in force
     m.DestroyInstance(inst);
 
     ASSERT_EQ(m.LoadScenario(R"({"physical_devices": [{}, {}, {}]})"), 0);
@@ -1053,10 +1052,10 @@ TEST(Ctl, LoadScenarioAndReset) {
     EXPECT_EQ(m.PhysicalDevices(inst).size(), 3u);
     m.DestroyInstance(inst);
     ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
-    EXPECT_EQ(m.PhysicalDevices(inst).size(), 1u);  // defaults
+    EXPECT_EQ(m.PhysicalDevices(inst).size(), 1u); // defaults
     m.DestroyInstance(inst);
 
-    m.Reset();  // back to the sidecar
+    m.Reset(); // back to the sidecar
     ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
     EXPECT_EQ(m.PhysicalDevices(inst).size(), 2u);
     m.DestroyInstance(inst);
@@ -1143,17 +1142,17 @@ TEST(Threads, ConcurrentCreateDestroy) {
             VkCommandPoolCreateInfo pci{};
             pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
             VkCommandPool pool = VK_NULL_HANDLE;
-            ASSERT_EQ(reinterpret_cast<PFN_vkCreateCommandPool>(gdpa(dev, "vkCreateCommandPool"))(dev, &pci, nullptr,
-                                                                                                &pool),
-                      VK_SUCCESS);
+            ASSERT_EQ(
+                reinterpret_cast<PFN_vkCreateCommandPool>(gdpa(dev, "vkCreateCommandPool"))(dev, &pci, nullptr, &pool),
+                VK_SUCCESS);
             VkCommandBufferAllocateInfo ai{};
             ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
             ai.commandPool = pool;
             ai.commandBufferCount = 2;
             VkCommandBuffer cbs[2];
-            ASSERT_EQ(reinterpret_cast<PFN_vkAllocateCommandBuffers>(gdpa(dev, "vkAllocateCommandBuffers"))(dev, &ai,
-                                                                                                           cbs),
-                      VK_SUCCESS);
+            ASSERT_EQ(
+                reinterpret_cast<PFN_vkAllocateCommandBuffers>(gdpa(dev, "vkAllocateCommandBuffers"))(dev, &ai, cbs),
+                VK_SUCCESS);
             reinterpret_cast<PFN_vkCmdFillBuffer>(gdpa(dev, "vkCmdFillBuffer"))(cbs[1], VK_NULL_HANDLE, 0, 4, 1);
             reinterpret_cast<PFN_vkDestroyDevice>(gdpa(dev, "vkDestroyDevice"))(dev, nullptr);
             m.DestroyInstance(inst);
@@ -1167,12 +1166,12 @@ TEST(Threads, ConcurrentCreateDestroy) {
     EXPECT_EQ(m.CallsFileLines().size(), m.Records().size());
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Scenario keys and variants that exist for ldp-check's proofs (docs/ldp-check.md, "Proof").
 
 TEST(HiddenFunctions, EveryProcAddrFunctionAnswersNullButExportsStay) {
-    const char *hide = R"({"hidden_functions": ["vkEnumerateInstanceVersion", "vk_icdNegotiateLoaderICDInterfaceVersion",
+    const char *hide =
+        R"({"hidden_functions": ["vkEnumerateInstanceVersion", "vk_icdNegotiateLoaderICDInterfaceVersion",
                               "vkGetPhysicalDeviceProperties", "vkCreateCommandPool"]})";
     Mock plain("v7_exports", "");
     Mock m("v7_exports", hide);
@@ -1276,7 +1275,7 @@ TEST(CrashIn, NamedCommandAbortsWithDevices) {
         auto pds = m.PhysicalDevices(inst);
         ASSERT_EQ(pds.size(), 1u);
         VkPhysicalDeviceProperties p{};
-        m.Proc<PFN_vkGetPhysicalDeviceProperties>(inst, "vkGetPhysicalDeviceProperties")(pds[0], &p);  // not named
+        m.Proc<PFN_vkGetPhysicalDeviceProperties>(inst, "vkGetPhysicalDeviceProperties")(pds[0], &p); // not named
         auto mem = m.Proc<PFN_vkGetPhysicalDeviceMemoryProperties>(inst, "vkGetPhysicalDeviceMemoryProperties");
         ASSERT_NE(mem, nullptr);
         pid_t pid = fork();
@@ -1316,13 +1315,13 @@ TEST(Negotiation, PerOfferAnswers) {
     Mock m("v7_exports", R"({"interface": {"per_offer": {"6": 4, "5": "VK_ERROR_INCOMPATIBLE_DRIVER"}}})");
     uint32_t v = 7;
     EXPECT_EQ(m.Negotiate(&v), VK_SUCCESS);
-    EXPECT_EQ(v, 7u);  // offers without an entry: min(offered, maximum)
+    EXPECT_EQ(v, 7u); // offers without an entry: min(offered, maximum)
     v = 6;
     EXPECT_EQ(m.Negotiate(&v), VK_SUCCESS);
-    EXPECT_EQ(v, 4u);  // a number: that version
+    EXPECT_EQ(v, 4u); // a number: that version
     v = 5;
     EXPECT_EQ(m.Negotiate(&v), VK_ERROR_INCOMPATIBLE_DRIVER);
-    EXPECT_EQ(v, 5u);  // a result: *pVersion untouched
+    EXPECT_EQ(v, 5u); // a result: *pVersion untouched
     v = 4;
     EXPECT_EQ(m.Negotiate(&v), VK_SUCCESS);
     EXPECT_EQ(v, 4u);
@@ -1378,8 +1377,8 @@ TEST(CreateInstance, IncompatibleForApi2Misbehaviour) {
     uint32_t v = 7;
     ASSERT_EQ(m.Negotiate(&v), VK_SUCCESS);
     ASSERT_EQ(v, 5u);
-    for (uint32_t api : {VK_API_VERSION_1_0, VK_API_VERSION_1_1, VK_MAKE_API_VERSION(0, 1, 4, 0),
-                         VK_MAKE_API_VERSION(0, 1, 9, 0)}) {
+    for (uint32_t api :
+         {VK_API_VERSION_1_0, VK_API_VERSION_1_1, VK_MAKE_API_VERSION(0, 1, 4, 0), VK_MAKE_API_VERSION(0, 1, 9, 0)}) {
         VkInstance inst = VK_NULL_HANDLE;
         EXPECT_EQ(m.CreateInstance(api, &inst), VK_SUCCESS) << api;
         if (inst) m.DestroyInstance(inst);
@@ -1406,7 +1405,7 @@ TEST(Gipa, NullInstanceAnswersAllMisbehaviour) {
     }
     // Unknown names and closed gates stay NULL; globals are unchanged.
     EXPECT_EQ(m.Gipa()(nullptr, "vkNotAFunction"), nullptr);
-    EXPECT_EQ(m.Gipa()(nullptr, "vkCreateXcbSurfaceKHR"), nullptr);  // no VK_KHR_xcb_surface offered
+    EXPECT_EQ(m.Gipa()(nullptr, "vkCreateXcbSurfaceKHR"), nullptr); // no VK_KHR_xcb_surface offered
     EXPECT_NE(m.Gipa()(nullptr, "vkCreateInstance"), nullptr);
     // The answer is the real command.
     VkInstance inst = VK_NULL_HANDLE;
@@ -1425,7 +1424,7 @@ TEST(Variants, V2NoGipaNegotiatesWithoutIcdGipa) {
     EXPECT_NE(m.Sym<void *>("vk_icdNegotiateLoaderICDInterfaceVersion"), nullptr);
     for (const char *s : {"vkGetInstanceProcAddr", "vkCreateInstance", "vkEnumerateInstanceExtensionProperties"})
         EXPECT_NE(m.Sym<void *>(s), nullptr) << s;
-    EXPECT_EQ(m.Sym<void *>("vkEnumeratePhysicalDevices"), nullptr);  // only the three v0 exports
+    EXPECT_EQ(m.Sym<void *>("vkEnumeratePhysicalDevices"), nullptr); // only the three v0 exports
     uint32_t v = 7;
     ASSERT_EQ(m.Negotiate(&v), VK_SUCCESS);
     EXPECT_EQ(v, 2u);
@@ -1457,7 +1456,8 @@ TEST(Variants, VkExportsSymbolicBindsToItself) {
     EXPECT_FALSE(LinkedSymbolic(plain.handle()));
     EXPECT_TRUE(LinkedSymbolic(sym.handle()));
     // Same exports and behaviour otherwise.
-    for (const char *s : {"vkCreateInstance", "vkGetInstanceProcAddr", "vkEnumeratePhysicalDevices", "vkGetDeviceProcAddr"})
+    for (const char *s :
+         {"vkCreateInstance", "vkGetInstanceProcAddr", "vkEnumeratePhysicalDevices", "vkGetDeviceProcAddr"})
         EXPECT_NE(sym.Sym<void *>(s), nullptr) << s;
     EXPECT_EQ(sym.Sym<void *>("vk_icdNegotiateLoaderICDInterfaceVersion"), nullptr);
     uint32_t v = 7;
@@ -1471,9 +1471,9 @@ TEST(Variants, VkExportsSymbolicBindsToItself) {
 
 TEST(Variants, NoneExportsOnlyTheControlFunctions) {
     Mock m("none", R"({"physical_devices": [{}, {}]})");
-    for (const char *s : {"vk_icdNegotiateLoaderICDInterfaceVersion", "vk_icdGetInstanceProcAddr",
-                          "vk_icdGetPhysicalDeviceProcAddr", "vkGetInstanceProcAddr", "vkCreateInstance",
-                          "vkEnumerateInstanceExtensionProperties"})
+    for (const char *s :
+         {"vk_icdNegotiateLoaderICDInterfaceVersion", "vk_icdGetInstanceProcAddr", "vk_icdGetPhysicalDeviceProcAddr",
+          "vkGetInstanceProcAddr", "vkCreateInstance", "vkEnumerateInstanceExtensionProperties"})
         EXPECT_EQ(m.Sym<void *>(s), nullptr) << s;
     for (const char *s : {"mock_icd_ctl_load_scenario", "mock_icd_ctl_record_count", "mock_icd_ctl_record_get",
                           "mock_icd_ctl_reset", "mock_icd_ctl_set_result"})
@@ -1484,4 +1484,4 @@ TEST(Variants, NoneExportsOnlyTheControlFunctions) {
     EXPECT_EQ(m.LoadScenario("{not json"), -1);
 }
 
-}  // namespace
+} // namespace

@@ -232,8 +232,8 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFeatures2(VkPhysicalDevice phys
     f->features.robustBufferAccess = VK_TRUE;
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties(VkPhysicalDevice physicalDevice,
-                                                                  VkFormat format, VkFormatProperties *p) {
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties(VkPhysicalDevice physicalDevice, VkFormat format,
+                                                                  VkFormatProperties *p) {
     GET_PD("vkGetPhysicalDeviceFormatProperties", );
     if (!p) return;
     memset(p, 0, sizeof *p);
@@ -244,14 +244,14 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties(VkPhysicalDevi
     }
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice physicalDevice,
-                                                                   VkFormat format, VkFormatProperties2 *p) {
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice physicalDevice, VkFormat format,
+                                                                   VkFormatProperties2 *p) {
     if (p) mock_GetPhysicalDeviceFormatProperties(physicalDevice, format, &p->formatProperties);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties(
-    VkPhysicalDevice physicalDevice, VkFormat format, VkImageType type, VkImageTiling tiling,
-    VkImageUsageFlags usage, VkImageCreateFlags flags, VkImageFormatProperties *p) {
+    VkPhysicalDevice physicalDevice, VkFormat format, VkImageType type, VkImageTiling tiling, VkImageUsageFlags usage,
+    VkImageCreateFlags flags, VkImageFormatProperties *p) {
     GET_PD("vkGetPhysicalDeviceImageFormatProperties", VK_ERROR_INITIALIZATION_FAILED);
     VkResult r = injected("vkGetPhysicalDeviceImageFormatProperties");
     if (r < 0) return r;
@@ -274,8 +274,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceImageFormatProperties2(
                                                        info->usage, info->flags, &p->imageFormatProperties);
 }
 
-VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physicalDevice,
-                                                                       uint32_t *count,
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice physicalDevice, uint32_t *count,
                                                                        VkQueueFamilyProperties *p) {
     GET_PD("vkGetPhysicalDeviceQueueFamilyProperties", );
     if (!count) return;
@@ -296,8 +295,7 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysica
 }
 
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice physicalDevice,
-                                                                        uint32_t *count,
-                                                                        VkQueueFamilyProperties2 *p) {
+                                                                        uint32_t *count, VkQueueFamilyProperties2 *p) {
     if (!count) return;
     if (!p) {
         mock_GetPhysicalDeviceQueueFamilyProperties(physicalDevice, count, NULL);
@@ -388,8 +386,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceExtensionProperties(VkPhysica
     return r;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDevice physicalDevice,
-                                                                   uint32_t *count, VkLayerProperties *p) {
+VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDevice physicalDevice, uint32_t *count,
+                                                                   VkLayerProperties *p) {
     GET_PD("vkEnumerateDeviceLayerProperties", VK_ERROR_INITIALIZATION_FAILED);
     cJSON *o = rec_new("vkEnumerateDeviceLayerProperties");
     rec_emit(o);
@@ -398,8 +396,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDev
 }
 
 /* ---- vkGetPhysicalDeviceToolProperties (and the VK_EXT_tooling_info alias): one tool ---- */
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDevice physicalDevice,
-                                                                    uint32_t *count,
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDevice physicalDevice, uint32_t *count,
                                                                     VkPhysicalDeviceToolProperties *out) {
     GET_PD("vkGetPhysicalDeviceToolProperties", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkGetPhysicalDeviceToolProperties", pd);
@@ -414,4 +411,3 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDe
         copy_name(out[0].description, sizeof out[0].description, "a tool inside the mock driver");
     });
 }
-

@@ -24,8 +24,7 @@ void rec_add_result(cJSON *o, VkResult r) {
 
 void rec_add_version(cJSON *o, const char *key, uint32_t v) {
     char buf[48];
-    snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
-             VK_API_VERSION_PATCH(v));
+    snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
     cJSON_AddStringToObject(o, key, buf);
 }
 
@@ -56,4 +55,3 @@ void rec_emit(cJSON *o) {
     mock_records_add(&g_records, s);
     pthread_mutex_unlock(&g_lock);
 }
-

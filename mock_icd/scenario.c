@@ -45,9 +45,7 @@ void scenario_release(struct scenario *sc) {
     if (sc && --sc->refs == 0) scenario_free(sc);
 }
 
-void copy_name(char *dst, size_t cap, const char *src) {
-    snprintf(dst, cap, "%s", src ? src : "");
-}
+void copy_name(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
 static bool parse_version(const cJSON *v, uint32_t *out) {
     if (cJSON_IsNumber(v)) {
@@ -160,10 +158,8 @@ static bool parse_physdev(const cJSON *o, struct physdev_cfg *pd) {
         if (!cJSON_IsString(v)) return false;
         copy_name(pd->name, sizeof pd->name, v->valuestring);
     }
-    if ((v = cJSON_GetObjectItemCaseSensitive(o, "api_version")) && !parse_version(v, &pd->api_version))
-        return false;
-    if ((v = cJSON_GetObjectItemCaseSensitive(o, "driver_version")) && !parse_u32(v, &pd->driver_version))
-        return false;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "api_version")) && !parse_version(v, &pd->api_version)) return false;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "driver_version")) && !parse_u32(v, &pd->driver_version)) return false;
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "vendor_id")) && !parse_u32(v, &pd->vendor_id)) return false;
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "device_id")) && !parse_u32(v, &pd->device_id)) return false;
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "device_type"))) {
@@ -207,8 +203,7 @@ static bool parse_physdev(const cJSON *o, struct physdev_cfg *pd) {
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "conformance_version"))) {
         unsigned c[4] = {0, 0, 0, 0};
-        if (!cJSON_IsString(v) || sscanf(v->valuestring, "%u.%u.%u.%u", &c[0], &c[1], &c[2], &c[3]) < 1)
-            return false;
+        if (!cJSON_IsString(v) || sscanf(v->valuestring, "%u.%u.%u.%u", &c[0], &c[1], &c[2], &c[3]) < 1) return false;
         for (int i = 0; i < 4; i++) pd->conformance[i] = (uint8_t)c[i];
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "pci_bus"))) {

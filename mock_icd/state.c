@@ -13,7 +13,7 @@ char g_calls_path[PATH_MAX + 16];
 char g_scenario_path[PATH_MAX + 16];
 struct scenario *g_sc;
 struct mock_records g_records; /* unbounded */
-int g_negotiated = -1; /* -1: never negotiated */
+int g_negotiated = -1;         /* -1: never negotiated */
 bool g_first_seen;
 bool g_legacy_gipa_first; /* first entry was vk_icdGetInstanceProcAddr (not for negotiate) */
 struct mock_instance *g_instances;
@@ -87,9 +87,7 @@ bool inst_ext(const char *name) {
     return has_ext(sc->inst_exts, sc->inst_ext_count, name);
 }
 
-uint32_t major_minor(uint32_t v) {
-    return VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), 0);
-}
+uint32_t major_minor(uint32_t v) { return VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), 0); }
 
 /* The interface version the mock believes it runs under. */
 int effective_interface(void) {

@@ -63,10 +63,10 @@ static void rec_add_surface(cJSON *o, VkSurfaceKHR surface) {
     cJSON_AddStringToObject(o, "surface", kind);
 }
 
-#define SURFACE_CREATE(name)                                                                              \
-    VKAPI_ATTR VkResult VKAPI_CALL mock_##name(VkInstance instance, const void *ci,                       \
-                                               const VkAllocationCallbacks *alloc, VkSurfaceKHR *out) { \
-        return create_surface("vk" #name, instance, ci, out);                                             \
+#define SURFACE_CREATE(name)                                                                                           \
+    VKAPI_ATTR VkResult VKAPI_CALL mock_##name(VkInstance instance, const void *ci,                                    \
+                                               const VkAllocationCallbacks *alloc, VkSurfaceKHR *out) {                \
+        return create_surface("vk" #name, instance, ci, out);                                                          \
     }
 SURFACE_CREATE(CreateXlibSurfaceKHR)
 SURFACE_CREATE(CreateXcbSurfaceKHR)
@@ -75,9 +75,9 @@ SURFACE_CREATE(CreateHeadlessSurfaceEXT)
 
 /* VK_KHR_display: the display mode handle the loader passed through is recorded too. */
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDisplayPlaneSurfaceKHR(VkInstance instance,
-                                                                const VkDisplaySurfaceCreateInfoKHR *ci,
-                                                                const VkAllocationCallbacks *alloc,
-                                                                VkSurfaceKHR *out) {
+                                                                 const VkDisplaySurfaceCreateInfoKHR *ci,
+                                                                 const VkAllocationCallbacks *alloc,
+                                                                 VkSurfaceKHR *out) {
     (void)alloc;
     return create_surface_ex("vkCreateDisplayPlaneSurfaceKHR", instance, ci, ci, out);
 }
@@ -111,9 +111,8 @@ static void rec_surface_query(const char *call, const struct mock_physdev *pd, V
     rec_emit(o);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice physicalDevice,
-                                                                       uint32_t family, VkSurfaceKHR surface,
-                                                                       VkBool32 *supported) {
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice physicalDevice, uint32_t family,
+                                                                       VkSurfaceKHR surface, VkBool32 *supported) {
     GET_PD("vkGetPhysicalDeviceSurfaceSupportKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfaceSupportKHR", pd, surface);
     if (supported) *supported = family < pd->cfg->family_count ? VK_TRUE : VK_FALSE;
@@ -162,8 +161,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysica
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physicalDevice,
-                                                                            VkSurfaceKHR surface,
-                                                                            uint32_t *count,
+                                                                            VkSurfaceKHR surface, uint32_t *count,
                                                                             VkPresentModeKHR *modes) {
     GET_PD("vkGetPhysicalDeviceSurfacePresentModesKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfacePresentModesKHR", pd, surface);
@@ -241,16 +239,16 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlanePropertiesKHR(V
     ONE_ELEMENT(count, out, fill_plane(pd, &out[0]));
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlaneProperties2KHR(
-    VkPhysicalDevice physicalDevice, uint32_t *count, VkDisplayPlaneProperties2KHR *out) {
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlaneProperties2KHR(VkPhysicalDevice physicalDevice,
+                                                                                uint32_t *count,
+                                                                                VkDisplayPlaneProperties2KHR *out) {
     GET_PD("vkGetPhysicalDeviceDisplayPlaneProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkGetPhysicalDeviceDisplayPlaneProperties2KHR", pd);
     ONE_ELEMENT(count, out, fill_plane(pd, &out[0].displayPlaneProperties));
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysicalDevice physicalDevice,
-                                                                        uint32_t plane, uint32_t *count,
-                                                                        VkDisplayKHR *out) {
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysicalDevice physicalDevice, uint32_t plane,
+                                                                        uint32_t *count, VkDisplayKHR *out) {
     GET_PD("vkGetDisplayPlaneSupportedDisplaysKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkGetDisplayPlaneSupportedDisplaysKHR", pd);
     if (plane != 0 && count) {
@@ -260,18 +258,16 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysic
     ONE_ELEMENT(count, out, out[0] = MOCK_DISPLAY(pd));
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModePropertiesKHR(VkPhysicalDevice physicalDevice,
-                                                                VkDisplayKHR display, uint32_t *count,
-                                                                VkDisplayModePropertiesKHR *out) {
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModePropertiesKHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
+                                                                uint32_t *count, VkDisplayModePropertiesKHR *out) {
     GET_PD("vkGetDisplayModePropertiesKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkGetDisplayModePropertiesKHR", pd);
     (void)display;
     ONE_ELEMENT(count, out, fill_mode(pd, &out[0]));
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModeProperties2KHR(VkPhysicalDevice physicalDevice,
-                                                                 VkDisplayKHR display, uint32_t *count,
-                                                                 VkDisplayModeProperties2KHR *out) {
+VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModeProperties2KHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
+                                                                 uint32_t *count, VkDisplayModeProperties2KHR *out) {
     GET_PD("vkGetDisplayModeProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkGetDisplayModeProperties2KHR", pd);
     (void)display;
@@ -280,8 +276,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayModeProperties2KHR(VkPhysicalDevic
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDisplayModeKHR(VkPhysicalDevice physicalDevice, VkDisplayKHR display,
                                                          const VkDisplayModeCreateInfoKHR *ci,
-                                                         const VkAllocationCallbacks *alloc,
-                                                         VkDisplayModeKHR *out) {
+                                                         const VkAllocationCallbacks *alloc, VkDisplayModeKHR *out) {
     GET_PD("vkCreateDisplayModeKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkCreateDisplayModeKHR", pd);
     (void)display;
@@ -375,7 +370,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilities2KHR(
     rec_add_surface(o, info ? info->surface : VK_NULL_HANDLE);
     const VkSurfacePresentModeEXT *mode = NULL;
     for (const VkBaseInStructure *p = info ? info->pNext : NULL; p; p = p->pNext)
-        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT) mode = (const VkSurfacePresentModeEXT *)(const void *)p;
+        if (p->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_EXT)
+            mode = (const VkSurfacePresentModeEXT *)(const void *)p;
     if (mode)
         cJSON_AddNumberToObject(o, "present_mode", mode->presentMode);
     else
@@ -411,7 +407,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceCapabilities2KHR(
 /* VK_KHR_device_group with VK_KHR_swapchain (what vulkaninfo's device-group section asks): every
  * device presents only its own images (each group member is its own device here). */
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupPresentCapabilitiesKHR(VkDevice device,
-                                                                        VkDeviceGroupPresentCapabilitiesKHR *caps) {
+                                                                         VkDeviceGroupPresentCapabilitiesKHR *caps) {
     if (!find_device(device)) {
         rec_invalid_handle("vkGetDeviceGroupPresentCapabilitiesKHR", "VkDevice");
         return VK_ERROR_INITIALIZATION_FAILED;
@@ -425,7 +421,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupPresentCapabilitiesKHR(VkDevic
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupSurfacePresentModesKHR(VkDevice device, VkSurfaceKHR surface,
-                                                                        VkDeviceGroupPresentModeFlagsKHR *modes) {
+                                                                         VkDeviceGroupPresentModeFlagsKHR *modes) {
     (void)surface;
     if (!find_device(device)) {
         rec_invalid_handle("vkGetDeviceGroupSurfacePresentModesKHR", "VkDevice");
@@ -438,8 +434,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetDeviceGroupSurfacePresentModesKHR(VkDevic
 /* Swapchains: recorded only (what surface handle the driver received, LDP_LOADER_11); the handle is
  * an opaque number, nothing is allocated. */
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *ci,
-                                                       const VkAllocationCallbacks *alloc,
-                                                       VkSwapchainKHR *out) {
+                                                       const VkAllocationCallbacks *alloc, VkSwapchainKHR *out) {
     (void)alloc;
     VkResult r = injected("vkCreateSwapchainKHR");
     bool valid = find_device(device) != NULL;
@@ -466,4 +461,3 @@ VKAPI_ATTR void VKAPI_CALL mock_DestroySwapchainKHR(VkDevice device, VkSwapchain
     cJSON_AddBoolToObject(o, "null", swapchain == VK_NULL_HANDLE);
     rec_emit(o);
 }
-

@@ -256,7 +256,8 @@ static struct ch_inst *ch_inst_of(const void *dispatchable);
 static struct ch_dev *ch_dev_of(const void *dispatchable);
 static bool ch_validate(struct ch_inst *in, const char *command);
 static void ch_pre_record(struct ch_inst *in, const char *command);
-static void ch_post_record(struct ch_inst *in, const char *command, const struct ch_fix *f, bool has_result, VkResult r);
+static void ch_post_record(struct ch_inst *in, const char *command, const struct ch_fix *f, bool has_result,
+                           VkResult r);
 
 /* One call's unwrapping: the copies it made, what it unwrapped and wrapped. */
 struct ch_block {
@@ -370,8 +371,8 @@ static bool report(struct ch_inst *in, const char *command, int *reached) {
             !(ms[i].types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT) || ms[i].callback == NULL)
             continue;
         (*reached)++;
-        if (ms[i].callback(VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT, VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
-                           &data, ms[i].user) == VK_TRUE)
+        if (ms[i].callback(VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                           VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT, &data, ms[i].user) == VK_TRUE)
             skip = true;
     }
     return skip;
@@ -398,7 +399,8 @@ static void ch_pre_record(struct ch_inst *in, const char *command) {
     if (in != NULL) atomic_fetch_add(&in->calls, 1);
 }
 
-static void ch_post_record(struct ch_inst *in, const char *command, const struct ch_fix *f, bool has_result, VkResult r) {
+static void ch_post_record(struct ch_inst *in, const char *command, const struct ch_fix *f, bool has_result,
+                           VkResult r) {
     (void)in;
     cJSON *o = cJSON_CreateObject();
     if (o != NULL) {
@@ -539,8 +541,7 @@ static void ch_fix_write_descriptor_set(struct ch_fix *f, VkWriteDescriptorSet *
         case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
             s->pBufferInfo = chf_arr_VkDescriptorBufferInfo(f, s->pBufferInfo, s->descriptorCount);
             break;
-        default:
-            break;
+        default: break;
     }
     s->pNext = ch_fix_chain(f, s->pNext);
 }
@@ -573,8 +574,8 @@ static void record_result(const char *call, VkResult r) {
     record(call, o);
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL chassis_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
-                                                             VkInstance *pInstance) {
+static VKAPI_ATTR VkResult VKAPI_CALL chassis_CreateInstance(const VkInstanceCreateInfo *ci,
+                                                             const VkAllocationCallbacks *a, VkInstance *pInstance) {
     ensure_init();
     VkLayerInstanceCreateInfo *link = find_link(ci ? ci->pNext : NULL, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
     if (link == NULL || link->u.pLayerInfo == NULL) return VK_ERROR_INITIALIZATION_FAILED;
@@ -601,14 +602,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL chassis_CreateInstance(const VkInstanceCre
     in->enum_device_extensions =
         (PFN_vkEnumerateDeviceExtensionProperties)next_gipa(*pInstance, "vkEnumerateDeviceExtensionProperties");
     in->create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)next_gipa(*pInstance, "vkCreateDebugUtilsMessengerEXT");
-    in->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)next_gipa(*pInstance, "vkDestroyDebugUtilsMessengerEXT");
+    in->destroy_messenger =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)next_gipa(*pInstance, "vkDestroyDebugUtilsMessengerEXT");
     map_init(&in->map);
     /* The messengers of vkCreateInstance's pNext chain live as long as the instance. */
     for (const VkBaseInStructure *n = ci->pNext; n != NULL; n = n->pNext) {
-        if (n->sType != VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT || in->nmessengers >= MAX_MESSENGERS) continue;
+        if (n->sType != VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT || in->nmessengers >= MAX_MESSENGERS)
+            continue;
         const VkDebugUtilsMessengerCreateInfoEXT *m = (const VkDebugUtilsMessengerCreateInfoEXT *)(const void *)n;
-        in->messengers[in->nmessengers++] = (struct ch_messenger){VK_NULL_HANDLE, m->messageSeverity, m->messageType,
-                                                                  m->pfnUserCallback, m->pUserData};
+        in->messengers[in->nmessengers++] =
+            (struct ch_messenger){VK_NULL_HANDLE, m->messageSeverity, m->messageType, m->pfnUserCallback, m->pUserData};
     }
     pthread_mutex_lock(&g_lock);
     g_fill_gipa = next_gipa;
@@ -756,8 +759,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL chassis_CreateDebugUtilsMessengerEXT(VkIns
     if (r == VK_SUCCESS && ci != NULL) {
         pthread_mutex_lock(&g_lock);
         if (in->nmessengers < MAX_MESSENGERS)
-            in->messengers[in->nmessengers++] =
-                (struct ch_messenger){*pMessenger, ci->messageSeverity, ci->messageType, ci->pfnUserCallback, ci->pUserData};
+            in->messengers[in->nmessengers++] = (struct ch_messenger){*pMessenger, ci->messageSeverity, ci->messageType,
+                                                                      ci->pfnUserCallback, ci->pUserData};
         pthread_mutex_unlock(&g_lock);
     }
     record_result("vkCreateDebugUtilsMessengerEXT", r);

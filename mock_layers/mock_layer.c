@@ -32,8 +32,8 @@
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_OBJECTS 64
 #define MAX_RECORDS 4096
-#define MAX_WRAPPED_PDS 16 /* physical-device wrappers per instance (wrap_handles) */
-#define FN_SLOTS 4         /* "device_functions" / "physdev_functions" the layer answers itself */
+#define MAX_WRAPPED_PDS 16   /* physical-device wrappers per instance (wrap_handles) */
+#define FN_SLOTS 4           /* "device_functions" / "physdev_functions" the layer answers itself */
 #define MAX_WRAPPED_QUEUES 8 /* queue wrappers per device (wrap_handles) */
 #define MAX_WRAPPED_CBS 32   /* command-buffer wrappers per device (wrap_handles) */
 
@@ -45,16 +45,16 @@ struct scenario {
     bool fail_negotiation, no_advance_link, clobber_instance, clobber_device, no_call_down;
     bool fail_unknown_extensions, return_disabled_functions;
     bool fail_device_after_call_down; /* vkCreateDevice: destroys what it got from below, then fails */
-    bool wrap_handles; /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
-    bool wrap_command_pools; /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
-    bool tool; /* a tool (VK_EXT_tooling_info): adds its entry to vkGetPhysicalDeviceToolProperties */
-    bool wrap_instance; /* replaces *pInstance with its own wrapper after calling down (legal, LLP_LAYER_21) */
-    bool call_globals;  /* vkCreateInstance asks pfnNextGetInstanceProcAddr(NULL, ...) for the global
-                         * commands and calls them before calling down */
-    bool create_own_device; /* vkCreateDevice also makes a device of its own through the loader's
-                             * VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK (record "own_device") */
+    bool wrap_handles;                /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
+    bool wrap_command_pools;          /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
+    bool tool;                 /* a tool (VK_EXT_tooling_info): adds its entry to vkGetPhysicalDeviceToolProperties */
+    bool wrap_instance;        /* replaces *pInstance with its own wrapper after calling down (legal, LLP_LAYER_21) */
+    bool call_globals;         /* vkCreateInstance asks pfnNextGetInstanceProcAddr(NULL, ...) for the global
+                                * commands and calls them before calling down */
+    bool create_own_device;    /* vkCreateDevice also makes a device of its own through the loader's
+                                * VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK (record "own_device") */
     bool own_device_next_gipa; /* ... passing its next vkGetInstanceProcAddr as layerGIPA, not its own */
-    char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
+    char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE];  /* "" = free slot */
     char physdev_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     /* "" = ungated; else device_functions are offered by vkGetDeviceProcAddr only for devices
      * created with this extension enabled (LLP_LAYER_18), and it is the layer's own answer to
@@ -62,8 +62,8 @@ struct scenario {
     char device_extension[VK_MAX_EXTENSION_NAME_SIZE];
     /* "" = ungated; else physdev_functions are offered only for instances created with it enabled */
     char instance_extension[VK_MAX_EXTENSION_NAME_SIZE];
-    int negotiate_version; /* -1: the variant's own */
-    uint32_t pre_instance_version; /* 0: pass through */
+    int negotiate_version;                              /* -1: the variant's own */
+    uint32_t pre_instance_version;                      /* 0: pass through */
     char pre_add_extension[VK_MAX_EXTENSION_NAME_SIZE]; /* "": none */
     char pre_add_layer[VK_MAX_EXTENSION_NAME_SIZE];     /* "": none */
     bool pre_no_call_down;
@@ -123,8 +123,7 @@ static int scenario_apply(const char *text) {
     const cJSON *dx = cJSON_GetObjectItemCaseSensitive(doc, "device_extension");
     if (cJSON_IsString(dx)) snprintf(g_sc.device_extension, sizeof(g_sc.device_extension), "%s", dx->valuestring);
     const cJSON *ix = cJSON_GetObjectItemCaseSensitive(doc, "instance_extension");
-    if (cJSON_IsString(ix))
-        snprintf(g_sc.instance_extension, sizeof(g_sc.instance_extension), "%s", ix->valuestring);
+    if (cJSON_IsString(ix)) snprintf(g_sc.instance_extension, sizeof(g_sc.instance_extension), "%s", ix->valuestring);
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(doc, "pre_instance_version");
     if (cJSON_IsNumber(pv)) g_sc.pre_instance_version = (uint32_t)pv->valuedouble;
     const cJSON *pre = cJSON_GetObjectItemCaseSensitive(doc, "pre_instance");
@@ -273,7 +272,7 @@ struct inst_data {
     PFN_vkEnumeratePhysicalDeviceGroups EnumeratePhysicalDeviceGroups, EnumeratePhysicalDeviceGroupsKHR;
     struct wrapped_pd *pds[MAX_WRAPPED_PDS];
     uint32_t pd_count;
-    struct wrapped_inst *inst_wrapper; /* wrap_instance: the handle the layer returned */
+    struct wrapped_inst *inst_wrapper;           /* wrap_instance: the handle the layer returned */
     PFN_vkLayerCreateDevice layer_create_device; /* VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK, if given */
     PFN_vkLayerDestroyDevice layer_destroy_device;
     PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
@@ -286,9 +285,9 @@ struct dev_data {
     PFN_vkDestroyDevice DestroyDevice;
     PFN_vkGetDeviceQueue GetDeviceQueue;
     PFN_vkVoidFunction fn_next[FN_SLOTS]; /* "device_functions", from the layer below */
-    struct wrapped_dev *wrapped;           /* wrap_handles: the handle the application holds */
-    struct alloc_cb alloc;                 /* what the wrapper was allocated with */
-    bool ext_enabled;                      /* the scenario's device_extension was enabled */
+    struct wrapped_dev *wrapped;          /* wrap_handles: the handle the application holds */
+    struct alloc_cb alloc;                /* what the wrapper was allocated with */
+    bool ext_enabled;                     /* the scenario's device_extension was enabled */
     /* wrap_command_pools or wrap_handles */
     PFN_vkCreateCommandPool CreateCommandPool;
     PFN_vkDestroyCommandPool DestroyCommandPool;
@@ -448,8 +447,8 @@ static void call_globals(PFN_vkGetInstanceProcAddr next_gipa) {
 static _Atomic(const void *) g_unadvanced_instance_link;
 static _Atomic(const void *) g_unadvanced_device_link;
 
-static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *a,
-                                                           VkInstance *pInstance) {
+static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *ci,
+                                                           const VkAllocationCallbacks *a, VkInstance *pInstance) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
     VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
@@ -485,7 +484,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     struct scenario sc = g_sc;
     pthread_mutex_unlock(&g_lock);
     if (found == NULL || found->u.pLayerInfo == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    if (found->u.pLayerInfo == atomic_load_explicit(&g_unadvanced_instance_link, memory_order_relaxed)) return VK_ERROR_INITIALIZATION_FAILED; /* a loop */
+    if (found->u.pLayerInfo == atomic_load_explicit(&g_unadvanced_instance_link, memory_order_relaxed))
+        return VK_ERROR_INITIALIZATION_FAILED; /* a loop */
     if (sc.fail_unknown_extensions && ci->enabledExtensionCount > 0) return VK_ERROR_EXTENSION_NOT_PRESENT;
     PFN_vkGetInstanceProcAddr next_gipa = found->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_GetPhysicalDeviceProcAddr next_gpdpa = found->u.pLayerInfo->pfnNextGetPhysicalDeviceProcAddr;
@@ -496,7 +496,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
     if (sc.clobber_instance) *pInstance = (VkInstance)(uintptr_t)g_clobbered_instance;
     if (sc.no_call_down) return VK_SUCCESS;
     const void *outer_link = atomic_load_explicit(&g_unadvanced_instance_link, memory_order_relaxed);
-    if (sc.no_advance_link) atomic_store_explicit(&g_unadvanced_instance_link, found->u.pLayerInfo, memory_order_relaxed);
+    if (sc.no_advance_link)
+        atomic_store_explicit(&g_unadvanced_instance_link, found->u.pLayerInfo, memory_order_relaxed);
     VkResult r = next_create(ci, a, pInstance);
     atomic_store_explicit(&g_unadvanced_instance_link, outer_link, memory_order_relaxed);
     if (r != VK_SUCCESS) return r;
@@ -512,7 +513,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
         d->layer_create_device = layer_create_device;
         d->layer_destroy_device = layer_destroy_device;
         d->DestroyInstance = (PFN_vkDestroyInstance)next_gipa(*pInstance, "vkDestroyInstance");
-        d->EnumeratePhysicalDevices = (PFN_vkEnumeratePhysicalDevices)next_gipa(*pInstance, "vkEnumeratePhysicalDevices");
+        d->EnumeratePhysicalDevices =
+            (PFN_vkEnumeratePhysicalDevices)next_gipa(*pInstance, "vkEnumeratePhysicalDevices");
         d->GetPhysicalDeviceProperties =
             (PFN_vkGetPhysicalDeviceProperties)next_gipa(*pInstance, "vkGetPhysicalDeviceProperties");
         /* "tool": asked here, while the next vkGetInstanceProcAddr answers with what lies below (after
@@ -554,9 +556,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
                 (PFN_vkGetPhysicalDeviceProperties2)next_gipa(in, "vkGetPhysicalDeviceProperties2");
             d->GetPhysicalDeviceProperties2KHR =
                 (PFN_vkGetPhysicalDeviceProperties2)next_gipa(in, "vkGetPhysicalDeviceProperties2KHR");
-            d->GetPhysicalDeviceFeatures = (PFN_vkGetPhysicalDeviceFeatures)next_gipa(in, "vkGetPhysicalDeviceFeatures");
-            d->GetPhysicalDeviceQueueFamilyProperties = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)next_gipa(
-                in, "vkGetPhysicalDeviceQueueFamilyProperties");
+            d->GetPhysicalDeviceFeatures =
+                (PFN_vkGetPhysicalDeviceFeatures)next_gipa(in, "vkGetPhysicalDeviceFeatures");
+            d->GetPhysicalDeviceQueueFamilyProperties =
+                (PFN_vkGetPhysicalDeviceQueueFamilyProperties)next_gipa(in, "vkGetPhysicalDeviceQueueFamilyProperties");
             d->GetPhysicalDeviceMemoryProperties =
                 (PFN_vkGetPhysicalDeviceMemoryProperties)next_gipa(in, "vkGetPhysicalDeviceMemoryProperties");
         }
@@ -627,8 +630,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDevices(VkInstance 
 static VkResult wrap_groups(VkInstance instance, uint32_t *pCount, VkPhysicalDeviceGroupProperties *pGroups, bool khr) {
     VkInstance below;
     struct inst_data *d = inst_enter(instance, "vkEnumeratePhysicalDeviceGroups", &below);
-    PFN_vkEnumeratePhysicalDeviceGroups next =
-        d == NULL ? NULL : khr ? d->EnumeratePhysicalDeviceGroupsKHR : d->EnumeratePhysicalDeviceGroups;
+    PFN_vkEnumeratePhysicalDeviceGroups next = d == NULL ? NULL
+                                               : khr     ? d->EnumeratePhysicalDeviceGroupsKHR
+                                                         : d->EnumeratePhysicalDeviceGroups;
     if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     VkResult r = next(below, pCount, pGroups);
     if (pGroups == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
@@ -652,7 +656,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDeviceGroupsKHR(VkI
 
 /* wrap_handles only: the physical-device queries the mock unwraps (anything else taking a
  * VkPhysicalDevice is not offered by a wrapping mock: its vkGetInstanceProcAddr answers NULL). */
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2 *p) {
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2(VkPhysicalDevice pd,
+                                                                     VkPhysicalDeviceProperties2 *p) {
     rec("vkGetPhysicalDeviceProperties2");
     struct inst_data *d = inst_find(pd);
     if (d && d->GetPhysicalDeviceProperties2) d->GetPhysicalDeviceProperties2(unwrap_pd(d, pd), p);
@@ -682,7 +687,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceMemoryProperties(VkPhys
 }
 
 /* "tool": the entries of the chain below (vkGetPhysicalDeviceToolProperties, or its EXT alias, from
- * the next vkGetInstanceProcAddr at vkCreateInstance), then the layer's own: name "<layer name> tool", layer = its name. */
+ * the next vkGetInstanceProcAddr at vkCreateInstance), then the layer's own: name "<layer name> tool", layer = its
+ * name. */
 static VKAPI_ATTR VkResult VKAPI_CALL layer_GetPhysicalDeviceToolProperties(VkPhysicalDevice pd, uint32_t *pCount,
                                                                             VkPhysicalDeviceToolProperties *pTools) {
     rec("vkGetPhysicalDeviceToolProperties");
@@ -720,20 +726,23 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_GetPhysicalDeviceToolProperties(VkPh
     return r;
 }
 
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
+static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties(VkPhysicalDevice pd,
+                                                                    VkPhysicalDeviceProperties *p) {
     rec("vkGetPhysicalDeviceProperties");
     struct inst_data *d = inst_find(pd);
     if (d && d->GetPhysicalDeviceProperties) d->GetPhysicalDeviceProperties(unwrap_pd(d, pd), p);
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName,
-                                                                               uint32_t *pCount,
+static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd,
+                                                                               const char *pLayerName, uint32_t *pCount,
                                                                                VkExtensionProperties *pProps) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
     cJSON *o = cJSON_CreateObject();
-    if (pLayerName) cJSON_AddStringToObject(o, "layer_name", pLayerName);
-    else cJSON_AddNullToObject(o, "layer_name");
+    if (pLayerName)
+        cJSON_AddStringToObject(o, "layer_name", pLayerName);
+    else
+        cJSON_AddNullToObject(o, "layer_name");
     record("vkEnumerateDeviceExtensionProperties", o);
     bool mine = pLayerName != NULL && strcmp(pLayerName, g_sc.name) == 0;
     VkExtensionProperties own;
@@ -882,7 +891,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     VkLayerDeviceCreateInfo *found = NULL;
     bool have_loader_data = false;
     PFN_vkSetDeviceLoaderData set_loader_data = NULL;
-    for (VkLayerDeviceCreateInfo *l = (VkLayerDeviceCreateInfo *)ci->pNext; l != NULL; l = (VkLayerDeviceCreateInfo *)l->pNext) {
+    for (VkLayerDeviceCreateInfo *l = (VkLayerDeviceCreateInfo *)ci->pNext; l != NULL;
+         l = (VkLayerDeviceCreateInfo *)l->pNext) {
         if (l->sType != VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO) continue;
         if (l->function == VK_LOADER_DATA_CALLBACK) {
             have_loader_data = l->u.pfnSetDeviceLoaderData != NULL;
@@ -902,7 +912,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     struct inst_data *id = inst_find(pd);
     pthread_mutex_unlock(&g_lock);
     if (found == NULL || found->u.pLayerInfo == NULL || id == NULL) return VK_ERROR_INITIALIZATION_FAILED;
-    if (found->u.pLayerInfo == atomic_load_explicit(&g_unadvanced_device_link, memory_order_relaxed)) return VK_ERROR_INITIALIZATION_FAILED; /* a loop */
+    if (found->u.pLayerInfo == atomic_load_explicit(&g_unadvanced_device_link, memory_order_relaxed))
+        return VK_ERROR_INITIALIZATION_FAILED; /* a loop */
     PFN_vkGetInstanceProcAddr next_gipa = found->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_vkGetDeviceProcAddr next_gdpa = found->u.pLayerInfo->pfnNextGetDeviceProcAddr;
     PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(id->instance, "vkCreateDevice");
@@ -990,7 +1001,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
     obj_free(&ac, w);
 }
 
-static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
+                                                       VkQueue *pQueue) {
     pthread_mutex_lock(&g_lock);
     struct dev_data *d = dev_find(device);
     PFN_vkGetDeviceQueue next = d ? d->GetDeviceQueue : NULL;
@@ -1003,7 +1015,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t
     wrap_got_queue("vkGetDeviceQueue", device, below, pQueue);
 }
 
-static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info, VkQueue *pQueue) {
+static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info,
+                                                        VkQueue *pQueue) {
     pthread_mutex_lock(&g_lock);
     struct dev_data *d = dev_find(device);
     PFN_vkGetDeviceQueue2 next = d ? d->GetDeviceQueue2 : NULL;
@@ -1034,15 +1047,17 @@ static uint32_t call_device_function(int slot, VkDevice device, uint32_t x) {
     typedef uint32_t(VKAPI_PTR * PFN_mock_device_function)(VkDevice, uint32_t);
     return next ? ((PFN_mock_device_function)next)(below, x) : MOCK_LAYER_OWN_DEVICE_RESULT(x);
 }
-#define DEVICE_FUNCTION(n) \
-    static VKAPI_ATTR uint32_t VKAPI_CALL device_function_##n(VkDevice d, uint32_t x) { return call_device_function(n, d, x); }
+#define DEVICE_FUNCTION(n)                                                                                             \
+    static VKAPI_ATTR uint32_t VKAPI_CALL device_function_##n(VkDevice d, uint32_t x) {                                \
+        return call_device_function(n, d, x);                                                                          \
+    }
 DEVICE_FUNCTION(0)
 DEVICE_FUNCTION(1)
 DEVICE_FUNCTION(2)
 DEVICE_FUNCTION(3)
 static const PFN_vkVoidFunction g_device_function_slots[FN_SLOTS] = {
-    (PFN_vkVoidFunction)device_function_0, (PFN_vkVoidFunction)device_function_1,
-    (PFN_vkVoidFunction)device_function_2, (PFN_vkVoidFunction)device_function_3};
+    (PFN_vkVoidFunction)device_function_0, (PFN_vkVoidFunction)device_function_1, (PFN_vkVoidFunction)device_function_2,
+    (PFN_vkVoidFunction)device_function_3};
 
 /* "physdev_functions": physical-device commands (uint32_t fn(VkPhysicalDevice, uint32_t), the mock
  * ICD's physical-device pool signature) the layer answers through vkGetInstanceProcAddr and its
@@ -1071,9 +1086,9 @@ static uint32_t call_physdev_function(int slot, VkPhysicalDevice pd, uint32_t x)
     typedef uint32_t(VKAPI_PTR * PFN_mock_physdev_function)(VkPhysicalDevice, uint32_t);
     return next ? ((PFN_mock_physdev_function)next)(below, x) : MOCK_LAYER_OWN_PHYSDEV_RESULT(x);
 }
-#define PHYSDEV_FUNCTION(n)                                                                    \
-    static VKAPI_ATTR uint32_t VKAPI_CALL physdev_function_##n(VkPhysicalDevice p, uint32_t x) { \
-        return call_physdev_function(n, p, x);                                                 \
+#define PHYSDEV_FUNCTION(n)                                                                                            \
+    static VKAPI_ATTR uint32_t VKAPI_CALL physdev_function_##n(VkPhysicalDevice p, uint32_t x) {                       \
+        return call_physdev_function(n, p, x);                                                                         \
     }
 PHYSDEV_FUNCTION(0)
 PHYSDEV_FUNCTION(1)
@@ -1192,7 +1207,8 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCo
     }
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
+static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice device,
+                                                                   const VkCommandBufferAllocateInfo *info,
                                                                    VkCommandBuffer *pBuffers) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
@@ -1217,7 +1233,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice devi
             int slot = -1;
             for (int k = 0; d != NULL && k < MAX_WRAPPED_CBS && slot < 0; k++)
                 if (d->cbs[k] == NULL) slot = k;
-            struct wrapped_cb *w = slot >= 0 ? obj_alloc(&d->alloc, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT) : NULL;
+            struct wrapped_cb *w =
+                slot >= 0 ? obj_alloc(&d->alloc, sizeof(*w), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT) : NULL;
             if (w == NULL) {
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
                 break;
@@ -1310,7 +1327,8 @@ static struct dev_data *cb_begin_call(const char *call, VkCommandBuffer cb, VkCo
     return d;
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *info) {
+static VKAPI_ATTR VkResult VKAPI_CALL layer_BeginCommandBuffer(VkCommandBuffer cb,
+                                                               const VkCommandBufferBeginInfo *info) {
     VkCommandBuffer below;
     struct dev_data *d = cb_begin_call("vkBeginCommandBuffer", cb, &below);
     PFN_vkBeginCommandBuffer next = d ? d->BeginCommandBuffer : NULL;
@@ -1365,7 +1383,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t 
     cJSON_AddBoolToObject(o, "loader_word", loader_word_set(d, wq));
     record("vkQueueSubmit", o);
     pthread_mutex_unlock(&g_lock);
-    VkResult r = !ok ? VK_ERROR_OUT_OF_HOST_MEMORY
+    VkResult r = !ok            ? VK_ERROR_OUT_OF_HOST_MEMORY
                  : next != NULL ? next(wq != NULL ? wq->real : queue, count, infos, fence)
                                 : VK_ERROR_INITIALIZATION_FAILED;
     free(infos);
@@ -1552,7 +1570,8 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL MOCK_LAYER_GDPA_NAME(VkDevice de
 }
 #endif
 #if MOCK_LAYER_EXPORT_GPDPA
-EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_layerGetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
+EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_layerGetPhysicalDeviceProcAddr(VkInstance instance,
+                                                                                  const char *name) {
     return layer_GetPhysicalDeviceProcAddr(instance, name);
 }
 #endif
@@ -1590,7 +1609,8 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(con
     return VK_SUCCESS;
 }
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName,
-                                                                           uint32_t *pCount, VkExtensionProperties *pProps) {
+                                                                           uint32_t *pCount,
+                                                                           VkExtensionProperties *pProps) {
     return layer_EnumerateDeviceExtensionProperties(pd, pLayerName, pCount, pProps);
 }
 #endif
@@ -1613,8 +1633,10 @@ static struct scenario pre_enter(const char *call, const VkChainHeader *h, bool 
         cJSON_AddBoolToObject(o, "props_null", props_null);
         cJSON_AddBoolToObject(o, "calls_down", !sc.pre_no_call_down);
         if (with_layer_name) {
-            if (layer_name != NULL) cJSON_AddStringToObject(o, "layer_name", layer_name);
-            else cJSON_AddNullToObject(o, "layer_name");
+            if (layer_name != NULL)
+                cJSON_AddStringToObject(o, "layer_name", layer_name);
+            else
+                cJSON_AddNullToObject(o, "layer_name");
         }
     }
     record(call, o);
@@ -1662,9 +1684,12 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceExtensionP
     VkResult r = chain->pfnNextLayer(chain->pNextLink, pLayerName, &n, pProps);
     pre_down("pre_vkEnumerateInstanceExtensionProperties_down", r, "count", n);
     if (add && r == VK_SUCCESS) {
-        if (pProps == NULL) n++;
-        else if (n < cap) pProps[n++] = mine;
-        else r = VK_INCOMPLETE;
+        if (pProps == NULL)
+            n++;
+        else if (n < cap)
+            pProps[n++] = mine;
+        else
+            r = VK_INCOMPLETE;
     }
     *pCount = n;
     return r;
@@ -1686,17 +1711,20 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceLayerPrope
     VkResult r = chain->pfnNextLayer(chain->pNextLink, &n, pProps);
     pre_down("pre_vkEnumerateInstanceLayerProperties_down", r, "count", n);
     if (add && r == VK_SUCCESS) {
-        if (pProps == NULL) n++;
-        else if (n < cap) pProps[n++] = mine;
-        else r = VK_INCOMPLETE;
+        if (pProps == NULL)
+            n++;
+        else if (n < cap)
+            pProps[n++] = mine;
+        else
+            r = VK_INCOMPLETE;
     }
     *pCount = n;
     return r;
 }
-EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *chain,
-                                                                              uint32_t *pApiVersion) {
-    struct scenario sc = pre_enter("pre_vkEnumerateInstanceVersion", &chain->header, chain->pfnNextLayer != NULL,
-                                   false, NULL, false);
+EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+mock_layer_pre_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *chain, uint32_t *pApiVersion) {
+    struct scenario sc =
+        pre_enter("pre_vkEnumerateInstanceVersion", &chain->header, chain->pfnNextLayer != NULL, false, NULL, false);
     if (sc.pre_no_call_down) {
         *pApiVersion = sc.pre_instance_version != 0 ? sc.pre_instance_version : VK_API_VERSION_1_0;
         return VK_SUCCESS;

@@ -12,9 +12,9 @@
  * so the chain still works), the extensions it received (dropping the made-up one the layer above
  * may inject, LLP_LAYER_17), and for every command taking a dispatchable handle, and for the command
  * pool of vkAllocateCommandBuffers / vkFreeCommandBuffers / vkDestroyCommandPool (a non-dispatchable
- * handle), whether that handle is one this layer returned upward (LLP_LAYER_10). It answers NULL, without asking further down,
- * for the extension commands the probes below use (so what reaches the probing layer is the
- * answer of the layer under test alone).
+ * handle), whether that handle is one this layer returned upward (LLP_LAYER_10). It answers NULL, without asking
+ * further down, for the extension commands the probes below use (so what reaches the probing layer is the answer of the
+ * layer under test alone).
  *
  * Above: records the *pInstance / *pDevice value it passes down (compared with the below copy's),
  * optionally injects a made-up instance extension (LLPCHECK_INJECT_EXTENSION=1, LLP_LAYER_17),
@@ -74,11 +74,19 @@
 
 /* Names the probes ask for: commands of extensions the workload never enables. */
 static const char *const g_instance_probe_names[] = {
-    "vkCreateXcbSurfaceKHR", "vkCreateXlibSurfaceKHR", "vkCreateWaylandSurfaceKHR", "vkDestroySurfaceKHR",
-    "vkGetPhysicalDeviceSurfaceSupportKHR", "vkCreateDebugReportCallbackEXT", "vkCreateHeadlessSurfaceEXT",
+    "vkCreateXcbSurfaceKHR",
+    "vkCreateXlibSurfaceKHR",
+    "vkCreateWaylandSurfaceKHR",
+    "vkDestroySurfaceKHR",
+    "vkGetPhysicalDeviceSurfaceSupportKHR",
+    "vkCreateDebugReportCallbackEXT",
+    "vkCreateHeadlessSurfaceEXT",
 };
 static const char *const g_device_probe_names[] = {
-    "vkCreateSwapchainKHR", "vkQueuePresentKHR", "vkAcquireNextImageKHR", "vkCmdDrawMeshTasksEXT",
+    "vkCreateSwapchainKHR",
+    "vkQueuePresentKHR",
+    "vkAcquireNextImageKHR",
+    "vkCmdDrawMeshTasksEXT",
 };
 
 static bool g_init, g_above, g_tested;
@@ -261,13 +269,14 @@ static bool is_probe_name(const char *name, bool device) {
 
 /* ---------------------------------------------------------------- instance */
 
-static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateInfo *ci, const VkAllocationCallbacks *alloc,
-                                                         VkInstance *pInstance) {
+static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateInfo *ci,
+                                                         const VkAllocationCallbacks *alloc, VkInstance *pInstance) {
     enter("vkCreateInstance");
     if (failing("vkCreateInstance")) return VK_ERROR_INITIALIZATION_FAILED;
     rec("create_instance_entry %p", pInstance ? (void *)*pInstance : NULL);
     VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
-    while (link != NULL && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
+    while (link != NULL &&
+           !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
         link = (VkLayerInstanceCreateInfo *)link->pNext;
     if (link == NULL || link->u.pLayerInfo == NULL) {
         rec("instance_link missing");
@@ -406,28 +415,30 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceQueueFamilyProperties(VkP
     rec("call vkGetPhysicalDeviceQueueFamilyProperties 0");
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const char *pLayerName,
-                                                                             uint32_t *pCount, VkExtensionProperties *p) {
+static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd,
+                                                                             const char *pLayerName, uint32_t *pCount,
+                                                                             VkExtensionProperties *p) {
     init();
     if (!g_above) {
         rec("edep_layer %s", pLayerName ? pLayerName : "(null)");
-        if (!check_handle_t("vkEnumerateDeviceExtensionProperties", "VkPhysicalDevice", pd)) return VK_ERROR_INITIALIZATION_FAILED;
+        if (!check_handle_t("vkEnumerateDeviceExtensionProperties", "VkPhysicalDevice", pd))
+            return VK_ERROR_INITIALIZATION_FAILED;
         const char *own = g_tested ? "VK_LAYER_LLPCHECK_tested" : "VK_LAYER_LLPCHECK_below";
         if (pLayerName != NULL && strncmp(pLayerName, own, strlen(own)) == 0) {
             *pCount = 0; /* ours: no extensions */
             return VK_SUCCESS;
         }
     }
-    PFN_vkEnumerateDeviceExtensionProperties f = (PFN_vkEnumerateDeviceExtensionProperties)g_next_gipa(
-        g_instance, "vkEnumerateDeviceExtensionProperties");
+    PFN_vkEnumerateDeviceExtensionProperties f =
+        (PFN_vkEnumerateDeviceExtensionProperties)g_next_gipa(g_instance, "vkEnumerateDeviceExtensionProperties");
     if (f == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     return f(pd, pLayerName, pCount, p);
 }
 
 /* Above: vkEnumerateDeviceExtensionProperties of the layer under test with a layer name. */
 static void probe_edep(VkPhysicalDevice pd, const char *tag, const char *layer) {
-    PFN_vkEnumerateDeviceExtensionProperties f = (PFN_vkEnumerateDeviceExtensionProperties)g_next_gipa(
-        g_instance, "vkEnumerateDeviceExtensionProperties");
+    PFN_vkEnumerateDeviceExtensionProperties f =
+        (PFN_vkEnumerateDeviceExtensionProperties)g_next_gipa(g_instance, "vkEnumerateDeviceExtensionProperties");
     if (f == NULL) {
         rec("edep_probe %s missing", tag);
         return;
@@ -462,7 +473,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, cons
         probe_edep(pd, "null", NULL);
     }
     VkLayerDeviceCreateInfo *link = (VkLayerDeviceCreateInfo *)ci->pNext;
-    while (link != NULL && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
+    while (link != NULL &&
+           !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && link->function == VK_LAYER_LINK_INFO))
         link = (VkLayerDeviceCreateInfo *)link->pNext;
     if (link == NULL || link->u.pLayerInfo == NULL) {
         rec("device_link missing");
@@ -488,7 +500,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, cons
     PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(g_instance, "vkCreateDevice");
     if (next_create == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     if (!g_above && !g_tested)
-        for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) rec("device_extension %s", ci->ppEnabledExtensionNames[i]);
+        for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+            rec("device_extension %s", ci->ppEnabledExtensionNames[i]);
     VkResult r = next_create(pd, ci, alloc, pDevice);
     rec("create_device_result %d", (int)r);
     rec("call vkCreateDevice %d", (int)r);
@@ -537,7 +550,8 @@ static VKAPI_ATTR void VKAPI_CALL rec_DestroyDevice(VkDevice device, const VkAll
     rec("call vkDestroyDevice 0");
 }
 
-static VKAPI_ATTR void VKAPI_CALL rec_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *pQueue) {
+static VKAPI_ATTR void VKAPI_CALL rec_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
+                                                     VkQueue *pQueue) {
     if (!check_handle_t("vkGetDeviceQueue", "VkDevice", device)) {
         *pQueue = VK_NULL_HANDLE;
         return;
@@ -545,7 +559,8 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetDeviceQueue(VkDevice device, uint32_t f
     if (g_tested && g_bad_queue_index) index++;
     if (!g_above && !g_tested && (family >= REC_MAX_FAMILIES || index >= g_family_queues[family])) {
         rec("invalid vkGetDeviceQueue queue family %u index %u was not created with the device (%u queue(s) in that "
-            "family)", family, index, family < REC_MAX_FAMILIES ? g_family_queues[family] : 0);
+            "family)",
+            family, index, family < REC_MAX_FAMILIES ? g_family_queues[family] : 0);
         *pQueue = VK_NULL_HANDLE; /* never passed on to the driver */
         rec("call vkGetDeviceQueue -1");
         return;
@@ -592,7 +607,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateCommandPool(VkDevice device, con
                                                             const VkAllocationCallbacks *alloc, VkCommandPool *pPool) {
     if (!check_handle_t("vkCreateCommandPool", "VkDevice", device)) return VK_ERROR_INITIALIZATION_FAILED;
     if (failing("vkCreateCommandPool")) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    PFN_vkCreateCommandPool f = g_next_gdpa ? (PFN_vkCreateCommandPool)g_next_gdpa(device, "vkCreateCommandPool") : NULL;
+    PFN_vkCreateCommandPool f =
+        g_next_gdpa ? (PFN_vkCreateCommandPool)g_next_gdpa(device, "vkCreateCommandPool") : NULL;
     VkResult r = f != NULL ? f(device, ci, alloc, pPool) : VK_ERROR_INITIALIZATION_FAILED;
     rec("call vkCreateCommandPool %d", (int)r);
     if (r == VK_SUCCESS && !g_above && !g_tested) {
@@ -602,15 +618,19 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateCommandPool(VkDevice device, con
     return r;
 }
 
-static VKAPI_ATTR void VKAPI_CALL rec_DestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks *alloc) {
-    if (!check_handle_t("vkDestroyCommandPool", "VkDevice", device) || !check_pool("vkDestroyCommandPool", pool)) return;
-    PFN_vkDestroyCommandPool f = g_next_gdpa ? (PFN_vkDestroyCommandPool)g_next_gdpa(device, "vkDestroyCommandPool") : NULL;
+static VKAPI_ATTR void VKAPI_CALL rec_DestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                                         const VkAllocationCallbacks *alloc) {
+    if (!check_handle_t("vkDestroyCommandPool", "VkDevice", device) || !check_pool("vkDestroyCommandPool", pool))
+        return;
+    PFN_vkDestroyCommandPool f =
+        g_next_gdpa ? (PFN_vkDestroyCommandPool)g_next_gdpa(device, "vkDestroyCommandPool") : NULL;
     if (f != NULL) f(device, pool, alloc);
     rec("call vkDestroyCommandPool 0");
     if (pool != VK_NULL_HANDLE && !g_above && !g_tested && g_live_pools > 0) g_live_pools--;
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo *info,
+static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device,
+                                                                 const VkCommandBufferAllocateInfo *info,
                                                                  VkCommandBuffer *pCbs) {
     if (!check_handle_t("vkAllocateCommandBuffers", "VkDevice", device) ||
         !check_pool("vkAllocateCommandBuffers", info != NULL ? info->commandPool : VK_NULL_HANDLE))
@@ -630,10 +650,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device
 
 static VKAPI_ATTR void VKAPI_CALL rec_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
                                                          const VkCommandBuffer *pCbs) {
-    if (!check_handle_t("vkFreeCommandBuffers", "VkDevice", device) || !check_pool("vkFreeCommandBuffers", pool)) return;
+    if (!check_handle_t("vkFreeCommandBuffers", "VkDevice", device) || !check_pool("vkFreeCommandBuffers", pool))
+        return;
     for (uint32_t i = 0; i < count; i++)
         if (pCbs[i] != VK_NULL_HANDLE && !check_handle_t("vkFreeCommandBuffers", "VkCommandBuffer", pCbs[i])) return;
-    PFN_vkFreeCommandBuffers f = g_next_gdpa ? (PFN_vkFreeCommandBuffers)g_next_gdpa(device, "vkFreeCommandBuffers") : NULL;
+    PFN_vkFreeCommandBuffers f =
+        g_next_gdpa ? (PFN_vkFreeCommandBuffers)g_next_gdpa(device, "vkFreeCommandBuffers") : NULL;
     if (f != NULL) f(device, pool, count, pCbs);
     rec("call vkFreeCommandBuffers 0");
 }
@@ -643,7 +665,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_BeginCommandBuffer(VkCommandBuffer cb,
     if (failing("vkBeginCommandBuffer")) return VK_ERROR_OUT_OF_HOST_MEMORY;
     struct cb_state *st = g_above || g_tested ? NULL : cb_find(cb);
     if (st != NULL && st->state == 1) rec("invalid vkBeginCommandBuffer %p is already recording", (void *)cb);
-    PFN_vkBeginCommandBuffer f = g_next_gdpa ? (PFN_vkBeginCommandBuffer)g_next_gdpa(g_device, "vkBeginCommandBuffer") : NULL;
+    PFN_vkBeginCommandBuffer f =
+        g_next_gdpa ? (PFN_vkBeginCommandBuffer)g_next_gdpa(g_device, "vkBeginCommandBuffer") : NULL;
     VkResult r = f != NULL ? f(cb, info) : VK_ERROR_INITIALIZATION_FAILED;
     rec("call vkBeginCommandBuffer %d", (int)r);
     if (st != NULL && r == VK_SUCCESS) st->state = 1;
@@ -662,7 +685,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_EndCommandBuffer(VkCommandBuffer cb) {
     return r;
 }
 
-static VKAPI_ATTR VkResult VKAPI_CALL rec_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits, VkFence fence) {
+static VKAPI_ATTR VkResult VKAPI_CALL rec_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                                      VkFence fence) {
     if (!check_handle_t("vkQueueSubmit", "VkQueue", queue)) return VK_ERROR_DEVICE_LOST;
     for (uint32_t i = 0; i < count; i++)
         for (uint32_t j = 0; j < submits[i].commandBufferCount; j++) {
@@ -704,7 +728,8 @@ static void make_own_command_buffer(VkDevice device) {
 
 /* ---------------------------------------------------------------- lookups */
 
-#define ENTRY(n) {"vk" #n, (PFN_vkVoidFunction)rec_##n}
+#define ENTRY(n)                                                                                                       \
+    { "vk" #n, (PFN_vkVoidFunction)rec_##n }
 struct entry {
     const char *name;
     PFN_vkVoidFunction fn;
@@ -720,10 +745,9 @@ static const struct entry g_instance_entries[] = {
     ENTRY(GetInstanceProcAddr),
 };
 static const struct entry g_device_entries[] = {
-    ENTRY(GetDeviceProcAddr),       ENTRY(DestroyDevice),          ENTRY(GetDeviceQueue),
-    ENTRY(DeviceWaitIdle),          ENTRY(QueueWaitIdle),          ENTRY(CreateCommandPool),
-    ENTRY(DestroyCommandPool),      ENTRY(AllocateCommandBuffers), ENTRY(FreeCommandBuffers),
-    ENTRY(BeginCommandBuffer),      ENTRY(EndCommandBuffer),       ENTRY(QueueSubmit),
+    ENTRY(GetDeviceProcAddr),  ENTRY(DestroyDevice),      ENTRY(GetDeviceQueue),     ENTRY(DeviceWaitIdle),
+    ENTRY(QueueWaitIdle),      ENTRY(CreateCommandPool),  ENTRY(DestroyCommandPool), ENTRY(AllocateCommandBuffers),
+    ENTRY(FreeCommandBuffers), ENTRY(BeginCommandBuffer), ENTRY(EndCommandBuffer),   ENTRY(QueueSubmit),
 };
 
 static PFN_vkVoidFunction find(const struct entry *e, size_t n, const char *name) {
@@ -767,7 +791,8 @@ EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice dev
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(const char *pLayerName, uint32_t *pCount,
                                                                              VkExtensionProperties *pProps) {
     (void)pProps;
-    if (pLayerName == NULL || strncmp(pLayerName, "VK_LAYER_LLPCHECK_tested", 24) != 0) return VK_ERROR_LAYER_NOT_PRESENT;
+    if (pLayerName == NULL || strncmp(pLayerName, "VK_LAYER_LLPCHECK_tested", 24) != 0)
+        return VK_ERROR_LAYER_NOT_PRESENT;
     *pCount = 0;
     return VK_SUCCESS;
 }

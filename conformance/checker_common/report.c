@@ -134,13 +134,13 @@ bool chk_path_uri(const char *path, char *out, size_t len) {
     static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
     bool ok = true;
-#define PUT(c)                          \
-    do {                                \
-        if (o + 1 < len) {              \
-            out[o++] = (char)(c);       \
-        } else {                        \
-            ok = false;                 \
-        }                               \
+#define PUT(c)                                                                                                         \
+    do {                                                                                                               \
+        if (o + 1 < len) {                                                                                             \
+            out[o++] = (char)(c);                                                                                      \
+        } else {                                                                                                       \
+            ok = false;                                                                                                \
+        }                                                                                                              \
     } while (0)
     const char *p = path ? path : "";
     if (p[0] == '/') {

@@ -18,15 +18,7 @@ extern "C" {
 
 /* The verdicts every checker uses, in this order (ldp-check's enum ldp_verdict has the same
  * values; main.c asserts that at compile time). */
-enum chk_verdict {
-    CHK_PASS,
-    CHK_FAIL,
-    CHK_WARN,
-    CHK_NA,
-    CHK_NOT_TESTABLE,
-    CHK_REMOVED,
-    CHK_VERDICT_COUNT
-};
+enum chk_verdict { CHK_PASS, CHK_FAIL, CHK_WARN, CHK_NA, CHK_NOT_TESTABLE, CHK_REMOVED, CHK_VERDICT_COUNT };
 const char *chk_verdict_name(enum chk_verdict v);
 
 /* --fail-on=fail (default): only `fail` makes the run fail (exit 1). --fail-on=warn: `warn` too. */

@@ -176,7 +176,8 @@ const char *chk_session_mock_icd(const char *prefix, const char *keep_env, const
     ok = ok && chk_write_text(p, scenario);
     char json[PATH_MAX * 2];
     snprintf(json, sizeof json,
-             "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"%s\", \"api_version\": \"1.3.0\"}}\n", lib);
+             "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"%s\", \"api_version\": \"1.3.0\"}}\n",
+             lib);
     snprintf(json_path, sizeof json_path, "%s/%s", dir, manifest);
     ok = ok && chk_write_text(json_path, json);
     if (!ok) {
@@ -238,7 +239,8 @@ void chk_item_collect(struct chk_item *r, const struct ldp_child *ch, const char
         else if (have_verdict && ch->kind == LDP_EXITED)
             ; /* exited non-zero after its verdict: keep the verdict */
         else if (ch->kind == LDP_TIMED_OUT)
-            chk_item_set(r, CHK_FAIL, "the check's process %s (the %s hung: no answer within the time limit)", d, subject);
+            chk_item_set(r, CHK_FAIL, "the check's process %s (the %s hung: no answer within the time limit)", d,
+                         subject);
         else if (ch->kind == LDP_SIGNALED)
             chk_item_set(r, CHK_FAIL, "the check's process %s (the %s crashed)", d, subject);
         else
@@ -348,9 +350,7 @@ bool chk_use_colour(int colour, FILE *out) {
     return colour == 1 || (colour == -1 && out == stdout && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL);
 }
 
-static const char *rule_id(const struct chk_tool *t, size_t rule) {
-    return rule < t->nrules ? t->rules[rule].id : "?";
-}
+static const char *rule_id(const struct chk_tool *t, size_t rule) { return rule < t->nrules ? t->rules[rule].id : "?"; }
 
 void chk_write_table_rows(FILE *f, const struct chk_tool *t, const struct chk_report *rep, bool colour, int id_width) {
     fprintf(f, "   %-*s %-18s %s\n", id_width, "ID", "VERDICT", "REASON");
@@ -358,7 +358,8 @@ void chk_write_table_rows(FILE *f, const struct chk_tool *t, const struct chk_re
         const struct chk_item *r = &rep->items[i];
         const char *vn = chk_verdict_name(r->verdict);
         if (colour)
-            fprintf(f, "   %-*s %s%-18s\033[0m %s\n", id_width, rule_id(t, r->rule), chk_colour(r->verdict), vn, r->reason);
+            fprintf(f, "   %-*s %s%-18s\033[0m %s\n", id_width, rule_id(t, r->rule), chk_colour(r->verdict), vn,
+                    r->reason);
         else
             fprintf(f, "   %-*s %-18s %s\n", id_width, rule_id(t, r->rule), vn, r->reason);
         for (size_t e = 0; e < r->nev; e++) fprintf(f, "        | %s\n", r->ev[e]);
@@ -412,12 +413,18 @@ void chk_write_shared(FILE *f, const char *format, const struct chk_tool *t, con
     }
     struct chk_result *out = results;
     for (size_t d = 0; d < n; d++) {
-        subjects[d] = (struct chk_subject){.path = reps[d].path, .library = reps[d].library, .error = reps[d].error,
-                                           .results = out, .nresults = reps[d].nitems};
+        subjects[d] = (struct chk_subject){.path = reps[d].path,
+                                           .library = reps[d].library,
+                                           .error = reps[d].error,
+                                           .results = out,
+                                           .nresults = reps[d].nitems};
         for (size_t i = 0; i < reps[d].nitems; i++) {
             const struct chk_item *r = &reps[d].items[i];
-            *out++ = (struct chk_result){.rule = r->rule, .verdict = r->verdict, .reason = r->reason,
-                                         .evidence = (const char *const *)r->ev, .nevidence = r->nev,
+            *out++ = (struct chk_result){.rule = r->rule,
+                                         .verdict = r->verdict,
+                                         .reason = r->reason,
+                                         .evidence = (const char *const *)r->ev,
+                                         .nevidence = r->nev,
                                          .seconds = r->seconds};
         }
     }

@@ -41,8 +41,7 @@ const char *chk_exe_dir(void);
 char *chk_find_companion(const char *argv0, const char *file, const char *workspace_rel);
 /* given != NULL: that file's real path, or NULL with "<prog>: <opt>=<given>: no such file" on stderr;
  * given == NULL: chk_find_companion's answer, as a real path. */
-char *chk_companion(const char *given, const char *argv0, const char *file, const char *workspace_rel,
-                    const char *opt);
+char *chk_companion(const char *given, const char *argv0, const char *file, const char *workspace_rel, const char *opt);
 
 /* ---- the session directory ---- */
 
@@ -110,8 +109,8 @@ bool chk_use_colour(int colour, FILE *out);
 /* The table rows of one report: "   ID VERDICT REASON" with the evidence under each, then the
  * summary line. id_width: the ID column's width. */
 void chk_write_table_rows(FILE *f, const struct chk_tool *t, const struct chk_report *rep, bool colour, int id_width);
-/* The members "error" (when there is one), "summary" and "results" of one report's JSON object (after `"key": value` members,
- * so each starts with ",\n"); indent: the object's members' indentation. */
+/* The members "error" (when there is one), "summary" and "results" of one report's JSON object (after `"key": value`
+ * members, so each starts with ",\n"); indent: the object's members' indentation. */
 void chk_write_json_results(FILE *f, const struct chk_tool *t, const struct chk_report *rep, const char *indent);
 /* JUnit or SARIF (format "junit" / "sarif") of the reports through report.h's writers. */
 void chk_write_shared(FILE *f, const char *format, const struct chk_tool *t, const struct chk_report *reps, size_t n);

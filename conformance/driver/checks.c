@@ -41,8 +41,7 @@ static bool open_driver(struct ldp_ctx *c, uint32_t offer, struct ldp_drv *d) {
 }
 
 /* Instance at the driver's own major.minor (1.0 when it reports nothing newer). */
-static bool make_instance(struct ldp_ctx *c, struct ldp_drv *d, const char *const *exts, uint32_t n,
-                          VkInstance *inst) {
+static bool make_instance(struct ldp_ctx *c, struct ldp_drv *d, const char *const *exts, uint32_t n, VkInstance *inst) {
     d->inst_api = MM(d->api);
     VkResult r = ldp_create_instance(c, d, d->inst_api, exts, n, inst);
     if (r == VK_SUCCESS && *inst != VK_NULL_HANDLE) return true;
@@ -62,8 +61,8 @@ static bool make_instance(struct ldp_ctx *c, struct ldp_drv *d, const char *cons
 
 #define GET(d, inst, name) ((PFN_##name)ldp_gipa((d), (inst), #name))
 
-static VkPhysicalDevice *physical_devices(struct ldp_ctx *c, struct ldp_drv *d, VkInstance inst,
-                                          uint32_t *n, VkResult *res) {
+static VkPhysicalDevice *physical_devices(struct ldp_ctx *c, struct ldp_drv *d, VkInstance inst, uint32_t *n,
+                                          VkResult *res) {
     *n = 0;
     *res = VK_ERROR_INITIALIZATION_FAILED;
     PFN_vkEnumeratePhysicalDevices epd = GET(d, inst, vkEnumeratePhysicalDevices);
@@ -120,7 +119,10 @@ struct capture {
 };
 static void capture_emit(void *ctx, uint32_t flags, const char *line) {
     struct capture *cap = ctx;
-    const char *sev = (flags & VKL_LOG_ERROR) ? "ERROR" : (flags & VKL_LOG_WARN) ? "WARN" : (flags & VKL_LOG_INFO) ? "INFO" : "DEBUG";
+    const char *sev = (flags & VKL_LOG_ERROR)  ? "ERROR"
+                      : (flags & VKL_LOG_WARN) ? "WARN"
+                      : (flags & VKL_LOG_INFO) ? "INFO"
+                                               : "DEBUG";
     if (flags & VKL_LOG_DEBUG) return;
     ldp_evidence(cap->c, "loader parser %s: %s", sev, line);
     cap->lines++;
@@ -149,19 +151,19 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
     const char *path = c->drv->manifest_path;
     int fails = 0, warns = 0;
     char first_fail[600] = "", first_warn[600] = "";
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        char m_[600];                                                          \
-        snprintf(m_, sizeof m_, __VA_ARGS__);                                  \
-        ldp_evidence(c, "FAIL: %s", m_);                                       \
-        if (fails++ == 0) snprintf(first_fail, sizeof first_fail, "%s", m_);   \
+#define FAIL(...)                                                                                                      \
+    do {                                                                                                               \
+        char m_[600];                                                                                                  \
+        snprintf(m_, sizeof m_, __VA_ARGS__);                                                                          \
+        ldp_evidence(c, "FAIL: %s", m_);                                                                               \
+        if (fails++ == 0) snprintf(first_fail, sizeof first_fail, "%s", m_);                                           \
     } while (0)
-#define WARN(...)                                                              \
-    do {                                                                       \
-        char m_[600];                                                          \
-        snprintf(m_, sizeof m_, __VA_ARGS__);                                  \
-        ldp_evidence(c, "WARN: %s", m_);                                       \
-        if (warns++ == 0) snprintf(first_warn, sizeof first_warn, "%s", m_);   \
+#define WARN(...)                                                                                                      \
+    do {                                                                                                               \
+        char m_[600];                                                                                                  \
+        snprintf(m_, sizeof m_, __VA_ARGS__);                                                                          \
+        ldp_evidence(c, "WARN: %s", m_);                                                                               \
+        if (warns++ == 0) snprintf(first_warn, sizeof first_warn, "%s", m_);                                           \
     } while (0)
     size_t pl = strlen(path);
     if (pl < 5 || strcmp(path + pl - 5, ".json") != 0)
@@ -186,8 +188,10 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
                      VK_API_VERSION_MAJOR(m.api_version), VK_API_VERSION_MINOR(m.api_version),
                      VK_API_VERSION_PATCH(m.api_version));
         if (c->drv->library_overridden)
-            ldp_evidence(c, "ICD package: the library checked is the metadata's file_path %s (the manifest's "
-                            "library_path names what the loader service serves)", c->drv->m.library_path);
+            ldp_evidence(c,
+                         "ICD package: the library checked is the metadata's file_path %s (the manifest's "
+                         "library_path names what the loader service serves)",
+                         c->drv->m.library_path);
         vkl_icd_manifest_finish(&m);
     } else {
         FAIL("the loader's manifest parser rejects it (%s)", ldp_vkresult(pr));
@@ -266,8 +270,8 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
             FAIL("library_path %s %s", lib, c->drv->library_problem);
         } else {
             if (c->drv->elf_class != 0 && c->drv->elf_class != (int)(sizeof(void *) * 8))
-                ldp_evidence(c, "library is %d-bit; this ldp-check is %d-bit and cannot load it",
-                             c->drv->elf_class, (int)(sizeof(void *) * 8));
+                ldp_evidence(c, "library is %d-bit; this ldp-check is %d-bit and cannot load it", c->drv->elf_class,
+                             (int)(sizeof(void *) * 8));
             ldp_step(c, "dlopen(%s)", lib);
             void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
             if (h == NULL) {
@@ -302,16 +306,19 @@ static void probe_exports(struct ldp_ctx *c, void *arg) {
         ldp_result(c, "dlerror", "%s", e ? e : "unknown");
         return;
     }
-    static const char *const names[] = {
-        "vk_icdNegotiateLoaderICDInterfaceVersion", "vk_icdGetInstanceProcAddr",
-        "vk_icdGetPhysicalDeviceProcAddr", "vkGetInstanceProcAddr", "vkCreateInstance",
-        "vkEnumerateInstanceExtensionProperties"};
+    static const char *const names[] = {"vk_icdNegotiateLoaderICDInterfaceVersion",
+                                        "vk_icdGetInstanceProcAddr",
+                                        "vk_icdGetPhysicalDeviceProcAddr",
+                                        "vkGetInstanceProcAddr",
+                                        "vkCreateInstance",
+                                        "vkEnumerateInstanceExtensionProperties"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         ldp_result(c, names[i], "%d", dlsym(h, names[i]) != NULL);
     PFN_vkGetInstanceProcAddr g = (PFN_vkGetInstanceProcAddr)dlsym(h, "vk_icdGetInstanceProcAddr");
     if (g != NULL) {
         ldp_step(c, "vk_icdGetInstanceProcAddr(NULL, \"vk_icdNegotiateLoaderICDInterfaceVersion\")");
-        ldp_result(c, "negotiate_via_gipa", "%d", g(VK_NULL_HANDLE, "vk_icdNegotiateLoaderICDInterfaceVersion") != NULL);
+        ldp_result(c, "negotiate_via_gipa", "%d",
+                   g(VK_NULL_HANDLE, "vk_icdNegotiateLoaderICDInterfaceVersion") != NULL);
     }
 }
 
@@ -382,8 +389,9 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
     bool via_gipa = child_int(&ex, "negotiate_via_gipa", 0);
     bool v0 = child_int(&ex, "vkGetInstanceProcAddr", 0) && child_int(&ex, "vkCreateInstance", 0) &&
               child_int(&ex, "vkEnumerateInstanceExtensionProperties", 0);
-    ldp_evidence(c, "exports: vk_icdNegotiateLoaderICDInterfaceVersion %s, vk_icdGetInstanceProcAddr %s, "
-                    "vk_icdGetPhysicalDeviceProcAddr %s; negotiate through vk_icdGetInstanceProcAddr(NULL): %s",
+    ldp_evidence(c,
+                 "exports: vk_icdNegotiateLoaderICDInterfaceVersion %s, vk_icdGetInstanceProcAddr %s, "
+                 "vk_icdGetPhysicalDeviceProcAddr %s; negotiate through vk_icdGetInstanceProcAddr(NULL): %s",
                  neg_exp ? "yes" : "no", icd_gipa ? "yes" : "no",
                  child_int(&ex, "vk_icdGetPhysicalDeviceProcAddr", 0) ? "yes" : "no", via_gipa ? "yes" : "no");
     ldp_child_free(&ex);
@@ -391,11 +399,13 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
         if (icd_gipa) {
             ldp_verdict(c, LDP_PASS, "legacy interface 1 driver (vk_icdGetInstanceProcAddr, no negotiation function)");
         } else if (v0) {
-            ldp_verdict(c, LDP_PASS, "legacy interface 0 driver (exports vkGetInstanceProcAddr, vkCreateInstance, "
-                                     "vkEnumerateInstanceExtensionProperties)");
+            ldp_verdict(c, LDP_PASS,
+                        "legacy interface 0 driver (exports vkGetInstanceProcAddr, vkCreateInstance, "
+                        "vkEnumerateInstanceExtensionProperties)");
         } else {
-            ldp_verdict(c, LDP_FAIL, "exports no loader/driver interface entry point (no vk_icdGetInstanceProcAddr, "
-                                     "no negotiation function, not the interface-0 set)");
+            ldp_verdict(c, LDP_FAIL,
+                        "exports no loader/driver interface entry point (no vk_icdGetInstanceProcAddr, "
+                        "no negotiation function, not the interface-0 set)");
         }
         return;
     }
@@ -415,7 +425,9 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
             if (ch.kind != LDP_EXITED || ch.code != 0) {
                 ldp_child_describe(&ch, buf, sizeof buf);
                 ldp_evidence(c, "%s: offered %d: %s", how, offer, buf);
-                if (fails++ == 0) snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d: %.500s", how, offer, buf);
+                if (fails++ == 0)
+                    snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d: %.500s", how, offer,
+                             buf);
                 crashed = true;
                 ldp_child_free(&ch);
                 break;
@@ -427,12 +439,14 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
             if (result[offer] != VK_ERROR_INCOMPATIBLE_DRIVER &&
                 (child_int(&ch, "create_instance", 0) == 0 || child_int(&ch, "enumerate_extensions", 0) == 0)) {
                 if (offer == 7)
-                    ldp_evidence(c, "%s: offered 7, then vk_icdGetInstanceProcAddr(NULL, ...): vkCreateInstance %s, "
-                                    "vkEnumerateInstanceExtensionProperties %s", how,
-                                 child_int(&ch, "create_instance", 0) ? "non-NULL" : "NULL",
+                    ldp_evidence(c,
+                                 "%s: offered 7, then vk_icdGetInstanceProcAddr(NULL, ...): vkCreateInstance %s, "
+                                 "vkEnumerateInstanceExtensionProperties %s",
+                                 how, child_int(&ch, "create_instance", 0) ? "non-NULL" : "NULL",
                                  child_int(&ch, "enumerate_extensions", 0) ? "non-NULL" : "NULL");
                 if (offer == 7 && fails++ == 0)
-                    snprintf(fail_msg, sizeof fail_msg, "after negotiating, vk_icdGetInstanceProcAddr(NULL, ...) does not "
+                    snprintf(fail_msg, sizeof fail_msg,
+                             "after negotiating, vk_icdGetInstanceProcAddr(NULL, ...) does not "
                              "give vkCreateInstance and vkEnumerateInstanceExtensionProperties");
             }
             ldp_child_free(&ch);
@@ -442,45 +456,60 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
         for (int o = 0; o <= 7; o++) {
             if (result[o] != VK_SUCCESS && result[o] != VK_ERROR_INCOMPATIBLE_DRIVER) {
                 if (fails++ == 0)
-                    snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d returned %s (only VK_SUCCESS "
-                             "or VK_ERROR_INCOMPATIBLE_DRIVER are allowed)", how, o, ldp_vkresult((VkResult)result[o]));
+                    snprintf(fail_msg, sizeof fail_msg,
+                             "negotiation (%s) with offered version %d returned %s (only VK_SUCCESS "
+                             "or VK_ERROR_INCOMPATIBLE_DRIVER are allowed)",
+                             how, o, ldp_vkresult((VkResult)result[o]));
             }
             if (result[o] == VK_SUCCESS && returned[o] > o) {
                 if (fails++ == 0)
-                    snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d wrote back version %d, above "
-                             "the offered one", how, o, returned[o]);
+                    snprintf(fail_msg, sizeof fail_msg,
+                             "negotiation (%s) with offered version %d wrote back version %d, above "
+                             "the offered one",
+                             how, o, returned[o]);
             }
             if (result[o] == VK_SUCCESS && min_ok < 0) min_ok = o;
         }
         if (min_ok < 0) {
             if (fails++ == 0)
-                snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) refuses every offered version 0..7: no loader can load "
-                         "the driver", how);
+                snprintf(fail_msg, sizeof fail_msg,
+                         "negotiation (%s) refuses every offered version 0..7: no loader can load "
+                         "the driver",
+                         how);
             continue;
         }
         for (int o = min_ok + 1; o <= 7; o++) {
             if (result[o] == VK_ERROR_INCOMPATIBLE_DRIVER && fails++ == 0)
-                snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) returns VK_ERROR_INCOMPATIBLE_DRIVER for offered %d although "
-                         "it accepted %d (INCOMPATIBLE is only for versions below the driver's minimum)", how, o, min_ok);
+                snprintf(fail_msg, sizeof fail_msg,
+                         "negotiation (%s) returns VK_ERROR_INCOMPATIBLE_DRIVER for offered %d although "
+                         "it accepted %d (INCOMPATIBLE is only for versions below the driver's minimum)",
+                         how, o, min_ok);
         }
         int max = result[7] == VK_SUCCESS ? returned[7] : -1;
         if (max >= 0 && max <= 7) {
             for (int o = min_ok; o <= 7; o++) {
                 int want = o < max ? o : max;
                 if (result[o] == VK_SUCCESS && returned[o] <= o && returned[o] != want && warns++ == 0)
-                    snprintf(warn_msg, sizeof warn_msg, "negotiation (%s) with offered %d chose %d; the protocol answers "
-                             "min(offered, driver maximum %d) = %d", how, o, returned[o], max, want);
+                    snprintf(warn_msg, sizeof warn_msg,
+                             "negotiation (%s) with offered %d chose %d; the protocol answers "
+                             "min(offered, driver maximum %d) = %d",
+                             how, o, returned[o], max, want);
             }
         }
         if (gipa_mode && !neg_exp && max >= 0 && max < 7 && fails++ == 0)
-            snprintf(fail_msg, sizeof fail_msg, "the negotiation function is only reachable through vk_icdGetInstanceProcAddr "
-                     "(an interface-7 mechanism) but the driver chooses interface %d; below 7 it must be exported", max);
+            snprintf(fail_msg, sizeof fail_msg,
+                     "the negotiation function is only reachable through vk_icdGetInstanceProcAddr "
+                     "(an interface-7 mechanism) but the driver chooses interface %d; below 7 it must be exported",
+                     max);
         if (!icd_gipa && max > 0 && fails++ == 0)
-            snprintf(fail_msg, sizeof fail_msg, "negotiates interface %d but does not export vk_icdGetInstanceProcAddr", max);
+            snprintf(fail_msg, sizeof fail_msg, "negotiates interface %d but does not export vk_icdGetInstanceProcAddr",
+                     max);
         if (first_max < 0) first_max = max;
         if (any_max >= 0 && max != any_max && warns++ == 0)
-            snprintf(warn_msg, sizeof warn_msg, "the exported negotiation function and the one returned by "
-                     "vk_icdGetInstanceProcAddr choose different versions (%d and %d)", any_max, max);
+            snprintf(warn_msg, sizeof warn_msg,
+                     "the exported negotiation function and the one returned by "
+                     "vk_icdGetInstanceProcAddr choose different versions (%d and %d)",
+                     any_max, max);
         any_max = max;
         ldp_evidence(c, "%s: minimum accepted offer %d, maximum interface %d", how, min_ok, max);
     }
@@ -489,8 +518,10 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
     else if (warns > 0)
         ldp_verdict(c, LDP_WARN, "%s", warn_msg);
     else
-        ldp_verdict(c, LDP_PASS, "negotiates interface %d; every offer 7..0 answered by the protocol (returned <= offered, "
-                                 "INCOMPATIBLE only below its minimum)", first_max);
+        ldp_verdict(c, LDP_PASS,
+                    "negotiates interface %d; every offer 7..0 answered by the protocol (returned <= offered, "
+                    "INCOMPATIBLE only below its minimum)",
+                    first_max);
 }
 
 /* ================================================================================================
@@ -509,7 +540,8 @@ static void check_api_needs_iface5(struct ldp_ctx *c, void *arg) {
     if (!needs)
         ldp_verdict(c, LDP_PASS, "Vulkan 1.0 driver: any interface version is allowed");
     else if (d.iface < 5)
-        ldp_verdict(c, LDP_FAIL, "supports Vulkan %s but its highest interface version is %u (1.1 and newer need 5 or newer)",
+        ldp_verdict(c, LDP_FAIL,
+                    "supports Vulkan %s but its highest interface version is %u (1.1 and newer need 5 or newer)",
                     MM(man) >= MM(d.api) || !d.has_eiv ? vs(man, a) : vs(d.api, b), d.iface);
     else
         ldp_verdict(c, LDP_PASS, "Vulkan >= 1.1 with interface version %u", d.iface);
@@ -520,15 +552,27 @@ static void check_api_needs_iface5(struct ldp_ctx *c, void *arg) {
  * ============================================================================================== */
 
 static const char *const k_surface_create[] = {
-    "vkCreateXcbSurfaceKHR", "vkCreateXlibSurfaceKHR", "vkCreateWaylandSurfaceKHR",
-    "vkCreateHeadlessSurfaceEXT", "vkCreateDisplayPlaneSurfaceKHR", "vkCreateDirectFBSurfaceEXT",
-    "vkCreateWin32SurfaceKHR", "vkCreateAndroidSurfaceKHR", "vkCreateMetalSurfaceEXT",
-    "vkCreateMacOSSurfaceMVK", "vkCreateIOSSurfaceMVK", "vkCreateScreenSurfaceQNX",
-    "vkCreateImagePipeSurfaceFUCHSIA", "vkCreateStreamDescriptorSurfaceGGP", "vkCreateViSurfaceNN",
+    "vkCreateXcbSurfaceKHR",
+    "vkCreateXlibSurfaceKHR",
+    "vkCreateWaylandSurfaceKHR",
+    "vkCreateHeadlessSurfaceEXT",
+    "vkCreateDisplayPlaneSurfaceKHR",
+    "vkCreateDirectFBSurfaceEXT",
+    "vkCreateWin32SurfaceKHR",
+    "vkCreateAndroidSurfaceKHR",
+    "vkCreateMetalSurfaceEXT",
+    "vkCreateMacOSSurfaceMVK",
+    "vkCreateIOSSurfaceMVK",
+    "vkCreateScreenSurfaceQNX",
+    "vkCreateImagePipeSurfaceFUCHSIA",
+    "vkCreateStreamDescriptorSurfaceGGP",
+    "vkCreateViSurfaceNN",
 };
 static const char *const k_surface_required[] = {
-    "vkDestroySurfaceKHR", "vkGetPhysicalDeviceSurfaceSupportKHR",
-    "vkGetPhysicalDeviceSurfaceCapabilitiesKHR", "vkGetPhysicalDeviceSurfaceFormatsKHR",
+    "vkDestroySurfaceKHR",
+    "vkGetPhysicalDeviceSurfaceSupportKHR",
+    "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
+    "vkGetPhysicalDeviceSurfaceFormatsKHR",
     "vkGetPhysicalDeviceSurfacePresentModesKHR",
 };
 
@@ -548,8 +592,9 @@ static void probe_surface(struct ldp_ctx *c, void *arg) {
     uint32_t nw = 0;
     for (uint32_t i = 0; i < ne && nw < 32; i++) {
         const char *n = e[i].extensionName;
-        if (strcmp(n, "VK_KHR_surface") == 0 || (strstr(n, "_surface") != NULL && strstr(n, "surface_") == NULL &&
-                                                  strcmp(n, "VK_EXT_display_surface_counter") != 0) ||
+        if (strcmp(n, "VK_KHR_surface") == 0 ||
+            (strstr(n, "_surface") != NULL && strstr(n, "surface_") == NULL &&
+             strcmp(n, "VK_EXT_display_surface_counter") != 0) ||
             strcmp(n, "VK_KHR_display") == 0)
             want[nw++] = n;
     }
@@ -591,7 +636,8 @@ static void probe_surface(struct ldp_ctx *c, void *arg) {
         free(de);
     }
     if (swapchain && ldp_gipa(&d, inst, "vkCreateSwapchainKHR") == NULL)
-        strncat(missing, missing[0] ? ", vkCreateSwapchainKHR" : "vkCreateSwapchainKHR", sizeof missing - strlen(missing) - 1);
+        strncat(missing, missing[0] ? ", vkCreateSwapchainKHR" : "vkCreateSwapchainKHR",
+                sizeof missing - strlen(missing) - 1);
     ldp_result(c, "missing", "%s", missing);
     free(pds);
     free(e);
@@ -622,21 +668,27 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     ldp_evidence(c, "interface %d: surface creation through vk_icdGetInstanceProcAddr: %s", iface,
                  create && *create ? create : "none");
     if (create == NULL || *create == '\0') {
-        ldp_verdict(c, LDP_NA, "the driver does not create its own surfaces (no vkCreate*Surface* through "
-                               "vk_icdGetInstanceProcAddr); the loader's surfaces are used");
+        ldp_verdict(c, LDP_NA,
+                    "the driver does not create its own surfaces (no vkCreate*Surface* through "
+                    "vk_icdGetInstanceProcAddr); the loader's surfaces are used");
         ldp_child_free(&hi);
         return;
     }
     if (iface < 3) {
-        ldp_verdict(c, LDP_FAIL, "exposes its own surface creation (%s) but its highest interface version is %d "
-                                 "(3 or newer is required)", create, iface);
+        ldp_verdict(c, LDP_FAIL,
+                    "exposes its own surface creation (%s) but its highest interface version is %d "
+                    "(3 or newer is required)",
+                    create, iface);
         ldp_child_free(&hi);
         return;
     }
     if (missing != NULL && *missing) {
-        ldp_evidence(c, "interface %d: surface functions vk_icdGetInstanceProcAddr answers NULL for: %s", iface, missing);
-        ldp_verdict(c, LDP_FAIL, "creates its own surfaces but these surface functions are not queryable through "
-                                 "vk_icdGetInstanceProcAddr: %s", missing);
+        ldp_evidence(c, "interface %d: surface functions vk_icdGetInstanceProcAddr answers NULL for: %s", iface,
+                     missing);
+        ldp_verdict(c, LDP_FAIL,
+                    "creates its own surfaces but these surface functions are not queryable through "
+                    "vk_icdGetInstanceProcAddr: %s",
+                    missing);
         ldp_child_free(&hi);
         return;
     }
@@ -651,8 +703,8 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     if (lo.kind != LDP_EXITED || lo.code != 0) {
         ldp_child_describe(&lo, buf, sizeof buf);
         v = LDP_FAIL;
-        snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver %s: %.900s", ldp_child_outcome(&lo),
-                 buf);
+        snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver %s: %.900s",
+                 ldp_child_outcome(&lo), buf);
     } else if (ldp_child_get(&lo, "open", buf, sizeof buf) != NULL) {
         ldp_evidence(c, "offered 2: %s", buf);
     } else {
@@ -661,8 +713,10 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
         ldp_evidence(c, "offered 2 -> interface %d: surface creation %s", lif, lc && *lc ? lc : "none");
         if (lif < 3 && lc != NULL && *lc) {
             v = LDP_WARN;
-            snprintf(reason, sizeof reason, "at interface %d (a loader offering 2) it still exposes %s; such a loader "
-                     "owns the surfaces (the Khronos loader logs an LDP_DRIVER_8 warning for this)", lif, lc);
+            snprintf(reason, sizeof reason,
+                     "at interface %d (a loader offering 2) it still exposes %s; such a loader "
+                     "owns the surfaces (the Khronos loader logs an LDP_DRIVER_8 warning for this)",
+                     lif, lc);
         }
     }
     ldp_child_free(&lo);
@@ -678,7 +732,8 @@ static bool have_create_instance(struct ldp_ctx *c, struct ldp_drv *d) {
     ldp_step(c, "vk_icdGetInstanceProcAddr(NULL, \"vkCreateInstance\")");
     if (ldp_gipa(d, VK_NULL_HANDLE, "vkCreateInstance") != NULL) return true;
     ldp_evidence(c, "interface %u: vk_icdGetInstanceProcAddr(NULL, \"vkCreateInstance\") -> NULL", d->iface);
-    ldp_verdict(c, LDP_NOT_TESTABLE, "vkCreateInstance is not queryable with a NULL instance (see LINT_GLOBAL_NULL_INSTANCE)");
+    ldp_verdict(c, LDP_NOT_TESTABLE,
+                "vkCreateInstance is not queryable with a NULL instance (see LINT_GLOBAL_NULL_INSTANCE)");
     return false;
 }
 
@@ -710,8 +765,8 @@ static void check_iface4_rejects_api(struct ldp_ctx *c, void *arg) {
         ldp_verdict(c, LDP_NOT_TESTABLE, "the driver library cannot be used (see LDP_DRIVER_3 and LDP_DRIVER_4)");
         return;
     }
-    ldp_evidence(c, "loader offering interface 4: %s, interface %u", d.negotiated ? "negotiated" : "no exported negotiation (legacy)",
-                 d.iface);
+    ldp_evidence(c, "loader offering interface 4: %s, interface %u",
+                 d.negotiated ? "negotiated" : "no exported negotiation (legacy)", d.iface);
     if (d.iface > 4) {
         ldp_verdict(c, LDP_NA, "offered 4, the driver chose %u (see LDP_DRIVER_3)", d.iface);
         return;
@@ -723,20 +778,27 @@ static void check_iface4_rejects_api(struct ldp_ctx *c, void *arg) {
     VkResult res = try_api(c, &d, above);
     if (own >= VK_API_VERSION_1_1 && above != VK_API_VERSION_1_1) {
         VkResult r11 = try_api(c, &d, VK_API_VERSION_1_1);
-        ldp_evidence(c, "note: the interface document's table also asks a driver at interface <= 4 to refuse any "
-                        "apiVersion above 1.0; apiVersion 1.1 -> %s (information only)", ldp_vkresult(r11));
+        ldp_evidence(c,
+                     "note: the interface document's table also asks a driver at interface <= 4 to refuse any "
+                     "apiVersion above 1.0; apiVersion 1.1 -> %s (information only)",
+                     ldp_vkresult(r11));
     }
     if (res == VK_ERROR_INCOMPATIBLE_DRIVER)
-        ldp_verdict(c, LDP_PASS, "at interface %u it refuses apiVersion %s (above its %s) with VK_ERROR_INCOMPATIBLE_DRIVER",
+        ldp_verdict(c, LDP_PASS,
+                    "at interface %u it refuses apiVersion %s (above its %s) with VK_ERROR_INCOMPATIBLE_DRIVER",
                     d.iface, vs(above, a), vs(own, b));
     else if (res == VK_SUCCESS && own >= VK_API_VERSION_1_1)
-        ldp_verdict(c, LDP_WARN, "at interface %u vkCreateInstance(apiVersion %s, above its own %s) succeeded; LDP_DRIVER_9 "
-                                 "asks for VK_ERROR_INCOMPATIBLE_DRIVER, but the Vulkan specification forbids that error "
-                                 "for drivers of Vulkan 1.1 and newer (a conflict only a loader older than interface 5 "
-                                 "can hit)", d.iface, vs(above, a), vs(own, b));
+        ldp_verdict(c, LDP_WARN,
+                    "at interface %u vkCreateInstance(apiVersion %s, above its own %s) succeeded; LDP_DRIVER_9 "
+                    "asks for VK_ERROR_INCOMPATIBLE_DRIVER, but the Vulkan specification forbids that error "
+                    "for drivers of Vulkan 1.1 and newer (a conflict only a loader older than interface 5 "
+                    "can hit)",
+                    d.iface, vs(above, a), vs(own, b));
     else
-        ldp_verdict(c, LDP_FAIL, "at interface %u vkCreateInstance(apiVersion %s, above its own %s) returned %s instead of "
-                                 "VK_ERROR_INCOMPATIBLE_DRIVER", d.iface, vs(above, a), vs(own, b), ldp_vkresult(res));
+        ldp_verdict(c, LDP_FAIL,
+                    "at interface %u vkCreateInstance(apiVersion %s, above its own %s) returned %s instead of "
+                    "VK_ERROR_INCOMPATIBLE_DRIVER",
+                    d.iface, vs(above, a), vs(own, b), ldp_vkresult(res));
 }
 
 static void check_iface5_ignores_api(struct ldp_ctx *c, void *arg) {
@@ -767,8 +829,10 @@ static void check_iface5_ignores_api(struct ldp_ctx *c, void *arg) {
     }
     for (int i = 1; i < 4; i++) {
         if (res[i] == VK_ERROR_INCOMPATIBLE_DRIVER) {
-            ldp_verdict(c, LDP_FAIL, "at interface %u vkCreateInstance(apiVersion %s) returned VK_ERROR_INCOMPATIBLE_DRIVER "
-                                     "(from interface 5 the driver must ignore the apiVersion)", d.iface, vs(list[i], a));
+            ldp_verdict(c, LDP_FAIL,
+                        "at interface %u vkCreateInstance(apiVersion %s) returned VK_ERROR_INCOMPATIBLE_DRIVER "
+                        "(from interface 5 the driver must ignore the apiVersion)",
+                        d.iface, vs(list[i], a));
             return;
         }
     }
@@ -786,14 +850,14 @@ static void check_iface5_ignores_api(struct ldp_ctx *c, void *arg) {
 
 static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance inst, VkPhysicalDevice pd, uint32_t idx) {
     int calls = 0;
-#define CALL(name, ...)                                      \
-    do {                                                     \
-        PFN_##name f_ = GET(d, inst, name);                  \
-        if (f_ != NULL) {                                    \
-            ldp_step(c, "%s (device %u)", #name, idx);        \
-            f_(__VA_ARGS__);                                 \
-            calls++;                                         \
-        }                                                    \
+#define CALL(name, ...)                                                                                                \
+    do {                                                                                                               \
+        PFN_##name f_ = GET(d, inst, name);                                                                            \
+        if (f_ != NULL) {                                                                                              \
+            ldp_step(c, "%s (device %u)", #name, idx);                                                                 \
+            f_(__VA_ARGS__);                                                                                           \
+            calls++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceFeatures feats;
@@ -810,8 +874,8 @@ static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance ins
     CALL(vkGetPhysicalDeviceQueueFamilyProperties, pd, &n, qf);
     CALL(vkGetPhysicalDeviceFormatProperties, pd, VK_FORMAT_R8G8B8A8_UNORM, &fp);
     CALL(vkGetPhysicalDeviceFormatProperties, pd, VK_FORMAT_D32_SFLOAT, &fp);
-    CALL(vkGetPhysicalDeviceImageFormatProperties, pd, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL,
-         VK_IMAGE_USAGE_SAMPLED_BIT, 0, &ifp);
+    CALL(vkGetPhysicalDeviceImageFormatProperties, pd, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
+         VK_IMAGE_TILING_OPTIMAL, VK_IMAGE_USAGE_SAMPLED_BIT, 0, &ifp);
     uint32_t sn = 0;
     CALL(vkGetPhysicalDeviceSparseImageFormatProperties, pd, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TYPE_2D,
          VK_SAMPLE_COUNT_1_BIT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_TILING_OPTIMAL, &sn, NULL);
@@ -824,12 +888,17 @@ static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance ins
         VkPhysicalDeviceMemoryProperties2 m2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
         VkFormatProperties2 fp2 = {.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2};
         VkPhysicalDeviceImageFormatInfo2 ii2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
-                                                .format = VK_FORMAT_R8G8B8A8_UNORM, .type = VK_IMAGE_TYPE_2D,
-                                                .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = VK_IMAGE_USAGE_SAMPLED_BIT};
+                                                .format = VK_FORMAT_R8G8B8A8_UNORM,
+                                                .type = VK_IMAGE_TYPE_2D,
+                                                .tiling = VK_IMAGE_TILING_OPTIMAL,
+                                                .usage = VK_IMAGE_USAGE_SAMPLED_BIT};
         VkImageFormatProperties2 if2 = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
-        VkPhysicalDeviceSparseImageFormatInfo2 si2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2,
-                                                      .format = VK_FORMAT_R8G8B8A8_UNORM, .type = VK_IMAGE_TYPE_2D,
-                                                      .samples = VK_SAMPLE_COUNT_1_BIT, .usage = VK_IMAGE_USAGE_SAMPLED_BIT,
+        VkPhysicalDeviceSparseImageFormatInfo2 si2 = {.sType =
+                                                          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2,
+                                                      .format = VK_FORMAT_R8G8B8A8_UNORM,
+                                                      .type = VK_IMAGE_TYPE_2D,
+                                                      .samples = VK_SAMPLE_COUNT_1_BIT,
+                                                      .usage = VK_IMAGE_USAGE_SAMPLED_BIT,
                                                       .tiling = VK_IMAGE_TILING_OPTIMAL};
         uint32_t qn = 0;
         CALL(vkGetPhysicalDeviceProperties2, pd, &p2);
@@ -858,10 +927,12 @@ static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance ins
     PFN_vkCreateDevice cd = GET(d, inst, vkCreateDevice);
     if (cd != NULL && n > 0) {
         float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
-                                     .queueCount = 1, .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                                  .pQueueCreateInfos = &q};
+        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueFamilyIndex = 0,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &prio};
+        VkDeviceCreateInfo dci = {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
         VkDevice dev = VK_NULL_HANDLE;
         ldp_step(c, "vkCreateDevice (device %u)", idx);
         VkResult r = cd(pd, &dci, NULL, &dev);
@@ -920,10 +991,14 @@ static int exercise_instance(struct ldp_ctx *c, struct ldp_drv *d, VkInstance in
         }
         ldp_evidence(c, "vkEnumeratePhysicalDeviceGroups -> %s, %u groups", ldp_vkresult(gr), gn);
     }
-    static const char *const inst_names[] = {"vkDestroyInstance", "vkEnumeratePhysicalDevices",
-                                             "vkGetPhysicalDeviceProperties", "vkCreateDevice",
-                                             "vkGetDeviceProcAddr", "vkEnumerateDeviceExtensionProperties",
-                                             "vkGetPhysicalDeviceSurfaceSupportKHR", "vkCreateDebugUtilsMessengerEXT"};
+    static const char *const inst_names[] = {"vkDestroyInstance",
+                                             "vkEnumeratePhysicalDevices",
+                                             "vkGetPhysicalDeviceProperties",
+                                             "vkCreateDevice",
+                                             "vkGetDeviceProcAddr",
+                                             "vkEnumerateDeviceExtensionProperties",
+                                             "vkGetPhysicalDeviceSurfaceSupportKHR",
+                                             "vkCreateDebugUtilsMessengerEXT"};
     for (size_t i = 0; i < sizeof inst_names / sizeof inst_names[0]; i++) {
         ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", inst_names[i]);
         (void)ldp_gipa(d, inst, inst_names[i]);
@@ -969,11 +1044,10 @@ static void check_zero_devices(struct ldp_ctx *c, void *arg) {
         if (nx > 0) {
             PFN_vkCreateDebugUtilsMessengerEXT cm = GET(&d, inst, vkCreateDebugUtilsMessengerEXT);
             dm = GET(&d, inst, vkDestroyDebugUtilsMessengerEXT);
-            VkDebugUtilsMessengerCreateInfoEXT mi = {
-                .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-                .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-                .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
-                .pfnUserCallback = quiet_messenger};
+            VkDebugUtilsMessengerCreateInfoEXT mi = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+                                                     .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                                                     .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+                                                     .pfnUserCallback = quiet_messenger};
             if (cm != NULL && dm != NULL) {
                 ldp_step(c, "vkCreateDebugUtilsMessengerEXT");
                 if (cm(inst, &mi, NULL, &m) != VK_SUCCESS) m = VK_NULL_HANDLE;
@@ -993,11 +1067,15 @@ static void check_zero_devices(struct ldp_ctx *c, void *arg) {
         if (round == 0) ldp_evidence(c, "round 1: %d calls survived; creating a second instance", calls);
     }
     if (ndev == 0)
-        ldp_verdict(c, LDP_PASS, "found zero physical devices and survived every instance-level query (%d calls, two "
-                                 "instances)", calls);
+        ldp_verdict(c, LDP_PASS,
+                    "found zero physical devices and survived every instance-level query (%d calls, two "
+                    "instances)",
+                    calls);
     else
-        ldp_verdict(c, LDP_PASS, "survived every instance-level and physical-device query on its %u devices (%d calls); "
-                                 "the zero-device case is not reachable here because it found devices", ndev, calls);
+        ldp_verdict(c, LDP_PASS,
+                    "survived every instance-level and physical-device query on its %u devices (%d calls); "
+                    "the zero-device case is not reachable here because it found devices",
+                    ndev, calls);
 }
 
 /* ================================================================================================
@@ -1016,12 +1094,12 @@ static void probe_coexist(struct ldp_ctx *c, void *arg) {
     if (a->mode == 0)
         snprintf(files, sizeof files, "%s", a->mock_json);
     else
-        snprintf(files, sizeof files, "%s:%s", c->drv->loader_manifest ? c->drv->loader_manifest : c->drv->manifest_path,
-                 a->mock_json);
+        snprintf(files, sizeof files, "%s:%s",
+                 c->drv->loader_manifest ? c->drv->loader_manifest : c->drv->manifest_path, a->mock_json);
     setenv("VK_DRIVER_FILES", files, 1);
-    static const char *const unset[] = {"VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_SELECT",
-                                        "VK_LOADER_DRIVERS_DISABLE", "VK_INSTANCE_LAYERS", "VK_LAYER_PATH",
-                                        "VK_ADD_LAYER_PATH", "VK_LOADER_LAYERS_ENABLE"};
+    static const char *const unset[] = {
+        "VK_ICD_FILENAMES",   "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_SELECT", "VK_LOADER_DRIVERS_DISABLE",
+        "VK_INSTANCE_LAYERS", "VK_LAYER_PATH",       "VK_ADD_LAYER_PATH",        "VK_LOADER_LAYERS_ENABLE"};
     for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++) unsetenv(unset[i]);
     setenv("VK_LOADER_LAYERS_DISABLE", "~all~", 1);
     setenv("VK_LOADER_DEBUG", "error,warn", 1);
@@ -1079,10 +1157,12 @@ static void probe_coexist(struct ldp_ctx *c, void *arg) {
                    VK_API_VERSION_PATCH(p.apiVersion), p.driverVersion);
         if (strcmp(p.deviceName, MOCK_DEVICE_NAME) != 0) continue;
         float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
-                                     .queueCount = 1, .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                                  .pQueueCreateInfos = &q};
+        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueFamilyIndex = 0,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &prio};
+        VkDeviceCreateInfo dci = {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
         VkDevice dev = VK_NULL_HANDLE;
         ldp_step(c, "vkCreateDevice on the mock's device");
         VkResult dr = cd(pds[i], &dci, NULL, &dev);
@@ -1135,8 +1215,8 @@ static int count_bad_calls(const char *calls_path, char *first, size_t len) {
     int bad = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         bool is_bad = strstr(line, "\"call\":\"invalid_handle\"") != NULL ||
-                      ((strstr(line, "\"call\":\"vkEnumeratePhysicalDevices\"") || strstr(line, "\"call\":\"vkCreateDevice\"") ||
-                        strstr(line, "\"call\":\"vkCreateInstance\"")) &&
+                      ((strstr(line, "\"call\":\"vkEnumeratePhysicalDevices\"") ||
+                        strstr(line, "\"call\":\"vkCreateDevice\"") || strstr(line, "\"call\":\"vkCreateInstance\"")) &&
                        strstr(line, "\"result\":\"VK_ERROR") != NULL);
         if (is_bad && bad++ == 0) snprintf(first, len, "%s", line);
     }
@@ -1162,8 +1242,9 @@ static void check_coexistence(struct ldp_ctx *c, void *arg) {
     (void)arg;
     if (c->opt->loader_path == NULL || c->opt->mock_path == NULL || c->opt->tmp_dir == NULL) {
         ldp_verdict(c, LDP_NOT_TESTABLE, "needs the reference loader and the mock ICD (--loader=PATH, --mock=PATH); %s",
-                    c->opt->loader_path == NULL ? "loader not found" : c->opt->mock_path == NULL ? "mock not found"
-                                                                                                 : "no temporary directory");
+                    c->opt->loader_path == NULL ? "loader not found"
+                    : c->opt->mock_path == NULL ? "mock not found"
+                                                : "no temporary directory");
         return;
     }
     struct coexist_arg a;
@@ -1198,8 +1279,8 @@ static void check_coexistence(struct ldp_ctx *c, void *arg) {
                 return;
             }
             if (cr[0] && strcmp(cr, "VK_SUCCESS") != 0)
-                snprintf(fail, sizeof fail, "%s: vkCreateInstance through the loader returned %s (the mock alone: VK_SUCCESS)",
-                         label, cr);
+                snprintf(fail, sizeof fail,
+                         "%s: vkCreateInstance through the loader returned %s (the mock alone: VK_SUCCESS)", label, cr);
             else
                 snprintf(fail, sizeof fail, "%s: the process %.1000s", label, buf);
             ldp_child_free(&ch);
@@ -1214,14 +1295,17 @@ static void check_coexistence(struct ldp_ctx *c, void *arg) {
         ldp_child_get(&ch, "groups", groups, sizeof groups);
         char bad_line[600];
         int bad = count_bad_calls(calls, bad_line, sizeof bad_line);
-        ldp_evidence(c, "%s: vkEnumeratePhysicalDevices %s; mock devices [%s]; other devices %d; mock vkCreateDevice %s, "
-                        "vkDeviceWaitIdle %s; groups %s; bad mock call records %d",
-                     label, enumr, devs, others, cdev[0] ? cdev : "not reached", wait[0] ? wait : "-", groups[0] ? groups : "-", bad);
+        ldp_evidence(c,
+                     "%s: vkEnumeratePhysicalDevices %s; mock devices [%s]; other devices %d; mock vkCreateDevice %s, "
+                     "vkDeviceWaitIdle %s; groups %s; bad mock call records %d",
+                     label, enumr, devs, others, cdev[0] ? cdev : "not reached", wait[0] ? wait : "-",
+                     groups[0] ? groups : "-", bad);
         loader_log(c, &ch, label);
         ldp_child_free(&ch);
         if (mode == 0) {
             if (devs[0] == '\0' || strcmp(cdev, "VK_SUCCESS") != 0) {
-                ldp_verdict(c, LDP_NOT_TESTABLE, "the reference loader with the mock alone did not show the mock's device");
+                ldp_verdict(c, LDP_NOT_TESTABLE,
+                            "the reference loader with the mock alone did not show the mock's device");
                 return;
             }
             snprintf(base_devs, sizeof base_devs, "%s", devs);
@@ -1230,19 +1314,22 @@ static void check_coexistence(struct ldp_ctx *c, void *arg) {
         if (strcmp(enumr, "VK_SUCCESS") != 0)
             snprintf(fail, sizeof fail, "%s: vkEnumeratePhysicalDevices returned %s", label, enumr);
         else if (strcmp(devs, base_devs) != 0)
-            snprintf(fail, sizeof fail, "%s: the mock's devices changed from [%.600s] to [%.600s]", label, base_devs, devs);
+            snprintf(fail, sizeof fail, "%s: the mock's devices changed from [%.600s] to [%.600s]", label, base_devs,
+                     devs);
         else if (strcmp(cdev, "VK_SUCCESS") != 0 || strcmp(wait, "VK_SUCCESS") != 0)
-            snprintf(fail, sizeof fail, "%s: vkCreateDevice/vkDeviceWaitIdle on the mock's device returned %s/%s", label,
-                     cdev, wait[0] ? wait : "-");
+            snprintf(fail, sizeof fail, "%s: vkCreateDevice/vkDeviceWaitIdle on the mock's device returned %s/%s",
+                     label, cdev, wait[0] ? wait : "-");
         else if (bad > 0)
-            snprintf(fail, sizeof fail, "%s: the mock recorded %d failed or invalid calls, e.g. %s", label, bad, bad_line);
+            snprintf(fail, sizeof fail, "%s: the mock recorded %d failed or invalid calls, e.g. %s", label, bad,
+                     bad_line);
     }
     unlink(calls);
     if (fail[0])
         ldp_verdict(c, LDP_FAIL, "the mock ICD misbehaved with this driver loaded beside it; %s", fail);
     else
-        ldp_verdict(c, LDP_PASS, "the mock ICD's devices, vkCreateDevice and call records are unchanged with this driver "
-                                 "loaded beside it through the reference loader (also with the mock pre-loaded RTLD_GLOBAL)");
+        ldp_verdict(c, LDP_PASS,
+                    "the mock ICD's devices, vkCreateDevice and call records are unchanged with this driver "
+                    "loaded beside it through the reference loader (also with the mock pre-loaded RTLD_GLOBAL)");
 }
 
 /* ================================================================================================
@@ -1265,8 +1352,9 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
     uint32_t n = 0;
     VkResult er;
     VkPhysicalDevice *pds = physical_devices(c, &d, inst, &n, &er);
-    PFN_vkGetPhysicalDeviceProperties2 gp2 = khr2 ? (PFN_vkGetPhysicalDeviceProperties2)ldp_gipa(&d, inst, "vkGetPhysicalDeviceProperties2KHR")
-                                                  : GET(&d, inst, vkGetPhysicalDeviceProperties2);
+    PFN_vkGetPhysicalDeviceProperties2 gp2 =
+        khr2 ? (PFN_vkGetPhysicalDeviceProperties2)ldp_gipa(&d, inst, "vkGetPhysicalDeviceProperties2KHR")
+             : GET(&d, inst, vkGetPhysicalDeviceProperties2);
     if (!khr2 && d.inst_api < VK_API_VERSION_1_1) gp2 = NULL;
     int shown = 0, claimed = 0, implausible = 0, releases = 0;
     char first_bad[900] = "";
@@ -1275,11 +1363,14 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
         device_name(&d, inst, pds[i], &p);
         uint32_t nde = 0;
         VkExtensionProperties *de = device_extensions(c, &d, inst, pds[i], &nde);
-        bool ok = gp2 != NULL && (MM(p.apiVersion) >= VK_API_VERSION_1_2 || ldp_has_ext(de, nde, "VK_KHR_driver_properties"));
+        bool ok =
+            gp2 != NULL && (MM(p.apiVersion) >= VK_API_VERSION_1_2 || ldp_has_ext(de, nde, "VK_KHR_driver_properties"));
         free(de);
         if (!ok) {
-            ldp_evidence(c, "device %u '%s': VkPhysicalDeviceDriverProperties not available (needs Vulkan 1.2 or "
-                            "VK_KHR_driver_properties)", i, p.deviceName);
+            ldp_evidence(c,
+                         "device %u '%s': VkPhysicalDeviceDriverProperties not available (needs Vulkan 1.2 or "
+                         "VK_KHR_driver_properties)",
+                         i, p.deviceName);
             continue;
         }
         VkPhysicalDeviceDriverProperties dp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -1287,16 +1378,19 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
         ldp_step(c, "vkGetPhysicalDeviceProperties2 (device %u)", i);
         gp2(pds[i], &p2);
         VkConformanceVersion cv = dp.conformanceVersion;
-        ldp_evidence(c, "device %u '%s': driverID %d, driverName '%s', driverInfo '%s', conformanceVersion %u.%u.%u.%u", i,
-                     p.deviceName, (int)dp.driverID, dp.driverName, dp.driverInfo, cv.major, cv.minor, cv.subminor, cv.patch);
+        ldp_evidence(c, "device %u '%s': driverID %d, driverName '%s', driverInfo '%s', conformanceVersion %u.%u.%u.%u",
+                     i, p.deviceName, (int)dp.driverID, dp.driverName, dp.driverInfo, cv.major, cv.minor, cv.subminor,
+                     cv.patch);
         shown++;
         if (cv.major || cv.minor || cv.subminor || cv.patch) {
             claimed++;
             char why[600];
-            enum ldp_cv_class k = ldp_cts_classify(cv.major, cv.minor, cv.subminor, cv.patch, p.apiVersion, why, sizeof why);
+            enum ldp_cv_class k =
+                ldp_cts_classify(cv.major, cv.minor, cv.subminor, cv.patch, p.apiVersion, why, sizeof why);
             ldp_evidence(c, "device %u: %s", i, why);
             if (k == LDP_CV_BELOW_API || k == LDP_CV_NOT_RELEASE) {
-                if (implausible++ == 0) snprintf(first_bad, sizeof first_bad, "device %u '%s': %s", i, p.deviceName, why);
+                if (implausible++ == 0)
+                    snprintf(first_bad, sizeof first_bad, "device %u '%s': %s", i, p.deviceName, why);
             } else if (k == LDP_CV_RELEASE) {
                 releases++;
             }
@@ -1309,17 +1403,19 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
     else if (shown == 0)
         ldp_verdict(c, LDP_NOT_TESTABLE, "no device reports VkPhysicalDeviceDriverProperties");
     else if (implausible > 0)
-        ldp_verdict(c, LDP_FAIL, "a conformance version is claimed that no approved submission can have: %s%s", first_bad,
-                    implausible > 1 ? " (and more, see evidence)" : "");
+        ldp_verdict(c, LDP_FAIL, "a conformance version is claimed that no approved submission can have: %s%s",
+                    first_bad, implausible > 1 ? " (and more, see evidence)" : "");
     else if (claimed == 0)
-        ldp_verdict(c, LDP_NOT_TESTABLE, "reports 0.0.0.0 (no claim); whether Khronos approved a claimed version needs "
-                                         "the conformant-products list, which is not available offline");
-    else
         ldp_verdict(c, LDP_NOT_TESTABLE,
-                    "a conformance version is claimed (shown as evidence) and is plausible (%s, not older than the API "
-                    "version); whether Khronos approved the submission needs the conformant-products list, which is not "
-                    "available offline",
-                    releases == claimed ? "a CTS release version" : "not contradicted by the CTS release snapshot");
+                    "reports 0.0.0.0 (no claim); whether Khronos approved a claimed version needs "
+                    "the conformant-products list, which is not available offline");
+    else
+        ldp_verdict(
+            c, LDP_NOT_TESTABLE,
+            "a conformance version is claimed (shown as evidence) and is plausible (%s, not older than the API "
+            "version); whether Khronos approved the submission needs the conformant-products list, which is not "
+            "available offline",
+            releases == claimed ? "a CTS release version" : "not contradicted by the CTS release snapshot");
 }
 
 /* ================================================================================================
@@ -1371,8 +1467,10 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
                        strcmp(r, own_real) == 0) {
                 ldp_evidence(c, "%s names the same library %s", files.items[i], own_real);
                 if (warns++ == 0)
-                    snprintf(warn, sizeof warn, "another manifest, %s, names the same library (a loader finding both "
-                             "loads the driver twice; an old copy left behind by an upgrade?)", files.items[i]);
+                    snprintf(warn, sizeof warn,
+                             "another manifest, %s, names the same library (a loader finding both "
+                             "loads the driver twice; an old copy left behind by an upgrade?)",
+                             files.items[i]);
             }
             vkl_icd_manifest_finish(&om);
         }
@@ -1388,7 +1486,8 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
     }
     if (c->drv->library_not_regular) {
         /* not dlopen'ed: a FIFO would block the dynamic linker's open(2) */
-        ldp_verdict(c, LDP_FAIL, "library_path %s %s: no driver library there", m->library_path, c->drv->library_problem);
+        ldp_verdict(c, LDP_FAIL, "library_path %s %s: no driver library there", m->library_path,
+                    c->drv->library_problem);
         return;
     }
     struct ldp_drv d;
@@ -1401,18 +1500,24 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
             snprintf(warn, sizeof warn, "the manifest names %.500s but %.500s was loaded", own_real, loaded);
     }
     if (!d.has_eiv) {
-        ldp_evidence(c, "no vkEnumerateInstanceVersion: the library's version cannot be compared with the manifest's %s",
+        ldp_evidence(c,
+                     "no vkEnumerateInstanceVersion: the library's version cannot be compared with the manifest's %s",
                      vs(m->api_version, a));
     } else {
-        ldp_evidence(c, "manifest api_version %s, library vkEnumerateInstanceVersion %s", vs(m->api_version, a), vs(d.api, b));
+        ldp_evidence(c, "manifest api_version %s, library vkEnumerateInstanceVersion %s", vs(m->api_version, a),
+                     vs(d.api, b));
         if (MM(m->api_version) > MM(d.api)) {
-            ldp_verdict(c, LDP_FAIL, "the manifest claims Vulkan %s but the library reports %s: the manifest does not "
-                                     "describe this library (stale after an update?)", vs(m->api_version, a), vs(d.api, b));
+            ldp_verdict(c, LDP_FAIL,
+                        "the manifest claims Vulkan %s but the library reports %s: the manifest does not "
+                        "describe this library (stale after an update?)",
+                        vs(m->api_version, a), vs(d.api, b));
             return;
         }
         if (MM(m->api_version) < MM(d.api) && warns++ == 0)
-            snprintf(warn, sizeof warn, "manifest api_version %s is older than the library's %s (manifest not updated "
-                     "with the library?)", vs(m->api_version, a), vs(d.api, b));
+            snprintf(warn, sizeof warn,
+                     "manifest api_version %s is older than the library's %s (manifest not updated "
+                     "with the library?)",
+                     vs(m->api_version, a), vs(d.api, b));
     }
     if (warns > 0)
         ldp_verdict(c, LDP_WARN, "%s", warn);
@@ -1438,7 +1543,8 @@ static void check_unpublished_extensions(struct ldp_ctx *c, void *arg) {
     VkExtensionProperties *ie = ldp_instance_extensions(&d, &ne);
     int fails = 0, warns = 0, total_dev = 0;
     char fail[800] = "", warn[800] = "";
-    bool newer_driver = VK_API_VERSION_PATCH(d.api) > reg->header_version && MM(d.api) >= MM(VK_MAKE_API_VERSION(0, 1, 3, 0));
+    bool newer_driver =
+        VK_API_VERSION_PATCH(d.api) > reg->header_version && MM(d.api) >= MM(VK_MAKE_API_VERSION(0, 1, 3, 0));
     for (int pass = 0; pass < 2; pass++) {
         /* pass 0: instance extensions; pass 1: device extensions of every device */
         VkInstance inst = VK_NULL_HANDLE;
@@ -1469,17 +1575,21 @@ static void check_unpublished_extensions(struct ldp_ctx *c, void *arg) {
                 if (re != NULL && re->published) continue;
                 bool platform = (re != NULL && re->platform != NULL) || ldp_looks_like_platform_extension(name);
                 const char *what = re == NULL ? "not in the registry" : "reserved/disabled in the registry";
-                ldp_evidence(c, "%s extension %s: %s%s", where, name, what, platform ? " (platform/WSI extension)" : "");
+                ldp_evidence(c, "%s extension %s: %s%s", where, name, what,
+                             platform ? " (platform/WSI extension)" : "");
                 if (platform && !(re == NULL && newer_driver)) {
                     if (fails++ == 0)
-                        snprintf(fail, sizeof fail, "%s exposes the unpublished platform extension %s (%s)", where, name, what);
+                        snprintf(fail, sizeof fail, "%s exposes the unpublished platform extension %s (%s)", where,
+                                 name, what);
                 } else if (warns++ == 0) {
                     if (re == NULL && newer_driver)
-                        snprintf(warn, sizeof warn, "%s extension %s is not in the registry, which (header %u) is older than "
-                                 "the driver (%u); use --registry with a newer vk.xml", where, name, reg->header_version,
-                                 VK_API_VERSION_PATCH(d.api));
+                        snprintf(warn, sizeof warn,
+                                 "%s extension %s is not in the registry, which (header %u) is older than "
+                                 "the driver (%u); use --registry with a newer vk.xml",
+                                 where, name, reg->header_version, VK_API_VERSION_PATCH(d.api));
                     else
-                        snprintf(warn, sizeof warn, "%s exposes %s, %s (not a platform extension, so advisory)", where, name, what);
+                        snprintf(warn, sizeof warn, "%s exposes %s, %s (not a platform extension, so advisory)", where,
+                                 name, what);
                 }
             }
             if (pass == 1) free(e);
@@ -1497,7 +1607,8 @@ static void check_unpublished_extensions(struct ldp_ctx *c, void *arg) {
     else if (warns)
         ldp_verdict(c, LDP_WARN, "%s", warn);
     else
-        ldp_verdict(c, LDP_PASS, "all %u instance and %d device extensions are published in the registry", ne, total_dev);
+        ldp_verdict(c, LDP_PASS, "all %u instance and %d device extensions are published in the registry", ne,
+                    total_dev);
 }
 
 /* ================================================================================================
@@ -1522,15 +1633,15 @@ static void lint_loader_magic(struct ldp_ctx *c, void *arg) {
     if (!make_instance(c, &d, NULL, 0, &inst)) return;
     int checked = 0;
     char bad[800] = "";
-#define MAGIC(obj, what)                                                                      \
-    do {                                                                                      \
-        checked++;                                                                            \
-        if (!magic_ok((const void *)(obj)) && !bad[0]) {                                      \
-            uintptr_t w_;                                                                     \
-            memcpy(&w_, (const void *)(obj), sizeof w_);                                      \
-            snprintf(bad, sizeof bad, "%s %p starts with 0x%llx, not ICD_LOADER_MAGIC 0x%x", what, \
-                     (const void *)(obj), (unsigned long long)w_, ICD_LOADER_MAGIC);          \
-        }                                                                                     \
+#define MAGIC(obj, what)                                                                                               \
+    do {                                                                                                               \
+        checked++;                                                                                                     \
+        if (!magic_ok((const void *)(obj)) && !bad[0]) {                                                               \
+            uintptr_t w_;                                                                                              \
+            memcpy(&w_, (const void *)(obj), sizeof w_);                                                               \
+            snprintf(bad, sizeof bad, "%s %p starts with 0x%llx, not ICD_LOADER_MAGIC 0x%x", what,                     \
+                     (const void *)(obj), (unsigned long long)w_, ICD_LOADER_MAGIC);                                   \
+        }                                                                                                              \
     } while (0)
     MAGIC(inst, "VkInstance");
     uint32_t n = 0;
@@ -1541,10 +1652,12 @@ static void lint_loader_magic(struct ldp_ctx *c, void *arg) {
         PFN_vkCreateDevice cd = GET(&d, inst, vkCreateDevice);
         PFN_vkGetDeviceProcAddr gdpa = GET(&d, inst, vkGetDeviceProcAddr);
         float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
-                                     .queueCount = 1, .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                                  .pQueueCreateInfos = &q};
+        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueFamilyIndex = 0,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = &prio};
+        VkDeviceCreateInfo dci = {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
         VkDevice dev = VK_NULL_HANDLE;
         ldp_step(c, "vkCreateDevice");
         if (cd != NULL && gdpa != NULL && cd(pds[0], &dci, NULL, &dev) == VK_SUCCESS) {
@@ -1563,7 +1676,8 @@ static void lint_loader_magic(struct ldp_ctx *c, void *arg) {
             ldp_step(c, "vkCreateCommandPool / vkAllocateCommandBuffers");
             if (ccp && acb && ccp(dev, &pci, NULL, &pool) == VK_SUCCESS) {
                 VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                                  .commandPool = pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                                  .commandPool = pool,
+                                                  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                                   .commandBufferCount = 1};
                 VkCommandBuffer cb = VK_NULL_HANDLE;
                 if (acb(dev, &ai, &cb) == VK_SUCCESS && cb != VK_NULL_HANDLE) MAGIC(cb, "VkCommandBuffer");
@@ -1593,11 +1707,19 @@ static void lint_gpdpa_null(struct ldp_ctx *c, void *arg) {
     }
     VkInstance inst;
     if (!make_instance(c, &d, NULL, 0, &inst)) return;
-    static const char *const names[] = {
-        "vkCreateInstance", "vkEnumerateInstanceExtensionProperties", "vkDestroyInstance",
-        "vkEnumeratePhysicalDevices", "vkEnumeratePhysicalDeviceGroups", "vkGetDeviceProcAddr",
-        "vkDestroyDevice", "vkGetDeviceQueue", "vkQueueSubmit", "vkCreateBuffer", "vkCmdDraw",
-        "vkCreateCommandPool", LDP_UNKNOWN_FUNCTION};
+    static const char *const names[] = {"vkCreateInstance",
+                                        "vkEnumerateInstanceExtensionProperties",
+                                        "vkDestroyInstance",
+                                        "vkEnumeratePhysicalDevices",
+                                        "vkEnumeratePhysicalDeviceGroups",
+                                        "vkGetDeviceProcAddr",
+                                        "vkDestroyDevice",
+                                        "vkGetDeviceQueue",
+                                        "vkQueueSubmit",
+                                        "vkCreateBuffer",
+                                        "vkCmdDraw",
+                                        "vkCreateCommandPool",
+                                        LDP_UNKNOWN_FUNCTION};
     char bad[1500] = "";
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ldp_step(c, "vk_icdGetPhysicalDeviceProcAddr(instance, \"%s\")", names[i]);
@@ -1615,9 +1737,11 @@ static void lint_gpdpa_null(struct ldp_ctx *c, void *arg) {
     else
         ldp_evidence(c, "NULL for all %zu non-physical-device/unknown names", sizeof names / sizeof names[0]);
     if (bad[0])
-        ldp_verdict(c, LDP_FAIL, "vk_icdGetPhysicalDeviceProcAddr answers names that are not physical-device commands: %s", bad);
+        ldp_verdict(c, LDP_FAIL,
+                    "vk_icdGetPhysicalDeviceProcAddr answers names that are not physical-device commands: %s", bad);
     else
-        ldp_verdict(c, LDP_PASS, "vk_icdGetPhysicalDeviceProcAddr returns NULL for instance, device, global and unknown names");
+        ldp_verdict(c, LDP_PASS,
+                    "vk_icdGetPhysicalDeviceProcAddr returns NULL for instance, device, global and unknown names");
 }
 
 static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
@@ -1640,23 +1764,32 @@ static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
     }
     ldp_evidence(c, "NULL instance, non-global names answered: %s", ng[0] ? ng : "none");
     if (ng[0])
-        snprintf(warn, sizeof warn, "with a NULL instance it answers non-global names (%s); the Vulkan spec leaves this "
-                 "undefined, NULL is expected", ng);
+        snprintf(warn, sizeof warn,
+                 "with a NULL instance it answers non-global names (%s); the Vulkan spec leaves this "
+                 "undefined, NULL is expected",
+                 ng);
     VkInstance inst;
     if (!make_instance(c, &d, NULL, 0, &inst)) return;
     ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", LDP_UNKNOWN_FUNCTION);
     if (ldp_gipa(&d, inst, LDP_UNKNOWN_FUNCTION) != NULL && !fail[0])
-        snprintf(fail, sizeof fail, "vk_icdGetInstanceProcAddr(instance, \"%s\") is not NULL (unknown names must give NULL)",
+        snprintf(fail, sizeof fail,
+                 "vk_icdGetInstanceProcAddr(instance, \"%s\") is not NULL (unknown names must give NULL)",
                  LDP_UNKNOWN_FUNCTION);
     ldp_evidence(c, "unknown name with NULL and with an instance: %s", fail[0] ? "answered" : "NULL");
     /* The commands every loader looks up after vkCreateInstance; without one the Khronos loader and
      * ours drop the driver with a warning (RULE_DRV_REQUIRED_ENTRYPOINTS). */
-    static const char *const required[] = {
-        "vkDestroyInstance", "vkEnumeratePhysicalDevices", "vkGetPhysicalDeviceFeatures",
-        "vkGetPhysicalDeviceFormatProperties", "vkGetPhysicalDeviceImageFormatProperties",
-        "vkGetPhysicalDeviceProperties", "vkGetPhysicalDeviceQueueFamilyProperties",
-        "vkGetPhysicalDeviceMemoryProperties", "vkGetDeviceProcAddr", "vkCreateDevice",
-        "vkEnumerateDeviceExtensionProperties", "vkGetPhysicalDeviceSparseImageFormatProperties"};
+    static const char *const required[] = {"vkDestroyInstance",
+                                           "vkEnumeratePhysicalDevices",
+                                           "vkGetPhysicalDeviceFeatures",
+                                           "vkGetPhysicalDeviceFormatProperties",
+                                           "vkGetPhysicalDeviceImageFormatProperties",
+                                           "vkGetPhysicalDeviceProperties",
+                                           "vkGetPhysicalDeviceQueueFamilyProperties",
+                                           "vkGetPhysicalDeviceMemoryProperties",
+                                           "vkGetDeviceProcAddr",
+                                           "vkCreateDevice",
+                                           "vkEnumerateDeviceExtensionProperties",
+                                           "vkGetPhysicalDeviceSparseImageFormatProperties"};
     char missing[800] = "";
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
         ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", required[i]);
@@ -1668,15 +1801,18 @@ static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
     ldp_evidence(c, "instance, the %zu commands a loader requires: %s%s", sizeof required / sizeof required[0],
                  missing[0] ? "NULL for " : "all answered", missing);
     if (missing[0] && !fail[0])
-        snprintf(fail, sizeof fail, "vk_icdGetInstanceProcAddr(instance, ...) is NULL for %s, which a loader requires "
-                 "(loaders drop such a driver)", missing);
+        snprintf(fail, sizeof fail,
+                 "vk_icdGetInstanceProcAddr(instance, ...) is NULL for %s, which a loader requires "
+                 "(loaders drop such a driver)",
+                 missing);
     if (fail[0])
         ldp_verdict(c, LDP_FAIL, "%s", fail);
     else if (warn[0])
         ldp_verdict(c, LDP_WARN, "%s", warn);
     else
-        ldp_verdict(c, LDP_PASS, "NULL for unknown names (NULL instance and instance) and for non-global names with a NULL "
-                                 "instance; every command a loader requires is answered");
+        ldp_verdict(c, LDP_PASS,
+                    "NULL for unknown names (NULL instance and instance) and for non-global names with a NULL "
+                    "instance; every command a loader requires is answered");
 }
 
 static void lint_global_null_instance(struct ldp_ctx *c, void *arg) {
@@ -1697,8 +1833,10 @@ static void lint_global_null_instance(struct ldp_ctx *c, void *arg) {
         ldp_verdict(c, LDP_FAIL, "%s is not queryable with a NULL instance (required of every driver)",
                     !have[0] ? "vkCreateInstance" : "vkEnumerateInstanceExtensionProperties");
     else if (!have[2] && MM(c->drv->m.api_version) >= VK_API_VERSION_1_1)
-        ldp_verdict(c, LDP_WARN, "the manifest says Vulkan %s but vkEnumerateInstanceVersion is not queryable with a NULL "
-                                 "instance, so loaders treat the driver as Vulkan 1.0", vs(c->drv->m.api_version, a));
+        ldp_verdict(c, LDP_WARN,
+                    "the manifest says Vulkan %s but vkEnumerateInstanceVersion is not queryable with a NULL "
+                    "instance, so loaders treat the driver as Vulkan 1.0",
+                    vs(c->drv->m.api_version, a));
     else
         ldp_verdict(c, LDP_PASS, "the global commands are queryable with a NULL instance");
 }
@@ -1731,23 +1869,27 @@ static void lint_vk_exports(struct ldp_ctx *c, void *arg) {
         strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
         strncat(list, e.vk_exports[i], sizeof list - strlen(list) - 1);
     }
-    ldp_evidence(c, "%s: %zu exported vk* functions%s%s; -Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): %s; exported vk* "
-                    "functions the library references through its own dynamic relocations: %zu",
-                 path, e.vk_export_count, e.vk_export_count ? ": " : "", list, e.symbolic ? "yes" : "no", e.self_referenced);
+    ldp_evidence(c,
+                 "%s: %zu exported vk* functions%s%s; -Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): %s; exported vk* "
+                 "functions the library references through its own dynamic relocations: %zu",
+                 path, e.vk_export_count, e.vk_export_count ? ": " : "", list, e.symbolic ? "yes" : "no",
+                 e.self_referenced);
     if (e.vk_export_count == 0)
         ldp_verdict(c, LDP_PASS, "exports no standard vk* functions");
     else if (e.symbolic)
         ldp_verdict(c, LDP_PASS, "exports %zu standard vk* functions and is linked with -Bsymbolic", e.vk_export_count);
     else
-        ldp_verdict(c, LDP_WARN, "exports %zu standard vk* functions without -Bsymbolic (%zu of them interposable from its own "
-                                 "code); advisory since LDP_DRIVER_6 was removed, but the interface document still asks "
-                                 "for -Bsymbolic when official names are exported", e.vk_export_count, e.self_referenced);
+        ldp_verdict(c, LDP_WARN,
+                    "exports %zu standard vk* functions without -Bsymbolic (%zu of them interposable from its own "
+                    "code); advisory since LDP_DRIVER_6 was removed, but the interface document still asks "
+                    "for -Bsymbolic when official names are exported",
+                    e.vk_export_count, e.self_referenced);
     ldp_elf_free(&e);
 }
 
 const struct ldp_check_def ldp_checks[] = {
-    {"LDP_DRIVER_1", "ldp_driver_1_coexistence", "beside the mock ICD through the reference loader, the mock stays intact",
-     check_coexistence, 3, true},
+    {"LDP_DRIVER_1", "ldp_driver_1_coexistence",
+     "beside the mock ICD through the reference loader, the mock stays intact", check_coexistence, 3, true},
     {"LDP_DRIVER_2", "ldp_driver_2_zero_devices", "every instance/physical-device query survives (zero devices too)",
      check_zero_devices, 0, true},
     {"LDP_DRIVER_3", "ldp_driver_3_negotiation", "interface negotiation with every offered version 7..0",
@@ -1757,7 +1899,8 @@ const struct ldp_check_def ldp_checks[] = {
     {"LDP_DRIVER_5", "ldp_driver_5_conformance_version", "reported conformanceVersion (information)",
      check_conformance_version, 0, true},
     {"LDP_DRIVER_6", "", "removed policy (formerly: no exported standard vk* entry points)", NULL, 0, false},
-    {"LDP_DRIVER_7", "ldp_driver_7_api_needs_iface5", "Vulkan >= 1.1 needs interface >= 5", check_api_needs_iface5, 0, true},
+    {"LDP_DRIVER_7", "ldp_driver_7_api_needs_iface5", "Vulkan >= 1.1 needs interface >= 5", check_api_needs_iface5, 0,
+     true},
     {"LDP_DRIVER_8", "ldp_driver_8_own_surfaces", "own surfaces need interface >= 3 and every surface function",
      check_own_surfaces, 2, true},
     {"LDP_DRIVER_9", "ldp_driver_9_iface4_rejects_api", "at interface <= 4 an unsupported apiVersion is refused",
@@ -1768,11 +1911,13 @@ const struct ldp_check_def ldp_checks[] = {
      check_stale_manifest, 0, false},
     {"LDP_DRIVER_12", "ldp_driver_12_unpublished_extensions", "every exposed extension is published in vk.xml",
      check_unpublished_extensions, 0, true},
-    {"LINT_LOADER_MAGIC", "lint_loader_magic", "dispatchable objects start with ICD_LOADER_MAGIC", lint_loader_magic, 0, true},
+    {"LINT_LOADER_MAGIC", "lint_loader_magic", "dispatchable objects start with ICD_LOADER_MAGIC", lint_loader_magic, 0,
+     true},
     {"LINT_GPDPA_NULL", "lint_gpdpa_null", "vk_icdGetPhysicalDeviceProcAddr: NULL for non-physical-device names",
      lint_gpdpa_null, 0, true},
-    {"LINT_GIPA_NULL", "lint_gipa_null", "vk_icdGetInstanceProcAddr: NULL for unknown names, the loader's required commands answered",
-     lint_gipa_null, 0, true},
+    {"LINT_GIPA_NULL", "lint_gipa_null",
+     "vk_icdGetInstanceProcAddr: NULL for unknown names, the loader's required commands answered", lint_gipa_null, 0,
+     true},
     {"LINT_GLOBAL_NULL_INSTANCE", "lint_global_null_instance", "global commands queryable with a NULL instance",
      lint_global_null_instance, 0, true},
     {"LINT_VK_EXPORTS", "lint_vk_exports_bsymbolic", "exported standard vk* symbols need -Bsymbolic (advisory)",

@@ -23,16 +23,67 @@ const char ldp_cts_snapshot_source[] =
 
 static const uint32_t k_releases[] = {
     /* range A */
-    CV(1, 1, 3, 0), CV(1, 1, 3, 1), CV(1, 1, 3, 2), CV(1, 1, 3, 3), CV(1, 1, 4, 0), CV(1, 1, 4, 1), CV(1, 1, 4, 2),
-    CV(1, 1, 4, 3), CV(1, 1, 5, 0), CV(1, 1, 5, 1), CV(1, 1, 5, 2), CV(1, 1, 6, 0), CV(1, 1, 6, 1), CV(1, 1, 6, 2),
-    CV(1, 1, 6, 3), CV(1, 2, 0, 0), CV(1, 2, 0, 1), CV(1, 2, 0, 2), CV(1, 2, 1, 0), CV(1, 2, 1, 1), CV(1, 2, 1, 2),
-    CV(1, 2, 2, 0), CV(1, 2, 2, 1), CV(1, 2, 2, 2), CV(1, 2, 3, 0), CV(1, 2, 3, 1), CV(1, 2, 3, 2), CV(1, 2, 3, 3),
-    CV(1, 2, 4, 0), CV(1, 2, 4, 1), CV(1, 2, 5, 0), CV(1, 2, 5, 1), CV(1, 2, 5, 2), CV(1, 2, 6, 0), CV(1, 2, 6, 1),
-    CV(1, 2, 6, 2), CV(1, 2, 7, 0), CV(1, 2, 7, 1), CV(1, 2, 7, 2), CV(1, 2, 8, 0), CV(1, 3, 0, 0), CV(1, 3, 1, 0),
+    CV(1, 1, 3, 0),
+    CV(1, 1, 3, 1),
+    CV(1, 1, 3, 2),
+    CV(1, 1, 3, 3),
+    CV(1, 1, 4, 0),
+    CV(1, 1, 4, 1),
+    CV(1, 1, 4, 2),
+    CV(1, 1, 4, 3),
+    CV(1, 1, 5, 0),
+    CV(1, 1, 5, 1),
+    CV(1, 1, 5, 2),
+    CV(1, 1, 6, 0),
+    CV(1, 1, 6, 1),
+    CV(1, 1, 6, 2),
+    CV(1, 1, 6, 3),
+    CV(1, 2, 0, 0),
+    CV(1, 2, 0, 1),
+    CV(1, 2, 0, 2),
+    CV(1, 2, 1, 0),
+    CV(1, 2, 1, 1),
+    CV(1, 2, 1, 2),
+    CV(1, 2, 2, 0),
+    CV(1, 2, 2, 1),
+    CV(1, 2, 2, 2),
+    CV(1, 2, 3, 0),
+    CV(1, 2, 3, 1),
+    CV(1, 2, 3, 2),
+    CV(1, 2, 3, 3),
+    CV(1, 2, 4, 0),
+    CV(1, 2, 4, 1),
+    CV(1, 2, 5, 0),
+    CV(1, 2, 5, 1),
+    CV(1, 2, 5, 2),
+    CV(1, 2, 6, 0),
+    CV(1, 2, 6, 1),
+    CV(1, 2, 6, 2),
+    CV(1, 2, 7, 0),
+    CV(1, 2, 7, 1),
+    CV(1, 2, 7, 2),
+    CV(1, 2, 8, 0),
+    CV(1, 3, 0, 0),
+    CV(1, 3, 1, 0),
     /* range B */
-    CV(1, 3, 9, 0), CV(1, 3, 9, 1), CV(1, 3, 9, 2), CV(1, 3, 10, 0), CV(1, 4, 0, 0), CV(1, 4, 0, 1), CV(1, 4, 0, 2),
-    CV(1, 4, 1, 0), CV(1, 4, 1, 1), CV(1, 4, 1, 2), CV(1, 4, 1, 3), CV(1, 4, 2, 0), CV(1, 4, 2, 1), CV(1, 4, 3, 0),
-    CV(1, 4, 3, 1), CV(1, 4, 3, 2), CV(1, 4, 3, 3), CV(1, 4, 4, 0),
+    CV(1, 3, 9, 0),
+    CV(1, 3, 9, 1),
+    CV(1, 3, 9, 2),
+    CV(1, 3, 10, 0),
+    CV(1, 4, 0, 0),
+    CV(1, 4, 0, 1),
+    CV(1, 4, 0, 2),
+    CV(1, 4, 1, 0),
+    CV(1, 4, 1, 1),
+    CV(1, 4, 1, 2),
+    CV(1, 4, 1, 3),
+    CV(1, 4, 2, 0),
+    CV(1, 4, 2, 1),
+    CV(1, 4, 3, 0),
+    CV(1, 4, 3, 1),
+    CV(1, 4, 3, 2),
+    CV(1, 4, 3, 3),
+    CV(1, 4, 4, 0),
 };
 
 static const struct {
@@ -54,8 +105,8 @@ enum ldp_cv_class ldp_cts_classify(unsigned major, unsigned minor, unsigned subm
                  major, minor, subminor, patch, api_major, api_minor);
         return LDP_CV_BELOW_API;
     }
-    uint32_t v = major > 255 || minor > 255 || subminor > 255 || patch > 255 ? UINT32_MAX
-                                                                              : CV(major, minor, subminor, patch);
+    uint32_t v =
+        major > 255 || minor > 255 || subminor > 255 || patch > 255 ? UINT32_MAX : CV(major, minor, subminor, patch);
     size_t n = sizeof k_releases / sizeof k_releases[0];
     for (size_t i = 0; i < n; i++) {
         if (k_releases[i] == v) {
@@ -76,13 +127,15 @@ enum ldp_cv_class ldp_cts_classify(unsigned major, unsigned minor, unsigned subm
     }
     if (v > k_complete[0].last && v < k_complete[1].first) {
         /* 1.3.1.1 .. 1.3.8.x: every such version is on a release line 1.3.1 .. 1.3.8 */
-        snprintf(why, why_len, "1.3.%u is a CTS release line; whether patch level %u was released is not in the snapshot",
-                 subminor, patch);
+        snprintf(why, why_len,
+                 "1.3.%u is a CTS release line; whether patch level %u was released is not in the snapshot", subminor,
+                 patch);
         return LDP_CV_LINE_ONLY;
     }
     if (v > k_releases[n - 1]) {
-        snprintf(why, why_len, "%u.%u.%u.%u is newer than the newest release in the snapshot (1.4.4.0): unverifiable here",
-                 major, minor, subminor, patch);
+        snprintf(why, why_len,
+                 "%u.%u.%u.%u is newer than the newest release in the snapshot (1.4.4.0): unverifiable here", major,
+                 minor, subminor, patch);
         return LDP_CV_NEWER;
     }
     snprintf(why, why_len, "%u.%u.%u.%u is older than the snapshot covers (1.1.3.0): unverifiable here", major, minor,

@@ -13,15 +13,15 @@ extern "C" {
 #endif
 
 enum ldp_cv_class {
-    LDP_CV_ZERO,          /* 0.0.0.0: no claim */
-    LDP_CV_RELEASE,       /* exactly a CTS release version of the snapshot */
-    LDP_CV_LINE_ONLY,     /* a release line the snapshot knows (major.minor.subminor), but its patch
-                             levels are not in the snapshot: the patch is unverifiable */
-    LDP_CV_NOT_RELEASE,   /* inside a range the snapshot lists completely, and no release: implausible */
-    LDP_CV_NEWER,         /* newer than the newest release of the snapshot: unverifiable */
-    LDP_CV_OLDER,         /* older than the snapshot covers: unverifiable */
-    LDP_CV_BELOW_API,     /* major.minor below the driver's own API version (the CTS's own
-                             driver_properties.conformance_version test fails such a driver) */
+    LDP_CV_ZERO,        /* 0.0.0.0: no claim */
+    LDP_CV_RELEASE,     /* exactly a CTS release version of the snapshot */
+    LDP_CV_LINE_ONLY,   /* a release line the snapshot knows (major.minor.subminor), but its patch
+                           levels are not in the snapshot: the patch is unverifiable */
+    LDP_CV_NOT_RELEASE, /* inside a range the snapshot lists completely, and no release: implausible */
+    LDP_CV_NEWER,       /* newer than the newest release of the snapshot: unverifiable */
+    LDP_CV_OLDER,       /* older than the snapshot covers: unverifiable */
+    LDP_CV_BELOW_API,   /* major.minor below the driver's own API version (the CTS's own
+                           driver_properties.conformance_version test fails such a driver) */
 };
 
 /* Classifies major.minor.subminor.patch against the snapshot and the device's apiVersion

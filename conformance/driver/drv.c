@@ -18,11 +18,10 @@ const char *ldp_vkresult(VkResult r) {
 
 void ldp_version_str(uint32_t v, char *buf, size_t len) {
     if (VK_API_VERSION_VARIANT(v) != 0)
-        snprintf(buf, len, "%u.%u.%u.%u", VK_API_VERSION_VARIANT(v), VK_API_VERSION_MAJOR(v),
-                 VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
-    else
-        snprintf(buf, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+        snprintf(buf, len, "%u.%u.%u.%u", VK_API_VERSION_VARIANT(v), VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
                  VK_API_VERSION_PATCH(v));
+    else
+        snprintf(buf, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
 static void *sym(void *lib, const char *name) { return dlsym(lib, name); }
@@ -43,7 +42,8 @@ int ldp_drv_open(struct ldp_ctx *c, uint32_t offer, struct ldp_drv *d, char *err
         snprintf(err, err_len, "dlopen(%s) failed: %s", path, e ? e : "unknown error");
         return -1;
     }
-    d->negotiate = (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)sym(d->lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
+    d->negotiate =
+        (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)sym(d->lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
     d->negotiate_exported = d->negotiate != NULL;
     d->icd_gipa = (PFN_vkGetInstanceProcAddr)sym(d->lib, "vk_icdGetInstanceProcAddr");
     d->gpdpa = (PFN_vk_icdGetPhysicalDeviceProcAddr)sym(d->lib, "vk_icdGetPhysicalDeviceProcAddr");
@@ -106,8 +106,8 @@ int ldp_drv_open(struct ldp_ctx *c, uint32_t offer, struct ldp_drv *d, char *err
     return 0;
 }
 
-VkResult ldp_create_instance(struct ldp_ctx *c, struct ldp_drv *d, uint32_t api,
-                             const char *const *exts, uint32_t ext_count, VkInstance *out) {
+VkResult ldp_create_instance(struct ldp_ctx *c, struct ldp_drv *d, uint32_t api, const char *const *exts,
+                             uint32_t ext_count, VkInstance *out) {
     *out = VK_NULL_HANDLE;
     PFN_vkCreateInstance ci = (PFN_vkCreateInstance)ldp_gipa(d, VK_NULL_HANDLE, "vkCreateInstance");
     if (ci == NULL) return VK_ERROR_INITIALIZATION_FAILED;

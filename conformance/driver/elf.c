@@ -11,13 +11,9 @@
 
 #include "conformance/driver/ldp_check.h"
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool in_file(size_t size, uint64_t off, uint64_t len) {
-    return off <= size && len <= size - off;
-}
+static bool in_file(size_t size, uint64_t off, uint64_t len) { return off <= size && len <= size - off; }
 
 int ldp_elf_inspect(const char *path, struct ldp_elf *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
@@ -127,8 +123,7 @@ int ldp_elf_inspect(const char *path, struct ldp_elf *out, char *err, size_t err
     }
     free(seen);
     free(exported);
-    if (out->vk_export_count > 1)
-        qsort(out->vk_exports, out->vk_export_count, sizeof(char *), cmp_str);
+    if (out->vk_export_count > 1) qsort(out->vk_exports, out->vk_export_count, sizeof(char *), cmp_str);
 done:
     munmap(map, size);
     return rc;

@@ -75,8 +75,7 @@ int ldp_cli_parse(int argc, char **argv, const char **manifests, struct ldp_cli 
         } else if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
             cli->colour = 0;
         } else if ((v = OPT("--format")) != NULL) {
-            if (strcmp(v, "table") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0 &&
-                strcmp(v, "sarif") != 0)
+            if (strcmp(v, "table") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0 && strcmp(v, "sarif") != 0)
                 return usage_error(err, err_len, "unknown --format '%.200s' (table, json, junit or sarif)", v);
             cli->format = v;
         } else if ((v = OPT("--fail-on")) != NULL) {
@@ -104,8 +103,10 @@ int ldp_cli_parse(int argc, char **argv, const char **manifests, struct ldp_cli 
             cli->registry = v;
         } else if ((v = OPT("--package")) != NULL) {
             if (*v == '\0') return usage_error(err, err_len, "--package needs a directory");
-            if (cli->npackages < LDP_MAX_PACKAGES) cli->packages[cli->npackages++] = v;
-            else return usage_error(err, err_len, "at most %d --package options", LDP_MAX_PACKAGES);
+            if (cli->npackages < LDP_MAX_PACKAGES)
+                cli->packages[cli->npackages++] = v;
+            else
+                return usage_error(err, err_len, "at most %d --package options", LDP_MAX_PACKAGES);
         } else if (strcmp(a, "--package") == 0) {
             if (i + 1 >= argc || argv[i + 1] == NULL || argv[i + 1][0] == '\0')
                 return usage_error(err, err_len, "--package needs a directory");
@@ -125,7 +126,8 @@ int ldp_cli_parse(int argc, char **argv, const char **manifests, struct ldp_cli 
     if (!any_check)
         for (size_t k = 0; k < ldp_check_count && k < LDP_MAX_CHECKS; k++) cli->selected[k] = true;
     if (cli->nman == 0 && !cli->installed && cli->npackages == 0)
-        return usage_error(err, err_len, "no driver manifest given (MANIFEST..., --package=DIR or --installed; see --help)");
+        return usage_error(err, err_len,
+                           "no driver manifest given (MANIFEST..., --package=DIR or --installed; see --help)");
     return 0;
 }
 
@@ -144,8 +146,8 @@ void ldp_driver_prepare_library(struct ldp_driver *drv, const char *manifest, co
         drv->manifest_too_big = true;
         snprintf(drv->manifest_error, sizeof drv->manifest_error,
                  "manifest %s is %llu bytes, more than the %u-byte (%u MiB) limit on a manifest file (the reference "
-                 "loader rejects it unread)", manifest, too_big_size, VKL_MANIFEST_MAX_SIZE,
-                 VKL_MANIFEST_MAX_SIZE / (1024u * 1024u));
+                 "loader rejects it unread)",
+                 manifest, too_big_size, VKL_MANIFEST_MAX_SIZE, VKL_MANIFEST_MAX_SIZE / (1024u * 1024u));
         return;
     }
     drv->manifest_buf = buf;

@@ -17,7 +17,7 @@ enum ldp_cli_action { LDP_CLI_RUN, LDP_CLI_HELP, LDP_CLI_VERSION, LDP_CLI_LIST }
 
 struct ldp_cli {
     enum ldp_cli_action action;
-    const char *format; /* "table", "json", "junit", "sarif" */
+    const char *format;                            /* "table", "json", "junit", "sarif" */
     const char *output, *loader, *mock, *registry; /* NULL when not given */
     double timeout_s;
     bool installed;

@@ -26,15 +26,7 @@
 #define LDP_MAX_OFFER 7u /* newest loader/driver interface the documents define */
 #define LDP_UNKNOWN_FUNCTION "vkLdpCheckNonexistentFunctionEXT"
 
-enum ldp_verdict {
-    LDP_PASS,
-    LDP_FAIL,
-    LDP_WARN,
-    LDP_NA,
-    LDP_NOT_TESTABLE,
-    LDP_REMOVED,
-    LDP_VERDICT_COUNT
-};
+enum ldp_verdict { LDP_PASS, LDP_FAIL, LDP_WARN, LDP_NA, LDP_NOT_TESTABLE, LDP_REMOVED, LDP_VERDICT_COUNT };
 const char *ldp_verdict_name(enum ldp_verdict v);
 bool ldp_verdict_parse(const char *s, enum ldp_verdict *out);
 
@@ -49,13 +41,13 @@ struct ldp_options {
 /* What the parent knows about one driver before the checks run. */
 struct ldp_driver {
     const char *manifest_path;
-    bool manifest_ok; /* vkl_icd_manifest_parse succeeded */
+    bool manifest_ok;          /* vkl_icd_manifest_parse succeeded */
     char manifest_error[1400]; /* why the parent could not use it (manifest_too_big) */
     struct vkl_icd_manifest m;
-    int elf_class;        /* 32, 64, or 0 when the library could not be inspected */
-    bool library_missing; /* absolute/relative path that cannot be stat'ed (does not exist, a
-                             symbolic link loop, ...): library_problem says which */
-    bool library_not_regular; /* it exists but is a directory, FIFO, device...: never opened */
+    int elf_class;             /* 32, 64, or 0 when the library could not be inspected */
+    bool library_missing;      /* absolute/relative path that cannot be stat'ed (does not exist, a
+                                  symbolic link loop, ...): library_problem says which */
+    bool library_not_regular;  /* it exists but is a directory, FIFO, device...: never opened */
     char library_problem[300]; /* "does not exist", "is a FIFO, not a regular file", ... */
     /* The manifest as the parent read it (children inherit it; never read twice). NULL when it
      * is larger than VKL_MANIFEST_MAX_SIZE (manifest_error says so; LDP_DRIVER_4 fails). */
@@ -78,18 +70,16 @@ struct ldp_ctx {
 /* ---- child-side reporting (report lines are single write(2) calls) ---- */
 void ldp_evidence(struct ldp_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ldp_step(struct ldp_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ldp_verdict(struct ldp_ctx *c, enum ldp_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void ldp_result(struct ldp_ctx *c, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void ldp_verdict(struct ldp_ctx *c, enum ldp_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ldp_result(struct ldp_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- runner ---- */
 enum ldp_exit_kind { LDP_EXITED, LDP_SIGNALED, LDP_TIMED_OUT, LDP_SPAWN_FAILED };
 struct ldp_child {
     enum ldp_exit_kind kind;
-    int code;   /* exit status or signal number */
-    char *out;  /* protocol text (NUL-terminated) */
-    char *err;  /* the child's stderr (NUL-terminated) */
+    int code;  /* exit status or signal number */
+    char *out; /* protocol text (NUL-terminated) */
+    char *err; /* the child's stderr (NUL-terminated) */
     double seconds;
 };
 /* Runs fn(c, arg) in a forked child whose protocol fd is a fresh temporary file; stdout goes to
@@ -102,43 +92,41 @@ void ldp_child_free(struct ldp_child *ch);
 /* Value of the first "R key\t..." line, or NULL (pointer into a static buffer per call slot). */
 const char *ldp_child_get(const struct ldp_child *ch, const char *key, char *buf, size_t len);
 /* Iterates "R key\t..." lines: returns the value after *pos and advances it, or NULL. */
-const char *ldp_child_next(const struct ldp_child *ch, const char *key, size_t *pos, char *buf,
-                           size_t len);
+const char *ldp_child_next(const struct ldp_child *ch, const char *key, size_t *pos, char *buf, size_t len);
 /* "crashed" (signal), "hung" (timed out), "exited" (non-zero status), "could not be started". */
 const char *ldp_child_outcome(const struct ldp_child *ch);
 /* "killed by signal 11 (Segmentation fault) during <last step>", "timed out after 30.0 s during
  * <last step>" and the like. */
 void ldp_child_describe(const struct ldp_child *ch, char *buf, size_t len);
 /* A probe: runs fn in a grandchild with the check's time limit; crashes become evidence. */
-void ldp_probe(struct ldp_ctx *c, void (*fn)(struct ldp_ctx *c, void *arg), void *arg,
-               struct ldp_child *out);
+void ldp_probe(struct ldp_ctx *c, void (*fn)(struct ldp_ctx *c, void *arg), void *arg, struct ldp_child *out);
 /* Copies the "E" lines of a probe into c's evidence with a prefix. */
 void ldp_forward_evidence(struct ldp_ctx *c, const struct ldp_child *ch, const char *prefix);
 
 /* ---- driver access (children only) ---- */
 struct ldp_drv {
     void *lib;
-    PFN_vkGetInstanceProcAddr gipa;      /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
-    PFN_vkGetInstanceProcAddr icd_gipa;  /* exported vk_icdGetInstanceProcAddr or NULL */
+    PFN_vkGetInstanceProcAddr gipa;     /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
+    PFN_vkGetInstanceProcAddr icd_gipa; /* exported vk_icdGetInstanceProcAddr or NULL */
     PFN_vk_icdNegotiateLoaderICDInterfaceVersion negotiate; /* the one used */
     bool negotiate_exported, negotiate_via_gipa;
     PFN_vk_icdGetPhysicalDeviceProcAddr gpdpa;
     bool gpdpa_exported;
     uint32_t offered;
-    uint32_t iface;        /* negotiated (or 1 / 0 for legacy drivers) */
-    VkResult neg_result;   /* VK_SUCCESS when no negotiation happened */
+    uint32_t iface;      /* negotiated (or 1 / 0 for legacy drivers) */
+    VkResult neg_result; /* VK_SUCCESS when no negotiation happened */
     bool negotiated;
-    uint32_t api;          /* vkEnumerateInstanceVersion, else the manifest's api_version */
+    uint32_t api; /* vkEnumerateInstanceVersion, else the manifest's api_version */
     bool has_eiv;
-    uint32_t inst_api;     /* apiVersion of the instance make_instance() created */
+    uint32_t inst_api; /* apiVersion of the instance make_instance() created */
 };
 /* Opens the library like a loader of interface `offer` would (offer >= 7: negotiate exported or
  * through vk_icdGetInstanceProcAddr(NULL); 2..6: exported negotiate only; <= 1: no negotiation).
  * 0: usable; -1: cannot be loaded / no entry points (msg in err); -2: negotiation refused. */
 int ldp_drv_open(struct ldp_ctx *c, uint32_t offer, struct ldp_drv *d, char *err, size_t err_len);
 PFN_vkVoidFunction ldp_gipa(struct ldp_drv *d, VkInstance inst, const char *name);
-VkResult ldp_create_instance(struct ldp_ctx *c, struct ldp_drv *d, uint32_t api,
-                             const char *const *exts, uint32_t ext_count, VkInstance *out);
+VkResult ldp_create_instance(struct ldp_ctx *c, struct ldp_drv *d, uint32_t api, const char *const *exts,
+                             uint32_t ext_count, VkInstance *out);
 /* Instance extensions (malloc'd, *count) of the driver; NULL with count 0 on failure. */
 VkExtensionProperties *ldp_instance_extensions(struct ldp_drv *d, uint32_t *count);
 bool ldp_has_ext(const VkExtensionProperties *e, uint32_t n, const char *name);
@@ -175,8 +163,9 @@ struct ldp_elf {
     bool is_dyn;
     bool symbolic; /* DT_SYMBOLIC or DF_SYMBOLIC */
     bool have_symbols;
-    char **vk_exports; size_t vk_export_count;       /* defined, default-visibility vk* (not vk_icd*) */
-    size_t self_referenced;                          /* of those, referenced by own dynamic relocs */
+    char **vk_exports;
+    size_t vk_export_count; /* defined, default-visibility vk* (not vk_icd*) */
+    size_t self_referenced; /* of those, referenced by own dynamic relocs */
 };
 int ldp_elf_inspect(const char *path, struct ldp_elf *out, char *err, size_t err_len);
 void ldp_elf_free(struct ldp_elf *e);
@@ -186,7 +175,7 @@ void ldp_elf_free(struct ldp_elf *e);
 /* ---- registry ---- */
 struct ldp_registry_ext {
     const char *name;
-    bool published; /* "vulkan" among supported= */
+    bool published;       /* "vulkan" among supported= */
     const char *platform; /* platform= attribute or NULL */
 };
 struct ldp_registry {
@@ -203,11 +192,11 @@ bool ldp_looks_like_platform_extension(const char *name);
 
 /* ---- checks ---- */
 struct ldp_check_def {
-    const char *id;    /* LDP_DRIVER_n or LINT_* */
-    const char *name;  /* policies.tsv ldp_check column */
-    const char *title; /* one line */
+    const char *id;                           /* LDP_DRIVER_n or LINT_* */
+    const char *name;                         /* policies.tsv ldp_check column */
+    const char *title;                        /* one line */
     void (*fn)(struct ldp_ctx *c, void *arg); /* NULL: removed policy */
-    int probes;        /* probe grandchildren it may fork (time budget: (1 + probes) * timeout) */
+    int probes;         /* probe grandchildren it may fork (time budget: (1 + probes) * timeout) */
     bool needs_library; /* not-testable-here when the library is unusable */
 };
 extern const struct ldp_check_def ldp_checks[];

@@ -22,73 +22,72 @@ namespace {
 const char kLavapipe[] = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
 struct Out {
-  int status = -1;
-  std::string out;
+    int status = -1;
+    std::string out;
 };
 
-Out RunTool(const std::vector<std::string>& extra) {
-  std::string path = ::testing::TempDir() + "/lvp_out_" + std::to_string(getpid());
-  std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check"),
-                                   "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
-                                   "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=60"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (freopen(path.c_str(), "w", stdout) == nullptr) _exit(126);
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    execv(a[0], a.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  Out o;
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  o.out = s.str();
-  unlink(path.c_str());
-  return o;
+Out RunTool(const std::vector<std::string> &extra) {
+    std::string path = ::testing::TempDir() + "/lvp_out_" + std::to_string(getpid());
+    std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check"),
+                                     "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
+                                     "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=60"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (freopen(path.c_str(), "w", stdout) == nullptr) _exit(126);
+        std::vector<char *> a;
+        for (auto &s : argv) a.push_back(const_cast<char *>(s.c_str()));
+        a.push_back(nullptr);
+        execv(a[0], a.data());
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    Out o;
+    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    o.out = s.str();
+    unlink(path.c_str());
+    return o;
 }
 
 TEST(LdpCheckRealDriver, Lavapipe) {
-  VKT_POLICY("LDP_DRIVER_1", "LDP_DRIVER_2", "LDP_DRIVER_3", "LDP_DRIVER_4", "LDP_DRIVER_7",
-             "LDP_DRIVER_12");
-  struct stat st;
-  if (stat(kLavapipe, &st) != 0) GTEST_SKIP() << kLavapipe << " is not installed";
-  Out o = RunTool({"--format=json", kLavapipe});
-  ASSERT_TRUE(o.status == 0 || o.status == 1) << "exit " << o.status << "\n" << o.out;
-  vkt::Json j = vkt::Json::Parse(o.out);
-  ASSERT_TRUE(j.valid()) << o.out;
-  ASSERT_EQ(j["drivers"].size(), 1u);
-  vkt::Json results = j["drivers"][0]["results"];
-  ASSERT_EQ(results.size(), 17u) << o.out;
-  std::set<std::string> verdicts = {"pass", "fail", "warn", "not-applicable", "not-testable-here", "removed"};
-  bool any_fail = false;
-  for (size_t i = 0; i < results.size(); i++) {
-    std::string id = results[i]["id"].str(), v = results[i]["verdict"].str();
-    EXPECT_TRUE(verdicts.count(v)) << id << " " << v;
-    EXPECT_FALSE(results[i]["reason"].str().empty()) << id;
-    // No check may end in a crash or time-out of its process for this driver.
-    EXPECT_EQ(results[i]["reason"].str().find("the check's process"), std::string::npos)
-        << id << ": " << results[i]["reason"].str();
-    any_fail = any_fail || v == "fail";
-    if (id == "LDP_DRIVER_6") {
-      EXPECT_EQ(v, "removed");
+    VKT_POLICY("LDP_DRIVER_1", "LDP_DRIVER_2", "LDP_DRIVER_3", "LDP_DRIVER_4", "LDP_DRIVER_7", "LDP_DRIVER_12");
+    struct stat st;
+    if (stat(kLavapipe, &st) != 0) GTEST_SKIP() << kLavapipe << " is not installed";
+    Out o = RunTool({"--format=json", kLavapipe});
+    ASSERT_TRUE(o.status == 0 || o.status == 1) << "exit " << o.status << "\n" << o.out;
+    vkt::Json j = vkt::Json::Parse(o.out);
+    ASSERT_TRUE(j.valid()) << o.out;
+    ASSERT_EQ(j["drivers"].size(), 1u);
+    vkt::Json results = j["drivers"][0]["results"];
+    ASSERT_EQ(results.size(), 17u) << o.out;
+    std::set<std::string> verdicts = {"pass", "fail", "warn", "not-applicable", "not-testable-here", "removed"};
+    bool any_fail = false;
+    for (size_t i = 0; i < results.size(); i++) {
+        std::string id = results[i]["id"].str(), v = results[i]["verdict"].str();
+        EXPECT_TRUE(verdicts.count(v)) << id << " " << v;
+        EXPECT_FALSE(results[i]["reason"].str().empty()) << id;
+        // No check may end in a crash or time-out of its process for this driver.
+        EXPECT_EQ(results[i]["reason"].str().find("the check's process"), std::string::npos)
+            << id << ": " << results[i]["reason"].str();
+        any_fail = any_fail || v == "fail";
+        if (id == "LDP_DRIVER_6") {
+            EXPECT_EQ(v, "removed");
+        }
+        // What any working driver must show here.
+        if (id == "LDP_DRIVER_3" || id == "LDP_DRIVER_4" || id == "LDP_DRIVER_7" || id == "LDP_DRIVER_1" ||
+            id == "LDP_DRIVER_2") {
+            EXPECT_EQ(v, "pass") << id << ": " << results[i]["reason"].str();
+        }
     }
-    // What any working driver must show here.
-    if (id == "LDP_DRIVER_3" || id == "LDP_DRIVER_4" || id == "LDP_DRIVER_7" || id == "LDP_DRIVER_1" ||
-        id == "LDP_DRIVER_2") {
-      EXPECT_EQ(v, "pass") << id << ": " << results[i]["reason"].str();
-    }
-  }
-  EXPECT_EQ(o.status, any_fail ? 1 : 0);
-  Out table = RunTool({kLavapipe});
-  EXPECT_EQ(table.status, o.status);
-  EXPECT_NE(table.out.find("== " + std::string(kLavapipe)), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("summary:"), std::string::npos) << table.out;
+    EXPECT_EQ(o.status, any_fail ? 1 : 0);
+    Out table = RunTool({kLavapipe});
+    EXPECT_EQ(table.status, o.status);
+    EXPECT_NE(table.out.find("== " + std::string(kLavapipe)), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("summary:"), std::string::npos) << table.out;
 }
 
-}  // namespace
+} // namespace

@@ -17,7 +17,6 @@
 
 extern const struct ldp_registry *ldp_registry_global;
 
-
 static void usage(FILE *f) {
     fprintf(f,
             "Usage: %s [options] MANIFEST...\n"
@@ -59,10 +58,11 @@ static void usage(FILE *f) {
 static const char *prepare_tmp(const char *mock) {
     static const char *dir;
     if (dir == NULL)
-        dir = chk_session_mock_icd("ldp-check", NULL, mock, "libldp_check_mock.so",
-                                   "{\"physical_devices\": [{\"name\": \"ldp-check coexistence mock\", \"vendor_id\": "
-                                   "65535, \"device_id\": 4660, \"api_version\": \"1.3.0\"}], \"record_lookups\": false}\n",
-                                   "ldp_check_mock.json");
+        dir = chk_session_mock_icd(
+            "ldp-check", NULL, mock, "libldp_check_mock.so",
+            "{\"physical_devices\": [{\"name\": \"ldp-check coexistence mock\", \"vendor_id\": "
+            "65535, \"device_id\": 4660, \"api_version\": \"1.3.0\"}], \"record_lookups\": false}\n",
+            "ldp_check_mock.json");
     return dir;
 }
 
@@ -101,7 +101,6 @@ static const char *package_loader_manifest(const struct ldp_options *opt, const 
     return fclose(f) == 0 ? path : NULL;
 }
 
-
 static void run_driver(const struct ldp_options *opt, const char *manifest, const char *library, const bool *selected,
                        struct chk_report *rep) {
     memset(rep, 0, sizeof(*rep));
@@ -125,8 +124,9 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         struct chk_item *r = &rep->items[rep->nitems++];
         r->rule = i;
         if (def->fn == NULL) {
-            chk_item_set(r, CHK_REMOVED, "withdrawn by the interface document (valid reasons exist to export core entry "
-                                       "points); see LINT_VK_EXPORTS for the -Bsymbolic advice that remains");
+            chk_item_set(r, CHK_REMOVED,
+                         "withdrawn by the interface document (valid reasons exist to export core entry "
+                         "points); see LINT_VK_EXPORTS for the -Bsymbolic advice that remains");
             continue;
         }
         if (def->fn != NULL && strcmp(def->id, "LDP_DRIVER_4") != 0 && !drv.manifest_ok) {
@@ -136,10 +136,10 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         if (def->needs_library && !library_usable) {
             if (drv.library_missing || drv.library_not_regular)
                 chk_item_set(r, CHK_NOT_TESTABLE, "the library %s %s (see LDP_DRIVER_4, LDP_DRIVER_11)",
-                           drv.m.library_path, drv.library_problem);
+                             drv.m.library_path, drv.library_problem);
             else
                 chk_item_set(r, CHK_NOT_TESTABLE, "the library is a %d-bit ELF file; run a %d-bit build of ldp-check",
-                           drv.elf_class, drv.elf_class);
+                             drv.elf_class, drv.elf_class);
             continue;
         }
         struct ldp_options o = *opt;
@@ -178,7 +178,6 @@ static void package_report(const struct ldp_pkg_report *pr, struct chk_report *r
     }
 }
 
-
 /* ---- output ---- */
 
 /* The rules of the SARIF/JUnit/JSON output: every check, and the package rules when a package was
@@ -200,8 +199,12 @@ static struct chk_tool make_tool(const struct chk_report *reps, size_t n, enum c
         r->title = def->title;
         ldp_rule_texts(r->id, &r->text, &r->help);
     }
-    return (struct chk_tool){.name = "ldp-check", .version = LDP_CHECK_VERSION, .information_uri = NULL,
-                             .rules = g_rules, .nrules = nrules, .fail_on = fail_on};
+    return (struct chk_tool){.name = "ldp-check",
+                             .version = LDP_CHECK_VERSION,
+                             .information_uri = NULL,
+                             .rules = g_rules,
+                             .nrules = nrules,
+                             .fail_on = fail_on};
 }
 
 static void write_json(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n,
@@ -218,7 +221,10 @@ static void write_json(FILE *f, const struct chk_tool *t, const struct chk_repor
         fprintf(f, "%s\n    {\n      \"manifest\": ", d ? "," : "");
         chk_json_str(f, rep->path);
         fputs(",\n      \"library\": ", f);
-        if (rep->library) chk_json_str(f, rep->library); else fputs("null", f);
+        if (rep->library)
+            chk_json_str(f, rep->library);
+        else
+            fputs("null", f);
         chk_write_json_results(f, t, rep, "      ");
         fputs("\n    }", f);
     }
@@ -292,9 +298,11 @@ int main(int argc, char **argv) {
     opt.timeout_s = cli.timeout_s;
     opt.registry_path = cli.registry;
     int status = 0;
-    opt.loader_path = g_loader_path = chk_companion(loader, argv[0], "libvulkan.so.1", "loader/libvulkan.so.1", "--loader");
+    opt.loader_path = g_loader_path =
+        chk_companion(loader, argv[0], "libvulkan.so.1", "loader/libvulkan.so.1", "--loader");
     if (loader != NULL && g_loader_path == NULL) return finish(2); /* finish() frees the manifest list */
-    opt.mock_path = g_mock_path = chk_companion(mock, argv[0], "libmock_icd_v7.so", "mock_icd/libmock_icd_v7.so", "--mock");
+    opt.mock_path = g_mock_path =
+        chk_companion(mock, argv[0], "libmock_icd_v7.so", "mock_icd/libmock_icd_v7.so", "--mock");
     if (mock != NULL && g_mock_path == NULL) return finish(2);
     /* LDP_DRIVER_1 runs the driver beside the mock ICD through the reference loader: when either
      * companion is missing (an incomplete installation), that is an error of the run, not a

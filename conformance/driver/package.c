@@ -14,15 +14,13 @@
 const struct ldp_check_def ldp_pkg_rules[LDP_PKG_RULE_COUNT] = {
     {"RULE_ICDPKG_1", "icdpkg_1_metadata", "package: meta/metadata/metadata.json is one JSON object", NULL, 0, false},
     {"RULE_ICDPKG_2", "icdpkg_2_version", "package: metadata version is 1", NULL, 0, false},
-    {"RULE_ICDPKG_3", "icdpkg_3_paths_present", "package: file_path and manifest_path are both given", NULL, 0,
+    {"RULE_ICDPKG_3", "icdpkg_3_paths_present", "package: file_path and manifest_path are both given", NULL, 0, false},
+    {"RULE_ICDPKG_4", "icdpkg_4_paths_relative", "package: both paths are relative to the contents directory", NULL, 0,
      false},
-    {"RULE_ICDPKG_4", "icdpkg_4_paths_relative", "package: both paths are relative to the contents directory",
-     NULL, 0, false},
-    {"RULE_ICDPKG_5", "icdpkg_5_files_present", "package: the library and the manifest are files in the package",
-     NULL, 0, false},
+    {"RULE_ICDPKG_5", "icdpkg_5_files_present", "package: the library and the manifest are files in the package", NULL,
+     0, false},
     {"RULE_ICDPKG_6", "icdpkg_6_library_not_in_bin", "package: the library is not under bin/", NULL, 0, false},
-    {"RULE_ICDPKG_7", "icdpkg_7_manifest_under_meta", "package: the manifest is under meta/ (advice)", NULL, 0,
-     false},
+    {"RULE_ICDPKG_7", "icdpkg_7_manifest_under_meta", "package: the manifest is under meta/ (advice)", NULL, 0, false},
 };
 
 static void copy_str(char *dst, size_t len, const char *src) { snprintf(dst, len, "%s", src ? src : ""); }
@@ -278,8 +276,8 @@ void ldp_pkg_evaluate(const char *dir, struct ldp_pkg_report *out) {
     else if (mp_ok && !m_there)
         set(r5, LDP_FAIL, "the manifest %s %s", mfull, mwhy);
     else if (!fp_ok || !mp_ok)
-        set(r5, LDP_PASS, "the %s %s is a file in the package (the other path is unusable)", fp_ok ? "library" : "manifest",
-            fp_ok ? ffull : mfull);
+        set(r5, LDP_PASS, "the %s %s is a file in the package (the other path is unusable)",
+            fp_ok ? "library" : "manifest", fp_ok ? ffull : mfull);
     else
         set(r5, LDP_PASS, "the library and the manifest are regular files in the package");
     /* RULE_ICDPKG_6 */

@@ -34,10 +34,10 @@ extern const struct ldp_check_def ldp_pkg_rules[LDP_PKG_RULE_COUNT];
 enum ldp_pkg_field { LDP_PKG_ABSENT, LDP_PKG_WRONG_TYPE, LDP_PKG_EMPTY, LDP_PKG_OK };
 
 struct ldp_pkg_meta {
-    bool json_ok;       /* one JSON value (the loader's parser) */
-    bool is_object;     /* ... and it is an object */
+    bool json_ok;   /* one JSON value (the loader's parser) */
+    bool is_object; /* ... and it is an object */
     char json_error[300];
-    char root_type[24]; /* the JSON type of the root when it is not an object */
+    char root_type[24];               /* the JSON type of the root when it is not an object */
     enum ldp_pkg_field version_state; /* OK: a number (version holds it; integral tells) */
     double version;
     bool version_integral;

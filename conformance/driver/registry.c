@@ -24,8 +24,8 @@ struct owned {
 static char *attr(char *p, char *end, const char *name) {
     size_t nl = strlen(name);
     for (char *q = p + 1; q + nl + 2 < end; q++) {
-        if ((q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n') && strncmp(q, name, nl) == 0 &&
-            q[nl] == '=' && (q[nl + 1] == '"' || q[nl + 1] == '\'')) {
+        if ((q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n') && strncmp(q, name, nl) == 0 && q[nl] == '=' &&
+            (q[nl + 1] == '"' || q[nl + 1] == '\'')) {
             char quote = q[nl + 1];
             char *v = q + nl + 2;
             char *e = memchr(v, quote, (size_t)(end - v));
@@ -60,8 +60,8 @@ int ldp_registry_load(const char *path, struct ldp_registry *out, char *err, siz
     if (text == NULL) {
         snprintf(err, err_len, "cannot read registry %s: %s", path,
                  f.status == LDP_FILE_NOT_REGULAR ? ldp_file_type_name(f.mode)
-                 : f.status == LDP_FILE_TOO_BIG  ? "larger than 64 MiB"
-                                                 : strerror(f.err_no ? f.err_no : EIO));
+                 : f.status == LDP_FILE_TOO_BIG   ? "larger than 64 MiB"
+                                                  : strerror(f.err_no ? f.err_no : EIO));
         return -1;
     }
     struct owned *o = calloc(1, sizeof(*o));
@@ -146,9 +146,9 @@ void ldp_registry_free(struct ldp_registry *r) {
 /* Names that are window-system / platform interface extensions by their wording. */
 bool ldp_looks_like_platform_extension(const char *name) {
     static const char *const words[] = {
-        "surface", "swapchain", "display", "present", "_win32", "_xlib", "_xcb", "_wayland",
-        "_android", "_metal", "_macos", "_ios", "_fuchsia", "_ggp", "_vi_", "_screen", "_directfb",
-        "_mir_", "_ohos", "_acquire_", "_external_memory_android",
+        "surface",  "swapchain", "display",   "present", "_win32", "_xlib",     "_xcb",
+        "_wayland", "_android",  "_metal",    "_macos",  "_ios",   "_fuchsia",  "_ggp",
+        "_vi_",     "_screen",   "_directfb", "_mir_",   "_ohos",  "_acquire_", "_external_memory_android",
     };
     char lower[VK_MAX_EXTENSION_NAME_SIZE];
     size_t i = 0;

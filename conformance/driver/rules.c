@@ -33,8 +33,9 @@ static const struct {
      "device's Vulkan version, or no CTS release (checked against a dated snapshot of the CTS's release versions, "
      "cts_versions.c). Otherwise not-testable-here: whether Khronos approved the submission needs Khronos' "
      "conformant-products list. Report 0.0.0.0 until the submission is approved."},
-    {"LDP_DRIVER_6", "Withdrawn policy: drivers at interface 1 or newer were once told not to export the core vk* entry "
-                     "points.",
+    {"LDP_DRIVER_6",
+     "Withdrawn policy: drivers at interface 1 or newer were once told not to export the core vk* entry "
+     "points.",
      "Nothing to do: the policy was withdrawn. LINT_VK_EXPORTS keeps the -Bsymbolic advice for drivers that export "
      "vk* symbols."},
     {"LDP_DRIVER_7", NULL,
@@ -77,7 +78,8 @@ static const struct {
     {"LINT_GLOBAL_NULL_INSTANCE",
      "vkCreateInstance, vkEnumerateInstanceExtensionProperties (and vkEnumerateInstanceVersion for 1.1+) must be "
      "queryable through vk_icdGetInstanceProcAddr with a NULL instance.",
-     "Fails when vkCreateInstance or vkEnumerateInstanceExtensionProperties is missing with a NULL instance; warns when "
+     "Fails when vkCreateInstance or vkEnumerateInstanceExtensionProperties is missing with a NULL instance; warns "
+     "when "
      "vkEnumerateInstanceVersion is."},
     {"LINT_VK_EXPORTS",
      "A driver that exports standard vk* symbols should link with -Bsymbolic so its own calls do not bind to another "

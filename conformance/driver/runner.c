@@ -17,9 +17,7 @@
 static const char *const g_verdicts[LDP_VERDICT_COUNT] = {
     "pass", "fail", "warn", "not-applicable", "not-testable-here", "removed"};
 
-const char *ldp_verdict_name(enum ldp_verdict v) {
-    return (unsigned)v < LDP_VERDICT_COUNT ? g_verdicts[v] : "?";
-}
+const char *ldp_verdict_name(enum ldp_verdict v) { return (unsigned)v < LDP_VERDICT_COUNT ? g_verdicts[v] : "?"; }
 
 bool ldp_verdict_parse(const char *s, enum ldp_verdict *out) {
     for (int i = 0; i < LDP_VERDICT_COUNT; i++) {
@@ -196,8 +194,7 @@ void ldp_child_free(struct ldp_child *ch) {
     ch->out = ch->err = NULL;
 }
 
-const char *ldp_child_next(const struct ldp_child *ch, const char *key, size_t *pos, char *buf,
-                           size_t len) {
+const char *ldp_child_next(const struct ldp_child *ch, const char *key, size_t *pos, char *buf, size_t len) {
     if (ch->out == NULL) return NULL;
     size_t klen = strlen(key);
     const char *p = ch->out + *pos;
@@ -205,8 +202,7 @@ const char *ldp_child_next(const struct ldp_child *ch, const char *key, size_t *
         const char *eol = strchr(p, '\n');
         size_t l = eol ? (size_t)(eol - p) : strlen(p);
         const char *next = eol ? eol + 1 : p + l;
-        if (l > 2 + klen && p[0] == 'R' && p[1] == ' ' && strncmp(p + 2, key, klen) == 0 &&
-            p[2 + klen] == '\t') {
+        if (l > 2 + klen && p[0] == 'R' && p[1] == ' ' && strncmp(p + 2, key, klen) == 0 && p[2 + klen] == '\t') {
             size_t vl = l - 3 - klen;
             if (vl >= len) vl = len - 1;
             memcpy(buf, p + 3 + klen, vl);
@@ -256,24 +252,16 @@ void ldp_child_describe(const struct ldp_child *ch, char *buf, size_t len) {
     last_step(ch->out, step, sizeof step);
     const char *during = step[0] ? " during " : "";
     switch (ch->kind) {
-        case LDP_EXITED:
-            snprintf(buf, len, "exited with status %d%s%s", ch->code, during, step);
-            break;
+        case LDP_EXITED: snprintf(buf, len, "exited with status %d%s%s", ch->code, during, step); break;
         case LDP_SIGNALED:
-            snprintf(buf, len, "killed by signal %d (%s)%s%s", ch->code, strsignal(ch->code), during,
-                     step);
+            snprintf(buf, len, "killed by signal %d (%s)%s%s", ch->code, strsignal(ch->code), during, step);
             break;
-        case LDP_TIMED_OUT:
-            snprintf(buf, len, "timed out after %.1f s%s%s", ch->seconds, during, step);
-            break;
-        case LDP_SPAWN_FAILED:
-            snprintf(buf, len, "could not fork: %s", strerror(ch->code));
-            break;
+        case LDP_TIMED_OUT: snprintf(buf, len, "timed out after %.1f s%s%s", ch->seconds, during, step); break;
+        case LDP_SPAWN_FAILED: snprintf(buf, len, "could not fork: %s", strerror(ch->code)); break;
     }
 }
 
-void ldp_probe(struct ldp_ctx *c, void (*fn)(struct ldp_ctx *c, void *arg), void *arg,
-               struct ldp_child *out) {
+void ldp_probe(struct ldp_ctx *c, void (*fn)(struct ldp_ctx *c, void *arg), void *arg, struct ldp_child *out) {
     ldp_run_child(c, c->opt->timeout_s, false, fn, arg, out);
 }
 

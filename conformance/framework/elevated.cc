@@ -57,10 +57,14 @@ int RunSetcap(const std::string& file) {
 
 std::string PrivilegeName(Privilege p) {
   switch (p) {
-    case Privilege::kNormal: return "normal";
-    case Privilege::kSetuid: return "setuid";
-    case Privilege::kSetgid: return "setgid";
-    case Privilege::kFileCaps: return "setcap";
+    case Privilege::kNormal:
+      return "normal";
+    case Privilege::kSetuid:
+      return "setuid";
+    case Privilege::kSetgid:
+      return "setgid";
+    case Privilege::kFileCaps:
+      return "setcap";
   }
   return "?";
 }
@@ -95,8 +99,9 @@ std::string ElevationUnavailableReason() {
     if (geteuid() != 0) {
       reason = "needs root to create a set-uid/set-gid/capable probe";
     } else if (!CanSwitchUid()) {
-      reason = "cannot switch to uid 65534 (a user namespace mapping only root, e.g. Bazel's "
-               "linux-sandbox: such targets are tagged no-sandbox)";
+      reason =
+          "cannot switch to uid 65534 (a user namespace mapping only root, e.g. Bazel's "
+          "linux-sandbox: such targets are tagged no-sandbox)";
     } else if (NoNewPrivs()) {
       reason = "no_new_privs is set: the kernel would ignore the privilege bits";
     } else {
@@ -122,10 +127,17 @@ std::string MakeProbeCopy(const std::string& dir, Privilege p, std::string* erro
   }
   int rc = 0;
   switch (p) {
-    case Privilege::kNormal: break;
-    case Privilege::kSetuid: rc = chmod(probe.c_str(), 04755); break;
-    case Privilege::kSetgid: rc = chmod(probe.c_str(), 02755); break;
-    case Privilege::kFileCaps: rc = RunSetcap(probe); break;
+    case Privilege::kNormal:
+      break;
+    case Privilege::kSetuid:
+      rc = chmod(probe.c_str(), 04755);
+      break;
+    case Privilege::kSetgid:
+      rc = chmod(probe.c_str(), 02755);
+      break;
+    case Privilege::kFileCaps:
+      rc = RunSetcap(probe);
+      break;
   }
   if (rc != 0) {
     *error = "cannot make " + probe + " " + PrivilegeName(p) + " (status " + std::to_string(rc) + ")";

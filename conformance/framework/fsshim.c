@@ -27,8 +27,8 @@
 #define MAX_MAPS 32
 
 struct map {
-    char *from, *to;
-    size_t from_len;
+  char *from, *to;
+  size_t from_len;
 };
 
 static struct map g_maps[MAX_MAPS];
@@ -38,102 +38,102 @@ static int g_elevated;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init(void) {
-    const char *m = getenv("VKT_FSSHIM_MAP");
-    g_log = getenv("VKT_FSSHIM_LOG");
-    const char *e = getenv("VKT_FSSHIM_ELEVATED");
-    g_elevated = e != NULL && strcmp(e, "1") == 0;
-    if (m == NULL) return;
-    char *copy = strdup(m);
-    if (copy == NULL) return;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, ";", &save); tok != NULL && g_map_count < MAX_MAPS;
-         tok = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(tok, '=');
-        if (eq == NULL || eq == tok) continue;
-        *eq = '\0';
-        g_maps[g_map_count].from = tok;
-        g_maps[g_map_count].to = eq + 1;
-        g_maps[g_map_count].from_len = strlen(tok);
-        g_map_count++;
-    }
-    /* `copy` stays allocated for the life of the process: the table points into it. */
+  const char *m = getenv("VKT_FSSHIM_MAP");
+  g_log = getenv("VKT_FSSHIM_LOG");
+  const char *e = getenv("VKT_FSSHIM_ELEVATED");
+  g_elevated = e != NULL && strcmp(e, "1") == 0;
+  if (m == NULL) return;
+  char *copy = strdup(m);
+  if (copy == NULL) return;
+  char *save = NULL;
+  for (char *tok = strtok_r(copy, ";", &save); tok != NULL && g_map_count < MAX_MAPS;
+       tok = strtok_r(NULL, ";", &save)) {
+    char *eq = strchr(tok, '=');
+    if (eq == NULL || eq == tok) continue;
+    *eq = '\0';
+    g_maps[g_map_count].from = tok;
+    g_maps[g_map_count].to = eq + 1;
+    g_maps[g_map_count].from_len = strlen(tok);
+    g_map_count++;
+  }
+  /* `copy` stays allocated for the life of the process: the table points into it. */
 }
 
 /* The redirected path in `buf`, or NULL when `path` is not mapped. */
 static const char *mapped(const char *path, char *buf, size_t len) {
-    pthread_once(&g_once, init);
-    if (path == NULL) return NULL;
-    for (size_t i = 0; i < g_map_count; i++) {
-        const struct map *mp = &g_maps[i];
-        if (strncmp(path, mp->from, mp->from_len) != 0) continue;
-        const char *rest = path + mp->from_len;
-        if (*rest != '\0' && *rest != '/') continue;
-        if ((size_t)snprintf(buf, len, "%s%s", mp->to, rest) >= len) return NULL;
-        return buf;
-    }
-    return NULL;
+  pthread_once(&g_once, init);
+  if (path == NULL) return NULL;
+  for (size_t i = 0; i < g_map_count; i++) {
+    const struct map *mp = &g_maps[i];
+    if (strncmp(path, mp->from, mp->from_len) != 0) continue;
+    const char *rest = path + mp->from_len;
+    if (*rest != '\0' && *rest != '/') continue;
+    if ((size_t)snprintf(buf, len, "%s%s", mp->to, rest) >= len) return NULL;
+    return buf;
+  }
+  return NULL;
 }
 
 static void note(const char *call, const char *path) {
-    if (g_log == NULL) return;
-    /* open(2) directly: the shim must not recurse into its own fopen. */
-    int fd = open(g_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    char line[4200];
-    int n = snprintf(line, sizeof(line), "%s %s\n", call, path);
-    if (n > 0 && (size_t)n < sizeof(line)) {
-        ssize_t w = write(fd, line, (size_t)n);
-        (void)w;
-    }
-    close(fd);
+  if (g_log == NULL) return;
+  /* open(2) directly: the shim must not recurse into its own fopen. */
+  int fd = open(g_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  char line[4200];
+  int n = snprintf(line, sizeof(line), "%s %s\n", call, path);
+  if (n > 0 && (size_t)n < sizeof(line)) {
+    ssize_t w = write(fd, line, (size_t)n);
+    (void)w;
+  }
+  close(fd);
 }
 
 static void *next(const char *name) { return dlsym(RTLD_NEXT, name); }
 
-#define REDIRECT(call, path)                                  \
-    char redirect_buf_[4096];                                 \
-    const char *m_ = mapped((path), redirect_buf_, sizeof(redirect_buf_)); \
-    if (m_ != NULL) {                                         \
-        note(call, path);                                     \
-        path = m_;                                            \
-    }
+#define REDIRECT(call, path)                                             \
+  char redirect_buf_[4096];                                              \
+  const char *m_ = mapped((path), redirect_buf_, sizeof(redirect_buf_)); \
+  if (m_ != NULL) {                                                      \
+    note(call, path);                                                    \
+    path = m_;                                                           \
+  }
 
 __attribute__((visibility("default"))) DIR *opendir(const char *path) {
-    REDIRECT("opendir", path);
-    DIR *(*real)(const char *) = (DIR * (*)(const char *)) next("opendir");
-    return real(path);
+  REDIRECT("opendir", path);
+  DIR *(*real)(const char *) = (DIR * (*)(const char *)) next("opendir");
+  return real(path);
 }
 
 __attribute__((visibility("default"))) int access(const char *path, int mode) {
-    REDIRECT("access", path);
-    int (*real)(const char *, int) = (int (*)(const char *, int))next("access");
-    return real(path, mode);
+  REDIRECT("access", path);
+  int (*real)(const char *, int) = (int (*)(const char *, int))next("access");
+  return real(path, mode);
 }
 
 __attribute__((visibility("default"))) FILE *fopen(const char *path, const char *mode) {
-    REDIRECT("fopen", path);
-    FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) next("fopen");
-    return real(path, mode);
+  REDIRECT("fopen", path);
+  FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) next("fopen");
+  return real(path, mode);
 }
 
 __attribute__((visibility("default"))) FILE *fopen64(const char *path, const char *mode) {
-    REDIRECT("fopen", path);
-    FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) next("fopen64");
-    return real(path, mode);
+  REDIRECT("fopen", path);
+  FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) next("fopen64");
+  return real(path, mode);
 }
 
 __attribute__((visibility("default"))) char *secure_getenv(const char *name) {
-    pthread_once(&g_once, init);
-    if (g_elevated) return NULL;
-    return getenv(name);
+  pthread_once(&g_once, init);
+  if (g_elevated) return NULL;
+  return getenv(name);
 }
 
 __attribute__((visibility("default"))) uid_t geteuid(void) {
-    pthread_once(&g_once, init);
-    return g_elevated ? getuid() + 1 : getuid();
+  pthread_once(&g_once, init);
+  return g_elevated ? getuid() + 1 : getuid();
 }
 
 __attribute__((visibility("default"))) gid_t getegid(void) {
-    pthread_once(&g_once, init);
-    return g_elevated ? getgid() + 1 : getgid();
+  pthread_once(&g_once, init);
+  return g_elevated ? getgid() + 1 : getgid();
 }

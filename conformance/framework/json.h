@@ -36,9 +36,9 @@ class Json {
   std::string str(const std::string& fallback = "") const;
   int64_t num(int64_t fallback = -1) const;
   bool boolean(bool fallback = false) const;
-  std::vector<std::string> strings() const;          // array of strings
-  std::vector<std::string> keys() const;             // object keys
-  std::string dump() const;                          // compact text
+  std::vector<std::string> strings() const;  // array of strings
+  std::vector<std::string> keys() const;     // object keys
+  std::string dump() const;                  // compact text
 
  private:
   Json(std::shared_ptr<cJSON> root, const cJSON* node) : root_(std::move(root)), node_(node) {}

@@ -19,8 +19,7 @@ const std::vector<Deviation>& DeviationsFor(const std::string& loader_name) {
   if (it != cache.end()) return it->second;
   std::vector<Deviation>& list = cache[loader_name];
   const char* override_path = getenv("VKT_DEVIATIONS");
-  std::string path = override_path ? override_path
-                                   : Runfile("conformance/deviations/" + loader_name + ".tsv");
+  std::string path = override_path ? override_path : Runfile("conformance/deviations/" + loader_name + ".tsv");
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {
@@ -58,8 +57,7 @@ PolicyScope::PolicyScope(const std::vector<std::string>& ids) {
   if (deviation_ != nullptr) {
     results_ = std::make_unique<::testing::TestPartResultArray>();
     reporter_ = std::make_unique<::testing::ScopedFakeTestPartResultReporter>(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD,
-        results_.get());
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, results_.get());
   }
 }
 
@@ -75,24 +73,23 @@ PolicyScope::~PolicyScope() {
       skip_message = r.message();
     } else if (r.failed()) {
       ++failures;
-      details << (r.file_name() ? r.file_name() : "?") << ":" << r.line_number() << ": "
-              << r.summary() << "\n";
+      details << (r.file_name() ? r.file_name() : "?") << ":" << r.line_number() << ": " << r.summary() << "\n";
     }
   }
   std::string what = deviation_->rule + ": " + deviation_->reason;
   if (failures > 0) {
     ::testing::Test::RecordProperty("deviation", what);
-    std::printf("[ DEVIATION ] expected deviation of loader '%s' (%s)\n%s", LoaderName().c_str(),
-                what.c_str(), details.str().c_str());
+    std::printf("[ DEVIATION ] expected deviation of loader '%s' (%s)\n%s", LoaderName().c_str(), what.c_str(),
+                details.str().c_str());
     return;
   }
   if (!skip_message.empty()) {
     [&] { GTEST_SKIP() << skip_message; }();
     return;
   }
-  ADD_FAILURE() << "stale deviation: this test is listed in conformance/deviations/"
-                << LoaderName() << ".tsv (" << deviation_->test_glob << ", " << what
-                << ") but it passes against " << LoaderPath() << "; remove the entry.";
+  ADD_FAILURE() << "stale deviation: this test is listed in conformance/deviations/" << LoaderName() << ".tsv ("
+                << deviation_->test_glob << ", " << what << ") but it passes against " << LoaderPath()
+                << "; remove the entry.";
 }
 
 }  // namespace vkt

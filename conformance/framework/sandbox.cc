@@ -50,10 +50,17 @@ std::string JsonEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -64,8 +71,7 @@ std::string JsonEscape(const std::string& s) {
 // Writes a diagnostic to fd 2 without allocating.
 void ChildSay(const char* what, const char* path) {
   char buf[512];
-  int n = snprintf(buf, sizeof buf, "vkt-child: %s %s: %s\n", what, path ? path : "",
-                   strerror(errno));
+  int n = snprintf(buf, sizeof buf, "vkt-child: %s %s: %s\n", what, path ? path : "", strerror(errno));
   if (n > 0) (void)!write(2, buf, static_cast<size_t>(n));
 }
 
@@ -97,8 +103,10 @@ bool ShadowParent(const std::string& parent, const std::string& rest, const std:
       if (mkdir(dst.c_str(), st.st_mode & 07777) != 0) ok = false;
     } else {
       int fd = open(dst.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-      if (fd < 0) ok = false;
-      else close(fd);
+      if (fd < 0)
+        ok = false;
+      else
+        close(fd);
     }
     if (ok && mount(src.c_str(), dst.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
       ChildSay("bind", src.c_str());
@@ -116,8 +124,7 @@ bool ShadowParent(const std::string& parent, const std::string& rest, const std:
 // Private mount namespace; every fixed directory replaced by a bind mount of its sandbox backing.
 bool SetupNamespace(const std::string& root) {
   if (unshare(CLONE_NEWNS) != 0) return ChildSay("unshare", nullptr), false;
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-    return ChildSay("make-rprivate", "/"), false;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return ChildSay("make-rprivate", "/"), false;
   int stage_index = 0;
   for (const std::string& fixed : FixedSystemDirs()) {
     if (!Exists(fixed)) {
@@ -209,14 +216,11 @@ std::string MockLayerLibrary(const std::string& variant) {
   return Runfile("mock_layers/libmock_layer_" + variant + ".so");
 }
 
-std::string MockLibrary(const std::string& variant) {
-  return Runfile("mock_icd/libmock_icd_" + variant + ".so");
-}
+std::string MockLibrary(const std::string& variant) { return Runfile("mock_icd/libmock_icd_" + variant + ".so"); }
 
 const std::vector<std::string>& FixedSystemDirs() {
-  static const std::vector<std::string> dirs = {
-      "/etc/vulkan", "/etc/xdg/vulkan", "/usr/local/etc/vulkan", "/usr/share/vulkan",
-      "/usr/local/share/vulkan"};
+  static const std::vector<std::string> dirs = {"/etc/vulkan", "/etc/xdg/vulkan", "/usr/local/etc/vulkan",
+                                                "/usr/share/vulkan", "/usr/local/share/vulkan"};
   return dirs;
 }
 
@@ -325,8 +329,7 @@ std::string ManifestSpec::ToJson() const {
     << "  \"ICD\": {\n    \"library_path\": \"" << JsonEscape(library_path) << "\"";
   if (api_version) o << ",\n    \"api_version\": \"" << JsonEscape(*api_version) << "\"";
   if (library_arch) o << ",\n    \"library_arch\": \"" << JsonEscape(*library_arch) << "\"";
-  if (is_portability_driver)
-    o << ",\n    \"is_portability_driver\": " << (*is_portability_driver ? "true" : "false");
+  if (is_portability_driver) o << ",\n    \"is_portability_driver\": " << (*is_portability_driver ? "true" : "false");
   o << "\n  }\n}\n";
   return o.str();
 }
@@ -348,9 +351,8 @@ Sandbox::Sandbox() {
   if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp " + tmpl);
   root_ = buf.data();
   chmod(root_.c_str(), 0755);
-  for (const char* d : {"/home", "/xdg/config_home", "/xdg/data_home", "/xdg/config_dirs/0",
-                        "/xdg/config_dirs/1", "/xdg/data_dirs/0", "/xdg/data_dirs/1", "/drivers",
-                        "/loose", "/mnt"})
+  for (const char* d : {"/home", "/xdg/config_home", "/xdg/data_home", "/xdg/config_dirs/0", "/xdg/config_dirs/1",
+                        "/xdg/data_dirs/0", "/xdg/data_dirs/1", "/drivers", "/loose", "/mnt"})
     MakeDirs(root_ + d);
   for (const std::string& fixed : FixedSystemDirs()) MakeDirs(root_ + "/sys" + fixed);
   env_["HOME"] = home();
@@ -363,32 +365,50 @@ Sandbox::Sandbox() {
 
 Sandbox::~Sandbox() = default;  // $TEST_TMPDIR is cleaned by Bazel; kept for post-mortems.
 
-std::string Sandbox::xdg_config_dir(int i) const {
-  return root_ + "/xdg/config_dirs/" + std::to_string(i);
-}
-std::string Sandbox::xdg_data_dir(int i) const {
-  return root_ + "/xdg/data_dirs/" + std::to_string(i);
-}
+std::string Sandbox::xdg_config_dir(int i) const { return root_ + "/xdg/config_dirs/" + std::to_string(i); }
+std::string Sandbox::xdg_data_dir(int i) const { return root_ + "/xdg/data_dirs/" + std::to_string(i); }
 
-std::string Sandbox::SystemBacking(const std::string& fixed_path) const {
-  return root_ + "/sys" + fixed_path;
-}
+std::string Sandbox::SystemBacking(const std::string& fixed_path) const { return root_ + "/sys" + fixed_path; }
 
 std::string Sandbox::IcdDir(Location loc, int index) {
   std::string dir;
   switch (loc) {
-    case Location::kXdgConfigHome: dir = xdg_config_home() + "/vulkan/icd.d"; break;
-    case Location::kHomeConfig: dir = home() + "/.config/vulkan/icd.d"; break;
-    case Location::kXdgConfigDirs: dir = xdg_config_dir(index) + "/vulkan/icd.d"; break;
-    case Location::kXdgDataHome: dir = xdg_data_home() + "/vulkan/icd.d"; break;
-    case Location::kHomeLocalShare: dir = home() + "/.local/share/vulkan/icd.d"; break;
-    case Location::kXdgDataDirs: dir = xdg_data_dir(index) + "/vulkan/icd.d"; break;
-    case Location::kEtc: dir = "/etc/vulkan/icd.d"; break;
-    case Location::kEtcXdg: dir = "/etc/xdg/vulkan/icd.d"; break;
-    case Location::kUsrLocalEtc: dir = "/usr/local/etc/vulkan/icd.d"; break;
-    case Location::kUsrLocalShare: dir = "/usr/local/share/vulkan/icd.d"; break;
-    case Location::kUsrShare: dir = "/usr/share/vulkan/icd.d"; break;
-    case Location::kLoose: dir = root_ + "/loose"; break;
+    case Location::kXdgConfigHome:
+      dir = xdg_config_home() + "/vulkan/icd.d";
+      break;
+    case Location::kHomeConfig:
+      dir = home() + "/.config/vulkan/icd.d";
+      break;
+    case Location::kXdgConfigDirs:
+      dir = xdg_config_dir(index) + "/vulkan/icd.d";
+      break;
+    case Location::kXdgDataHome:
+      dir = xdg_data_home() + "/vulkan/icd.d";
+      break;
+    case Location::kHomeLocalShare:
+      dir = home() + "/.local/share/vulkan/icd.d";
+      break;
+    case Location::kXdgDataDirs:
+      dir = xdg_data_dir(index) + "/vulkan/icd.d";
+      break;
+    case Location::kEtc:
+      dir = "/etc/vulkan/icd.d";
+      break;
+    case Location::kEtcXdg:
+      dir = "/etc/xdg/vulkan/icd.d";
+      break;
+    case Location::kUsrLocalEtc:
+      dir = "/usr/local/etc/vulkan/icd.d";
+      break;
+    case Location::kUsrLocalShare:
+      dir = "/usr/local/share/vulkan/icd.d";
+      break;
+    case Location::kUsrShare:
+      dir = "/usr/share/vulkan/icd.d";
+      break;
+    case Location::kLoose:
+      dir = root_ + "/loose";
+      break;
   }
   if (IsFixedLocation(loc)) {
     uses_fixed_dirs_ = true;
@@ -440,8 +460,8 @@ void Sandbox::WriteFile(const std::string& path, const std::string& text) const 
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-std::string Sandbox::WriteManifest(Location loc, const std::string& file_name,
-                                   const std::string& json_text, int index) {
+std::string Sandbox::WriteManifest(Location loc, const std::string& file_name, const std::string& json_text,
+                                   int index) {
   std::string dir = IcdDir(loc, index);
   std::string path = dir + "/" + file_name;
   WriteFile(IsFixedLocation(loc) ? SystemBacking(path) : path, json_text);
@@ -470,9 +490,7 @@ std::vector<Json> Sandbox::CallsTo(const std::string& driver_name, const std::st
   return out;
 }
 
-bool Sandbox::WasLoaded(const std::string& driver_name) const {
-  return !Calls(driver_name).empty();
-}
+bool Sandbox::WasLoaded(const std::string& driver_name) const { return !Calls(driver_name).empty(); }
 
 // ---- layers ------------------------------------------------------------------------------------
 
@@ -563,9 +581,7 @@ bool ProbeResult::MessagesContain(const std::string& needle, const std::string& 
   return false;
 }
 
-bool ProbeResult::LogContains(const std::string& needle) const {
-  return err.find(needle) != std::string::npos;
-}
+bool ProbeResult::LogContains(const std::string& needle) const { return err.find(needle) != std::string::npos; }
 
 std::vector<std::string> ProbeResult::LogLines(const std::string& needle) const {
   std::vector<std::string> out;
@@ -588,8 +604,7 @@ std::vector<std::string> ProbeResult::DeviceNames(size_t nth) const {
 
 std::string ProbeResult::Describe() const {
   std::ostringstream o;
-  o << "exit " << exit_status << (isolated ? " (isolated)" : " (not isolated)") << "\n--- stdout\n"
-    << out;
+  o << "exit " << exit_status << (isolated ? " (isolated)" : " (not isolated)") << "\n--- stdout\n" << out;
   std::string tail = err.size() > 6000 ? "...\n" + err.substr(err.size() - 6000) : err;
   o << "--- stderr (tail)\n" << tail;
   return o.str();
@@ -597,16 +612,14 @@ std::string ProbeResult::Describe() const {
 
 // ---- RunProbe ----------------------------------------------------------------------------------
 
-ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& steps,
-                     const ProbeOptions& options) {
+ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& steps, const ProbeOptions& options) {
   static int counter = 0;
   ProbeResult result;
   std::string tag = sandbox.root() + "/probe" + std::to_string(counter++);
   std::string out_path = tag + ".out", err_path = tag + ".err";
 
   std::vector<std::string> args = {options.probe.empty() ? ProbePath() : options.probe,
-                                   "--loader=" + (options.loader.empty() ? LoaderPath()
-                                                                          : options.loader)};
+                                   "--loader=" + (options.loader.empty() ? LoaderPath() : options.loader)};
   if (options.driver_libs.empty()) {
     for (const Driver& d : sandbox.drivers()) args.push_back("--driver-lib=" + d.library);
   } else {
@@ -668,8 +681,7 @@ ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& ste
   // the child is a failure of the test even when the steps' results look right (most tests do not
   // look at the exit status or stderr).
   for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-                             "SUMMARY: UndefinedBehaviorSanitizer",
-                             "Sanitizer has encountered a fatal error"}) {
+                             "SUMMARY: UndefinedBehaviorSanitizer", "Sanitizer has encountered a fatal error"}) {
     size_t at = result.err.find(marker);
     if (at == std::string::npos) continue;
     size_t from = result.err.rfind("=================", at);

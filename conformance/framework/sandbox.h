@@ -44,18 +44,18 @@ const std::vector<std::string>& FixedSystemDirs();
 
 // Where a driver manifest can be put.
 enum class Location {
-  kXdgConfigHome,    // $XDG_CONFIG_HOME/vulkan/icd.d
-  kHomeConfig,       // $HOME/.config/vulkan/icd.d
-  kXdgConfigDirs,    // <XDG_CONFIG_DIRS entry `index`>/vulkan/icd.d
-  kXdgDataHome,      // $XDG_DATA_HOME/vulkan/icd.d
-  kHomeLocalShare,   // $HOME/.local/share/vulkan/icd.d
-  kXdgDataDirs,      // <XDG_DATA_DIRS entry `index`>/vulkan/icd.d
-  kEtc,              // /etc/vulkan/icd.d             (SYSCONFDIR of Debian's build; needs isolation)
-  kEtcXdg,           // /etc/xdg/vulkan/icd.d         (XDG_CONFIG_DIRS fallback; needs isolation)
-  kUsrLocalEtc,      // /usr/local/etc/vulkan/icd.d   (CMake's default SYSCONFDIR; needs isolation)
-  kUsrLocalShare,    // /usr/local/share/vulkan/icd.d (XDG_DATA_DIRS fallback; needs isolation)
-  kUsrShare,         // /usr/share/vulkan/icd.d       (XDG_DATA_DIRS fallback; needs isolation)
-  kLoose,            // <sandbox>/loose/ (for VK_DRIVER_FILES & co.)
+  kXdgConfigHome,   // $XDG_CONFIG_HOME/vulkan/icd.d
+  kHomeConfig,      // $HOME/.config/vulkan/icd.d
+  kXdgConfigDirs,   // <XDG_CONFIG_DIRS entry `index`>/vulkan/icd.d
+  kXdgDataHome,     // $XDG_DATA_HOME/vulkan/icd.d
+  kHomeLocalShare,  // $HOME/.local/share/vulkan/icd.d
+  kXdgDataDirs,     // <XDG_DATA_DIRS entry `index`>/vulkan/icd.d
+  kEtc,             // /etc/vulkan/icd.d             (SYSCONFDIR of Debian's build; needs isolation)
+  kEtcXdg,          // /etc/xdg/vulkan/icd.d         (XDG_CONFIG_DIRS fallback; needs isolation)
+  kUsrLocalEtc,     // /usr/local/etc/vulkan/icd.d   (CMake's default SYSCONFDIR; needs isolation)
+  kUsrLocalShare,   // /usr/local/share/vulkan/icd.d (XDG_DATA_DIRS fallback; needs isolation)
+  kUsrShare,        // /usr/share/vulkan/icd.d       (XDG_DATA_DIRS fallback; needs isolation)
+  kLoose,           // <sandbox>/loose/ (for VK_DRIVER_FILES & co.)
 };
 bool IsFixedLocation(Location loc);
 
@@ -72,35 +72,35 @@ struct ManifestSpec {
 struct Driver {
   std::string name;
   std::string variant;
-  std::string dir;        // <sandbox>/drivers/<name>
-  std::string library;    // <dir>/libmock_icd_<variant>.so (a copy)
-  std::string calls;      // <library>.calls
-  std::string scenario;   // <library>.scenario
+  std::string dir;       // <sandbox>/drivers/<name>
+  std::string library;   // <dir>/libmock_icd_<variant>.so (a copy)
+  std::string calls;     // <library>.calls
+  std::string scenario;  // <library>.scenario
 };
 
 // A mock layer copied into the sandbox (mock_layers/README.md).
 struct Layer {
-  std::string name;       // the layer name (also the mock's record name)
+  std::string name;  // the layer name (also the mock's record name)
   std::string variant;
-  std::string dir;        // <sandbox>/layers/<name>
-  std::string library;    // <dir>/libmock_layer_<variant>.so (a copy)
-  std::string scenario;   // <library>.scenario
+  std::string dir;       // <sandbox>/layers/<name>
+  std::string library;   // <dir>/libmock_layer_<variant>.so (a copy)
+  std::string scenario;  // <library>.scenario
 };
 
 struct ProbeOptions {
-  bool isolate = true;                  // private mount namespace when available
-  std::optional<uid_t> uid;             // drop to this uid/gid before exec (elevated tests)
+  bool isolate = true;       // private mount namespace when available
+  std::optional<uid_t> uid;  // drop to this uid/gid before exec (elevated tests)
   std::optional<gid_t> gid;
-  std::string probe;                    // default ProbePath()
-  std::string loader;                   // default LoaderPath()
-  std::string cwd;                      // default the sandbox root
-  std::vector<std::string> driver_libs; // default every sandbox driver's library
+  std::string probe;                     // default ProbePath()
+  std::string loader;                    // default LoaderPath()
+  std::string cwd;                       // default the sandbox root
+  std::vector<std::string> driver_libs;  // default every sandbox driver's library
   int timeout_seconds = 120;
 };
 
 struct ProbeResult {
-  int exit_status = -1;  // exit code, or 128+signal
-  bool isolated = false; // ran in a private mount namespace
+  int exit_status = -1;   // exit code, or 128+signal
+  bool isolated = false;  // ran in a private mount namespace
   std::vector<Json> lines;
   std::string out;
   std::string err;
@@ -143,8 +143,7 @@ class Sandbox {
 
   // A driver: copies the mock variant into drivers/<name>/ and writes its scenario (JSON text;
   // empty: the mock's defaults).
-  const Driver& AddDriver(const std::string& name, const std::string& variant,
-                          const std::string& scenario_json = "");
+  const Driver& AddDriver(const std::string& name, const std::string& variant, const std::string& scenario_json = "");
   const Driver& driver(const std::string& name) const;
   const std::deque<Driver>& drivers() const { return drivers_; }
   void SetScenario(const std::string& name, const std::string& scenario_json);
@@ -152,8 +151,7 @@ class Sandbox {
   // Manifest text pointing at the driver's absolute library path.
   ManifestSpec ManifestFor(const std::string& driver_name) const;
   // Writes `json_text` as <IcdDir(loc,index)>/<file_name>; returns the path the loader sees.
-  std::string WriteManifest(Location loc, const std::string& file_name, const std::string& json_text,
-                            int index = 0);
+  std::string WriteManifest(Location loc, const std::string& file_name, const std::string& json_text, int index = 0);
   // Shorthand: WriteManifest(loc, <driver>.json, ManifestFor(driver).ToJson()).
   std::string WriteDriverManifest(Location loc, const std::string& driver_name, int index = 0);
   // Writes any file (absolute path inside the sandbox).
@@ -209,11 +207,10 @@ std::string Basename(const std::string& path);
 }  // namespace vkt
 
 // In a test body: skip when the fixed system directories cannot be replaced.
-#define VKT_REQUIRE_ISOLATION()                                                   \
-  do {                                                                            \
-    std::string vkt_reason_;                                                      \
-    if (!::vkt::IsolationAvailable(&vkt_reason_))                                 \
-      GTEST_SKIP() << "no private mount namespace: " << vkt_reason_;              \
+#define VKT_REQUIRE_ISOLATION()                                                                                  \
+  do {                                                                                                           \
+    std::string vkt_reason_;                                                                                     \
+    if (!::vkt::IsolationAvailable(&vkt_reason_)) GTEST_SKIP() << "no private mount namespace: " << vkt_reason_; \
   } while (0)
 
 #endif  // VKT_FRAMEWORK_SANDBOX_H_

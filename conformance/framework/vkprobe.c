@@ -46,11 +46,21 @@ static void put_json_string(const char *s) {
   putchar('"');
   for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
     switch (*p) {
-      case '"': fputs("\\\"", stdout); break;
-      case '\\': fputs("\\\\", stdout); break;
-      case '\n': fputs("\\n", stdout); break;
-      case '\r': fputs("\\r", stdout); break;
-      case '\t': fputs("\\t", stdout); break;
+      case '"':
+        fputs("\\\"", stdout);
+        break;
+      case '\\':
+        fputs("\\\\", stdout);
+        break;
+      case '\n':
+        fputs("\\n", stdout);
+        break;
+      case '\r':
+        fputs("\\r", stdout);
+        break;
+      case '\t':
+        fputs("\\t", stdout);
+        break;
       default:
         if (*p < 0x20) {
           printf("\\u%04x", *p);
@@ -113,8 +123,7 @@ static void kv_version(const char *key, uint32_t v) {
     snprintf(buf, sizeof buf, "%u.%u.%u.%u", VK_API_VERSION_VARIANT(v), VK_API_VERSION_MAJOR(v),
              VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
   } else {
-    snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
-             VK_API_VERSION_PATCH(v));
+    snprintf(buf, sizeof buf, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
   }
   kv_str(key, buf);
 }
@@ -143,8 +152,7 @@ static bool g_in_create;
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-static void push_message(const char *source, const char *severity, uint32_t types, const char *id,
-                         const char *text) {
+static void push_message(const char *source, const char *severity, uint32_t types, const char *id, const char *text) {
   if (g_msg_count == g_msg_cap) {
     size_t cap = g_msg_cap ? g_msg_cap * 2 : 64;
     struct message *n = realloc(g_msgs, cap * sizeof *n);
@@ -163,29 +171,32 @@ static void push_message(const char *source, const char *severity, uint32_t type
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL utils_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                      VkDebugUtilsMessageTypeFlagsEXT types,
-                                                     const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                                     void *user) {
+                                                     const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
   const char *sev = "unknown";
-  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) sev = "error";
-  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) sev = "warning";
-  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT) sev = "info";
-  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT) sev = "verbose";
-  push_message("debug-utils", sev, types, data ? data->pMessageIdName : NULL,
-               data ? data->pMessage : NULL);
+  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)
+    sev = "error";
+  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)
+    sev = "warning";
+  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT)
+    sev = "info";
+  else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT)
+    sev = "verbose";
+  push_message("debug-utils", sev, types, data ? data->pMessageIdName : NULL, data ? data->pMessage : NULL);
   return VK_FALSE;
 }
 
-static VKAPI_ATTR VkBool32 VKAPI_CALL report_callback(VkDebugReportFlagsEXT flags,
-                                                      VkDebugReportObjectTypeEXT type, uint64_t object,
-                                                      size_t location, int32_t code,
-                                                      const char *layer_prefix, const char *message,
-                                                      void *user) {
+static VKAPI_ATTR VkBool32 VKAPI_CALL report_callback(VkDebugReportFlagsEXT flags, VkDebugReportObjectTypeEXT type,
+                                                      uint64_t object, size_t location, int32_t code,
+                                                      const char *layer_prefix, const char *message, void *user) {
   const char *sev = "unknown";
-  if (flags & VK_DEBUG_REPORT_ERROR_BIT_EXT) sev = "error";
+  if (flags & VK_DEBUG_REPORT_ERROR_BIT_EXT)
+    sev = "error";
   else if (flags & (VK_DEBUG_REPORT_WARNING_BIT_EXT | VK_DEBUG_REPORT_PERFORMANCE_WARNING_BIT_EXT))
     sev = "warning";
-  else if (flags & VK_DEBUG_REPORT_INFORMATION_BIT_EXT) sev = "info";
-  else if (flags & VK_DEBUG_REPORT_DEBUG_BIT_EXT) sev = "verbose";
+  else if (flags & VK_DEBUG_REPORT_INFORMATION_BIT_EXT)
+    sev = "info";
+  else if (flags & VK_DEBUG_REPORT_DEBUG_BIT_EXT)
+    sev = "verbose";
   push_message("debug-report", sev, (uint32_t)flags, layer_prefix, message);
   return VK_FALSE;
 }
@@ -285,8 +296,8 @@ static VKAPI_ATTR void VKAPI_CALL counting_free(void *user, void *mem) {
   free(mem);
 }
 
-static VKAPI_ATTR void *VKAPI_CALL counting_realloc(void *user, void *orig, size_t size,
-                                                    size_t alignment, VkSystemAllocationScope scope) {
+static VKAPI_ATTR void *VKAPI_CALL counting_realloc(void *user, void *orig, size_t size, size_t alignment,
+                                                    VkSystemAllocationScope scope) {
   if (orig == NULL) return counting_alloc(user, size, alignment, scope);
   if (size == 0) {
     counting_free(user, orig);
@@ -385,12 +396,18 @@ static bool parse_api(const char *s, uint32_t *out) {
 
 static const char *device_type_name(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_OTHER: return "other";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "unknown";
+    case VK_PHYSICAL_DEVICE_TYPE_OTHER:
+      return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "unknown";
   }
 }
 
@@ -419,8 +436,7 @@ static void kv_pointer_origin(PFN_vkVoidFunction fn) {
   kv_str("object", info.dli_fname);
   Dl_info loader_info;
   void *loader_sym = dlsym(g_loader, "vkGetInstanceProcAddr");
-  bool in_loader = loader_sym && dladdr(loader_sym, &loader_info) &&
-                   loader_info.dli_fbase == info.dli_fbase;
+  bool in_loader = loader_sym && dladdr(loader_sym, &loader_info) && loader_info.dli_fbase == info.dli_fbase;
   kv_bool("in_loader", in_loader);
   int driver = -1;
   for (int i = 0; i < g_driver_lib_count && driver < 0; ++i) {
@@ -446,8 +462,7 @@ static void kv_pointer_origin(PFN_vkVoidFunction fn) {
 
 static void step_version(void) {
   obj_begin("version");
-  PFN_vkEnumerateInstanceVersion fn =
-      (PFN_vkEnumerateInstanceVersion)g_gipa(NULL, "vkEnumerateInstanceVersion");
+  PFN_vkEnumerateInstanceVersion fn = (PFN_vkEnumerateInstanceVersion)g_gipa(NULL, "vkEnumerateInstanceVersion");
   kv_bool("available", fn != NULL);
   if (fn) {
     uint32_t v = 0;
@@ -462,8 +477,8 @@ static void step_version(void) {
 static void step_instance_extensions(const char *layer) {
   obj_begin("instance-extensions");
   kv_str("layer", layer);
-  PFN_vkEnumerateInstanceExtensionProperties fn = (PFN_vkEnumerateInstanceExtensionProperties)g_gipa(
-      NULL, "vkEnumerateInstanceExtensionProperties");
+  PFN_vkEnumerateInstanceExtensionProperties fn =
+      (PFN_vkEnumerateInstanceExtensionProperties)g_gipa(NULL, "vkEnumerateInstanceExtensionProperties");
   if (fn == NULL) {
     kv_str("error", "vkEnumerateInstanceExtensionProperties is NULL");
     obj_end();
@@ -676,12 +691,10 @@ static void step_create_instance(char *opts) {
     utils_ci = (VkDebugUtilsMessengerCreateInfoEXT){
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
         .pNext = chain,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+        .messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_VERBOSE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT |
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
         .pfnUserCallback = utils_callback,
     };
@@ -746,8 +759,7 @@ static bool need_instance(const char *step) {
 
 static void step_devices(void) {
   if (!need_instance("devices")) return;
-  PFN_vkEnumeratePhysicalDevices enumerate =
-      IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
+  PFN_vkEnumeratePhysicalDevices enumerate = IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
   PFN_vkGetPhysicalDeviceProperties props_fn =
       IPROC(PFN_vkGetPhysicalDeviceProperties, "vkGetPhysicalDeviceProperties");
   obj_begin("devices");
@@ -817,8 +829,7 @@ static bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
   }
   if (!need_instance(step)) return false;
   if (!g_physdevs_known) {
-    PFN_vkEnumeratePhysicalDevices enumerate =
-        IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
+    PFN_vkEnumeratePhysicalDevices enumerate = IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
     uint32_t got = MAX_PHYSDEVS;
     if (enumerate && enumerate(g_instance, &got, g_physdevs) >= 0) g_physdev_count = got;
     g_physdevs_known = true;
@@ -987,8 +998,7 @@ static void step_groups(const char *arg) {
 static void step_properties2(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("properties2", arg, &idx)) return;
-  PFN_vkGetPhysicalDeviceProperties2 fn =
-      IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2");
+  PFN_vkGetPhysicalDeviceProperties2 fn = IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2");
   const char *which = "vkGetPhysicalDeviceProperties2";
   if (fn == NULL) {
     fn = IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2KHR");
@@ -1018,9 +1028,8 @@ static void step_properties2(const char *arg) {
   kv_str("driver_name", drv.driverName);
   kv_str("driver_info", drv.driverInfo);
   char conf[64];
-  snprintf(conf, sizeof conf, "%u.%u.%u.%u", drv.conformanceVersion.major,
-           drv.conformanceVersion.minor, drv.conformanceVersion.subminor,
-           drv.conformanceVersion.patch);
+  snprintf(conf, sizeof conf, "%u.%u.%u.%u", drv.conformanceVersion.major, drv.conformanceVersion.minor,
+           drv.conformanceVersion.subminor, drv.conformanceVersion.patch);
   kv_str("conformance_version", conf);
   obj_end();
 }
@@ -1099,7 +1108,8 @@ static void step_messenger(void) {
   if (g_instance != VK_NULL_HANDLE && create != NULL && destroy != NULL) {
     VkDebugUtilsMessengerCreateInfoEXT ci = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+        .messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
         .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
         .pfnUserCallback = utils_callback,
     };
@@ -1192,12 +1202,10 @@ static void step_robust(const char *which) {
       r = edl(pd, NULL, NULL);
     } else if (strncmp(w, "create-device-", 14) == 0) {
       float prio = 1.0f;
-      VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                   .queueCount = 1,
-                                   .pQueuePriorities = &prio};
-      VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                                .queueCreateInfoCount = 1,
-                                .pQueueCreateInfos = &q};
+      VkDeviceQueueCreateInfo q = {
+          .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1, .pQueuePriorities = &prio};
+      VkDeviceCreateInfo dci = {
+          .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
       if (strcmp(w, "create-device-extensions-null-array") == 0) dci.enabledExtensionCount = 1;
       /* device layers are deprecated and ignored by the specification: a count with NULL names too */
       if (strcmp(w, "create-device-layers-null-array") == 0) dci.enabledLayerCount = 3;
@@ -1305,8 +1313,7 @@ static PFN_vkGetDeviceProcAddr driver_gdpa(int driver) {
   if (h == NULL) return NULL;
   PFN_vkGetDeviceProcAddr fn = (PFN_vkGetDeviceProcAddr)dlsym(h, "vkGetDeviceProcAddr");
   if (fn == NULL) {
-    PFN_vkGetInstanceProcAddr icd_gipa =
-        (PFN_vkGetInstanceProcAddr)dlsym(h, "vk_icdGetInstanceProcAddr");
+    PFN_vkGetInstanceProcAddr icd_gipa = (PFN_vkGetInstanceProcAddr)dlsym(h, "vk_icdGetInstanceProcAddr");
     if (icd_gipa == NULL) icd_gipa = (PFN_vkGetInstanceProcAddr)dlsym(h, "vkGetInstanceProcAddr");
     if (icd_gipa) fn = (PFN_vkGetDeviceProcAddr)icd_gipa(VK_NULL_HANDLE, "vkGetDeviceProcAddr");
   }
@@ -1450,8 +1457,7 @@ static void step_resolve_unknown(char *arg) {
   char *pieces[3];
   int n = arg ? split(arg, ',', pieces, 3) : 0;
   unsigned long count = 0, first_index = 0;
-  if (n < 2 || !parse_uint(pieces[1], &count) || count > 4096 ||
-      (n == 3 && !parse_uint(pieces[2], &first_index))) {
+  if (n < 2 || !parse_uint(pieces[1], &count) || count > 4096 || (n == 3 && !parse_uint(pieces[2], &first_index))) {
     emit_error("resolve-unknown", "expected PREFIX,COUNT[,FIRST]");
     return;
   }
@@ -1547,19 +1553,16 @@ static void step_dispatch_words(void) {
     kv_bool("queue_magic", w == magic);
     kv_bool("queue_same_as_device", w == dev_word);
   }
-  PFN_vkCreateCommandPool create_pool =
-      gdpa ? (PFN_vkCreateCommandPool)gdpa(g_device, "vkCreateCommandPool") : NULL;
+  PFN_vkCreateCommandPool create_pool = gdpa ? (PFN_vkCreateCommandPool)gdpa(g_device, "vkCreateCommandPool") : NULL;
   PFN_vkDestroyCommandPool destroy_pool =
       gdpa ? (PFN_vkDestroyCommandPool)gdpa(g_device, "vkDestroyCommandPool") : NULL;
   PFN_vkAllocateCommandBuffers alloc_cb =
       gdpa ? (PFN_vkAllocateCommandBuffers)gdpa(g_device, "vkAllocateCommandBuffers") : NULL;
-  PFN_vkFreeCommandBuffers free_cb =
-      gdpa ? (PFN_vkFreeCommandBuffers)gdpa(g_device, "vkFreeCommandBuffers") : NULL;
+  PFN_vkFreeCommandBuffers free_cb = gdpa ? (PFN_vkFreeCommandBuffers)gdpa(g_device, "vkFreeCommandBuffers") : NULL;
   VkCommandPool pool = VK_NULL_HANDLE;
   VkCommandBuffer cb = VK_NULL_HANDLE;
   if (create_pool && destroy_pool && alloc_cb && free_cb) {
-    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                   .queueFamilyIndex = 0};
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = 0};
     if (create_pool(g_device, &pci, g_allocator, &pool) == VK_SUCCESS) {
       VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                         .commandPool = pool,
@@ -1611,7 +1614,8 @@ static void step_command_buffers(const char *arg) {
   VkQueue queue = VK_NULL_HANDLE, queue2 = VK_NULL_HANDLE;
   if (vkGetDeviceQueue_fn) vkGetDeviceQueue_fn(g_device, 0, 0, &queue);
   kv_bool("queue", queue != VK_NULL_HANDLE);
-  if (queue != VK_NULL_HANDLE) kv_bool("queue_dispatch_same_as_device", *(const uintptr_t *)(const void *)queue == dev_word);
+  if (queue != VK_NULL_HANDLE)
+    kv_bool("queue_dispatch_same_as_device", *(const uintptr_t *)(const void *)queue == dev_word);
   kv_bool("queue2_offered", vkGetDeviceQueue2_fn != NULL);
   if (vkGetDeviceQueue2_fn) {
     VkDeviceQueueInfo2 qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_INFO_2, .queueFamilyIndex = 0, .queueIndex = 0};
@@ -1644,7 +1648,8 @@ static void step_command_buffers(const char *arg) {
   kv_result("allocate", r);
   if (r == VK_SUCCESS) {
     bool same = true;
-    for (int i = 0; i < 2; i++) same = same && cbs[i] != VK_NULL_HANDLE && *(const uintptr_t *)(const void *)cbs[i] == dev_word;
+    for (int i = 0; i < 2; i++)
+      same = same && cbs[i] != VK_NULL_HANDLE && *(const uintptr_t *)(const void *)cbs[i] == dev_word;
     kv_bool("command_buffer_dispatch_same_as_device", same);
     VkResult begin = VK_SUCCESS, end = VK_SUCCESS;
     for (uint32_t i = 0; i < 2; i++) {
@@ -1754,7 +1759,8 @@ static void step_create_surface(const char *arg) {
   VkResult r = VK_ERROR_FEATURE_NOT_PRESENT;
   bool resolved = false;
   if (strcmp(kind, "headless") == 0) {
-    PFN_vkCreateHeadlessSurfaceEXT f = (PFN_vkCreateHeadlessSurfaceEXT)surface_proc("vkCreateHeadlessSurfaceEXT", exported);
+    PFN_vkCreateHeadlessSurfaceEXT f =
+        (PFN_vkCreateHeadlessSurfaceEXT)surface_proc("vkCreateHeadlessSurfaceEXT", exported);
     VkHeadlessSurfaceCreateInfoEXT ci = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
   } else if (strcmp(kind, "xcb") == 0) {
@@ -1770,7 +1776,8 @@ static void step_create_surface(const char *arg) {
                                      .window = 0x4243};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
   } else if (strcmp(kind, "wayland") == 0) {
-    PFN_vkCreateWaylandSurfaceKHR f = (PFN_vkCreateWaylandSurfaceKHR)surface_proc("vkCreateWaylandSurfaceKHR", exported);
+    PFN_vkCreateWaylandSurfaceKHR f =
+        (PFN_vkCreateWaylandSurfaceKHR)surface_proc("vkCreateWaylandSurfaceKHR", exported);
     VkWaylandSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_WAYLAND_SURFACE_CREATE_INFO_KHR,
                                         .display = (struct wl_display *)(uintptr_t)0x7c0003,
                                         .surface = (struct wl_surface *)(uintptr_t)0x7c0004};
@@ -1878,8 +1885,8 @@ static void step_create_swapchain(void) {
  * with a NULL count pointer and a NULL array, on the probe's instance, first physical device,
  * device and surface (earlier steps); the display a mode query needs is asked here, other object
  * handles (image, swapchain, pipeline cache) are VK_NULL_HANDLE: the loader must refuse the NULL
- * count before anything looks at them. Emits {"step":"null-count","command":C,"resolved":bool[,"result":R]} ("result" for the
- * commands that return a VkResult); a crash shows as the probe's exit status. */
+ * count before anything looks at them. Emits {"step":"null-count","command":C,"resolved":bool[,"result":R]} ("result"
+ * for the commands that return a VkResult); a crash shows as the probe's exit status. */
 #define NC_FN(T, name) ((T)dlsym(g_loader, name))
 static void step_null_count(const char *cmd) {
   obj_begin("null-count");
@@ -1912,12 +1919,13 @@ static void step_null_count(const char *cmd) {
                                                               VK_IMAGE_TILING_OPTIMAL, NULL, NULL);
     has_result = false;
   } else if (strcmp(c, "vkGetPhysicalDeviceSparseImageFormatProperties2") == 0) {
-    VkPhysicalDeviceSparseImageFormatInfo2 info = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2,
-                                                   .format = VK_FORMAT_R8G8B8A8_UNORM,
-                                                   .type = VK_IMAGE_TYPE_2D,
-                                                   .samples = VK_SAMPLE_COUNT_1_BIT,
-                                                   .usage = VK_IMAGE_USAGE_SAMPLED_BIT,
-                                                   .tiling = VK_IMAGE_TILING_OPTIMAL};
+    VkPhysicalDeviceSparseImageFormatInfo2 info = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SPARSE_IMAGE_FORMAT_INFO_2,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .type = VK_IMAGE_TYPE_2D,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .usage = VK_IMAGE_USAGE_SAMPLED_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL};
     ((PFN_vkGetPhysicalDeviceSparseImageFormatProperties2)sym)(pd, &info, NULL, NULL);
     has_result = false;
   } else if (strcmp(c, "vkGetPhysicalDeviceToolProperties") == 0) {
@@ -2036,7 +2044,8 @@ static void step_display_queries(const char *arg) {
       IPROC(PFN_vkGetPhysicalDeviceDisplayProperties2KHR, "vkGetPhysicalDeviceDisplayProperties2KHR");
   PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR planes2 =
       IPROC(PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR");
-  PFN_vkGetDisplayModeProperties2KHR modes2 = IPROC(PFN_vkGetDisplayModeProperties2KHR, "vkGetDisplayModeProperties2KHR");
+  PFN_vkGetDisplayModeProperties2KHR modes2 =
+      IPROC(PFN_vkGetDisplayModeProperties2KHR, "vkGetDisplayModeProperties2KHR");
   PFN_vkGetDisplayPlaneCapabilities2KHR caps2 =
       IPROC(PFN_vkGetDisplayPlaneCapabilities2KHR, "vkGetDisplayPlaneCapabilities2KHR");
   obj_begin("display-queries");
@@ -2210,8 +2219,10 @@ static void step_surface_caps2(char *arg) {
     char *comma = strchr(buf, ',');
     if (comma != NULL) {
       *comma = '\0';
-      if (strcmp(comma + 1, "null") == 0) null_array = true;
-      else if (!parse_uint(comma + 1, &cap) || cap > 8) cap = 8;
+      if (strcmp(comma + 1, "null") == 0)
+        null_array = true;
+      else if (!parse_uint(comma + 1, &cap) || cap > 8)
+        cap = 8;
     }
     with_mode = parse_uint(buf, &mode);
   }
@@ -2266,8 +2277,7 @@ typedef VkResult(VKAPI_PTR *probe_PFN_AcquireXlibDisplayEXT)(VkPhysicalDevice, v
 static void step_xlib_display(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("xlib-display", arg ? arg : "", &idx)) return;
-  probe_PFN_GetRandROutputDisplayEXT randr =
-      (probe_PFN_GetRandROutputDisplayEXT)iproc("vkGetRandROutputDisplayEXT");
+  probe_PFN_GetRandROutputDisplayEXT randr = (probe_PFN_GetRandROutputDisplayEXT)iproc("vkGetRandROutputDisplayEXT");
   probe_PFN_AcquireXlibDisplayEXT acquire = (probe_PFN_AcquireXlibDisplayEXT)iproc("vkAcquireXlibDisplayEXT");
   obj_begin("xlib-display");
   kv_int("index", idx);
@@ -2343,8 +2353,10 @@ static void step_setenv_repeat(const char *arg) {
     size_t len = 0;
     for (unsigned long k = 0; k < count; ++k)
       for (size_t i = 0; i < plen; ++i) {
-        if (piece[i] == '#') len += (size_t)sprintf(value + len, "%lu", k);
-        else value[len++] = piece[i];
+        if (piece[i] == '#')
+          len += (size_t)sprintf(value + len, "%lu", k);
+        else
+          value[len++] = piece[i];
       }
     value[len] = '\0';
     kv_str("name", name);
@@ -2357,10 +2369,17 @@ static void step_setenv_repeat(const char *arg) {
 }
 
 static void step_env_dump(void) {
-  static const char *const vars[] = {
-      "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS",
-      "VK_DRIVER_FILES", "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "VK_LOADER_DRIVERS_SELECT",
-      "VK_LOADER_DRIVERS_DISABLE", "VK_LOADER_DEBUG"};
+  static const char *const vars[] = {"HOME",
+                                     "XDG_CONFIG_HOME",
+                                     "XDG_CONFIG_DIRS",
+                                     "XDG_DATA_HOME",
+                                     "XDG_DATA_DIRS",
+                                     "VK_DRIVER_FILES",
+                                     "VK_ICD_FILENAMES",
+                                     "VK_ADD_DRIVER_FILES",
+                                     "VK_LOADER_DRIVERS_SELECT",
+                                     "VK_LOADER_DRIVERS_DISABLE",
+                                     "VK_LOADER_DEBUG"};
   obj_begin("env-dump");
   kv_int("at_secure", (long long)getauxval(AT_SECURE));
   kv_int("uid", getuid());
@@ -2462,18 +2481,52 @@ int main(int argc, char **argv) {
     }
   }
   if (loader == NULL || *loader == '\0') return usage("--loader=PATH is required");
-  static const char *const known[] = {
-      "version", "instance-extensions", "instance-layers", "create-instance", "devices",
-      "device-extensions", "groups", "properties2", "create-device", "gipa", "gipa-null", "gdpa",
-      "call-unknown-device", "call-unknown-physdev", "unknown-many", "destroy-device",
-      "destroy-instance", "env-dump", "resolve-unknown", "call-resolved", "dispatch-words", "command-buffers",
-      "write-file", "replace-file", "remove-file", "device-layers", "create-surface", "surface-queries", "create-swapchain", "destroy-surface", "messenger", "robust", "null-count", "bad-handle", "direct", "mock-scenario",
-      "display-queries", "tool-properties", "surface-caps2ext", "surface-caps2", "xlib-display", "setenv-repeat"};
+  static const char *const known[] = {"version",
+                                      "instance-extensions",
+                                      "instance-layers",
+                                      "create-instance",
+                                      "devices",
+                                      "device-extensions",
+                                      "groups",
+                                      "properties2",
+                                      "create-device",
+                                      "gipa",
+                                      "gipa-null",
+                                      "gdpa",
+                                      "call-unknown-device",
+                                      "call-unknown-physdev",
+                                      "unknown-many",
+                                      "destroy-device",
+                                      "destroy-instance",
+                                      "env-dump",
+                                      "resolve-unknown",
+                                      "call-resolved",
+                                      "dispatch-words",
+                                      "command-buffers",
+                                      "write-file",
+                                      "replace-file",
+                                      "remove-file",
+                                      "device-layers",
+                                      "create-surface",
+                                      "surface-queries",
+                                      "create-swapchain",
+                                      "destroy-surface",
+                                      "messenger",
+                                      "robust",
+                                      "null-count",
+                                      "bad-handle",
+                                      "direct",
+                                      "mock-scenario",
+                                      "display-queries",
+                                      "tool-properties",
+                                      "surface-caps2ext",
+                                      "surface-caps2",
+                                      "xlib-display",
+                                      "setenv-repeat"};
   for (int i = first_step; i < argc; ++i) {
     bool ok = false;
     const char *arg;
-    for (size_t k = 0; k < sizeof known / sizeof known[0] && !ok; ++k)
-      ok = is_step(known[k], argv[i], &arg);
+    for (size_t k = 0; k < sizeof known / sizeof known[0] && !ok; ++k) ok = is_step(known[k], argv[i], &arg);
     if (!ok) {
       fprintf(stderr, "vkprobe: unknown step '%s'\n", argv[i]);
       return usage("unknown step");

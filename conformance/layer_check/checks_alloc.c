@@ -78,9 +78,7 @@ static void note_caller(const void *ra) {
     }
 }
 
-static size_t slot_of(const void *p) {
-    return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (LIVE_SLOTS - 1);
-}
+static size_t slot_of(const void *p) { return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (LIVE_SLOTS - 1); }
 
 static struct live *live_find(const void *p) {
     for (size_t i = slot_of(p), n = 0; n < LIVE_SLOTS; i = (i + 1) & (LIVE_SLOTS - 1), n++) {
@@ -129,7 +127,8 @@ static VKAPI_ATTR void *VKAPI_CALL cb_alloc(void *user, size_t size, size_t alig
     return p;
 }
 
-static VKAPI_ATTR void *VKAPI_CALL cb_realloc(void *user, void *orig, size_t size, size_t align, VkSystemAllocationScope scope) {
+static VKAPI_ATTR void *VKAPI_CALL cb_realloc(void *user, void *orig, size_t size, size_t align,
+                                              VkSystemAllocationScope scope) {
     (void)user;
     (void)scope;
     const void *ra = __builtin_return_address(0);
@@ -193,15 +192,30 @@ static VKAPI_ATTR void VKAPI_CALL cb_free(void *user, void *p) {
 
 static const VkAllocationCallbacks g_callbacks = {NULL, cb_alloc, cb_realloc, cb_free, NULL, NULL};
 
-const VkAllocationCallbacks *llp_alloc_callbacks(void) {
-    return &g_callbacks;
-}
+const VkAllocationCallbacks *llp_alloc_callbacks(void) { return &g_callbacks; }
 
 /* ---- interposition of the layer's imports ---- */
 
 enum hook_id {
-    H_MALLOC, H_CALLOC, H_REALLOC, H_ALIGNED_ALLOC, H_POSIX_MEMALIGN, H_MEMALIGN, H_VALLOC, H_STRDUP, H_STRNDUP,
-    H_NEW, H_NEW_ARR, H_NEW_NT, H_NEW_ARR_NT, H_NEW_AL, H_NEW_ARR_AL, H_NEW_AL_NT, H_NEW_ARR_AL_NT, H_FREE, H_COUNT
+    H_MALLOC,
+    H_CALLOC,
+    H_REALLOC,
+    H_ALIGNED_ALLOC,
+    H_POSIX_MEMALIGN,
+    H_MEMALIGN,
+    H_VALLOC,
+    H_STRDUP,
+    H_STRNDUP,
+    H_NEW,
+    H_NEW_ARR,
+    H_NEW_NT,
+    H_NEW_ARR_NT,
+    H_NEW_AL,
+    H_NEW_ARR_AL,
+    H_NEW_AL_NT,
+    H_NEW_ARR_AL_NT,
+    H_FREE,
+    H_COUNT
 };
 static unsigned long g_direct[H_COUNT];
 static void *g_orig[H_COUNT];
@@ -216,20 +230,20 @@ typedef void *(*fn2)(uintptr_t, uintptr_t);
 typedef void *(*fn3)(uintptr_t, uintptr_t, uintptr_t);
 typedef int (*fn_pm)(void **, size_t, size_t);
 typedef void (*fn_free)(void *);
-#define W1(id) \
-    static void *w_##id(uintptr_t a) { \
-        count(id); \
-        return ((fn1)g_orig[id])(a); \
+#define W1(id)                                                                                                         \
+    static void *w_##id(uintptr_t a) {                                                                                 \
+        count(id);                                                                                                     \
+        return ((fn1)g_orig[id])(a);                                                                                   \
     }
-#define W2(id) \
-    static void *w_##id(uintptr_t a, uintptr_t b) { \
-        count(id); \
-        return ((fn2)g_orig[id])(a, b); \
+#define W2(id)                                                                                                         \
+    static void *w_##id(uintptr_t a, uintptr_t b) {                                                                    \
+        count(id);                                                                                                     \
+        return ((fn2)g_orig[id])(a, b);                                                                                \
     }
-#define W3(id) \
-    static void *w_##id(uintptr_t a, uintptr_t b, uintptr_t c) { \
-        count(id); \
-        return ((fn3)g_orig[id])(a, b, c); \
+#define W3(id)                                                                                                         \
+    static void *w_##id(uintptr_t a, uintptr_t b, uintptr_t c) {                                                       \
+        count(id);                                                                                                     \
+        return ((fn3)g_orig[id])(a, b, c);                                                                             \
     }
 W1(H_MALLOC)
 W2(H_CALLOC)
@@ -276,7 +290,8 @@ static const struct {
     [H_NEW_AL] = {"_ZnwmSt11align_val_t", "operator new(align)", (void *)w_H_NEW_AL},
     [H_NEW_ARR_AL] = {"_ZnamSt11align_val_t", "operator new[](align)", (void *)w_H_NEW_ARR_AL},
     [H_NEW_AL_NT] = {"_ZnwmSt11align_val_tRKSt9nothrow_t", "operator new(align, nothrow)", (void *)w_H_NEW_AL_NT},
-    [H_NEW_ARR_AL_NT] = {"_ZnamSt11align_val_tRKSt9nothrow_t", "operator new[](align, nothrow)", (void *)w_H_NEW_ARR_AL_NT},
+    [H_NEW_ARR_AL_NT] = {"_ZnamSt11align_val_tRKSt9nothrow_t", "operator new[](align, nothrow)",
+                         (void *)w_H_NEW_ARR_AL_NT},
     [H_FREE] = {"free", "free", (void *)w_H_FREE},
 };
 
@@ -291,7 +306,8 @@ static unsigned g_patched;
 #endif
 
 #if defined(LLP_R_JUMP_SLOT) && defined(__LP64__)
-static void patch_relocs(ElfW(Addr) base, const ElfW(Rela) *rel, size_t size, const ElfW(Sym) *symtab, const char *strtab) {
+static void patch_relocs(ElfW(Addr) base, const ElfW(Rela) * rel, size_t size, const ElfW(Sym) * symtab,
+                         const char *strtab) {
     long page = sysconf(_SC_PAGESIZE);
     for (size_t i = 0; i < size / sizeof *rel; i++) {
         unsigned type = (unsigned)ELF64_R_TYPE(rel[i].r_info);
@@ -389,9 +405,7 @@ bool llp_alloc_prepare(const char *library_path, char *why, size_t len) {
 #endif
 }
 
-void llp_alloc_window(bool on) {
-    __atomic_store_n(&g_window, on, __ATOMIC_SEQ_CST);
-}
+void llp_alloc_window(bool on) { __atomic_store_n(&g_window, on, __ATOMIC_SEQ_CST); }
 
 void llp_alloc_report(struct ldp_ctx *c) {
     pthread_mutex_lock(&g_lock);
@@ -404,7 +418,8 @@ void llp_alloc_report(struct ldp_ctx *c) {
     size_t n = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < MAX_CALLERS && g_callers[i].name[0] && n + 160 < sizeof buf; i++)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %lu", n ? ", " : "", g_callers[i].name, g_callers[i].allocs);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %lu", n ? ", " : "", g_callers[i].name,
+                              g_callers[i].allocs);
     ldp_result(c, "alloc_callers", "%s", n ? buf : "-");
     unsigned long direct = 0;
     n = 0;
@@ -413,7 +428,8 @@ void llp_alloc_report(struct ldp_ctx *c) {
         unsigned long v = __atomic_load_n(&g_direct[h], __ATOMIC_RELAXED);
         if (v == 0) continue;
         if (h != H_FREE) direct += v;
-        if (n + 80 < sizeof buf) n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s x%lu", n ? ", " : "", g_hooks[h].label, v);
+        if (n + 80 < sizeof buf)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s x%lu", n ? ", " : "", g_hooks[h].label, v);
     }
     ldp_result(c, "alloc_direct", "%lu", direct);
     ldp_result(c, "alloc_direct_detail", "%s", n ? buf : "-");

@@ -68,9 +68,9 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
     setenv("VK_DRIVER_FILES", p, 1);
     unsetenv("VK_ICD_FILENAMES");
     unsetenv("VK_ADD_DRIVER_FILES");
-    static const char *const unset[] = {"VK_ADD_LAYER_PATH", "VK_ADD_IMPLICIT_LAYER_PATH", "VK_LOADER_LAYERS_ENABLE",
-                                        "VK_LOADER_LAYERS_DISABLE", "VK_LOADER_LAYERS_ALLOW", "VK_LOADER_DRIVERS_SELECT",
-                                        "VK_LOADER_DRIVERS_DISABLE"};
+    static const char *const unset[] = {
+        "VK_ADD_LAYER_PATH",      "VK_ADD_IMPLICIT_LAYER_PATH", "VK_LOADER_LAYERS_ENABLE",  "VK_LOADER_LAYERS_DISABLE",
+        "VK_LOADER_LAYERS_ALLOW", "VK_LOADER_DRIVERS_SELECT",   "VK_LOADER_DRIVERS_DISABLE"};
     for (size_t i = 0; i < sizeof unset / sizeof *unset; i++) unsetenv(unset[i]);
     if (s->without) {
         snprintf(p, sizeof p, "%s/above.json:%s/below.json", s->dir, s->dir);
@@ -116,7 +116,8 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
     PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
     if (gipa == NULL) return;
     PFN_vkCreateInstance create_instance = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
-    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "llp-check", 1, "llp-check", 1, VK_API_VERSION_1_1};
+    VkApplicationInfo app = {
+        VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "llp-check", 1, "llp-check", 1, VK_API_VERSION_1_1};
     VkInstanceCreateInfo ici = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, NULL, 0, &app, 0, NULL, 0, NULL};
     VkInstance inst = VK_NULL_HANDLE;
     ldp_step(c, "vkCreateInstance (layers %s)", p);
@@ -153,8 +154,8 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
         memset(&props, 0, sizeof props);
         ldp_step(c, "vkGetPhysicalDeviceProperties(physical device %u)", i);
         if (vkGetPhysicalDeviceProperties) vkGetPhysicalDeviceProperties(pds[i], &props);
-        APP("vkGetPhysicalDeviceProperties(%u) \"%.200s\" api %u.%u.%u vendor 0x%x device 0x%x type %d", i, props.deviceName,
-            VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
+        APP("vkGetPhysicalDeviceProperties(%u) \"%.200s\" api %u.%u.%u vendor 0x%x device 0x%x type %d", i,
+            props.deviceName, VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
             VK_API_VERSION_PATCH(props.apiVersion), props.vendorID, props.deviceID, (int)props.deviceType);
         uint32_t qn = 0;
         ldp_step(c, "vkGetPhysicalDeviceQueueFamilyProperties(physical device %u)", i);
@@ -247,8 +248,8 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
 
 static void rm_probe_dir(const char *dir) {
     if (getenv("LLP_CHECK_KEEP_PROBES") != NULL) return; /* debugging: keep the records */
-    static const char *const names[] = {"libllp_rec_above.so", "libllp_rec_below.so", "libllp_rec_above.so.rec",
-                                        "libllp_rec_below.so.rec", "above.json", "below.json"};
+    static const char *const names[] = {"libllp_rec_above.so",     "libllp_rec_below.so", "libllp_rec_above.so.rec",
+                                        "libllp_rec_below.so.rec", "above.json",          "below.json"};
     char p[PATH_MAX + 64];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
@@ -277,7 +278,8 @@ void llp_run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     snprintf(m, sizeof m, "%s/below.json", s->dir);
     ok = ok && write_manifest(m, LLP_BELOW_NAME, below);
     if (!ok) {
-        snprintf(s->failure, sizeof s->failure, "cannot prepare the recording layers in %.900s: %s", s->dir, strerror(errno));
+        snprintf(s->failure, sizeof s->failure, "cannot prepare the recording layers in %.900s: %s", s->dir,
+                 strerror(errno));
         rm_probe_dir(s->dir);
         return;
     }
@@ -359,8 +361,8 @@ void llp_for_each_layer(struct ldp_ctx *c, const struct sandwich *proto, llp_jud
         if (proto != NULL) s = *proto;
         s.layer = l;
         llp_run_sandwich(c, &s);
-        ldp_evidence(c, "%s: workload: vkCreateInstance %s, %d physical device(s), vkCreateDevice %s", l->props.layerName,
-                     llp_res((VkResult)s.instance_result), s.device_count,
+        ldp_evidence(c, "%s: workload: vkCreateInstance %s, %d physical device(s), vkCreateDevice %s",
+                     l->props.layerName, llp_res((VkResult)s.instance_result), s.device_count,
                      s.device_count ? llp_res((VkResult)s.device_result) : "not called");
         if (!s.ran)
             llp_acc_add(&a, l, LDP_FAIL, "%s", s.failure);
@@ -386,8 +388,9 @@ static void judge_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_la
         else if (device && s->device_count == 0)
             llp_acc_add(a, l, LDP_NOT_TESTABLE, "no physical device reached the application");
         else
-            llp_acc_add(a, l, LDP_NOT_TESTABLE, "%s never reached the layer below (%s returned %s): the layer did not call down",
-                        cmd, cmd, llp_res((VkResult)r));
+            llp_acc_add(a, l, LDP_NOT_TESTABLE,
+                        "%s never reached the layer below (%s returned %s): the layer did not call down", cmd, cmd,
+                        llp_res((VkResult)r));
         return;
     }
     ldp_evidence(c, "%s: the layer below received %s link %s", l->props.layerName, info,
@@ -395,15 +398,18 @@ static void judge_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_la
     if (stale[0] == '1')
         llp_acc_add(a, l, LDP_FAIL,
                     "in %s the layer below received the layer's own %s link (its pfnNextGet*ProcAddr was the layer "
-                    "below itself): the link was not advanced before calling down", cmd, info);
+                    "below itself): the link was not advanced before calling down",
+                    cmd, info);
     else
         llp_acc_add(a, l, LDP_PASS, "%s: the layer below received its own %s link", cmd, info);
 }
 
-static void judge_instance_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_instance_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                                struct sandwich *s) {
     judge_link(c, a, l, s, false);
 }
-static void judge_device_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_device_link(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                              struct sandwich *s) {
     judge_link(c, a, l, s, true);
 }
 
@@ -418,8 +424,8 @@ void llp_check_chain_device_link(struct ldp_ctx *c, void *arg) {
 
 /* ---- LLP_LAYER_21 / 22 ---- */
 
-static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s,
-                            bool device) {
+static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                            struct sandwich *s, bool device) {
     const char *key = device ? "create_device_entry" : "create_instance_entry";
     const char *cmd = device ? "vkCreateDevice" : "vkCreateInstance";
     const char *what = device ? "*pDevice" : "*pInstance";
@@ -434,9 +440,10 @@ static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct v
         const char *bol = line;
         while (bol > s->log && bol[-1] != '\n') bol--;
         ldp_evidence(c, "loader: %.*s", (int)(line - bol + (int)strlen(tag)), bol);
-        llp_acc_add(a, l, LDP_FAIL, "the layer wrote %s before calling %s down: the reference loader refused the "
-                                    "creation before the layer below was called (%s returned %s)", what, cmd, cmd,
-                    llp_res((VkResult)(device ? s->device_result : s->instance_result)));
+        llp_acc_add(a, l, LDP_FAIL,
+                    "the layer wrote %s before calling %s down: the reference loader refused the "
+                    "creation before the layer below was called (%s returned %s)",
+                    what, cmd, cmd, llp_res((VkResult)(device ? s->device_result : s->instance_result)));
         return;
     }
     if (va == NULL || vb == NULL) {
@@ -447,11 +454,13 @@ static void judge_untouched(struct ldp_ctx *c, struct llp_acc *a, const struct v
                         va == NULL ? "the layer above" : "the layer below");
         return;
     }
-    ldp_evidence(c, "%s: %s on entry to %s: %s in the layer above, %s in the layer below", l->props.layerName, what, cmd,
-                 va, vb);
+    ldp_evidence(c, "%s: %s on entry to %s: %s in the layer above, %s in the layer below", l->props.layerName, what,
+                 cmd, va, vb);
     if (strcmp(va, vb) != 0)
-        llp_acc_add(a, l, LDP_FAIL, "%s was %s when the layer was called and %s when the layer below was: the layer wrote "
-                                    "%s before calling down", what, va, vb, what);
+        llp_acc_add(a, l, LDP_FAIL,
+                    "%s was %s when the layer was called and %s when the layer below was: the layer wrote "
+                    "%s before calling down",
+                    what, va, vb, what);
     else
         llp_acc_add(a, l, LDP_PASS, "%s reached the layer below unchanged (%s)", what, va);
 }
@@ -476,7 +485,8 @@ void llp_check_chain_device_untouched(struct ldp_ctx *c, void *arg) {
 
 /* ---- LLP_LAYER_10 ---- */
 
-static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                          struct sandwich *s) {
     size_t pos = 0;
     char buf[300];
     int good = 0, bad = 0;
@@ -490,17 +500,22 @@ static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl
             good++;
         } else {
             if (!bad++) snprintf(first, sizeof first, "%s received %s", cmd, ptr);
-            ldp_evidence(c, "%s: the layer below's %s received %s, a handle it never returned", l->props.layerName, cmd, ptr);
+            ldp_evidence(c, "%s: the layer below's %s received %s, a handle it never returned", l->props.layerName, cmd,
+                         ptr);
         }
     }
     if (bad)
-        llp_acc_add(a, l, LDP_FAIL, "%d handle(s) passed down were not ones the layer below returned (first: %s): "
-                                    "a wrapped handle was not unwrapped", bad, first);
+        llp_acc_add(a, l, LDP_FAIL,
+                    "%d handle(s) passed down were not ones the layer below returned (first: %s): "
+                    "a wrapped handle was not unwrapped",
+                    bad, first);
     else if (good == 0)
         llp_acc_add(a, l, LDP_NOT_TESTABLE, "no handle reached the layer below");
     else
-        llp_acc_add(a, l, LDP_PASS, "all %d handles passed down (dispatchable ones and command pools) were ones the layer "
-                                    "below returned", good);
+        llp_acc_add(a, l, LDP_PASS,
+                    "all %d handles passed down (dispatchable ones and command pools) were ones the layer "
+                    "below returned",
+                    good);
 }
 
 void llp_check_chain_handles(struct ldp_ctx *c, void *arg) {
@@ -556,8 +571,9 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
         if (strcmp(buf, LLP_BELOW_NAME) == 0) other_down = true;
         if (strcmp(buf, "(null)") == 0) null_down = true;
     }
-    ldp_evidence(c, "%s: vkEnumerateDeviceExtensionProperties(\"%s\") %s the layer below; with NULL %s", l->props.layerName,
-                 LLP_BELOW_NAME, other_down ? "reached" : "did not reach", null_down ? "reached it" : "did not");
+    ldp_evidence(c, "%s: vkEnumerateDeviceExtensionProperties(\"%s\") %s the layer below; with NULL %s",
+                 l->props.layerName, LLP_BELOW_NAME, other_down ? "reached" : "did not reach",
+                 null_down ? "reached it" : "did not");
     bool own_down = false;
     pos = 0;
     while (llp_rec_next(s->below, "edep_layer", &pos, buf, sizeof buf) != NULL)
@@ -566,17 +582,21 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
         /* Loaders answer a query naming a layer from its manifest and never call the layer with
          * its own name, so applications do not see this; a layer that declares no device
          * extensions loses nothing. */
-        llp_acc_add(a, l, LDP_WARN,
-                    "asked for its own name it passes the call down (the layer below answers %s) instead of listing its "
-                    "own (zero) device extensions; loaders answer such queries from the manifest", llp_res((VkResult)r));
+        llp_acc_add(
+            a, l, LDP_WARN,
+            "asked for its own name it passes the call down (the layer below answers %s) instead of listing its "
+            "own (zero) device extensions; loaders answer such queries from the manifest",
+            llp_res((VkResult)r));
     else if (r != VK_SUCCESS)
         llp_acc_add(a, l, LDP_FAIL, "asked for its own name, vkEnumerateDeviceExtensionProperties returns %s%s",
                     llp_res((VkResult)r), own_down ? " (it passed the call down)" : "");
     else if (!same_set(list, l->device_extensions, l->device_extension_count))
-        llp_acc_add(a, l, LDP_FAIL, "asked for its own name it lists [%s]; its manifest declares %u device extension(s)",
+        llp_acc_add(a, l, LDP_FAIL,
+                    "asked for its own name it lists [%s]; its manifest declares %u device extension(s)",
                     strcmp(list, "-") == 0 ? "" : list, l->device_extension_count);
     else if (!other_down)
-        llp_acc_add(a, l, LDP_FAIL, "asked for another layer's name (%s) it did not pass the call down", LLP_BELOW_NAME);
+        llp_acc_add(a, l, LDP_FAIL, "asked for another layer's name (%s) it did not pass the call down",
+                    LLP_BELOW_NAME);
     else if (!null_down)
         llp_acc_add(a, l, LDP_FAIL, "asked with a NULL layer name it did not pass the call down");
     else
@@ -591,7 +611,8 @@ void llp_check_chain_device_extensions(struct ldp_ctx *c, void *arg) {
 
 /* ---- LLP_LAYER_18 ---- */
 
-static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                           struct sandwich *s) {
     int asked = 0, answered = 0;
     char first[200] = "";
     static const char *const keys[2] = {"gipa_probe", "gdpa_probe"};
@@ -611,8 +632,8 @@ static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vk
         }
     }
     if (answered)
-        llp_acc_add(a, l, LDP_FAIL, "%d command(s) of extensions that are not enabled answered non-NULL (first: %s)", answered,
-                    first);
+        llp_acc_add(a, l, LDP_FAIL, "%d command(s) of extensions that are not enabled answered non-NULL (first: %s)",
+                    answered, first);
     else if (asked == 0)
         llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance did not succeed through the layer");
     else
@@ -626,7 +647,8 @@ void llp_check_chain_disabled_commands(struct ldp_ctx *c, void *arg) {
 
 /* ---- LLP_LAYER_17 ---- */
 
-static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                              struct sandwich *s) {
     char buf[300];
     size_t pos = 0;
     bool down = false;
@@ -647,10 +669,13 @@ static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct
     llp_run_sandwich(c, &ctl);
     ldp_evidence(c, "%s: without it: vkCreateInstance %s", l->props.layerName, llp_res((VkResult)ctl.instance_result));
     if (ctl.ran && ctl.instance_result == VK_SUCCESS)
-        llp_acc_add(a, l, LDP_FAIL, "vkCreateInstance fails with %s when an extension it does not know (%s) is enabled, and "
-                                    "succeeds without it", llp_res((VkResult)s->instance_result), LLP_INJECTED_EXTENSION);
+        llp_acc_add(a, l, LDP_FAIL,
+                    "vkCreateInstance fails with %s when an extension it does not know (%s) is enabled, and "
+                    "succeeds without it",
+                    llp_res((VkResult)s->instance_result), LLP_INJECTED_EXTENSION);
     else
-        llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance through the layer fails even without unknown extensions (%s)",
+        llp_acc_add(a, l, LDP_NOT_TESTABLE,
+                    "vkCreateInstance through the layer fails even without unknown extensions (%s)",
                     ctl.ran ? llp_res((VkResult)ctl.instance_result) : ctl.failure);
     llp_free_sandwich(&ctl);
 }

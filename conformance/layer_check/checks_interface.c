@@ -132,7 +132,8 @@ bool llp_usable(struct llp_acc *a, const struct vkl_layer_manifest *l) {
     }
     struct stat st;
     if (strchr(l->library_path, '/') != NULL && (stat(l->library_path, &st) != 0 || !S_ISREG(st.st_mode))) {
-        llp_acc_add(a, l, LDP_NOT_TESTABLE, "the library %s is missing or not a regular file (see LLP_LAYER_20)", l->library_path);
+        llp_acc_add(a, l, LDP_NOT_TESTABLE, "the library %s is missing or not a regular file (see LLP_LAYER_20)",
+                    l->library_path);
         return false;
     }
     return true;
@@ -159,15 +160,19 @@ void llp_check_negotiate_export(struct ldp_ctx *c, void *arg) {
         if (e.negotiate)
             llp_acc_add(&a, l, LDP_PASS, "exports %s", negotiate_name(l));
         else if (e.gpdpa)
-            llp_acc_add(&a, l, LDP_FAIL,
-                    "exports vk_layerGetPhysicalDeviceProcAddr (an interface-2 entry point) but not %s, which a loader "
-                    "needs to use interface 2", negotiate_name(l));
+            llp_acc_add(
+                &a, l, LDP_FAIL,
+                "exports vk_layerGetPhysicalDeviceProcAddr (an interface-2 entry point) but not %s, which a loader "
+                "needs to use interface 2",
+                negotiate_name(l));
         else if (e.gipa)
             llp_acc_add(&a, l, LDP_WARN,
-                    "does not export %s: loaders use it through the legacy interface 0/1 (%s) and it cannot use "
-                    "interface 2", negotiate_name(l), gipa_name(l));
+                        "does not export %s: loaders use it through the legacy interface 0/1 (%s) and it cannot use "
+                        "interface 2",
+                        negotiate_name(l), gipa_name(l));
         else
-            llp_acc_add(&a, l, LDP_FAIL, "exports neither %s nor %s: no loader can use it", negotiate_name(l), gipa_name(l));
+            llp_acc_add(&a, l, LDP_FAIL, "exports neither %s nor %s: no loader can use it", negotiate_name(l),
+                        gipa_name(l));
     }
     llp_acc_end(c, &a);
 }
@@ -197,10 +202,10 @@ void llp_check_negotiate_offers(struct ldp_ctx *c, void *arg) {
         size_t clen = 0;
         enum ldp_verdict lv = LDP_PASS;
         char why[1200] = "";
-#define BAD(verdict, ...)                                                              \
-    do {                                                                               \
-        if (lv == LDP_PASS || llp_worse(lv, verdict) != lv) snprintf(why, sizeof why, __VA_ARGS__); \
-        lv = llp_worse(lv, verdict);                                                   \
+#define BAD(verdict, ...)                                                                                              \
+    do {                                                                                                               \
+        if (lv == LDP_PASS || llp_worse(lv, verdict) != lv) snprintf(why, sizeof why, __VA_ARGS__);                    \
+        lv = llp_worse(lv, verdict);                                                                                   \
     } while (0)
         for (size_t k = 0; k < sizeof g_offers / sizeof g_offers[0]; k++) {
             uint32_t offer = g_offers[k];
@@ -226,24 +231,30 @@ void llp_check_negotiate_offers(struct ldp_ctx *c, void *arg) {
             if (r == VK_SUCCESS) {
                 clen += (size_t)snprintf(chosen + clen, sizeof chosen - clen, "%s%u->%u", clen ? ", " : "", offer, ver);
                 if (ver > offer)
-                    BAD(LDP_FAIL, "offered interface %u, it wrote back %u: a layer may only lower the version", offer, ver);
+                    BAD(LDP_FAIL, "offered interface %u, it wrote back %u: a layer may only lower the version", offer,
+                        ver);
                 else if (ver >= 2 && !gipa && !e.gipa)
-                    BAD(LDP_FAIL, "offered interface %u, it chose %u without filling pfnGetInstanceProcAddr (and exports no %s)",
+                    BAD(LDP_FAIL,
+                        "offered interface %u, it chose %u without filling pfnGetInstanceProcAddr (and exports no %s)",
                         offer, ver, gipa_name(l));
                 else if (ver < 2)
-                    BAD(e.gipa ? LDP_WARN : LDP_FAIL, "offered interface %u, it chose the legacy interface %u%s", offer, ver,
-                        e.gipa ? "" : " without exporting vkGetInstanceProcAddr");
+                    BAD(e.gipa ? LDP_WARN : LDP_FAIL, "offered interface %u, it chose the legacy interface %u%s", offer,
+                        ver, e.gipa ? "" : " without exporting vkGetInstanceProcAddr");
                 if (offer == 2) accepted_lower = true;
             } else if (r == VK_ERROR_INITIALIZATION_FAILED) {
                 clen += (size_t)snprintf(chosen + clen, sizeof chosen - clen, "%s%u->refused", clen ? ", " : "", offer);
                 if (offer == 2)
                     BAD(LDP_FAIL, "refuses interface 2, the version current loaders offer: they do not load it");
                 else if (accepted_lower)
-                    BAD(LDP_FAIL, "refuses interface %u after accepting 2: offered a newer version, a layer must answer "
-                                  "with the newest version it supports", offer);
+                    BAD(LDP_FAIL,
+                        "refuses interface %u after accepting 2: offered a newer version, a layer must answer "
+                        "with the newest version it supports",
+                        offer);
             } else {
-                BAD(LDP_FAIL, "offered interface %u, it returned %s (only VK_SUCCESS or VK_ERROR_INITIALIZATION_FAILED "
-                              "are defined)", offer, res((VkResult)r));
+                BAD(LDP_FAIL,
+                    "offered interface %u, it returned %s (only VK_SUCCESS or VK_ERROR_INITIALIZATION_FAILED "
+                    "are defined)",
+                    offer, res((VkResult)r));
             }
         }
 #undef BAD
@@ -316,9 +327,10 @@ void llp_check_instance_extensions(struct ldp_ctx *c, void *arg) {
             continue;
         }
         if (!e.eiep) {
-            llp_acc_add(&a, l, LDP_NA,
-                    "no exported vkEnumerateInstanceExtensionProperties: loaders answer for the layer from its manifest's "
-                    "instance_extensions");
+            llp_acc_add(
+                &a, l, LDP_NA,
+                "no exported vkEnumerateInstanceExtensionProperties: loaders answer for the layer from its manifest's "
+                "instance_extensions");
             continue;
         }
         struct iface_arg pa = {l, 0};
@@ -339,23 +351,26 @@ void llp_check_instance_extensions(struct ldp_ctx *c, void *arg) {
         ldp_child_free(&ch);
         ldp_evidence(c, "%s: vkEnumerateInstanceExtensionProperties(\"%s\") = %s [%s]", l->props.layerName,
                      l->props.layerName, res((VkResult)own), list);
-        ldp_evidence(c, "%s: vkEnumerateInstanceExtensionProperties(\"VK_LAYER_LLPCHECK_other\") = %s", l->props.layerName,
-                     res((VkResult)other));
-        ldp_evidence(c, "%s: vkEnumerateInstanceExtensionProperties(NULL) = %s", l->props.layerName, res((VkResult)null));
+        ldp_evidence(c, "%s: vkEnumerateInstanceExtensionProperties(\"VK_LAYER_LLPCHECK_other\") = %s",
+                     l->props.layerName, res((VkResult)other));
+        ldp_evidence(c, "%s: vkEnumerateInstanceExtensionProperties(NULL) = %s", l->props.layerName,
+                     res((VkResult)null));
         if (own != VK_SUCCESS)
             llp_acc_add(&a, l, LDP_FAIL, "asked for its own name it returns %s", res((VkResult)own));
         else if (!same_set(list, l->instance_extensions, l->instance_extension_count))
-            llp_acc_add(&a, l, LDP_FAIL, "asked for its own name it lists [%s], its manifest declares %u instance extension(s)",
-                    list, l->instance_extension_count);
+            llp_acc_add(&a, l, LDP_FAIL,
+                        "asked for its own name it lists [%s], its manifest declares %u instance extension(s)", list,
+                        l->instance_extension_count);
         else if (other != VK_ERROR_LAYER_NOT_PRESENT)
             llp_acc_add(&a, l, LDP_FAIL, "asked for another layer's name it returns %s, not VK_ERROR_LAYER_NOT_PRESENT",
-                    res((VkResult)other));
+                        res((VkResult)other));
         else if (null != VK_ERROR_LAYER_NOT_PRESENT)
             llp_acc_add(&a, l, LDP_FAIL, "asked with a NULL layer name it returns %s, not VK_ERROR_LAYER_NOT_PRESENT",
-                    res((VkResult)null));
+                        res((VkResult)null));
         else
-            llp_acc_add(&a, l, LDP_PASS, "own name: its %u manifest extension(s); other names and NULL: VK_ERROR_LAYER_NOT_PRESENT",
-                    l->instance_extension_count);
+            llp_acc_add(&a, l, LDP_PASS,
+                        "own name: its %u manifest extension(s); other names and NULL: VK_ERROR_LAYER_NOT_PRESENT",
+                        l->instance_extension_count);
     }
     llp_acc_end(c, &a);
 }

@@ -18,11 +18,13 @@ const struct llp_options *llp_opt;
 const struct llp_manifest *llp_man;
 
 const struct llp_check_def llp_checks[] = {
-    {"LLP_LAYER_1", "workload_conformant", "the workload gives the application the same results with and without the layer",
-     llp_check_conformant_stack, 2, true},
+    {"LLP_LAYER_1", "workload_conformant",
+     "the workload gives the application the same results with and without the layer", llp_check_conformant_stack, 2,
+     true},
     {"LLP_LAYER_2", "workload_no_harm", "calls below the layer are valid, succeed, and include every application call",
      llp_check_no_harm, 2, true},
-    {"LLP_LAYER_3", "manifest_naming", "layer names follow VK_LAYER_<AUTHOR>_<name>", llp_check_manifest_naming, 0, true},
+    {"LLP_LAYER_3", "manifest_naming", "layer names follow VK_LAYER_<AUTHOR>_<name>", llp_check_manifest_naming, 0,
+     true},
     {"LLP_LAYER_4", "interface_negotiate_export", "exports vkNegotiateLoaderLayerInterfaceVersion (interface 2)",
      llp_check_negotiate_export, 1, true},
     {"LLP_LAYER_5", "interface_negotiation", "negotiation answers every offered interface version correctly",
@@ -75,9 +77,7 @@ static int rank(enum ldp_verdict v) {
     }
 }
 
-enum ldp_verdict llp_worse(enum ldp_verdict a, enum ldp_verdict b) {
-    return rank(a) >= rank(b) ? a : b;
-}
+enum ldp_verdict llp_worse(enum ldp_verdict a, enum ldp_verdict b) { return rank(a) >= rank(b) ? a : b; }
 
 void llp_check_untestable(struct ldp_ctx *c, void *arg) {
     (void)arg;
@@ -128,8 +128,10 @@ void llp_check_manifest_valid(struct ldp_ctx *c, void *arg) {
     size_t n = strlen(p);
     bool json_name = n >= 5 && strcmp(p + n - 5, ".json") == 0;
     if (llp_man->too_big) {
-        ldp_verdict(c, LDP_FAIL, "manifest %s is %llu bytes, more than the %u-byte limit on a manifest file (loaders reject it unread)",
-                    p, llp_man->size, VKL_MANIFEST_MAX_SIZE);
+        ldp_verdict(
+            c, LDP_FAIL,
+            "manifest %s is %llu bytes, more than the %u-byte limit on a manifest file (loaders reject it unread)", p,
+            llp_man->size, VKL_MANIFEST_MAX_SIZE);
         return;
     }
     int fails = 0, warns = 0;
@@ -159,8 +161,8 @@ void llp_check_manifest_valid(struct ldp_ctx *c, void *arg) {
         return;
     }
     if (llp_man->file.count == 0) {
-        ldp_verdict(c, llp_man->implicit ? LDP_NOT_TESTABLE : LDP_FAIL,
-                    "no layer of the manifest is usable%s", llp_man->implicit ? " (see LLP_LAYER_9)" : "");
+        ldp_verdict(c, llp_man->implicit ? LDP_NOT_TESTABLE : LDP_FAIL, "no layer of the manifest is usable%s",
+                    llp_man->implicit ? " (see LLP_LAYER_9)" : "");
         return;
     }
     if (warns) {
@@ -232,7 +234,8 @@ static struct other *scan_others(size_t *count) {
     }
     for (size_t i = 0; i < llp_opt->manifest_count; i++) {
         struct stat st;
-        if (stat(llp_opt->manifests[i], &st) == 0 && S_ISREG(st.st_mode)) vkl_strlist_append(&files, llp_opt->manifests[i]);
+        if (stat(llp_opt->manifests[i], &st) == 0 && S_ISREG(st.st_mode))
+            vkl_strlist_append(&files, llp_opt->manifests[i]);
     }
     size_t total = files.count + implicit_files.count;
     struct other *o = calloc(total ? total : 1, sizeof *o);
@@ -269,7 +272,8 @@ static void free_others(struct other *o, size_t n) {
 }
 
 /* The layer named `name`: first in this manifest, then the others. */
-static const struct vkl_layer_manifest *find_layer(const char *name, const struct other *o, size_t n, const char **where) {
+static const struct vkl_layer_manifest *find_layer(const char *name, const struct other *o, size_t n,
+                                                   const char **where) {
     for (uint32_t i = 0; i < llp_man->file.count; i++)
         if (strcmp(llp_man->file.layers[i].props.layerName, name) == 0) {
             *where = llp_man->path;
@@ -325,7 +329,8 @@ static void meta_check(struct ldp_ctx *c, bool versions) {
                          VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv), m->component_layers[k],
                          VK_API_VERSION_MAJOR(cv), VK_API_VERSION_MINOR(cv), where);
             if (versions && old && !older++)
-                snprintf(first, sizeof first, "component %s declares api_version %u.%u, older than meta-layer %s's %u.%u",
+                snprintf(first, sizeof first,
+                         "component %s declares api_version %u.%u, older than meta-layer %s's %u.%u",
                          m->component_layers[k], VK_API_VERSION_MAJOR(cv), VK_API_VERSION_MINOR(cv), m->props.layerName,
                          VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv));
         }
@@ -372,22 +377,23 @@ static void probe_loaded_file(struct ldp_ctx *c, void *arg) {
         return;
     }
     struct link_map *lm = NULL;
-    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL && lm->l_name != NULL) ldp_result(c, "loaded", "%s", lm->l_name);
+    if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL && lm->l_name != NULL)
+        ldp_result(c, "loaded", "%s", lm->l_name);
 }
 
 void llp_check_stale(struct ldp_ctx *c, void *arg) {
     (void)arg;
     enum ldp_verdict v = LDP_PASS;
     char reason[1200] = "";
-#define SET(verdict, ...)                                                                      \
-    do {                                                                                       \
-        if (llp_worse(v, verdict) != v || v == LDP_PASS) snprintf(reason, sizeof reason, __VA_ARGS__); \
-        v = llp_worse(v, verdict);                                                             \
+#define SET(verdict, ...)                                                                                              \
+    do {                                                                                                               \
+        if (llp_worse(v, verdict) != v || v == LDP_PASS) snprintf(reason, sizeof reason, __VA_ARGS__);                 \
+        v = llp_worse(v, verdict);                                                                                     \
     } while (0)
     size_t n = 0;
     struct other *o = scan_others(&n);
-    ldp_evidence(c, "%zu other layer manifest(s) in the search directories, %s's directory and the command line",
-                 n, llp_man->path);
+    ldp_evidence(c, "%zu other layer manifest(s) in the search directories, %s's directory and the command line", n,
+                 llp_man->path);
     int libraries = 0;
     for (uint32_t i = 0; i < llp_man->file.count; i++) {
         const struct vkl_layer_manifest *m = &llp_man->file.layers[i];
@@ -399,16 +405,18 @@ void llp_check_stale(struct ldp_ctx *c, void *arg) {
                     const char *ol = o[k].file.layers[j].library_path;
                     struct stat st;
                     bool gone = ol != NULL && strchr(ol, '/') != NULL && stat(ol, &st) != 0;
-                    ldp_evidence(c, "%s is also declared by %s (library %s%s)", name, o[k].path, ol ? ol : "none: meta-layer",
-                                 gone ? ", which does not exist" : "");
-                    SET(LDP_WARN, "layer %s is also declared by %s%s: a manifest left behind by an upgrade or uninstall", name,
+                    ldp_evidence(c, "%s is also declared by %s (library %s%s)", name, o[k].path,
+                                 ol ? ol : "none: meta-layer", gone ? ", which does not exist" : "");
+                    SET(LDP_WARN,
+                        "layer %s is also declared by %s%s: a manifest left behind by an upgrade or uninstall", name,
                         o[k].path, gone ? " (whose library is gone)" : "");
                 }
         if (m->library_path == NULL) continue; /* meta-layer */
         libraries++;
         const char *lib = m->library_path;
         if (strchr(lib, '/') == NULL) {
-            ldp_evidence(c, "%s: library_path %s is a bare name (found through the dynamic linker's search)", name, lib);
+            ldp_evidence(c, "%s: library_path %s is a bare name (found through the dynamic linker's search)", name,
+                         lib);
         } else {
             struct stat st;
             if (stat(lib, &st) != 0) {
@@ -467,8 +475,10 @@ void llp_check_stale(struct ldp_ctx *c, void *arg) {
 #undef SET
     free_others(o, n);
     if (v == LDP_PASS)
-        ldp_verdict(c, LDP_PASS, "%d librar%s present and loaded as named; no other manifest declares the layer or names the library",
-                    libraries, libraries == 1 ? "y" : "ies");
+        ldp_verdict(
+            c, LDP_PASS,
+            "%d librar%s present and loaded as named; no other manifest declares the layer or names the library",
+            libraries, libraries == 1 ? "y" : "ies");
     else
         ldp_verdict(c, v, "%s", reason);
 }

@@ -41,27 +41,42 @@ static void judge_alloc(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_l
     pos = 0;
     llp_proto_next(s->proto, "alloc_foreign_first", &pos, first, sizeof first);
     ldp_evidence(c, "%s: the application's callbacks were called by (library, calls): %s", name, callers);
-    ldp_evidence(c, "%s: calls from the layer's code: %lu through the callbacks; %lu to its own allocation imports "
-                    "(%s; %lu import slot(s) watched)", name, cb, direct, detail, patched);
-    if (foreign) ldp_evidence(c, "%s: %lu call(s) gave the callbacks a pointer they never returned; first: %s", name, foreign, first);
+    ldp_evidence(c,
+                 "%s: calls from the layer's code: %lu through the callbacks; %lu to its own allocation imports "
+                 "(%s; %lu import slot(s) watched)",
+                 name, cb, direct, detail, patched);
+    if (foreign)
+        ldp_evidence(c, "%s: %lu call(s) gave the callbacks a pointer they never returned; first: %s", name, foreign,
+                     first);
     if (foreign && strstr(first, "(the layer under test)") != NULL) {
-        llp_acc_add(a, l, LDP_FAIL, "the layer handed the application's callbacks a pointer they never returned (%s): "
-                                    "memory from its own allocator released through pfnFree/pfnReallocation", first);
+        llp_acc_add(a, l, LDP_FAIL,
+                    "the layer handed the application's callbacks a pointer they never returned (%s): "
+                    "memory from its own allocator released through pfnFree/pfnReallocation",
+                    first);
     } else if (cb == 0 && direct == 0) {
-        llp_acc_add(a, l, LDP_NOT_TESTABLE, "no allocation by the layer's code could be seen while the instance and "
-                                            "device existed (neither through the callbacks nor through its imports)");
+        llp_acc_add(a, l, LDP_NOT_TESTABLE,
+                    "no allocation by the layer's code could be seen while the instance and "
+                    "device existed (neither through the callbacks nor through its imports)");
     } else if (cb == 0) {
-        llp_acc_add(a, l, LDP_WARN, "the application supplied allocation callbacks, yet the layer allocated %lu time(s) "
-                                    "with its own allocator (%s) and never through them", direct, detail);
+        llp_acc_add(a, l, LDP_WARN,
+                    "the application supplied allocation callbacks, yet the layer allocated %lu time(s) "
+                    "with its own allocator (%s) and never through them",
+                    direct, detail);
     } else if (direct > 0) {
-        llp_acc_add(a, l, LDP_WARN, "the layer allocated %lu time(s) through the application's callbacks but %lu time(s) "
-                                    "with its own allocator (%s)", cb, direct, detail);
+        llp_acc_add(a, l, LDP_WARN,
+                    "the layer allocated %lu time(s) through the application's callbacks but %lu time(s) "
+                    "with its own allocator (%s)",
+                    cb, direct, detail);
     } else if (leaked > 0) {
-        llp_acc_add(a, l, LDP_WARN, "the layer allocated through the application's callbacks, but %lu of those "
-                                    "allocations were still live after vkDestroyInstance", leaked);
+        llp_acc_add(a, l, LDP_WARN,
+                    "the layer allocated through the application's callbacks, but %lu of those "
+                    "allocations were still live after vkDestroyInstance",
+                    leaked);
     } else {
-        llp_acc_add(a, l, LDP_PASS, "the layer allocated %lu time(s), all through the application's callbacks, and freed "
-                                    "them", cb);
+        llp_acc_add(a, l, LDP_PASS,
+                    "the layer allocated %lu time(s), all through the application's callbacks, and freed "
+                    "them",
+                    cb);
     }
 }
 
@@ -98,7 +113,8 @@ static bool above_saw(const char *above, const char *handle) {
     return false;
 }
 
-static void judge_dispatch(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_dispatch(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                           struct sandwich *s) {
     const char *name = l->props.layerName;
     char inst_word[32] = "", dev_word[32] = "", buf[300];
     struct word_rec w;
@@ -115,7 +131,8 @@ static void judge_dispatch(struct ldp_ctx *c, struct llp_acc *a, const struct vk
                     llp_res((VkResult)s->instance_result));
         return;
     }
-    ldp_evidence(c, "%s: the loader's dispatch: instance %s, device %s", name, inst_word, dev_word[0] ? dev_word : "(no device)");
+    ldp_evidence(c, "%s: the loader's dispatch: instance %s, device %s", name, inst_word,
+                 dev_word[0] ? dev_word : "(no device)");
     int checked = 0, own = 0, bad = 0;
     char first[400] = "";
     pos = 0;
@@ -129,25 +146,34 @@ static void judge_dispatch(struct ldp_ctx *c, struct llp_acc *a, const struct vk
         if (strcmp(w.word, expect) != 0) {
             if (!bad++)
                 snprintf(first, sizeof first, "the %s %s passed to %s holds %s, not the loader's dispatch %s%s", w.type,
-                         w.handle, w.cmd, w.word, expect, mine ? " (an object of the layer's own: the application never had it)" : "");
+                         w.handle, w.cmd, w.word, expect,
+                         mine ? " (an object of the layer's own: the application never had it)" : "");
             if (bad <= 8)
-                ldp_evidence(c, "%s: the layer below's %s received %s %s whose first word is %s (expected %s)%s", name, w.cmd,
-                             w.type, w.handle, w.word, expect, mine ? "; the application never had this object" : "");
+                ldp_evidence(c, "%s: the layer below's %s received %s %s whose first word is %s (expected %s)%s", name,
+                             w.cmd, w.type, w.handle, w.word, expect,
+                             mine ? "; the application never had this object" : "");
         }
     }
-    ldp_evidence(c, "%s: %d dispatchable handle use(s) below the layer checked, %d of objects the application never had",
+    ldp_evidence(c,
+                 "%s: %d dispatchable handle use(s) below the layer checked, %d of objects the application never had",
                  name, checked, own);
     if (bad)
-        llp_acc_add(a, l, LDP_FAIL, "%d dispatchable handle use(s) below the layer without the loader's dispatch pointer "
-                                    "(first: %s): pfnSetInstanceLoaderData / pfnSetDeviceLoaderData was not called for an "
-                                    "object the layer created", bad, first);
+        llp_acc_add(a, l, LDP_FAIL,
+                    "%d dispatchable handle use(s) below the layer without the loader's dispatch pointer "
+                    "(first: %s): pfnSetInstanceLoaderData / pfnSetDeviceLoaderData was not called for an "
+                    "object the layer created",
+                    bad, first);
     else if (own == 0)
-        llp_acc_add(a, l, LDP_NOT_TESTABLE, "the layer created no dispatchable object of its own in the workload (every "
-                                            "handle below it was one the application had); the %d handle use(s) below it "
-                                            "carried the loader's dispatch", checked);
+        llp_acc_add(a, l, LDP_NOT_TESTABLE,
+                    "the layer created no dispatchable object of its own in the workload (every "
+                    "handle below it was one the application had); the %d handle use(s) below it "
+                    "carried the loader's dispatch",
+                    checked);
     else
-        llp_acc_add(a, l, LDP_PASS, "%d use(s) of dispatchable objects the layer created itself reached the layer below "
-                                    "with the loader's dispatch pointer in their first word", own);
+        llp_acc_add(a, l, LDP_PASS,
+                    "%d use(s) of dispatchable objects the layer created itself reached the layer below "
+                    "with the loader's dispatch pointer in their first word",
+                    own);
 }
 
 void llp_check_dispatch_init(struct ldp_ctx *c, void *arg) {
@@ -158,7 +184,8 @@ void llp_check_dispatch_init(struct ldp_ctx *c, void *arg) {
 
 /* ---- LLP_LAYER_1 / 2: the control run ---- */
 
-static bool run_control(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *ctl) {
+static bool run_control(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                        struct sandwich *ctl) {
     memset(ctl, 0, sizeof *ctl);
     ctl->layer = l;
     ctl->commands = true;
@@ -180,7 +207,8 @@ struct steps {
 static void app_steps(const struct sandwich *s, struct steps *st) {
     size_t pos = 0;
     st->n = 0;
-    while (st->n < MAX_STEPS && llp_proto_next(s->proto, "app", &pos, st->v[st->n], sizeof st->v[st->n]) != NULL) st->n++;
+    while (st->n < MAX_STEPS && llp_proto_next(s->proto, "app", &pos, st->v[st->n], sizeof st->v[st->n]) != NULL)
+        st->n++;
 }
 
 /* "vkCreateDevice VK_SUCCESS" -> the command part ("vkCreateDevice"), for matching steps. */
@@ -189,11 +217,10 @@ static void step_name(const char *v, char *out, size_t len) {
     snprintf(out, len, "%.*s", (int)n, v);
 }
 
-static bool step_ok(const char *v) {
-    return strstr(v, "VK_ERROR") == NULL && strstr(v, "VK_NULL_HANDLE") == NULL;
-}
+static bool step_ok(const char *v) { return strstr(v, "VK_ERROR") == NULL && strstr(v, "VK_NULL_HANDLE") == NULL; }
 
-static void judge_conformant(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_conformant(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                             struct sandwich *s) {
     const char *name = l->props.layerName;
     struct sandwich ctl;
     if (!run_control(c, a, l, &ctl)) {
@@ -222,18 +249,22 @@ static void judge_conformant(struct ldp_ctx *c, struct llp_acc *a, const struct 
         if (changed < 0) changed = i;
     }
     if (broke >= 0)
-        llp_acc_add(a, l, LDP_FAIL, "a step that succeeds without the layer does not with it: %s without, %s with the layer",
+        llp_acc_add(a, l, LDP_FAIL,
+                    "a step that succeeds without the layer does not with it: %s without, %s with the layer",
                     without->v[broke], broke < with->n ? with->v[broke] : "not reached");
     else if (changed >= 0)
-        llp_acc_add(a, l, LDP_WARN, "an application-visible result changes with the layer: %s without, %s with it (a layer "
-                                    "may change results deliberately; check that this one is meant)",
+        llp_acc_add(a, l, LDP_WARN,
+                    "an application-visible result changes with the layer: %s without, %s with it (a layer "
+                    "may change results deliberately; check that this one is meant)",
                     without->v[changed], changed < with->n ? with->v[changed] : "not reached");
     else if (with->n > without->n)
-        llp_acc_add(a, l, LDP_WARN, "the workload went further with the layer than without it (%d steps against %d)", with->n,
-                    without->n);
+        llp_acc_add(a, l, LDP_WARN, "the workload went further with the layer than without it (%d steps against %d)",
+                    with->n, without->n);
     else
-        llp_acc_add(a, l, LDP_PASS, "all %d application-visible results of the workload are the same with and without the "
-                                    "layer", without->n);
+        llp_acc_add(a, l, LDP_PASS,
+                    "all %d application-visible results of the workload are the same with and without the "
+                    "layer",
+                    without->n);
     free(with);
     free(without);
     llp_free_sandwich(&ctl);
@@ -286,7 +317,8 @@ static bool in_control(const char *control_below, const char *line) {
     return false;
 }
 
-static void judge_no_harm(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s) {
+static void judge_no_harm(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                          struct sandwich *s) {
     const char *name = l->props.layerName;
     struct sandwich ctl;
     if (!run_control(c, a, l, &ctl)) {
@@ -334,24 +366,33 @@ static void judge_no_harm(struct ldp_ctx *c, struct llp_acc *a, const struct vkl
         size_t cpos = 0;
         char cbuf[400];
         bool also = false;
-        while (!also && llp_rec_next(ctl.below, "device_extension", &cpos, cbuf, sizeof cbuf) != NULL) also = strcmp(cbuf, buf) == 0;
-        if (!also) ldp_evidence(c, "%s: the layer added the device extension %s to vkCreateDevice on its way down", name, buf);
+        while (!also && llp_rec_next(ctl.below, "device_extension", &cpos, cbuf, sizeof cbuf) != NULL)
+            also = strcmp(cbuf, buf) == 0;
+        if (!also)
+            ldp_evidence(c, "%s: the layer added the device extension %s to vkCreateDevice on its way down", name, buf);
     }
     ldp_evidence(c, "%s: the layer below saw %d kind(s) of call with the layer, %d without; %d call(s) more with it",
                  name, tw->n, tc->n, extra);
     if (invalid)
-        llp_acc_add(a, l, LDP_FAIL, "the layer called the layer below invalidly %d time(s) (first: %s)", invalid, first_invalid);
+        llp_acc_add(a, l, LDP_FAIL, "the layer called the layer below invalidly %d time(s) (first: %s)", invalid,
+                    first_invalid);
     else if (failed >= 0)
-        llp_acc_add(a, l, LDP_FAIL, "below the layer, %s failed %d time(s) (%d without the layer): the layer made the layer "
-                                    "below or the driver fail", tw->cmd[failed], tw->errors[failed],
+        llp_acc_add(a, l, LDP_FAIL,
+                    "below the layer, %s failed %d time(s) (%d without the layer): the layer made the layer "
+                    "below or the driver fail",
+                    tw->cmd[failed], tw->errors[failed],
                     tally_find(tc, tw->cmd[failed]) >= 0 ? tc->errors[tally_find(tc, tw->cmd[failed])] : 0);
     else if (missing >= 0)
-        llp_acc_add(a, l, LDP_WARN, "the call stream below the layer is not an image of the application's: %s reached the "
-                                    "layer below fewer times with the layer than without it (the layer answered or "
-                                    "dropped it)", tc->cmd[missing]);
+        llp_acc_add(a, l, LDP_WARN,
+                    "the call stream below the layer is not an image of the application's: %s reached the "
+                    "layer below fewer times with the layer than without it (the layer answered or "
+                    "dropped it)",
+                    tc->cmd[missing]);
     else
-        llp_acc_add(a, l, LDP_PASS, "every call of the workload reached the layer below, valid and successful as without the "
-                                    "layer (%d call(s) of its own added)", extra);
+        llp_acc_add(a, l, LDP_PASS,
+                    "every call of the workload reached the layer below, valid and successful as without the "
+                    "layer (%d call(s) of its own added)",
+                    extra);
     free(tw);
     free(tc);
     llp_free_sandwich(&ctl);

@@ -24,12 +24,12 @@
 
 struct llp_options {
     double timeout_s;
-    const char *loader_path;    /* our libvulkan.so.1 */
-    const char *icd_path;       /* libmock_icd_v7.so */
-    const char *recording_path; /* librecording_layer.so */
-    const char *session_dir;    /* temporary directory: mock ICD copy + manifest (NULL: none) */
+    const char *loader_path;     /* our libvulkan.so.1 */
+    const char *icd_path;        /* libmock_icd_v7.so */
+    const char *recording_path;  /* librecording_layer.so */
+    const char *session_dir;     /* temporary directory: mock ICD copy + manifest (NULL: none) */
     const char *driver_manifest; /* --driver: a real driver's manifest under the sandwich (NULL: the mock) */
-    bool force_implicit;        /* --implicit: treat the given manifests as implicit layers */
+    bool force_implicit;         /* --implicit: treat the given manifests as implicit layers */
     /* Every manifest given on the command line or found by --installed (components of meta-layers,
      * stale duplicates are looked for among these and the default search directories). */
     const char *const *manifests;
@@ -59,8 +59,8 @@ struct llp_check_def {
     const char *name;  /* check name */
     const char *title; /* one line */
     void (*fn)(struct ldp_ctx *c, void *arg);
-    int probes;        /* probe grandchildren per layer of the manifest (time budget) */
-    bool needs_parse;  /* not-testable-here when the manifest was rejected as a whole */
+    int probes;       /* probe grandchildren per layer of the manifest (time budget) */
+    bool needs_parse; /* not-testable-here when the manifest was rejected as a whole */
 };
 extern const struct llp_check_def llp_checks[];
 extern const size_t llp_check_count;

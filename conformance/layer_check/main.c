@@ -70,7 +70,10 @@ static const char *prepare_tmp(const char *mock) {
 
 static void log_capture(void *ctx, uint32_t flags, const char *line) {
     struct llp_manifest *m = ctx;
-    const char *level = (flags & VKL_LOG_ERROR) ? "ERROR" : (flags & VKL_LOG_WARN) ? "WARN" : (flags & VKL_LOG_INFO) ? "INFO" : "DEBUG";
+    const char *level = (flags & VKL_LOG_ERROR)  ? "ERROR"
+                        : (flags & VKL_LOG_WARN) ? "WARN"
+                        : (flags & VKL_LOG_INFO) ? "INFO"
+                                                 : "DEBUG";
     char **g = realloc(m->log, (m->log_count + 1) * sizeof(char *));
     if (g == NULL) return;
     m->log = g;
@@ -81,9 +84,7 @@ static void log_capture(void *ctx, uint32_t flags, const char *line) {
     m->log[m->log_count++] = s;
 }
 
-static bool path_is_implicit(const char *path) {
-    return strstr(path, "implicit_layer.d/") != NULL;
-}
+static bool path_is_implicit(const char *path) { return strstr(path, "implicit_layer.d/") != NULL; }
 
 /* ---- running the checks of one manifest ---- */
 
@@ -165,8 +166,12 @@ static struct chk_tool make_tool(enum chk_fail_on fail_on) {
         r->title = llp_checks[k].title;
         llp_rule_texts(r->id, &r->text, &r->help);
     }
-    return (struct chk_tool){.name = "llp-check", .version = LLP_CHECK_VERSION, .information_uri = NULL,
-                             .rules = g_rules, .nrules = n, .fail_on = fail_on};
+    return (struct chk_tool){.name = "llp-check",
+                             .version = LLP_CHECK_VERSION,
+                             .information_uri = NULL,
+                             .rules = g_rules,
+                             .nrules = n,
+                             .fail_on = fail_on};
 }
 
 static void write_json(FILE *f, const struct chk_tool *t, const struct chk_report *reps,
@@ -197,9 +202,10 @@ static void write_json(FILE *f, const struct chk_tool *t, const struct chk_repor
 
 static void write_table(FILE *f, const struct chk_tool *t, const struct chk_report *reps,
                         const struct manifest_info *info, size_t n, bool colour, const struct llp_options *opt) {
-    fprintf(f, "llp-check %s  (loader: %s; mock: %s; recording layer: %s; timeout %gs per process)\n", LLP_CHECK_VERSION,
-            opt->loader_path ? opt->loader_path : "not found", opt->icd_path ? opt->icd_path : "not found",
-            opt->recording_path ? opt->recording_path : "not found", opt->timeout_s);
+    fprintf(f, "llp-check %s  (loader: %s; mock: %s; recording layer: %s; timeout %gs per process)\n",
+            LLP_CHECK_VERSION, opt->loader_path ? opt->loader_path : "not found",
+            opt->icd_path ? opt->icd_path : "not found", opt->recording_path ? opt->recording_path : "not found",
+            opt->timeout_s);
     for (size_t d = 0; d < n; d++) {
         const struct chk_report *rep = &reps[d];
         fprintf(f, "\n== %s (%s)\n", rep->path, info[d].implicit ? "implicit" : "explicit");
@@ -256,7 +262,8 @@ static int finish(int status) {
 /* Which selected checks need the loader, the mock driver and the recording layer. */
 static bool needs_sandwich(const bool *selected) {
     for (size_t k = 0; k < llp_check_count; k++)
-        if (selected[k] && (strncmp(llp_checks[k].name, "chain_", 6) == 0 || strncmp(llp_checks[k].name, "workload_", 9) == 0))
+        if (selected[k] &&
+            (strncmp(llp_checks[k].name, "chain_", 6) == 0 || strncmp(llp_checks[k].name, "workload_", 9) == 0))
             return true;
     return false;
 }
@@ -348,8 +355,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: no layer manifest given (LAYER_MANIFEST... or --installed; see --help)\n", chk_prog());
         return finish(2);
     }
-    opt.loader_path = g_loader_path = chk_companion(loader, argv[0], "libvulkan.so.1", "loader/libvulkan.so.1", "--loader");
-    opt.icd_path = g_icd_path = chk_companion(mock, argv[0], "libmock_icd_v7.so", "mock_icd/libmock_icd_v7.so", "--mock");
+    opt.loader_path = g_loader_path =
+        chk_companion(loader, argv[0], "libvulkan.so.1", "loader/libvulkan.so.1", "--loader");
+    opt.icd_path = g_icd_path =
+        chk_companion(mock, argv[0], "libmock_icd_v7.so", "mock_icd/libmock_icd_v7.so", "--mock");
     opt.recording_path = g_rec_path = chk_companion(recording, argv[0], "librecording_layer.so",
                                                     "mock_layers/librecording_layer.so", "--recording-layer");
     if ((loader && !g_loader_path) || (mock && !g_icd_path) || (recording && !g_rec_path)) return finish(2);
@@ -362,7 +371,8 @@ int main(int argc, char **argv) {
                 "the recording layer (librecording_layer.so);%s%s%s not found beside %s or in its runfiles: give "
                 "--loader / --mock / --recording-layer, reinstall, or leave the chain checks out with --check\n",
                 chk_prog(), opt.loader_path == NULL ? " the loader" : "", opt.icd_path == NULL ? " the mock ICD" : "",
-                opt.recording_path == NULL ? " the recording layer" : "", chk_exe_dir()[0] ? chk_exe_dir() : "the program");
+                opt.recording_path == NULL ? " the recording layer" : "",
+                chk_exe_dir()[0] ? chk_exe_dir() : "the program");
         return finish(2);
     }
     int status = 0;
@@ -387,7 +397,8 @@ int main(int argc, char **argv) {
                 struct vkl_strlist entries = VKL_STRLIST_INIT;
                 vkl_path_list_split(list, strlen(list), ':', &entries);
                 for (size_t e = 0; e < entries.count; e++)
-                    vkl_layer_manifest_search_entry(NULL, entries.items[e], ov != NULL ? kinds[k].ovar : kinds[k].avar, out);
+                    vkl_layer_manifest_search_entry(NULL, entries.items[e], ov != NULL ? kinds[k].ovar : kinds[k].avar,
+                                                    out);
                 vkl_strlist_finish(&entries);
             }
             if (ov == NULL) {

@@ -19,7 +19,7 @@ struct sandwich {
     bool without;   /* the control run: the recording layers alone, the layer under test absent */
     char dir[PATH_MAX];
     /* results, filled by llp_run_sandwich */
-    bool ran; /* the probe exited normally */
+    bool ran;           /* the probe exited normally */
     char failure[1200]; /* how the probe died, when !ran */
     int instance_result, device_result, device_count;
     char *above, *below; /* the recording layers' records */
@@ -27,7 +27,8 @@ struct sandwich {
     char *proto;         /* the probe's protocol text ("R key\tvalue" lines: app steps, allocations) */
 };
 
-typedef void (*llp_judge_fn)(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l, struct sandwich *s);
+typedef void (*llp_judge_fn)(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
+                             struct sandwich *s);
 
 const char *llp_res(VkResult r);
 void llp_run_sandwich(struct ldp_ctx *c, struct sandwich *s);

@@ -16,16 +16,14 @@ namespace vkt {
 inline std::string DeviceScenario(const std::vector<std::string>& names, const std::string& extra = "") {
   std::string s = "{\"physical_devices\":[";
   for (size_t i = 0; i < names.size(); ++i)
-    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + names[i] + "\",\"device_id\":" +
-         std::to_string(100 + i) + "}";
+    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + names[i] + "\",\"device_id\":" + std::to_string(100 + i) + "}";
   s += "]";
   if (!extra.empty()) s += "," + extra;
   return s + "}";
 }
 
 // Driver `name` whose single physical device is named "<name>-dev".
-inline const Driver& AddNamedDriver(Sandbox& s, const std::string& name,
-                                    const std::string& variant = "v7_exports",
+inline const Driver& AddNamedDriver(Sandbox& s, const std::string& name, const std::string& variant = "v7_exports",
                                     const std::string& extra = "") {
   return s.AddDriver(name, variant, DeviceScenario({name + "-dev"}, extra));
 }
@@ -37,8 +35,7 @@ inline std::vector<std::string> Sorted(std::vector<std::string> v) {
 
 // create-instance[:opts] + devices; the device names (empty when creation failed).
 inline ProbeResult CreateAndEnumerate(const Sandbox& s, const std::string& opts = "") {
-  return RunProbe(s, {opts.empty() ? "create-instance" : "create-instance:" + opts, "devices",
-                      "destroy-instance"});
+  return RunProbe(s, {opts.empty() ? "create-instance" : "create-instance:" + opts, "devices", "destroy-instance"});
 }
 
 inline std::string CreateResult(const ProbeResult& r) {

@@ -24,14 +24,14 @@ static int g_iterations = 20;
 static atomic_int g_failures;
 static atomic_int g_calls;
 
-#define FAIL_IF(cond, what)                                                   \
-  do {                                                                        \
-    atomic_fetch_add(&g_calls, 1);                                            \
-    if (cond) {                                                               \
+#define FAIL_IF(cond, what)                                                     \
+  do {                                                                          \
+    atomic_fetch_add(&g_calls, 1);                                              \
+    if (cond) {                                                                 \
       fprintf(stderr, "threads_stress: %s failed (line %d)\n", what, __LINE__); \
-      atomic_fetch_add(&g_failures, 1);                                       \
-      return false;                                                           \
-    }                                                                         \
+      atomic_fetch_add(&g_failures, 1);                                         \
+      return false;                                                             \
+    }                                                                           \
   } while (0)
 
 #define IPROC(inst, type, name) ((type)g_gipa(inst, name))
@@ -56,21 +56,23 @@ static bool use_instance(VkInstance inst) {
   VkPhysicalDeviceProperties props;
   IPROC(inst, PFN_vkGetPhysicalDeviceProperties, "vkGetPhysicalDeviceProperties")(pds[0], &props);
   VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-  PFN_vkGetPhysicalDeviceProperties2 p2 = IPROC(inst, PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2");
+  PFN_vkGetPhysicalDeviceProperties2 p2 =
+      IPROC(inst, PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2");
   if (p2 != NULL) p2(pds[0], &props2);
   uint32_t qn = 0;
-  IPROC(inst, PFN_vkGetPhysicalDeviceQueueFamilyProperties, "vkGetPhysicalDeviceQueueFamilyProperties")(pds[0], &qn, NULL);
+  IPROC(inst, PFN_vkGetPhysicalDeviceQueueFamilyProperties, "vkGetPhysicalDeviceQueueFamilyProperties")
+  (pds[0], &qn, NULL);
   FAIL_IF(qn == 0, "vkGetPhysicalDeviceQueueFamilyProperties");
   uint32_t en = 0;
-  FAIL_IF(IPROC(inst, PFN_vkEnumerateDeviceExtensionProperties, "vkEnumerateDeviceExtensionProperties")(pds[0], NULL, &en,
-                                                                                                      NULL) != VK_SUCCESS,
+  FAIL_IF(IPROC(inst, PFN_vkEnumerateDeviceExtensionProperties, "vkEnumerateDeviceExtensionProperties")(
+              pds[0], NULL, &en, NULL) != VK_SUCCESS,
           "vkEnumerateDeviceExtensionProperties");
 
   float prio = 1.0f;
-  VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
-                               .pQueuePriorities = &prio};
-  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                            .pQueueCreateInfos = &q};
+  VkDeviceQueueCreateInfo q = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1, .pQueuePriorities = &prio};
+  VkDeviceCreateInfo dci = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
   VkDevice dev = VK_NULL_HANDLE;
   FAIL_IF(IPROC(inst, PFN_vkCreateDevice, "vkCreateDevice")(pds[0], &dci, NULL, &dev) != VK_SUCCESS, "vkCreateDevice");
   PFN_vkGetDeviceProcAddr gdpa = IPROC(inst, PFN_vkGetDeviceProcAddr, "vkGetDeviceProcAddr");
@@ -83,8 +85,10 @@ static bool use_instance(VkInstance inst) {
   VkCommandPool pool = VK_NULL_HANDLE;
   ok = ok && DPROC(PFN_vkCreateCommandPool, "vkCreateCommandPool")(dev, &pci, NULL, &pool) == VK_SUCCESS;
   VkCommandBuffer cbs[4] = {0};
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 4};
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 4};
   ok = ok && DPROC(PFN_vkAllocateCommandBuffers, "vkAllocateCommandBuffers")(dev, &ai, cbs) == VK_SUCCESS;
   if (ok) DPROC(PFN_vkFreeCommandBuffers, "vkFreeCommandBuffers")(dev, pool, 4, cbs);
   if (pool != VK_NULL_HANDLE) DPROC(PFN_vkDestroyCommandPool, "vkDestroyCommandPool")(dev, pool, NULL);
@@ -116,9 +120,12 @@ int main(int argc, char **argv) {
   const char *loader = NULL;
   int threads = 16;
   for (int i = 1; i < argc; ++i) {
-    if (strncmp(argv[i], "--loader=", 9) == 0) loader = argv[i] + 9;
-    else if (strncmp(argv[i], "--threads=", 10) == 0) threads = atoi(argv[i] + 10);
-    else if (strncmp(argv[i], "--iterations=", 13) == 0) g_iterations = atoi(argv[i] + 13);
+    if (strncmp(argv[i], "--loader=", 9) == 0)
+      loader = argv[i] + 9;
+    else if (strncmp(argv[i], "--threads=", 10) == 0)
+      threads = atoi(argv[i] + 10);
+    else if (strncmp(argv[i], "--iterations=", 13) == 0)
+      g_iterations = atoi(argv[i] + 13);
     else {
       fprintf(stderr, "usage: threads_stress --loader=PATH [--threads=N] [--iterations=N]\n");
       return 2;

@@ -63,7 +63,8 @@ int main(int argc, char **argv) {
     unsigned keycode = (unsigned)strtoul(argv[2], NULL, 0);
     int timeout_s = argc > 3 ? atoi(argv[3]) : 60;
     uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY;
-    xcb_generic_error_t *err = xcb_request_check(c, xcb_change_window_attributes_checked(c, root, XCB_CW_EVENT_MASK, &mask));
+    xcb_generic_error_t *err =
+        xcb_request_check(c, xcb_change_window_attributes_checked(c, root, XCB_CW_EVENT_MASK, &mask));
     if (err != NULL) {
       fprintf(stderr, "vkcube_xkey: cannot watch the root window (X error %d)\n", err->error_code);
       free(err);

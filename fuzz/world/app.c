@@ -104,7 +104,7 @@ static struct {
     unsigned count;        /* allocations since the call began */
     bool hit;              /* an allocation failed during the armed call */
     bool alloc_failed_before;
-    unsigned total_hits;   /* this run */
+    unsigned total_hits; /* this run */
 } g_mf;
 
 static bool mf_fail(void) {
@@ -135,16 +135,16 @@ char *__wrap_strndup(const char *s, size_t n) { return mf_fail() ? NULL : __real
 static const struct world *g_current;
 
 static void print_world(const struct world *w) {
-    fprintf(stderr, "world: elevated=%d chdir=%d allocator=%d drivers=%u api=0x%x\n", w->elevated,
-            w->chdir_root, w->use_allocator, w->ndrivers, w->api_version);
+    fprintf(stderr, "world: elevated=%d chdir=%d allocator=%d drivers=%u api=0x%x\n", w->elevated, w->chdir_root,
+            w->use_allocator, w->ndrivers, w->api_version);
     for (uint32_t s = 0; s < w->ndrivers; s++) {
         const struct w_driver *d = &w->d[s];
         fprintf(stderr,
                 "  slot %u: variant %s, location %u, library form %u, manifest %s (%s)\n"
                 "          if %u..%u, misbehave 0x%x, %u injections, %u devices\n",
                 s, world_variant_name(d->variant), d->location, d->libform, d->manifest_env,
-                d->raw_manifest ? "raw" : "generated", d->sc.if_min, d->sc.if_max, d->sc.misbehave,
-                d->sc.inject_count, d->sc.pd_count);
+                d->raw_manifest ? "raw" : "generated", d->sc.if_min, d->sc.if_max, d->sc.misbehave, d->sc.inject_count,
+                d->sc.pd_count);
         fprintf(stderr, "          manifest: %.*s\n", (int)(d->manifest_len > 300 ? 300 : d->manifest_len),
                 d->manifest ? d->manifest : "");
         /* the scenario and the call records, as the mock wrote them */
@@ -161,11 +161,9 @@ static void print_world(const struct world *w) {
     }
     for (uint32_t i = 0; i < w->nlayers; i++) {
         const struct w_layer *l = &w->l[i];
-        fprintf(stderr,
-                "  layer slot %u: %s, variant %s, %s%s%s, location %u, library form %u, misbehave 0x%x\n",
-                i, w_layer_name(l), world_layer_variant_name(l->variant), l->implicit ? "implicit" : "explicit",
-                l->meta ? " meta" : "", l->override_layer ? " override" : "", l->location, l->libform,
-                l->misbehave);
+        fprintf(stderr, "  layer slot %u: %s, variant %s, %s%s%s, location %u, library form %u, misbehave 0x%x\n", i,
+                w_layer_name(l), world_layer_variant_name(l->variant), l->implicit ? "implicit" : "explicit",
+                l->meta ? " meta" : "", l->override_layer ? " override" : "", l->location, l->libform, l->misbehave);
         fprintf(stderr, "          manifest %s: %.*s", l->manifest_abs,
                 (int)(l->manifest_len > 600 ? 600 : l->manifest_len), l->manifest ? l->manifest : "");
         char path[W_PATH + 16];
@@ -211,9 +209,9 @@ void world_violation(const char *policy, const char *fmt, ...) {
     abort();
 }
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) world_violation("api", __VA_ARGS__);                                     \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) world_violation("api", __VA_ARGS__);                                                              \
     } while (0)
 
 /* ------------------------------------------------------------------------------------------ */
@@ -310,10 +308,15 @@ static bool mf_end(void) {
 /* failures with the same world's runs without them                                            */
 
 enum { O_EIEP, O_EIV, O_EILP, O_CREATE, O_EPD, O_GROUPS, O_EDEP, O_CREATE_DEVICE, O_SURFACE, O_COUNT };
-static const char *const k_obs_names[O_COUNT] = {
-    "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion", "vkEnumerateInstanceLayerProperties",
-    "vkCreateInstance", "vkEnumeratePhysicalDevices", "vkEnumeratePhysicalDeviceGroups",
-    "vkEnumerateDeviceExtensionProperties", "vkCreateDevice", "surface (create, support queries)"};
+static const char *const k_obs_names[O_COUNT] = {"vkEnumerateInstanceExtensionProperties",
+                                                 "vkEnumerateInstanceVersion",
+                                                 "vkEnumerateInstanceLayerProperties",
+                                                 "vkCreateInstance",
+                                                 "vkEnumeratePhysicalDevices",
+                                                 "vkEnumeratePhysicalDeviceGroups",
+                                                 "vkEnumerateDeviceExtensionProperties",
+                                                 "vkCreateDevice",
+                                                 "surface (create, support queries)"};
 struct obs_slot {
     bool ran, injected;
     VkResult r;
@@ -353,8 +356,7 @@ static unsigned g_messages;
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL utils_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
                                                VkDebugUtilsMessageTypeFlagsEXT types,
-                                               const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                               void *ud) {
+                                               const VkDebugUtilsMessengerCallbackDataEXT *data, void *ud) {
     (void)types;
     CHECK(ud == (void *)&g_messages, "debug-utils callback with the wrong pUserData");
     CHECK(data != NULL && data->sType == VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CALLBACK_DATA_EXT,
@@ -367,8 +369,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL utils_cb(VkDebugUtilsMessageSeverityFlagBi
 }
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL report_cb(VkDebugReportFlagsEXT flags, VkDebugReportObjectTypeEXT type,
-                                                uint64_t object, size_t location, int32_t code,
-                                                const char *prefix, const char *msg, void *ud) {
+                                                uint64_t object, size_t location, int32_t code, const char *prefix,
+                                                const char *msg, void *ud) {
     (void)flags, (void)type, (void)object, (void)location, (void)code;
     CHECK(ud == (void *)&g_messages, "debug-report callback with the wrong pUserData");
     CHECK(msg != NULL, "debug-report callback without a message");
@@ -384,12 +386,10 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL report_cb(VkDebugReportFlagsEXT flags, VkD
 /* `layer_ext`: an extension name the answer may hold more than once (NULL: none). */
 static void check_ext_list(const VkExtensionProperties *p, uint32_t n, const char *layer_ext) {
     for (uint32_t i = 0; i < n; i++) {
-        CHECK(memchr(p[i].extensionName, 0, VK_MAX_EXTENSION_NAME_SIZE) != NULL,
-              "extension name not NUL-terminated");
+        CHECK(memchr(p[i].extensionName, 0, VK_MAX_EXTENSION_NAME_SIZE) != NULL, "extension name not NUL-terminated");
         if (layer_ext != NULL && strcmp(p[i].extensionName, layer_ext) == 0) continue;
         for (uint32_t j = 0; j < i; j++)
-            CHECK(strcmp(p[i].extensionName, p[j].extensionName) != 0,
-                  "extension %s listed twice", p[i].extensionName);
+            CHECK(strcmp(p[i].extensionName, p[j].extensionName) != 0, "extension %s listed twice", p[i].extensionName);
     }
 }
 
@@ -480,8 +480,7 @@ static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkP
     int iface = oracle_slot_interface(rec, slot);
     oracle_free(rec);
     const char *v = world_variant_name(w->d[slot].variant);
-    bool exported = (strstr(v, "_gpdpa") != NULL && strstr(v, "nogpdpa") == NULL) ||
-                    strstr(v, "_exports") != NULL;
+    bool exported = (strstr(v, "_gpdpa") != NULL && strstr(v, "nogpdpa") == NULL) || strstr(v, "_exports") != NULL;
     bool via_gipa = strcmp(v, "v7") == 0 || strcmp(v, "v7_vkexports") == 0;
     if (iface < 4 || !(exported || (via_gipa && iface >= 7))) return;
     for (uint32_t i = 0; i < sc->pd_funcs; i++) {
@@ -507,8 +506,7 @@ static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkP
     }
 }
 
-static void run_device(const struct world *w, VkInstance inst, VkPhysicalDevice pd,
-                       const VkAllocationCallbacks *cb) {
+static void run_device(const struct world *w, VkInstance inst, VkPhysicalDevice pd, const VkAllocationCallbacks *cb) {
     uint32_t nq = 0;
     mf_begin(WC_OTHER);
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
@@ -601,8 +599,8 @@ static void run_device(const struct world *w, VkInstance inst, VkPhysicalDevice 
                 mf_end();
                 /* device slot n returns x + 10000 + n (mock_icd/README.md): the loader passes the
                  * call straight to the driver's own function */
-                CHECK(g_layers_active || got == 5u + i + 10000u + i, "unknown device function %s returned %u",
-                      name, got);
+                CHECK(g_layers_active || got == 5u + i + 10000u + i, "unknown device function %s returned %u", name,
+                      got);
             }
         }
         mf_begin(WC_DESTROY_DEVICE);
@@ -775,8 +773,7 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
                         obs_add(O_GROUPS, " %u:", got);
                         for (uint32_t i = 0; i < got; i++) {
                             obs_add(O_GROUPS, " %u", g[i].physicalDeviceCount);
-                            CHECK(g[i].physicalDeviceCount >= 1 &&
-                                      g[i].physicalDeviceCount <= VK_MAX_DEVICE_GROUP_SIZE,
+                            CHECK(g[i].physicalDeviceCount >= 1 && g[i].physicalDeviceCount <= VK_MAX_DEVICE_GROUP_SIZE,
                                   "group %u has %u devices", i, g[i].physicalDeviceCount);
                             for (uint32_t k = 0; k < g[i].physicalDeviceCount; k++)
                                 CHECK(g[i].physicalDevices[k] != VK_NULL_HANDLE, "NULL device in group");
@@ -887,8 +884,10 @@ static void run_app(const struct world *w, bool inject, struct obs *o) {
         CHECK(inst == VK_NULL_HANDLE, "vkCreateInstance failed (%d) but returned an instance", (int)r);
     }
     if (w->use_allocator)
-        CHECK(g_alloc.live == 0, "%ld allocations made through the application's callbacks were never "
-                                 "freed", g_alloc.live);
+        CHECK(g_alloc.live == 0,
+              "%ld allocations made through the application's callbacks were never "
+              "freed",
+              g_alloc.live);
     g_obs = NULL;
     g_mf.w = NULL;
 }
@@ -922,8 +921,8 @@ static void compare_obs(const struct obs *base, const struct obs *inj, const str
     bool create_failed = false, epd_failed = false;
     for (int i = 0; i < O_COUNT; i++) {
         const struct obs_slot *b = &base->s[i], *x = &inj->s[i];
-        bool earlier_failed = (i > O_CREATE && create_failed) ||
-                              ((i == O_EDEP || i == O_CREATE_DEVICE || i == O_SURFACE) && epd_failed);
+        bool earlier_failed =
+            (i > O_CREATE && create_failed) || ((i == O_EDEP || i == O_CREATE_DEVICE || i == O_SURFACE) && epd_failed);
         bool bad = false;
         if (b->ran && x->ran) {
             if (x->injected)

@@ -67,9 +67,9 @@ static const char *const k_side_name[SIDES] = {"ours", "khronos"};
 enum { ST_START, ST_PRE, ST_CREATE, ST_PHYS, ST_DEVICE, ST_DONE };
 
 struct d_list {
-    int32_t result;   /* the count query's */
-    int32_t result2;  /* the array call's */
-    uint32_t count;   /* entries the array call wrote */
+    int32_t result;                                     /* the count query's */
+    int32_t result2;                                    /* the array call's */
+    uint32_t count;                                     /* entries the array call wrote */
     char name[D_MAX_NAMES][VK_MAX_EXTENSION_NAME_SIZE]; /* sorted */
 };
 
@@ -110,8 +110,8 @@ struct d_shared {
 
 /* What an explainer may consult beyond the world. */
 struct d_ctx {
-    bool elevated;   /* the input asked for an elevated world (run unelevated, see below) */
-    bool alloc_fail; /* the input asked for an allocation failure (not injected here) */
+    bool elevated;                  /* the input asked for an elevated world (run unelevated, see below) */
+    bool alloc_fail;                /* the input asked for an allocation failure (not injected here) */
     const struct d_obs *ours, *khr; /* what each side observed */
 };
 
@@ -314,8 +314,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL utils_cb(VkDebugUtilsMessageSeverityFlagBi
 }
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL report_cb(VkDebugReportFlagsEXT flags, VkDebugReportObjectTypeEXT type,
-                                                uint64_t object, size_t location, int32_t code,
-                                                const char *prefix, const char *msg, void *ud) {
+                                                uint64_t object, size_t location, int32_t code, const char *prefix,
+                                                const char *msg, void *ud) {
     (void)flags, (void)type, (void)object, (void)location, (void)code, (void)prefix, (void)msg, (void)ud;
     g_messages++;
     return VK_FALSE;
@@ -416,7 +416,8 @@ static void run_physdevs(const struct world *w, struct d_obs *o, VkInstance inst
                     if ((o->groups == VK_SUCCESS || o->groups == VK_INCOMPLETE) && gg <= ng) {
                         o->ngroups = gg;
                         for (uint32_t i = 0; i < gg && i < D_MAX_GROUPS; i++) {
-                            o->group_size[i] = (uint8_t)(g[i].physicalDeviceCount > 255 ? 255 : g[i].physicalDeviceCount);
+                            o->group_size[i] =
+                                (uint8_t)(g[i].physicalDeviceCount > 255 ? 255 : g[i].physicalDeviceCount);
                             for (uint32_t k = 0; k < 4; k++) {
                                 o->group_member[i][k] = -1;
                                 if (k >= g[i].physicalDeviceCount || k >= VK_MAX_DEVICE_GROUP_SIZE) continue;
@@ -837,7 +838,6 @@ enum {
 };
 #define O_ALL 0xffffffffu
 
-
 typedef bool (*explain_fn)(const struct world *w, const struct d_ctx *c);
 
 struct explainer {
@@ -904,9 +904,7 @@ static bool x_negotiation_odd(const struct world *w, const struct d_ctx *c) {
     (void)c;
     return any_driver(w, d_negotiation_odd);
 }
-static bool d_incompatible_above_1_0(const struct w_driver *d) {
-    return d->sc.misbehave & (1u << 3);
-}
+static bool d_incompatible_above_1_0(const struct w_driver *d) { return d->sc.misbehave & (1u << 3); }
 static bool x_incompatible_above_1_0(const struct world *w, const struct d_ctx *c) {
     (void)c;
     return any_driver(w, d_incompatible_above_1_0);
@@ -1079,7 +1077,8 @@ static bool x_odd_dev_names(const struct world *w, const struct d_ctx *c) {
  * orders neither; ours checks the extensions first, Khronos 1.3.239 the drivers. */
 static bool x_ext_vs_driver(const struct world *w, const struct d_ctx *c) {
     (void)w;
-    if (c->ours->create != VK_ERROR_EXTENSION_NOT_PRESENT || c->khr->create != VK_ERROR_INCOMPATIBLE_DRIVER) return false;
+    if (c->ours->create != VK_ERROR_EXTENSION_NOT_PRESENT || c->khr->create != VK_ERROR_INCOMPATIBLE_DRIVER)
+        return false;
     for (uint32_t s = 0; s < W_MAX_DRIVERS; s++)
         if (c->khr->drv[s] & DRV_CI_OK) return false;
     return true;
@@ -1128,7 +1127,6 @@ static bool x_sort_crash(const struct world *w, const struct d_ctx *c) {
     return c->khr->status == 1000 + SIGSEGV && c->khr->stage == ST_CREATE && c->ours->status == 0 &&
            any_driver(w, d_maybe_1_0_or_no_gpdp2);
 }
-
 
 /* FRAMING.md "widen": a special file as a manifest or library, or a \u0000 escape in a manifest
  * string: the loader cannot use that manifest (world_*_unusable). */
@@ -1257,8 +1255,7 @@ static const struct explainer k_explainers[] = {
      "VK_LOADER_LAYERS_ALLOW with DISABLE: Khronos 1.3.239 does not exempt the allowed layers"},
     {"device_id_filter", "RULE_PHYSDEV_ID_FILTER", O_PHYS | O_DEVICE | O_GROUPS | O_DRIVERS, x_device_id_filter,
      "VK_LOADER_DEVICE_ID_FILTER: Khronos 1.3.239 predates it"},
-    {"instance_layers_implicit", "RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT", O_ALL & ~O_STATUS,
-     x_instance_layers_implicit,
+    {"instance_layers_implicit", "RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT", O_ALL & ~O_STATUS, x_instance_layers_implicit,
      "VK_INSTANCE_LAYERS with implicit layers in the world: Khronos 1.3.239 neither moves nor enables the implicit "
      "layers it names"},
     {"pre_instance_order", "RULE_LYR_PRE_INSTANCE", O_PRE_EXT | O_LAYER_EXT | O_PRE_LAYERS | O_EIV, x_pre_instance,
@@ -1354,8 +1351,8 @@ static void print_world_summary(const struct world *w) {
                 d->sc.if_min, d->sc.if_max, d->sc.misbehave, d->sc.pd_count);
         for (uint32_t i = 0; i < d->sc.inject_count; i++)
             fprintf(stderr, "    inject: %s -> %d\n", w_inject_cmds[d->sc.inject[i].cmd % 10], d->sc.inject[i].result);
-        fprintf(stderr, "    manifest %s: %.*s\n", d->manifest_abs, (int)(d->manifest_len > 300 ? 300 : d->manifest_len),
-                d->manifest ? d->manifest : "");
+        fprintf(stderr, "    manifest %s: %.*s\n", d->manifest_abs,
+                (int)(d->manifest_len > 300 ? 300 : d->manifest_len), d->manifest ? d->manifest : "");
         char p[W_PATH + 16];
         snprintf(p, sizeof p, "%s.scenario", d->lib_abs);
         size_t n;
@@ -1371,11 +1368,14 @@ static void print_world_summary(const struct world *w) {
                 (int)(l->manifest_len > 400 ? 400 : l->manifest_len), l->manifest ? l->manifest : "");
     }
     fprintf(stderr, "  application: %u layers:", w->app_layer_count);
-    for (uint32_t i = 0; i < w->app_layer_count; i++) fprintf(stderr, " %s", w->app_layer[i] ? w->app_layer[i] : "(null)");
+    for (uint32_t i = 0; i < w->app_layer_count; i++)
+        fprintf(stderr, " %s", w->app_layer[i] ? w->app_layer[i] : "(null)");
     fprintf(stderr, "; %u extensions:", w->app_ext_count);
     for (uint32_t i = 0; i < w->app_ext_count; i++) fprintf(stderr, " %s", w->app_ext[i] ? w->app_ext[i] : "(null)");
     fprintf(stderr, "; flags 0x%x\n", w->inst_flags);
-    if (w->eiep_layer) fprintf(stderr, "  vkEnumerateInstanceExtensionProperties layer name: \"%s\" (%zu bytes)\n", w->eiep_layer, strlen(w->eiep_layer));
+    if (w->eiep_layer)
+        fprintf(stderr, "  vkEnumerateInstanceExtensionProperties layer name: \"%s\" (%zu bytes)\n", w->eiep_layer,
+                strlen(w->eiep_layer));
     for (int i = 0; i < W_ENV_VARS; i++) {
         const char *v = getenv(w_env_names[i]);
         if (v) fprintf(stderr, "  %s=%s\n", w_env_names[i], v);
@@ -1387,7 +1387,8 @@ static void print_world_summary(const struct world *w) {
 /* The first active explainer whose predicate holds for this world and whose masks cover `obs`. */
 static const struct explainer *explained(uint32_t obs) {
     for (size_t i = 0; i < N_EXPLAINERS; i++)
-        if (g_active[i] && (k_explainers[i].masks & obs) && k_explainers[i].applies(g_w, &g_ctx)) return &k_explainers[i];
+        if (g_active[i] && (k_explainers[i].masks & obs) && k_explainers[i].applies(g_w, &g_ctx))
+            return &k_explainers[i];
     return NULL;
 }
 
@@ -1555,8 +1556,9 @@ int diff_fuzz_initialize(int *argc, char ***argv) {
     g_sh->cov_size = g_cntrs_size;
     start_zygote();
     if (g_verbose || getenv("VKL_DIFF_SHOW_SETUP")) {
-        fprintf(stderr, "loader_diff_fuzzer: ours %s, khronos %s, deviations %s (%zu rules), %zu of %zu explainers "
-                        "active, coverage counters of ours: %zu\n",
+        fprintf(stderr,
+                "loader_diff_fuzzer: ours %s, khronos %s, deviations %s (%zu rules), %zu of %zu explainers "
+                "active, coverage counters of ours: %zu\n",
                 g_loader[SIDE_OURS], g_loader[SIDE_KHR], g_deviations_path, g_nrules, active, N_EXPLAINERS,
                 g_cntrs_size);
         for (size_t i = 0; i < N_EXPLAINERS; i++)
@@ -1619,7 +1621,8 @@ int diff_fuzz_one(const uint8_t *data, size_t size) {
         o->status = WIFSIGNALED(st) ? 1000 + WTERMSIG(st) : WEXITSTATUS(st);
         if (o->status == 2 || o->status == 3 || o->status == 4 || o->status == 5) {
             print_log_tail(side);
-            harness_die("the %s child could not load or use %s (exit %d)", k_side_name[side], g_loader[side], o->status);
+            harness_die("the %s child could not load or use %s (exit %d)", k_side_name[side], g_loader[side],
+                        o->status);
         }
         read_records(&w, o);
         double t2 = now_s();
@@ -1647,8 +1650,9 @@ int diff_fuzz_one(const uint8_t *data, size_t size) {
         g_t[3] += now_s() - t3;
         g_t[4] += t3 - t1; /* compare */
         if (++g_t_runs % 200 == 0)
-            fprintf(stderr, "loader_diff_fuzzer: %u inputs: %.1f ms each: ours child %.1f, khronos child %.1f, "
-                            "compare %.2f, cleanup %.1f (the rest: world_build)\n",
+            fprintf(stderr,
+                    "loader_diff_fuzzer: %u inputs: %.1f ms each: ours child %.1f, khronos child %.1f, "
+                    "compare %.2f, cleanup %.1f (the rest: world_build)\n",
                     g_t_runs, 1e3 * (g_t[0] + g_t[3]) / g_t_runs, 1e3 * g_t[1] / g_t_runs, 1e3 * g_t[2] / g_t_runs,
                     1e3 * g_t[4] / g_t_runs, 1e3 * g_t[3] / g_t_runs);
     }

@@ -23,7 +23,7 @@
 #include "loader/internal/env.h"
 
 VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
-                                                                     VkExtensionProperties *props) {
+                                                                      VkExtensionProperties *props) {
     (void)layer, (void)props;
     if (count) *count = 0;
     return VK_SUCCESS;

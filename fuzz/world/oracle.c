@@ -138,8 +138,8 @@ static void read_records(const char *path, uint32_t s, struct w_slot_recs *sr) {
             if (n > 0) {
                 struct vkl_json *root = NULL;
                 if (vkl_json_parse(line, n, &root, NULL, 0) != VK_SUCCESS)
-                    world_violation("harness", "slot %u: unreadable call record '%.*s'", s,
-                                    (int)(n > 200 ? 200 : n), line);
+                    world_violation("harness", "slot %u: unreadable call record '%.*s'", s, (int)(n > 200 ? 200 : n),
+                                    line);
                 if (sr->n == cap) {
                     cap = cap ? cap * 2 : 64;
                     struct w_rec *nr = realloc(sr->r, cap * sizeof(*nr));
@@ -173,9 +173,7 @@ void oracle_free(struct w_records *rs) {
     free(rs);
 }
 
-size_t oracle_count(const struct w_records *rs, uint32_t slot) {
-    return slot < W_MAX_DRIVERS ? rs->s[slot].n : 0;
-}
+size_t oracle_count(const struct w_records *rs, uint32_t slot) { return slot < W_MAX_DRIVERS ? rs->s[slot].n : 0; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Record fields                                                                               */
@@ -191,9 +189,7 @@ static VkResult rec_result(const struct w_rec *r) {
 
 static bool rec_is(const struct w_rec *r, const char *call) { return strcmp(r->call, call) == 0; }
 
-static bool rec_bool(const struct w_rec *r, const char *key) {
-    return vkl_json_bool(vkl_json_get(r->root, key));
-}
+static bool rec_bool(const struct w_rec *r, const char *key) { return vkl_json_bool(vkl_json_get(r->root, key)); }
 
 static double rec_num(const struct w_rec *r, const char *key, double dflt) {
     const struct vkl_json *v = vkl_json_get(r->root, key);
@@ -223,8 +219,7 @@ static bool negotiation_rejected(const struct w_driver *d, const struct w_rec *r
  * VK_INCOMPLETE. Injected results make either fail, so read the answer off the records. */
 static bool loader_saw_extensions(const struct w_slot_recs *sr) {
     for (size_t i = 0; i < sr->n; i++) {
-        if (!rec_is(&sr->r[i], "vkEnumerateInstanceExtensionProperties") ||
-            rec_result(&sr->r[i]) != VK_SUCCESS)
+        if (!rec_is(&sr->r[i], "vkEnumerateInstanceExtensionProperties") || rec_result(&sr->r[i]) != VK_SUCCESS)
             continue;
         for (size_t j = i + 1; j < sr->n; j++) {
             if (!rec_is(&sr->r[j], "vkEnumerateInstanceExtensionProperties")) continue;
@@ -241,8 +236,7 @@ static bool advertises(const struct w_driver *d, bool saw_list, const char *ext)
     if (!saw_list) return false;
     for (int i = 0; i < 8; i++)
         if ((d->sc.inst_ext_mask & (1u << i)) && strcmp(w_inst_ext_names[i], ext) == 0) return true;
-    if ((d->sc.misbehave & (1u << 5)) && strcmp(ext, "VK_MOCK_unpublished_extension") == 0)
-        return true;
+    if ((d->sc.misbehave & (1u << 5)) && strcmp(ext, "VK_MOCK_unpublished_extension") == 0) return true;
     return false;
 }
 
@@ -282,8 +276,8 @@ static int slot_is_1_0(const struct world *w, uint32_t slot, const struct w_slot
     for (uint32_t j = 0; j < w->ndrivers; j++) {
         struct vkl_icd_manifest m;
         if (world_driver_unusable(&w->d[j])) continue;
-        if (vkl_icd_manifest_parse(w->d[j].manifest_env, w->d[j].manifest, w->d[j].manifest_len,
-                                   NULL, &m) != VK_SUCCESS)
+        if (vkl_icd_manifest_parse(w->d[j].manifest_env, w->d[j].manifest, w->d[j].manifest_len, NULL, &m) !=
+            VK_SUCCESS)
             continue;
         if (lib_slot(w, &m) != (int)slot) {
             vkl_icd_manifest_finish(&m);
@@ -298,8 +292,7 @@ static int slot_is_1_0(const struct world *w, uint32_t slot, const struct w_slot
                 api = sc->api_version;
         }
         int v;
-        if (VK_API_VERSION_VARIANT(api) == 0 && VK_API_VERSION_MAJOR(api) == 1 &&
-            VK_API_VERSION_MINOR(api) == 0)
+        if (VK_API_VERSION_VARIANT(api) == 0 && VK_API_VERSION_MAJOR(api) == 1 && VK_API_VERSION_MINOR(api) == 0)
             v = 1;
         else if (VK_API_VERSION_VARIANT(api) == 0 && VK_API_VERSION_MAJOR(api) == 1)
             v = 0;
@@ -328,8 +321,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
         if (rec_is(r, "mock_icd_scenario_error"))
             world_violation("harness", "slot %u: the mock rejected the generated scenario", s);
         if (rec_is(r, "invalid_handle"))
-            world_violation("handles",
-                            "slot %u: the loader passed %s a %s the driver does not own", s,
+            world_violation("handles", "slot %u: the loader passed %s a %s the driver does not own", s,
                             vkl_json_string(vkl_json_get(r->root, "function")),
                             vkl_json_string(vkl_json_get(r->root, "handle")));
         if (rec_is(r, "corrupt_other_driver") && rec_bool(r, "found_other"))
@@ -350,8 +342,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
         }
         if (rejected && !rec_is(r, "first_entry")) {
             const char *name = vkl_json_string(vkl_json_get(r->root, "name"));
-            bool negotiate_lookup = (rec_is(r, "vk_icdGetInstanceProcAddr") ||
-                                     rec_is(r, "vkGetInstanceProcAddr")) &&
+            bool negotiate_lookup = (rec_is(r, "vk_icdGetInstanceProcAddr") || rec_is(r, "vkGetInstanceProcAddr")) &&
                                     name && strcmp(name, "vk_icdNegotiateLoaderICDInterfaceVersion") == 0;
             if (!negotiate_lookup)
                 world_violation("LDP_LOADER_5",
@@ -366,8 +357,7 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
             !vkl_json_is_null(vkl_json_get(r->root, "layer")))
             world_violation("LDP_LOADER_12", "slot %u: %s received pLayerName \"%s\"", s, r->call,
                             vkl_json_string(vkl_json_get(r->root, "layer")));
-        if (rec_is(r, "vkCreateInstance") &&
-            vkl_json_array_size(vkl_json_get(r->root, "layers")) != 0)
+        if (rec_is(r, "vkCreateInstance") && vkl_json_array_size(vkl_json_get(r->root, "layers")) != 0)
             world_violation("LDP_LOADER_12", "slot %u: vkCreateInstance received %zu layer names", s,
                             vkl_json_array_size(vkl_json_get(r->root, "layers")));
 
@@ -394,36 +384,38 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
                     world_violation("LDP_LOADER_7",
                                     "slot %u: a Vulkan 1.0 driver received apiVersion %u.%u.%u "
                                     "(variant %u)",
-                                    s, VK_API_VERSION_MAJOR(raw), VK_API_VERSION_MINOR(raw),
-                                    VK_API_VERSION_PATCH(raw), VK_API_VERSION_VARIANT(raw));
+                                    s, VK_API_VERSION_MAJOR(raw), VK_API_VERSION_MINOR(raw), VK_API_VERSION_PATCH(raw),
+                                    VK_API_VERSION_VARIANT(raw));
             }
             if (rec_result(r) == VK_SUCCESS) creates_ok++;
         }
         if (rec_is(r, "vkDestroyInstance") && !rec_bool(r, "null")) {
             if (!rec_bool(r, "valid"))
-                world_violation("handles", "slot %u: vkDestroyInstance of an instance the driver "
-                                           "does not own (double destroy?)", s);
+                world_violation("handles",
+                                "slot %u: vkDestroyInstance of an instance the driver "
+                                "does not own (double destroy?)",
+                                s);
             destroys++;
         }
         if (rec_is(r, "vkCreateDevice") && rec_result(r) == VK_SUCCESS) dev_ok++;
         if (rec_is(r, "vkDestroyDevice")) {
             if (!rec_bool(r, "valid"))
-                world_violation("handles", "slot %u: vkDestroyDevice of a device the driver does "
-                                           "not own (double destroy?)", s);
+                world_violation("handles",
+                                "slot %u: vkDestroyDevice of a device the driver does "
+                                "not own (double destroy?)",
+                                s);
             dev_destroys++;
         }
     }
     if (g_layer_chaos) return;
     if (creates_ok != destroys)
-        world_violation("leaks", "slot %u: %ld driver instances created, %ld destroyed", s,
-                        creates_ok, destroys);
+        world_violation("leaks", "slot %u: %ld driver instances created, %ld destroyed", s, creates_ok, destroys);
     if (dev_ok != dev_destroys)
-        world_violation("leaks", "slot %u: %ld driver devices created, %ld destroyed", s, dev_ok,
-                        dev_destroys);
+        world_violation("leaks", "slot %u: %ld driver devices created, %ld destroyed", s, dev_ok, dev_destroys);
 }
 
-static const char *const k_file_kinds[WF_KINDS] = {"regular", "FIFO", "symbolic link loop", "directory",
-                                                   "link to /dev/zero", "dangling link", "link", "empty file"};
+static const char *const k_file_kinds[WF_KINDS] = {
+    "regular", "FIFO", "symbolic link loop", "directory", "link to /dev/zero", "dangling link", "link", "empty file"};
 static const char *const k_nul_where[4] = {"", "library_path", "the \"ICD\"/\"layer\" key or name", "api_version"};
 
 /* RULE_ADVERSARIAL_INPUT: a driver or layer whose only manifest the loader cannot use is never
@@ -434,8 +426,9 @@ static void check_unusable(const struct world *w, const struct w_records *rs) {
         if (!world_driver_unusable(d) || !rs->s[s].file_exists) continue;
         world_violation("RULE_ADVERSARIAL_INPUT",
                         "driver slot %u was called although its manifest is %s%s%s (it must be rejected)", s,
-                        d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? "a " : "a manifest with a "
-                                                                                             "\\u0000 escape in ",
+                        d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? "a "
+                                                                                      : "a manifest with a "
+                                                                                        "\\u0000 escape in ",
                         d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? k_file_kinds[d->manifest_kind]
                                                                                       : k_nul_where[d->nul & 3],
                         "");
@@ -447,12 +440,13 @@ static void check_unusable(const struct world *w, const struct w_records *rs) {
         for (uint32_t j = 0; j < w->nlayers && rs->chain_mode; j++)
             other |= j != i && !world_layer_unusable(&w->l[j]) && strcmp(w_layer_name(&w->l[j]), w_layer_name(l)) == 0;
         if (other) continue;
-        world_violation("RULE_ADVERSARIAL_INPUT",
-                        "layer slot %u (%s) was called although its manifest is %s%s (it must be rejected)", i,
-                        w_layer_name(l),
-                        l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK ? "a " : "a manifest with a \\u0000 escape in ",
-                        l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK ? k_file_kinds[l->manifest_kind]
-                                                                                      : k_nul_where[l->nul & 3]);
+        world_violation(
+            "RULE_ADVERSARIAL_INPUT",
+            "layer slot %u (%s) was called although its manifest is %s%s (it must be rejected)", i, w_layer_name(l),
+            l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK ? "a "
+                                                                          : "a manifest with a \\u0000 escape in ",
+            l->manifest_kind != WF_REGULAR && l->manifest_kind != WF_LINK ? k_file_kinds[l->manifest_kind]
+                                                                          : k_nul_where[l->nul & 3]);
     }
 }
 
@@ -476,8 +470,8 @@ static void check_surfaces(const struct world *w, const struct w_records *rs) {
 }
 
 void oracle_check_final(const struct world *w, const struct w_records *rs) {
-    g_layer_chaos = oracle_layer_called(w, rs, 2) || oracle_layer_called(w, rs, 5) ||
-                    oracle_layer_called(w, rs, 3) || oracle_layer_called(w, rs, 4);
+    g_layer_chaos = oracle_layer_called(w, rs, 2) || oracle_layer_called(w, rs, 5) || oracle_layer_called(w, rs, 3) ||
+                    oracle_layer_called(w, rs, 4);
     for (uint32_t s = 0; s < w->ndrivers; s++) check_slot(w, s, &rs->s[s]);
     check_unusable(w, rs);
     check_surfaces(w, rs);
@@ -542,8 +536,8 @@ static void check_api_version(const struct world *w, const struct w_records *bef
                         unused_slot);
 }
 
-void oracle_check_create(const struct world *w, const struct w_records *before,
-                         const struct w_records *after, VkResult result, bool oom_possible) {
+void oracle_check_create(const struct world *w, const struct w_records *before, const struct w_records *after,
+                         VkResult result, bool oom_possible) {
     (void)before;
     /* A layer in the chain decides what vkCreateInstance returns once it is called: one that
      * answers without calling down (no_call_down) succeeds with no driver instance, one that
@@ -558,8 +552,7 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
         for (size_t i = before->s[s].n; i < after->s[s].n; i++) {
             const struct w_rec *r = &after->s[s].r[i];
             if (rec_is(r, "vkCreateInstance") && rec_result(r) == VK_SUCCESS) ok++;
-            if (rec_is(r, "vkDestroyInstance") && !rec_bool(r, "null") && rec_bool(r, "valid"))
-                destroyed++;
+            if (rec_is(r, "vkDestroyInstance") && !rec_bool(r, "null") && rec_bool(r, "valid")) destroyed++;
         }
     }
     long live = ok - destroyed;
@@ -580,9 +573,8 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
             break;
         case VK_ERROR_OUT_OF_HOST_MEMORY:
             if (!oom_possible)
-                world_violation("LDP_LOADER_1",
-                                "vkCreateInstance returned VK_ERROR_OUT_OF_HOST_MEMORY with no "
-                                "allocation failure anywhere");
+                world_violation("LDP_LOADER_1", "vkCreateInstance returned VK_ERROR_OUT_OF_HOST_MEMORY with no "
+                                                "allocation failure anywhere");
             /* fall through */
         case VK_ERROR_EXTENSION_NOT_PRESENT:
         case VK_ERROR_LAYER_NOT_PRESENT:
@@ -594,8 +586,7 @@ void oracle_check_create(const struct world *w, const struct w_records *before,
             break;
         default:
             if (!layer_called)
-                world_violation("LDP_LOADER_1", "vkCreateInstance returned the unexpected result %d",
-                                (int)result);
+                world_violation("LDP_LOADER_1", "vkCreateInstance returned the unexpected result %d", (int)result);
             if (live != 0 && !layer_short_circuit)
                 world_violation("leaks",
                                 "vkCreateInstance failed with %d (a layer's answer) but left %ld "
@@ -609,8 +600,7 @@ int oracle_slot_interface(const struct w_records *rs, uint32_t slot) {
     if (slot >= W_MAX_DRIVERS) return -1;
     for (size_t i = 0; i < rs->s[slot].n; i++) {
         const struct w_rec *r = &rs->s[slot].r[i];
-        if (rec_is(r, "vkCreateInstance") && rec_result(r) == VK_SUCCESS)
-            iface = (int)rec_num(r, "interface", -1);
+        if (rec_is(r, "vkCreateInstance") && rec_result(r) == VK_SUCCESS) iface = (int)rec_num(r, "interface", -1);
     }
     return iface;
 }
@@ -621,17 +611,14 @@ void oracle_check_elevated(const struct world *w, const struct w_records *rs) {
         world_violation("LDP_LOADER_13",
                         "elevated: the loader tried to load %u librar%s from the user-controlled "
                         "world (last: %s)",
-                        g_world_dlopen_attempts, g_world_dlopen_attempts == 1 ? "y" : "ies",
-                        g_world_dlopen_last);
+                        g_world_dlopen_attempts, g_world_dlopen_attempts == 1 ? "y" : "ies", g_world_dlopen_last);
     for (uint32_t s = 0; s < w->ndrivers; s++)
         if (rs->s[s].file_exists)
-            world_violation("LDP_LOADER_13", "elevated: the driver in slot %u (a user path) was called",
-                            s);
+            world_violation("LDP_LOADER_13", "elevated: the driver in slot %u (a user path) was called", s);
     /* every layer location of the world is a user path (VK_*LAYER_PATH, XDG_*, HOME) */
     for (uint32_t i = 0; i < w->nlayers; i++)
         if (rs->l[i].file_exists)
-            world_violation("LLP_LOADER_13",
-                            "elevated: the layer %s in slot %u (%s, a user path) was called",
+            world_violation("LLP_LOADER_13", "elevated: the layer %s in slot %u (%s, a user path) was called",
                             w_layer_name(&w->l[i]), i, w->l[i].manifest_abs);
 }
 
@@ -789,7 +776,8 @@ static void pos_source(const struct world *w, struct chain_pos pos[W_LAYER_NAMES
             if (nested || metas > 1 || k == W_LAYER_NAMES) {
                 pos_add(&pos[c], CHAIN_KEY(cls, idx, 0), CHAIN_KEY(cls, idx, 255));
                 /* and whatever the nested meta holds, anywhere in this span */
-                for (int d = 0; d < W_LAYER_NAMES && nested; d++) pos_add(&pos[d], CHAIN_KEY(cls, idx, 0), CHAIN_KEY(cls, idx, 255));
+                for (int d = 0; d < W_LAYER_NAMES && nested; d++)
+                    pos_add(&pos[d], CHAIN_KEY(cls, idx, 0), CHAIN_KEY(cls, idx, 255));
             } else {
                 pos_add(&pos[c], CHAIN_KEY(cls, idx, sub), CHAIN_KEY(cls, idx, sub));
             }
@@ -861,8 +849,9 @@ static void check_sequence(const struct w_records *rs, const char *call, const c
     if (ok) return;
     print_chain("chain (vkCreateInstance order)", chain, n);
     print_chain(call, got, m < sizeof got / sizeof got[0] ? m : sizeof got / sizeof got[0]);
-    world_violation("RULE_LYR_ORDER", "%s reached the layers %s: %zu calls for a chain of %zu layers, or out of chain order",
-                    call, prefix ? "beyond a prefix of the chain" : "other than once each in chain order", m, n);
+    world_violation("RULE_LYR_ORDER",
+                    "%s reached the layers %s: %zu calls for a chain of %zu layers, or out of chain order", call,
+                    prefix ? "beyond a prefix of the chain" : "other than once each in chain order", m, n);
 }
 
 void oracle_check_chain(const struct world *w, const struct w_records *rs) {
@@ -870,7 +859,7 @@ void oracle_check_chain(const struct world *w, const struct w_records *rs) {
     const char *chain[2 * (W_MAX_LAYERS + 1)];
     size_t n = chain_calls(rs, "vkCreateInstance", chain, sizeof chain / sizeof chain[0]);
     size_t shown = n < sizeof chain / sizeof chain[0] ? n : sizeof chain / sizeof chain[0];
-    bool chaos = oracle_layer_called(w, rs, 2); /* no_advance_link: the layer below runs twice */
+    bool chaos = oracle_layer_called(w, rs, 2);         /* no_advance_link: the layer below runs twice */
     const char *trace = getenv("VKL_FUZZ_CHAIN_TRACE"); /* =1: print every chain (triage) */
     if (trace != NULL && trace[0] == '1') {
         fprintf(stderr, "layer_chain: vkCreateInstance %d, device %s %d\n", (int)g_world_app.create_instance,
@@ -889,7 +878,8 @@ void oracle_check_chain(const struct world *w, const struct w_records *rs) {
         for (size_t j = 0; j < i; j++)
             if (chain[i] && chain[j] && strcmp(chain[i], chain[j]) == 0) {
                 print_chain("chain (vkCreateInstance order)", chain, shown);
-                world_violation("LLP_LOADER_3", "layer %s is in the chain twice (positions %zu and %zu)", chain[i], j, i);
+                world_violation("LLP_LOADER_3", "layer %s is in the chain twice (positions %zu and %zu)", chain[i], j,
+                                i);
             }
     if (chaos || n > W_MAX_LAYERS + 1) return;
 

@@ -28,59 +28,83 @@ void *__real_dlopen(const char *file, int mode);
 /* Tables (FRAMING.md lists them; keep both in sync)                                          */
 
 const char *const w_location_dirs[W_LOCATIONS] = {
-    "env/files",                    /* 0: VK_DRIVER_FILES, file entry */
-    "env/dir",                      /* 1: VK_DRIVER_FILES, directory entry */
-    "env/icd_filenames",            /* 2: VK_ICD_FILENAMES, file entry */
-    "env/add",                      /* 3: VK_ADD_DRIVER_FILES, directory entry */
-    "xdg_config_home/vulkan/icd.d", /* 4: $XDG_CONFIG_HOME */
+    "env/files",                      /* 0: VK_DRIVER_FILES, file entry */
+    "env/dir",                        /* 1: VK_DRIVER_FILES, directory entry */
+    "env/icd_filenames",              /* 2: VK_ICD_FILENAMES, file entry */
+    "env/add",                        /* 3: VK_ADD_DRIVER_FILES, directory entry */
+    "xdg_config_home/vulkan/icd.d",   /* 4: $XDG_CONFIG_HOME */
     "xdg_config_dirs/a/vulkan/icd.d", /* 5: first $XDG_CONFIG_DIRS entry */
-    "xdg_data_dirs/a/vulkan/icd.d", /* 6: $XDG_DATA_DIRS */
+    "xdg_data_dirs/a/vulkan/icd.d",   /* 6: $XDG_DATA_DIRS */
     "home/.local/share/vulkan/icd.d", /* 7: $HOME/.local/share (XDG_DATA_HOME unset) */
 };
 
-const char *const w_stems[8] = {"mock_icd", "intel_icd.x86_64", "radeon_icd.x86_64",
-                                "lvp_icd.x86_64", "nvidia_icd", "MockDriver", "a", "mock icd"};
+const char *const w_stems[8] = {
+    "mock_icd", "intel_icd.x86_64", "radeon_icd.x86_64", "lvp_icd.x86_64", "nvidia_icd", "MockDriver", "a", "mock icd"};
 
-const char *const w_inst_ext_names[8] = {
-    "VK_KHR_get_physical_device_properties2", "VK_KHR_surface", "VK_KHR_xcb_surface",
-    "VK_EXT_debug_utils", "VK_KHR_portability_enumeration", "VK_KHR_device_group_creation",
-    "VK_KHR_external_memory_capabilities", "VK_EXT_debug_report"};
+const char *const w_inst_ext_names[8] = {"VK_KHR_get_physical_device_properties2",
+                                         "VK_KHR_surface",
+                                         "VK_KHR_xcb_surface",
+                                         "VK_EXT_debug_utils",
+                                         "VK_KHR_portability_enumeration",
+                                         "VK_KHR_device_group_creation",
+                                         "VK_KHR_external_memory_capabilities",
+                                         "VK_EXT_debug_report"};
 
-const char *const w_dev_ext_names[4] = {"VK_KHR_swapchain", "VK_KHR_maintenance1",
-                                        "VK_KHR_portability_subset", "VK_KHR_device_group"};
+const char *const w_dev_ext_names[4] = {"VK_KHR_swapchain", "VK_KHR_maintenance1", "VK_KHR_portability_subset",
+                                        "VK_KHR_device_group"};
 
-const char *const w_inject_cmds[10] = {
-    "vk_icdNegotiateLoaderICDInterfaceVersion", "vkCreateInstance",
-    "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion",
-    "vkEnumeratePhysicalDevices", "vkEnumeratePhysicalDeviceGroups", "vkCreateDevice",
-    "vkEnumerateDeviceExtensionProperties", "vkCreateDebugUtilsMessengerEXT",
-    "vkGetPhysicalDeviceImageFormatProperties"};
+const char *const w_inject_cmds[10] = {"vk_icdNegotiateLoaderICDInterfaceVersion",
+                                       "vkCreateInstance",
+                                       "vkEnumerateInstanceExtensionProperties",
+                                       "vkEnumerateInstanceVersion",
+                                       "vkEnumeratePhysicalDevices",
+                                       "vkEnumeratePhysicalDeviceGroups",
+                                       "vkCreateDevice",
+                                       "vkEnumerateDeviceExtensionProperties",
+                                       "vkCreateDebugUtilsMessengerEXT",
+                                       "vkGetPhysicalDeviceImageFormatProperties"};
 
-const int32_t w_inject_results[8] = {
-    VK_ERROR_INCOMPATIBLE_DRIVER, VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_OUT_OF_HOST_MEMORY,
-    VK_INCOMPLETE,                VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_DEVICE_LOST,
-    VK_EVENT_SET,                 VK_ERROR_UNKNOWN};
+const int32_t w_inject_results[8] = {VK_ERROR_INCOMPATIBLE_DRIVER,
+                                     VK_ERROR_INITIALIZATION_FAILED,
+                                     VK_ERROR_OUT_OF_HOST_MEMORY,
+                                     VK_INCOMPLETE,
+                                     VK_ERROR_EXTENSION_NOT_PRESENT,
+                                     VK_ERROR_DEVICE_LOST,
+                                     VK_EVENT_SET,
+                                     VK_ERROR_UNKNOWN};
 
-const char *const w_misbehave_names[9] = {
-    "crash_with_zero_devices", "no_loader_magic", "gpdpa_answers_everything",
-    "incompatible_for_any_api_above_1_0", "accept_any_api_version", "unpublished_extension",
-    "surface_without_interface_3", "corrupt_other_driver", "fail_enumerate_physical_devices"};
+const char *const w_misbehave_names[9] = {"crash_with_zero_devices",        "no_loader_magic",
+                                          "gpdpa_answers_everything",       "incompatible_for_any_api_above_1_0",
+                                          "accept_any_api_version",         "unpublished_extension",
+                                          "surface_without_interface_3",    "corrupt_other_driver",
+                                          "fail_enumerate_physical_devices"};
 
-const char *const w_env_names[W_ENV_VARS] = {
-    "VK_DRIVER_FILES",         "VK_ICD_FILENAMES",         "VK_ADD_DRIVER_FILES",
-    "VK_LOADER_DRIVERS_SELECT", "VK_LOADER_DRIVERS_DISABLE", "HOME",
-    "XDG_CONFIG_HOME",         "XDG_CONFIG_DIRS",          "XDG_DATA_HOME",
-    "XDG_DATA_DIRS",           "VK_LAYER_PATH",            "VK_ADD_LAYER_PATH",
-    "VK_IMPLICIT_LAYER_PATH",  "VK_LOADER_LAYERS_ENABLE",  "VK_LOADER_LAYERS_DISABLE",
-    "VK_INSTANCE_LAYERS",      "VK_LOADER_LAYERS_ALLOW",   "VK_LOADER_DEVICE_ID_FILTER"};
+const char *const w_env_names[W_ENV_VARS] = {"VK_DRIVER_FILES",
+                                             "VK_ICD_FILENAMES",
+                                             "VK_ADD_DRIVER_FILES",
+                                             "VK_LOADER_DRIVERS_SELECT",
+                                             "VK_LOADER_DRIVERS_DISABLE",
+                                             "HOME",
+                                             "XDG_CONFIG_HOME",
+                                             "XDG_CONFIG_DIRS",
+                                             "XDG_DATA_HOME",
+                                             "XDG_DATA_DIRS",
+                                             "VK_LAYER_PATH",
+                                             "VK_ADD_LAYER_PATH",
+                                             "VK_IMPLICIT_LAYER_PATH",
+                                             "VK_LOADER_LAYERS_ENABLE",
+                                             "VK_LOADER_LAYERS_DISABLE",
+                                             "VK_INSTANCE_LAYERS",
+                                             "VK_LOADER_LAYERS_ALLOW",
+                                             "VK_LOADER_DEVICE_ID_FILTER"};
 
 const char *const w_layer_location_dirs[W_LAYER_LOCATIONS] = {
-    "env/layer_path",                 /* 0: VK_LAYER_PATH / VK_IMPLICIT_LAYER_PATH */
-    "env/add_layer_path",             /* 1: VK_ADD_LAYER_PATH / VK_ADD_IMPLICIT_LAYER_PATH */
-    "xdg_config_home/vulkan",         /* 2: $XDG_CONFIG_HOME */
-    "xdg_config_dirs/a/vulkan",       /* 3: first $XDG_CONFIG_DIRS entry */
-    "xdg_data_dirs/a/vulkan",         /* 4: $XDG_DATA_DIRS */
-    "home/.local/share/vulkan",       /* 5: $HOME/.local/share */
+    "env/layer_path",           /* 0: VK_LAYER_PATH / VK_IMPLICIT_LAYER_PATH */
+    "env/add_layer_path",       /* 1: VK_ADD_LAYER_PATH / VK_ADD_IMPLICIT_LAYER_PATH */
+    "xdg_config_home/vulkan",   /* 2: $XDG_CONFIG_HOME */
+    "xdg_config_dirs/a/vulkan", /* 3: first $XDG_CONFIG_DIRS entry */
+    "xdg_data_dirs/a/vulkan",   /* 4: $XDG_DATA_DIRS */
+    "home/.local/share/vulkan", /* 5: $HOME/.local/share */
 };
 
 const char *const w_layer_names[W_LAYER_NAMES] = {"VK_LAYER_FUZZ_a", "VK_LAYER_FUZZ_b", "VK_LAYER_FUZZ_c",
@@ -89,7 +113,7 @@ const char *const w_layer_names[W_LAYER_NAMES] = {"VK_LAYER_FUZZ_a", "VK_LAYER_F
 const char *g_world_fuzzer_name = "loader_world_fuzzer";
 
 const char *const w_layer_misbehave_names[8] = {
-    "fail_negotiation", "negotiate_version", "no_advance_link", "clobber_instance",
+    "fail_negotiation", "negotiate_version", "no_advance_link",         "clobber_instance",
     "clobber_device",   "no_call_down",      "fail_unknown_extensions", "return_disabled_functions"};
 
 const char *w_layer_name(const struct w_layer *l) {
@@ -97,8 +121,8 @@ const char *w_layer_name(const struct w_layer *l) {
 }
 
 /* The mock layer variants (mock_layers/variants.bzl, sorted); missing ones are skipped. */
-static const char *const k_all_layer_variants[] = {"v0",       "v1",       "v1_renamed",      "v2",
-                                                   "v2_all",   "v2_gpdpa", "v2_gpdpa_export", "v2_renamed"};
+static const char *const k_all_layer_variants[] = {"v0",     "v1",       "v1_renamed",      "v2",
+                                                   "v2_all", "v2_gpdpa", "v2_gpdpa_export", "v2_renamed"};
 #define ALL_LAYER_VARIANTS (sizeof(k_all_layer_variants) / sizeof(k_all_layer_variants[0]))
 static const char *g_layer_variants[ALL_LAYER_VARIANTS];
 static size_t g_layer_variant_count;
@@ -107,21 +131,41 @@ static int g_layer_slot_variant[W_MAX_LAYERS];
 static char *g_extra_env_buf[W_LAYER_EXTRA_ENV];
 
 /* The mock variants (mock_icd/variants.bzl); those missing from the mock directory are skipped. */
-static const char *const k_all_variants[] = {
-    "v0",           "v1",          "v2",          "v2_gpdpa",          "v2_vkexports",
-    "v2_gpdpa_vkexports", "v3",    "v3_gpdpa",    "v3_vkexports",      "v3_gpdpa_vkexports",
-    "v4",           "v4_gpdpa",    "v4_vkexports", "v4_gpdpa_vkexports", "v5",
-    "v5_gpdpa",     "v5_vkexports", "v5_gpdpa_vkexports", "v6",        "v6_gpdpa",
-    "v6_vkexports", "v6_gpdpa_vkexports", "v7", "v7_nogpdpa",          "v7_exports",
-    "v7_vkexports", "v7_exports_vkexports"};
+static const char *const k_all_variants[] = {"v0",
+                                             "v1",
+                                             "v2",
+                                             "v2_gpdpa",
+                                             "v2_vkexports",
+                                             "v2_gpdpa_vkexports",
+                                             "v3",
+                                             "v3_gpdpa",
+                                             "v3_vkexports",
+                                             "v3_gpdpa_vkexports",
+                                             "v4",
+                                             "v4_gpdpa",
+                                             "v4_vkexports",
+                                             "v4_gpdpa_vkexports",
+                                             "v5",
+                                             "v5_gpdpa",
+                                             "v5_vkexports",
+                                             "v5_gpdpa_vkexports",
+                                             "v6",
+                                             "v6_gpdpa",
+                                             "v6_vkexports",
+                                             "v6_gpdpa_vkexports",
+                                             "v7",
+                                             "v7_nogpdpa",
+                                             "v7_exports",
+                                             "v7_vkexports",
+                                             "v7_exports_vkexports"};
 #define ALL_VARIANTS (sizeof(k_all_variants) / sizeof(k_all_variants[0]))
 
 static const char *g_variants[ALL_VARIANTS];
 static size_t g_variant_count;
 static char g_mock_dir[W_PATH];
-static char g_root[W_PATH];     /* R */
+static char g_root[W_PATH]; /* R */
 static char g_root_real[W_PATH];
-static char g_wdir[W_PATH];     /* R/w */
+static char g_wdir[W_PATH]; /* R/w */
 static int g_cwd_fd = -1;
 static int g_slot_variant[W_MAX_DRIVERS];
 static char *g_env_buf[W_ENV_VARS];
@@ -132,9 +176,7 @@ const char *world_dir(void) { return g_wdir; }
 size_t world_variant_count(void) { return g_variant_count; }
 const char *world_variant_name(uint32_t v) { return v < g_variant_count ? g_variants[v] : "?"; }
 size_t world_layer_variant_count(void) { return g_layer_variant_count; }
-const char *world_layer_variant_name(uint32_t v) {
-    return v < g_layer_variant_count ? g_layer_variants[v] : "?";
-}
+const char *world_layer_variant_name(uint32_t v) { return v < g_layer_variant_count ? g_layer_variants[v] : "?"; }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small file helpers                                                                          */
@@ -255,8 +297,8 @@ static bool find_mock_dir(void) {
     pathf(cand[c++], "%s/vk_loader_harness/fuzz/fuzz_mock_icds", rf ? rf : "/nonexistent");
     pathf(cand[c++], "%s/vk_loader_harness/fuzz/fuzz_mock_icds", ts ? ts : "/nonexistent");
     pathf(cand[c++], "%s/fuzz_mock_icds", exedir); /* bazel-bin/fuzz/ */
-    pathf(cand[c++], "fuzz/fuzz_mock_icds");        /* a Bazel test's working directory */
-    pathf(cand[c++], "%s/vkl_mock_icd", exedir);    /* OSS-Fuzz / ClusterFuzzLite: $OUT/vkl_mock_icd */
+    pathf(cand[c++], "fuzz/fuzz_mock_icds");       /* a Bazel test's working directory */
+    pathf(cand[c++], "%s/vkl_mock_icd", exedir);   /* OSS-Fuzz / ClusterFuzzLite: $OUT/vkl_mock_icd */
     for (int i = 0; i < c; i++) {
         if (mock_dir_ok(cand[i])) {
             char *real = realpath(cand[i], NULL);
@@ -354,8 +396,9 @@ bool world_init(const char *argv0) {
             if (exists(p)) g_layer_variants[g_layer_variant_count++] = k_all_layer_variants[i];
         }
     } else {
-        fprintf(stderr, "%s: no mock layers found (libmock_layer_v2_all.so; set "
-                        "VKL_FUZZ_MOCK_LAYER_DIR): worlds run without their layers\n",
+        fprintf(stderr,
+                "%s: no mock layers found (libmock_layer_v2_all.so; set "
+                "VKL_FUZZ_MOCK_LAYER_DIR): worlds run without their layers\n",
                 g_world_fuzzer_name);
     }
     make_root();
@@ -492,8 +535,8 @@ void world_decode(const uint8_t *data, size_t size, struct world *w) {
                                      VK_MAKE_API_VERSION(0, 1, 4, 0)};
     w->api_version = api < 6 ? apis[api] : api < 250 ? apis[api % 6] : fz_u32(&in);
     uint8_t iflags = fz_u8(&in);
-    w->inst_flags = ((iflags & 1) ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0) |
-                    ((iflags & 0x80) ? 0x10u : 0);
+    w->inst_flags =
+        ((iflags & 1) ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0) | ((iflags & 0x80) ? 0x10u : 0);
     w->app_ext_count = fz_pick(&in, W_MAX_APP_EXTS + 1);
     for (uint32_t i = 0; i < w->app_ext_count; i++) {
         uint8_t e = fz_u8(&in);
@@ -526,9 +569,10 @@ void world_decode(const uint8_t *data, size_t size, struct world *w) {
     }
     w->alloc_fail_at = fz_u8(&in);
     uint8_t m = fz_u8(&in);
-    w->msg_severity = (m & 15) ? (uint32_t)(((m & 1) ? 0x1 : 0) | ((m & 2) ? 0x10 : 0) |
-                                            ((m & 4) ? 0x100 : 0) | ((m & 8) ? 0x1000 : 0))
-                               : 0x1111u;
+    w->msg_severity =
+        (m & 15)
+            ? (uint32_t)(((m & 1) ? 0x1 : 0) | ((m & 2) ? 0x10 : 0) | ((m & 4) ? 0x100 : 0) | ((m & 8) ? 0x1000 : 0))
+            : 0x1111u;
     w->msg_types = (m >> 4) & 15 ? (m >> 4) & 15 : 7;
     w->lookup_name = str8(&in);
     /* layers (FRAMING.md): after the application, so inputs without them have none */
@@ -557,9 +601,7 @@ void world_decode_mfail(struct fz_in *in, struct world *w) {
 void world_meta_name(uint32_t k, char out[24]) { snprintf(out, 24, "VK_LAYER_FUZZ_m%02u", k % 100); }
 
 bool world_driver_unusable(const struct w_driver *d) {
-    return d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? true
-           : d->raw_manifest                                             ? false
-                                                                         : d->nul != 0;
+    return d->manifest_kind != WF_REGULAR && d->manifest_kind != WF_LINK ? true : d->raw_manifest ? false : d->nul != 0;
 }
 
 bool world_layer_unusable(const struct w_layer *l) {
@@ -586,9 +628,15 @@ static void decode_widen(struct fz_in *in, struct world *w) {
         if (n == 0) continue;
         uint32_t slot = (t & 15) % n;
         if (layer) {
-            if (lib) w->l[slot].lib_kind = kind; else w->l[slot].manifest_kind = kind;
+            if (lib)
+                w->l[slot].lib_kind = kind;
+            else
+                w->l[slot].manifest_kind = kind;
         } else {
-            if (lib) w->d[slot].lib_kind = kind; else w->d[slot].manifest_kind = kind;
+            if (lib)
+                w->d[slot].lib_kind = kind;
+            else
+                w->d[slot].manifest_kind = kind;
         }
     }
     w->nmetas = fz_pick(in, W_MAX_EXTRA_METAS + 1);
@@ -605,13 +653,17 @@ static void decode_widen(struct fz_in *in, struct world *w) {
         bool layer = t & 0x80;
         uint32_t n = layer ? w->nlayers : w->ndrivers;
         if (n == 0) continue;
-        if (layer) w->l[(t & 15) % n].nul = where; else w->d[(t & 15) % n].nul = where;
+        if (layer)
+            w->l[(t & 15) % n].nul = where;
+        else
+            w->d[(t & 15) % n].nul = where;
     }
     w->surface = fz_u8(in) & 1;
     /* the surface needs VK_KHR_surface and VK_KHR_xcb_surface (table entries 1 and 2) */
     for (int e = 1; e <= 2 && w->surface; e++) {
         bool have = false;
-        for (uint32_t i = 0; i < w->app_ext_count; i++) have |= w->app_ext[i] && strcmp(w->app_ext[i], w_inst_ext_names[e]) == 0;
+        for (uint32_t i = 0; i < w->app_ext_count; i++)
+            have |= w->app_ext[i] && strcmp(w->app_ext[i], w_inst_ext_names[e]) == 0;
         if (have) continue;
         if (w->app_ext_count == W_MAX_APP_EXTS) {
             w->surface = false;
@@ -648,7 +700,9 @@ void world_decode_layer(struct fz_in *in, struct w_layer *l, bool wide) {
     l->blacklist = comps >> 4;
     uint8_t mb = fz_u8(in);
     /* wide: bit 7 clear = well-behaved; else switch mb & 7, and with bit 6 also (mb >> 3) & 7 */
-    l->misbehave = !wide ? mb : !(mb & 0x80) ? 0 : (uint8_t)((1u << (mb & 7)) | ((mb & 0x40) ? 1u << ((mb >> 3) & 7) : 0));
+    l->misbehave = !wide          ? mb
+                   : !(mb & 0x80) ? 0
+                                  : (uint8_t)((1u << (mb & 7)) | ((mb & 0x40) ? 1u << ((mb >> 3) & 7) : 0));
     uint8_t sf = fz_u8(in);
     l->wrap_handles = sf & 1;
     l->pre_add_extension = sf & 4;
@@ -738,8 +792,7 @@ static void wpath(const struct world *w, char *out, const char *rel) {
 }
 
 static void gen_manifest(struct w_driver *d, struct sb *b) {
-    uint8_t fmt = (uint8_t)d->manifest[0], api = (uint8_t)d->manifest[1],
-            opt = (uint8_t)d->manifest[2];
+    uint8_t fmt = (uint8_t)d->manifest[0], api = (uint8_t)d->manifest[1], opt = (uint8_t)d->manifest[2];
     static const char *const fmts[8] = {"\"1.0.0\"", "\"1.0.1\"", "\"1.1.0\"", "\"1.0\"",
                                         "\"2.0.0\"", NULL,        "1",         "\"1.0.1 \""};
     sb_s(b, "{");
@@ -805,10 +858,9 @@ static void gen_scenario(uint32_t slot, const struct w_scenario *sc, struct sb *
     sb_f(b, "{\"interface\": {\"min\": %u, \"max\": %u", sc->if_min, sc->if_max);
     if (sc->has_negotiate_result) sb_f(b, ", \"negotiate_result\": %d", sc->negotiate_result);
     if (sc->has_report_version) sb_f(b, ", \"report_version\": %u", sc->report_version);
-    sb_f(b, "},\n \"api_version\": %u,\n \"expose_enumerate_instance_version\": %s,\n",
-         sc->api_version, sc->hide_eiv ? "false" : "true");
-    sb_f(b, " \"record_lookups\": %s,\n \"instance_extensions\": ",
-         sc->record_lookups ? "true" : "false");
+    sb_f(b, "},\n \"api_version\": %u,\n \"expose_enumerate_instance_version\": %s,\n", sc->api_version,
+         sc->hide_eiv ? "false" : "true");
+    sb_f(b, " \"record_lookups\": %s,\n \"instance_extensions\": ", sc->record_lookups ? "true" : "false");
     ext_array(b, sc->inst_ext_mask, w_inst_ext_names, 8);
     sb_s(b, ",\n \"physical_devices\": [");
     for (uint32_t i = 0; i < sc->pd_count; i++) {
@@ -839,26 +891,22 @@ static void gen_scenario(uint32_t slot, const struct w_scenario *sc, struct sb *
     if (sc->inject_count) {
         sb_s(b, ",\n \"results\": {");
         for (uint32_t i = 0; i < sc->inject_count; i++)
-            sb_f(b, "%s\"%s\": %d", i ? ", " : "", w_inject_cmds[sc->inject[i].cmd],
-                 sc->inject[i].result);
+            sb_f(b, "%s\"%s\": %d", i ? ", " : "", w_inject_cmds[sc->inject[i].cmd], sc->inject[i].result);
         sb_s(b, "}");
     }
     if (sc->dev_funcs) {
         sb_s(b, ",\n \"device_functions\": [");
-        for (uint32_t i = 0; i < sc->dev_funcs; i++)
-            sb_f(b, "%s\"vkFuzzDeviceFunc%u\"", i ? ", " : "", i);
+        for (uint32_t i = 0; i < sc->dev_funcs; i++) sb_f(b, "%s\"vkFuzzDeviceFunc%u\"", i ? ", " : "", i);
         sb_s(b, "]");
     }
     if (sc->pd_funcs) {
         sb_s(b, ",\n \"physdev_functions\": [");
-        for (uint32_t i = 0; i < sc->pd_funcs; i++)
-            sb_f(b, "%s\"vkFuzzPhysDevFunc%u\"", i ? ", " : "", i);
+        for (uint32_t i = 0; i < sc->pd_funcs; i++) sb_f(b, "%s\"vkFuzzPhysDevFunc%u\"", i ? ", " : "", i);
         sb_s(b, "]");
     }
     sb_s(b, ",\n \"misbehave\": {");
     for (int i = 0; i < 9; i++)
-        sb_f(b, "%s\"%s\": %s", i ? ", " : "", w_misbehave_names[i],
-             (sc->misbehave >> i) & 1 ? "true" : "false");
+        sb_f(b, "%s\"%s\": %s", i ? ", " : "", w_misbehave_names[i], (sc->misbehave >> i) & 1 ? "true" : "false");
     sb_s(b, "}}\n");
 }
 
@@ -919,8 +967,7 @@ static void name_array(struct sb *b, uint8_t mask) {
 }
 
 static void gen_layer_manifest(const struct w_layer *l, struct sb *b) {
-    static const char *const versions[8] = {"1.0.0", "1.0.1", "1.1.0", "1.1.1",
-                                            "1.1.2", "1.2.0", "1.2.1", "1.0"};
+    static const char *const versions[8] = {"1.0.0", "1.0.1", "1.1.0", "1.1.1", "1.1.2", "1.2.0", "1.2.1", "1.0"};
     sb_f(b, "{\"file_format_version\": \"%s\", ", versions[l->fmt_version & 7]);
     if (l->nul == 3)
         sb_s(b, l->layers_array ? "\"layers\\u0000\": [{" : "\"layer\\u0000\": {");
@@ -939,8 +986,9 @@ static void gen_layer_manifest(const struct w_layer *l, struct sb *b) {
         else
             sb_q(b, l->lib_ref);
     }
-    sb_f(b, ", \"api_version\": \"1.%u.0\", \"implementation_version\": \"1\", "
-            "\"description\": \"fuzz layer\"",
+    sb_f(b,
+         ", \"api_version\": \"1.%u.0\", \"implementation_version\": \"1\", "
+         "\"description\": \"fuzz layer\"",
          l->api_minor);
     if (l->meta) {
         sb_s(b, ", \"component_layers\": ");
@@ -1241,14 +1289,16 @@ void world_refresh(struct world *w, bool reload) {
         char p[W_PATH + 16];
         snprintf(p, sizeof p, "%s.calls", w->d[s].lib_abs);
         unlink(p);
-        if (reload && (w->d[s].manifest_kind == WF_REGULAR || w->d[s].manifest_kind == WF_LINK || w->d[s].manifest_kind == WF_EMPTY))
+        if (reload && (w->d[s].manifest_kind == WF_REGULAR || w->d[s].manifest_kind == WF_LINK ||
+                       w->d[s].manifest_kind == WF_EMPTY))
             utimensat(AT_FDCWD, w->d[s].manifest_abs, times, 0);
     }
     for (uint32_t i = 0; i < w->nlayers; i++) {
         char p[W_PATH + 16];
         snprintf(p, sizeof p, "%s.calls", w->l[i].lib_abs);
         unlink(p);
-        if (reload && (w->l[i].manifest_kind == WF_REGULAR || w->l[i].manifest_kind == WF_LINK || w->l[i].manifest_kind == WF_EMPTY))
+        if (reload && (w->l[i].manifest_kind == WF_REGULAR || w->l[i].manifest_kind == WF_LINK ||
+                       w->l[i].manifest_kind == WF_EMPTY))
             utimensat(AT_FDCWD, w->l[i].manifest_abs, times, 0);
     }
     for (uint32_t k = 0; k < w->nmetas && reload; k++) {
@@ -1299,11 +1349,11 @@ static void build_metas(struct world *w, uint32_t loc, bool implicit) {
         sb_s(&b, ", \"type\": \"GLOBAL\", \"api_version\": \"1.0.0\", \"implementation_version\": \"1\", "
                  "\"description\": \"fuzz meta\", \"component_layers\": [");
         bool first = true;
-#define COMP(nm)                                 \
-    do {                                         \
-        if (!first) sb_s(&b, ", ");              \
-        sb_q(&b, nm);                            \
-        first = false;                           \
+#define COMP(nm)                                                                                                       \
+    do {                                                                                                               \
+        if (!first) sb_s(&b, ", ");                                                                                    \
+        sb_q(&b, nm);                                                                                                  \
+        first = false;                                                                                                 \
     } while (0)
         if (shape == 3) {
             for (uint32_t bit = 0; bit < 8; bit++)

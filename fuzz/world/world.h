@@ -25,56 +25,56 @@
 
 #include "fuzz/fuzz_input.h"
 
-#define W_MAX_DRIVERS 12      /* capacity: 6 decoded slots + up to 6 clones (FRAMING.md "widen") */
-#define W_WORLD_DRIVERS 6     /* the driver entries of the world framing */
+#define W_MAX_DRIVERS 12  /* capacity: 6 decoded slots + up to 6 clones (FRAMING.md "widen") */
+#define W_WORLD_DRIVERS 6 /* the driver entries of the world framing */
 #define W_MAX_PHYSDEVS 4
 #define W_MAX_INJECT 4
 #define W_MAX_APP_EXTS 8
-#define W_MAX_APP_LAYERS 8   /* capacity; the world framing names at most W_WORLD_APP_LAYERS */
+#define W_MAX_APP_LAYERS 8 /* capacity; the world framing names at most W_WORLD_APP_LAYERS */
 #define W_WORLD_APP_LAYERS 3
 #define W_MAX_DEV_EXTS 4
 #define W_LOCATIONS 8
 #define W_PATH 1024
-#define W_MAX_LAYERS 8       /* capacity (layer_chain_fuzzer); loader_world_fuzzer decodes at most 4 */
+#define W_MAX_LAYERS 8 /* capacity (layer_chain_fuzzer); loader_world_fuzzer decodes at most 4 */
 #define W_WORLD_LAYERS 4
 #define W_LAYER_LOCATIONS 6
-#define W_LAYER_NAMES 8       /* VK_LAYER_FUZZ_a..h; the world framing uses the first 4 */
+#define W_LAYER_NAMES 8 /* VK_LAYER_FUZZ_a..h; the world framing uses the first 4 */
 #define W_WORLD_LAYER_NAMES 4
 #define W_LAYER_EXTRA_ENV (1 + 2 * W_MAX_LAYERS) /* VK_ADD_IMPLICIT_LAYER_PATH, per-slot switches */
-#define W_MAX_MFAIL 4         /* malloc failure entries (FRAMING.md "mfail") */
-#define W_MAX_EXTRA_METAS 32  /* library-less meta layers VK_LAYER_FUZZ_m00.. (FRAMING.md "widen") */
+#define W_MAX_MFAIL 4                            /* malloc failure entries (FRAMING.md "mfail") */
+#define W_MAX_EXTRA_METAS 32                     /* library-less meta layers VK_LAYER_FUZZ_m00.. (FRAMING.md "widen") */
 
 /* The application's loader calls, as the malloc failure injection names them (FRAMING.md "mfail"). */
 enum w_call {
-    WC_EIEP,              /* vkEnumerateInstanceExtensionProperties */
-    WC_EIV,               /* vkEnumerateInstanceVersion */
-    WC_EILP,              /* vkEnumerateInstanceLayerProperties */
-    WC_CREATE_INSTANCE,   /* vkCreateInstance */
-    WC_EPD,               /* vkEnumeratePhysicalDevices */
-    WC_GROUPS,            /* vkEnumeratePhysicalDeviceGroups */
-    WC_EDEP,              /* vkEnumerateDeviceExtensionProperties */
-    WC_EDLP,              /* vkEnumerateDeviceLayerProperties */
-    WC_CREATE_DEVICE,     /* vkCreateDevice */
-    WC_DESTROY_DEVICE,    /* vkDestroyDevice */
-    WC_DESTROY_INSTANCE,  /* vkDestroyInstance */
-    WC_MESSENGER,         /* vkCreate/DestroyDebugUtilsMessengerEXT */
-    WC_GPA,               /* vkGetInstanceProcAddr / vkGetDeviceProcAddr */
-    WC_SURFACE,           /* vkCreateXcbSurfaceKHR, vkGetPhysicalDeviceSurfaceSupportKHR, vkDestroySurfaceKHR */
-    WC_OTHER,             /* physical-device queries, queues, unknown functions */
+    WC_EIEP,             /* vkEnumerateInstanceExtensionProperties */
+    WC_EIV,              /* vkEnumerateInstanceVersion */
+    WC_EILP,             /* vkEnumerateInstanceLayerProperties */
+    WC_CREATE_INSTANCE,  /* vkCreateInstance */
+    WC_EPD,              /* vkEnumeratePhysicalDevices */
+    WC_GROUPS,           /* vkEnumeratePhysicalDeviceGroups */
+    WC_EDEP,             /* vkEnumerateDeviceExtensionProperties */
+    WC_EDLP,             /* vkEnumerateDeviceLayerProperties */
+    WC_CREATE_DEVICE,    /* vkCreateDevice */
+    WC_DESTROY_DEVICE,   /* vkDestroyDevice */
+    WC_DESTROY_INSTANCE, /* vkDestroyInstance */
+    WC_MESSENGER,        /* vkCreate/DestroyDebugUtilsMessengerEXT */
+    WC_GPA,              /* vkGetInstanceProcAddr / vkGetDeviceProcAddr */
+    WC_SURFACE,          /* vkCreateXcbSurfaceKHR, vkGetPhysicalDeviceSurfaceSupportKHR, vkDestroySurfaceKHR */
+    WC_OTHER,            /* physical-device queries, queues, unknown functions */
     WC_COUNT,
-    WC_ANY = WC_COUNT     /* an mfail entry that applies to every call */
+    WC_ANY = WC_COUNT /* an mfail entry that applies to every call */
 };
 
 /* What a file of the world is instead of a regular file (FRAMING.md "widen"). */
 enum w_file_kind {
-    WF_REGULAR,     /* as generated */
-    WF_FIFO,        /* a FIFO nobody writes to */
-    WF_LOOP,        /* a symbolic link to itself (ELOOP) */
-    WF_DIR,         /* an (empty) directory */
-    WF_DEV_ZERO,    /* a symbolic link to /dev/zero */
-    WF_DANGLING,    /* a symbolic link to a missing file */
-    WF_LINK,        /* a symbolic link to the regular file (valid indirection) */
-    WF_EMPTY,       /* an empty regular file */
+    WF_REGULAR,  /* as generated */
+    WF_FIFO,     /* a FIFO nobody writes to */
+    WF_LOOP,     /* a symbolic link to itself (ELOOP) */
+    WF_DIR,      /* an (empty) directory */
+    WF_DEV_ZERO, /* a symbolic link to /dev/zero */
+    WF_DANGLING, /* a symbolic link to a missing file */
+    WF_LINK,     /* a symbolic link to the regular file (valid indirection) */
+    WF_EMPTY,    /* an empty regular file */
     WF_KINDS
 };
 
@@ -123,7 +123,7 @@ struct w_driver {
     uint32_t libform;  /* 0 absolute, 1 relative, 2 bare name, 3 missing file */
     uint32_t stem;
     bool raw_manifest;
-    char *manifest;    /* manifest bytes as written (malloc'd) */
+    char *manifest; /* manifest bytes as written (malloc'd) */
     size_t manifest_len;
     char manifest_abs[W_PATH]; /* absolute path of the manifest file */
     char manifest_env[W_PATH]; /* the path as the loader sees it (relative in chdir mode) */
@@ -143,10 +143,10 @@ struct w_layer {
     uint32_t libform;  /* 0 absolute, 1 relative, 2 bare name, 3 missing file */
     bool implicit, meta, override_layer;
     bool has_enable_env, has_disable_env, set_enable, set_disable, odd_values;
-    uint32_t fmt_version;  /* index into the file_format_version table */
+    uint32_t fmt_version; /* index into the file_format_version table */
     bool layers_array, pre_instance, renames;
     uint32_t api_minor;
-    uint32_t name; /* w_layer_names index (the override layer has its own name) */
+    uint32_t name;                 /* w_layer_names index (the override layer has its own name) */
     uint8_t components, blacklist; /* masks over w_layer_names */
     uint8_t misbehave;             /* bits over w_layer_misbehave_names */
     bool wrap_handles, pre_add_extension, pre_add_layer, pre_no_call_down;
@@ -167,8 +167,7 @@ enum w_env_mode { W_ENV_DEFAULT, W_ENV_UNSET, W_ENV_EMPTY, W_ENV_VALUE };
 
 struct world {
     /* flags byte */
-    bool elevated, chdir_root, use_allocator, dbg_utils_pnext, dbg_report_pnext, app_info,
-        enum_groups, create_device;
+    bool elevated, chdir_root, use_allocator, dbg_utils_pnext, dbg_report_pnext, app_info, enum_groups, create_device;
     uint32_t ndrivers;
     struct w_driver d[W_MAX_DRIVERS];
     /* environment overrides (W_ENV_DEFAULT = the world's default for that variable) */
@@ -182,8 +181,7 @@ struct world {
     uint32_t app_layer_count;
     char *app_layer[W_MAX_APP_LAYERS];
     char *eiep_layer; /* pLayerName for vkEnumerateInstanceExtensionProperties, or NULL */
-    bool eiep_short, pd_short, devext_with_layer, app_messenger, unknown_physdev_calls,
-        unknown_device_calls;
+    bool eiep_short, pd_short, devext_with_layer, app_messenger, unknown_physdev_calls, unknown_device_calls;
     uint32_t pd_choice, queue_family, queue_count;
     uint32_t dev_ext_count;
     char *dev_ext[W_MAX_DEV_EXTS];
@@ -207,12 +205,12 @@ struct world {
         bool from_on;
     } mfail[W_MAX_MFAIL];
     /* widen (FRAMING.md): clones of the decoded drivers, extra library-less meta layers */
-    uint32_t ndecoded;     /* driver slots decoded from driver entries (the rest are clones) */
-    uint32_t nmetas;       /* VK_LAYER_FUZZ_m00.. */
-    uint8_t meta_shape;    /* bits 0-1 chain/ladder/cycle/masks, bit 2 implicit, bits 3-5 location */
-    uint8_t meta_leaf;     /* < 4: the last meta's extra component VK_LAYER_FUZZ_a..d, else none */
+    uint32_t ndecoded;  /* driver slots decoded from driver entries (the rest are clones) */
+    uint32_t nmetas;    /* VK_LAYER_FUZZ_m00.. */
+    uint8_t meta_shape; /* bits 0-1 chain/ladder/cycle/masks, bit 2 implicit, bits 3-5 location */
+    uint8_t meta_leaf;  /* < 4: the last meta's extra component VK_LAYER_FUZZ_a..d, else none */
     uint8_t meta_masks[W_MAX_EXTRA_METAS];
-    bool surface;          /* create an xcb surface and query it on every physical device */
+    bool surface; /* create an xcb surface and query it on every physical device */
 };
 /* The name of extra meta layer k ("VK_LAYER_FUZZ_m00".."m31"). */
 void world_meta_name(uint32_t k, char out[24]);
@@ -226,9 +224,9 @@ extern const char *g_world_fuzzer_name; /* for messages; set by world_fuzz_initi
 /* Start-up: finds the mock variants (VKL_FUZZ_MOCK_DIR, runfiles, or next to the executable),
  * makes R. Returns false (after printing why) when the mocks cannot be found. */
 bool world_init(const char *argv0);
-const char *world_root(void);     /* R */
-void world_remove_root(void);     /* rm -rf R if this process created it (also on a crash: the sanitizer death callback) */
-const char *world_dir(void);      /* R/w */
+const char *world_root(void); /* R */
+void world_remove_root(void); /* rm -rf R if this process created it (also on a crash: the sanitizer death callback) */
+const char *world_dir(void);  /* R/w */
 size_t world_variant_count(void);
 const char *world_variant_name(uint32_t v);
 size_t world_layer_variant_count(void); /* 0 when the mock layers were not found */
@@ -261,8 +259,8 @@ void oracle_free(struct w_records *r);
 /* Number of records per slot (for checkpoints). */
 size_t oracle_count(const struct w_records *r, uint32_t slot);
 /* LDP_LOADER_1 on the records appended since `before`, given vkCreateInstance's result. */
-void oracle_check_create(const struct world *w, const struct w_records *before,
-                         const struct w_records *after, VkResult result, bool oom_possible);
+void oracle_check_create(const struct world *w, const struct w_records *before, const struct w_records *after,
+                         VkResult result, bool oom_possible);
 /* Every per-slot invariant at the end of the run (after vkDestroyInstance). */
 void oracle_check_final(const struct world *w, const struct w_records *r);
 /* The interface version the driver in `slot` ran its last successful vkCreateInstance under, or -1. */
@@ -303,7 +301,6 @@ extern unsigned g_world_dlopen_blocked;
 extern char g_world_dlopen_last[W_PATH];
 
 /* Aborts with a policy-violation message (printed with the world summary). */
-__attribute__((noreturn, format(printf, 2, 3))) void world_violation(const char *policy,
-                                                                     const char *fmt, ...);
+__attribute__((noreturn, format(printf, 2, 3))) void world_violation(const char *policy, const char *fmt, ...);
 
 #endif /* VKL_FUZZ_WORLD_H */

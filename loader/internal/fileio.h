@@ -72,11 +72,11 @@ bool vkl_library_identity(const char *path, struct vkl_file_id *out);
 /*
  * Reads the whole regular file at `path` (at most `max` bytes) through fopen/fread into a malloc'd,
  * NUL-terminated buffer (*out_len excludes the NUL). `out_id` (may be NULL) receives the identity
- * of the file actually read; `known` as for vkl_file_identity. VK_ERROR_INITIALIZATION_FAILED (errno: ENOENT/EACCES, EISDIR, EINVAL
- * for other non-regular files, EFBIG over `max`), VK_ERROR_OUT_OF_HOST_MEMORY.
+ * of the file actually read; `known` as for vkl_file_identity. VK_ERROR_INITIALIZATION_FAILED (errno: ENOENT/EACCES,
+ * EISDIR, EINVAL for other non-regular files, EFBIG over `max`), VK_ERROR_OUT_OF_HOST_MEMORY.
  */
-VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf,
-                       size_t *out_len, struct vkl_file_id *out_id);
+VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf, size_t *out_len,
+                       struct vkl_file_id *out_id);
 
 /* One directory listing: the names (not "." / "..") ending in `suffix` (NULL: all), sorted
  * bytewise, each with what d_type said (VKL_FILE_MISSING when d_type was DT_UNKNOWN or a symlink:

@@ -76,8 +76,7 @@ enum vkl_driver_filter_result {
  * can re-enable: disabled && !selected => DISABLED; else select active && !selected =>
  * NOT_SELECTED; else KEEP. NULL filters are inactive.
  */
-enum vkl_driver_filter_result vkl_driver_filter_check(const struct vkl_filter *select,
-                                                      const struct vkl_filter *disable,
+enum vkl_driver_filter_result vkl_driver_filter_check(const struct vkl_filter *select, const struct vkl_filter *disable,
                                                       const char *manifest_path);
 
 /* Pointer to the file name part of `path` (after the last '/'), borrowed. */

@@ -39,8 +39,7 @@ struct vkl_json;
  * human-readable reason with line and column, e.g. "syntax error at line 3, column 7 near '}'".
  * VK_ERROR_OUT_OF_HOST_MEMORY when allocation fails. *out_root is NULL on failure.
  */
-VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root, char *err,
-                        size_t err_len);
+VkResult vkl_json_parse(const char *buf, size_t len, struct vkl_json **out_root, char *err, size_t err_len);
 
 /* Frees a tree returned by vkl_json_parse (NULL is fine). Only call on the root. */
 void vkl_json_free(struct vkl_json *root);
@@ -71,8 +70,7 @@ double vkl_json_number(const struct vkl_json *node);
 size_t vkl_json_array_size(const struct vkl_json *node);
 const struct vkl_json *vkl_json_array_at(const struct vkl_json *node, size_t index);
 size_t vkl_json_object_size(const struct vkl_json *node);
-const struct vkl_json *vkl_json_member_at(const struct vkl_json *node, size_t index,
-                                          const char **out_key);
+const struct vkl_json *vkl_json_member_at(const struct vkl_json *node, size_t index, const char **out_key);
 
 #ifdef __cplusplus
 }

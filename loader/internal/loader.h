@@ -54,14 +54,14 @@ char *vkl_strdup_alloc(const struct vkl_alloc *a, const char *s, VkSystemAllocat
 /* ------------------------------------------------------------------ icd.c */
 /* A driver found by the search, parsed, (when selected) loaded and negotiated. Cached. */
 struct vkl_driver {
-    struct vkl_driver *next;      /* cache list */
-    unsigned refs;                /* instances and acquisitions holding it */
-    bool stale;                   /* manifest changed or vanished: freed when refs drops to 0 */
+    struct vkl_driver *next; /* cache list */
+    unsigned refs;           /* instances and acquisitions holding it */
+    bool stale;              /* manifest changed or vanished: freed when refs drops to 0 */
     /* manifest identity, for "do not re-parse unchanged manifests" */
     char *manifest_path;
     struct vkl_file_id manifest_id;
-    bool manifest_ok;             /* parsed and accepted */
-    char *manifest_error;         /* the log line re-emitted to each new instance when !manifest_ok */
+    bool manifest_ok;     /* parsed and accepted */
+    char *manifest_error; /* the log line re-emitted to each new instance when !manifest_ok */
     uint32_t manifest_error_flags;
     struct vkl_icd_manifest manifest;
     /* library state (valid once `loaded`) */
@@ -74,7 +74,7 @@ struct vkl_driver {
     bool lib_stat_ok;
     struct vkl_file_id lib_id;
     uint32_t interface_version;
-    PFN_vkGetInstanceProcAddr gipa; /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
+    PFN_vkGetInstanceProcAddr gipa;            /* vk_icdGetInstanceProcAddr, or exported vkGetInstanceProcAddr (v0) */
     PFN_vk_icdGetPhysicalDeviceProcAddr gpdpa; /* only used for interface >= 4 */
     PFN_vkCreateInstance create_instance;
     PFN_vkEnumerateInstanceExtensionProperties enumerate_instance_extensions;
@@ -96,7 +96,7 @@ const char *vkl_driver_name(const struct vkl_driver *d); /* manifest path, for l
 /* ------------------------------------------------------------------ debug.c */
 struct vkl_messenger {
     struct vkl_messenger *next;
-    bool is_report;          /* VK_EXT_debug_report callback rather than debug-utils messenger */
+    bool is_report;           /* VK_EXT_debug_report callback rather than debug-utils messenger */
     bool create_destroy_only; /* chained into VkInstanceCreateInfo: active only in create/destroy */
     VkDebugUtilsMessageSeverityFlagsEXT severity;
     VkDebugUtilsMessageTypeFlagsEXT types;
@@ -128,7 +128,7 @@ struct vkl_instance {
      * no layer is active or no layer wrapped it; a layer's wrapper when the top layer replaced
      * *pInstance after calling down (legal: LLP_LAYER_21 forbids it only before). */
     VkInstance chain_handle;
-    bool terminator_reached; /* vkl_term_CreateInstance ran for this instance */
+    bool terminator_reached;             /* vkl_term_CreateInstance ran for this instance */
     const struct vkl_settings *settings; /* the settings file in force at creation (NULL: none) */
 
     struct vkl_alloc alloc;
@@ -223,8 +223,9 @@ PFN_vkVoidFunction vkl_term_global_proc(const char *name);
  * says (instance.c). */
 void vkl_check_instance(VkInstance instance, const char *cmd);
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd);
-VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd, const VkDeviceCreateInfo *ci,
-                                       const VkAllocationCallbacks *pAllocator, VkDevice *pDevice);
+VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd,
+                                       const VkDeviceCreateInfo *ci, const VkAllocationCallbacks *pAllocator,
+                                       VkDevice *pDevice);
 bool vkl_layer_chain_check_device(VkDevice *pDevice);
 /* vkl_term_CreateDevice: the loader device record it made for a device chain in progress on this
  * thread (released again if the chain then fails). */
@@ -249,7 +250,8 @@ void vkl_term_DestroyInstance(VkInstance, const VkAllocationCallbacks *);
 VkResult vkl_term_EnumeratePhysicalDevices(VkInstance, uint32_t *, VkPhysicalDevice *);
 VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance, uint32_t *, VkPhysicalDeviceGroupProperties *);
 VkResult vkl_term_CreateDevice(VkPhysicalDevice, const VkDeviceCreateInfo *, const VkAllocationCallbacks *, VkDevice *);
-VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice, const char *, uint32_t *, VkExtensionProperties *);
+VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice, const char *, uint32_t *,
+                                                     VkExtensionProperties *);
 VkResult vkl_term_EnumerateDeviceLayerProperties(VkPhysicalDevice, uint32_t *, VkLayerProperties *);
 void vkl_unknown_physdev_missing(void);
 

@@ -28,13 +28,13 @@ extern "C" {
 #define VKL_ICD_MANIFEST_NEWEST_VERSION VK_MAKE_API_VERSION(0, 1, 0, 1)
 
 struct vkl_icd_manifest {
-    char *manifest_path;          /* copy of the path given to the parser */
-    char *library_path;           /* resolved: absolute verbatim; relative (contains '/') joined to
-                                     the manifest's directory; bare name kept for dlopen's search */
-    uint32_t file_format_version; /* VK_MAKE_API_VERSION(0, maj, min, patch) as written */
-    uint32_t api_version;         /* VK_MAKE_API_VERSION(0, maj, min, patch); variant is always 0 */
-    int library_arch;             /* 0 absent, 32 or 64 */
-    bool is_portability_driver;   /* absent = false */
+    char *manifest_path;            /* copy of the path given to the parser */
+    char *library_path;             /* resolved: absolute verbatim; relative (contains '/') joined to
+                                       the manifest's directory; bare name kept for dlopen's search */
+    uint32_t file_format_version;   /* VK_MAKE_API_VERSION(0, maj, min, patch) as written */
+    uint32_t api_version;           /* VK_MAKE_API_VERSION(0, maj, min, patch); variant is always 0 */
+    int library_arch;               /* 0 absent, 32 or 64 */
+    bool is_portability_driver;     /* absent = false */
     bool library_path_is_bare_name; /* no '/' in library_path: dlopen searches the system paths */
 };
 
@@ -59,8 +59,8 @@ struct vkl_icd_manifest {
  * WARN|DRIVER line [RULE_DRV_LIBRARY_ARCH]. `log` may be NULL (stderr only). On failure *out is
  * zeroed.
  */
-VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size_t len,
-                                const struct vkl_log_sink *log, struct vkl_icd_manifest *out);
+VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size_t len, const struct vkl_log_sink *log,
+                                struct vkl_icd_manifest *out);
 
 /* Frees the strings and zeroes *manifest (NULL fine; calling twice is fine). */
 void vkl_icd_manifest_finish(struct vkl_icd_manifest *manifest);

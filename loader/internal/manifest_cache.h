@@ -60,7 +60,7 @@ typedef void (*vkl_mcache_destroy_fn)(struct vkl_mcache_entry *e);
 struct vkl_mcache {
     vkl_mcache_parse_fn parse;
     vkl_mcache_destroy_fn destroy;
-    uint32_t unreadable_flags; /* log line when a listed manifest cannot be read ... */
+    uint32_t unreadable_flags;   /* log line when a listed manifest cannot be read ... */
     const char *unreadable_what; /* ... "<what> <path>: cannot be read<tail>" */
     const char *unreadable_tail;
     /* state: zero-initialised */

@@ -63,8 +63,7 @@ VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl
  * When neither the XDG home variable nor a non-empty HOME is available, 1/5 are skipped.
  * Pure function.
  */
-VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix,
-                               struct vkl_strlist *out);
+VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix, struct vkl_strlist *out);
 
 /* The default search directories for `suffix` (one of the VKL_*_SUFFIX literals) from the process
  * environment: vkl_search_env_from_process + vkl_search_dirs_build, built once and shared while the
@@ -93,12 +92,12 @@ VkResult vkl_search_env_from_process(struct vkl_search_env *out);
  * Files already in `out` are not added twice. Each file added logs DEBUG|DRIVER
  * "driver search: found manifest <path>".
  */
-VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
-                                   const char *from_env, struct vkl_strlist *out);
+VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
+                                   struct vkl_strlist *out);
 /* The same for layer manifests: its lines use the LAYER category and say "layer search"
  * (RULE_LYR_SEARCH_ORDER). */
-VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry,
-                                         const char *from_env, struct vkl_strlist *out);
+VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
+                                         struct vkl_strlist *out);
 
 /*
  * The driver-manifest files, in search order (spec §1.2, §1.3):

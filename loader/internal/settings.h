@@ -63,17 +63,17 @@ struct vkl_settings_device {
 };
 
 struct vkl_settings {
-    char *file_path;            /* copy of the path given to the parser */
-    int selected_index;         /* index into settings_array of the object used; 0 for `settings`;
-                                   -1 when no object applies to this executable */
-    uint32_t stderr_log;        /* VKL_LOG_* mask, 0 = not set */
-    bool has_layers;            /* `layers` present and valid (even []) */
+    char *file_path;     /* copy of the path given to the parser */
+    int selected_index;  /* index into settings_array of the object used; 0 for `settings`;
+                            -1 when no object applies to this executable */
+    uint32_t stderr_log; /* VKL_LOG_* mask, 0 = not set */
+    bool has_layers;     /* `layers` present and valid (even []) */
     struct vkl_settings_layer *layers;
     uint32_t layer_count;
     bool additional_drivers_use_exclusively;
     struct vkl_settings_driver *drivers; /* additional_drivers (valid section only) */
     uint32_t driver_count;
-    bool has_device_configurations; /* `device_configurations` present (an array) */
+    bool has_device_configurations;      /* `device_configurations` present (an array) */
     struct vkl_settings_device *devices; /* the well-formed entries, file order */
     uint32_t device_count;
     /* [Set]: the file takes effect when any of: stderr_log set, layers present, at least one
@@ -115,9 +115,8 @@ struct vkl_settings {
  *    (`app_keys` malformed: that object is never selected). Unknown stderr_log words are ignored.
  * `log` may be NULL (stderr only). On failure *out is zeroed.
  */
-VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size_t len,
-                            const char *exe_path, const struct vkl_log_sink *log,
-                            struct vkl_settings *out);
+VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size_t len, const char *exe_path,
+                            const struct vkl_log_sink *log, struct vkl_settings *out);
 
 /* Frees what *s owns and zeroes it (NULL fine; twice fine). */
 void vkl_settings_finish(struct vkl_settings *s);

@@ -28,7 +28,7 @@ struct vkl_strlist {
     size_t slots;
 };
 
-#define VKL_STRLIST_INIT \
+#define VKL_STRLIST_INIT                                                                                               \
     { NULL, 0, 0, NULL, 0 }
 
 /* Appends a copy of `s` / of the `len` bytes at `s` (a NUL is added). VK_ERROR_OUT_OF_HOST_MEMORY

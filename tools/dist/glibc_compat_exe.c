@@ -16,8 +16,8 @@
 typedef int (*vkl_main_fn)(int, char **, char **);
 typedef void (*vkl_init_fn)(int, char **, char **);
 
-extern int vkl_old_libc_start_main(vkl_main_fn main_fn, int argc, char **argv, vkl_init_fn init,
-                                   void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+extern int vkl_old_libc_start_main(vkl_main_fn main_fn, int argc, char **argv, vkl_init_fn init, void (*fini)(void),
+                                   void (*rtld_fini)(void), void *stack_end);
 __asm__(".symver vkl_old_libc_start_main, __libc_start_main@GLIBC_2.2.5");
 
 /* Defined by the linker for every executable. */
@@ -29,10 +29,10 @@ static void vkl_run_init_array(int argc, char **argv, char **envp) {
         __init_array_start[i](argc, argv, envp);
 }
 
-EXPORT_HIDDEN int __libc_start_main(vkl_main_fn main_fn, int argc, char **argv, vkl_init_fn init,
-                                    void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
-EXPORT_HIDDEN int __libc_start_main(vkl_main_fn main_fn, int argc, char **argv, vkl_init_fn init,
-                                    void (*fini)(void), void (*rtld_fini)(void), void *stack_end) {
+EXPORT_HIDDEN int __libc_start_main(vkl_main_fn main_fn, int argc, char **argv, vkl_init_fn init, void (*fini)(void),
+                                    void (*rtld_fini)(void), void *stack_end);
+EXPORT_HIDDEN int __libc_start_main(vkl_main_fn main_fn, int argc, char **argv, vkl_init_fn init, void (*fini)(void),
+                                    void (*rtld_fini)(void), void *stack_end) {
     return vkl_old_libc_start_main(main_fn, argc, argv, init != NULL ? init : vkl_run_init_array, fini, rtld_fini,
                                    stack_end);
 }

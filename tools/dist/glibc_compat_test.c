@@ -25,14 +25,14 @@ __attribute__((constructor)) static void count_ctor(int argc, char **argv, char 
 static void once_fn(void) { g_once_runs++; }
 
 static int g_fail;
-#define CHECK(cond, ...)                           \
-    do {                                           \
-        if (!(cond)) {                             \
-            fprintf(stderr, "FAIL %s: ", #cond);   \
-            fprintf(stderr, __VA_ARGS__);          \
-            fputc('\n', stderr);                   \
-            g_fail = 1;                            \
-        }                                          \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "FAIL %s: ", #cond);                                                                       \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            g_fail = 1;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 int main(int argc, char **argv) {
@@ -57,7 +57,8 @@ int main(int argc, char **argv) {
               "dladdr(cos)");
         CHECK(dlsym(h, "vkl_no_such_symbol") == NULL, "dlsym of a missing symbol");
         const char *e = dlerror();
-        CHECK(e != NULL && strstr(e, "vkl_no_such_symbol") != NULL, "dlerror after a failed dlsym: %s", e ? e : "(null)");
+        CHECK(e != NULL && strstr(e, "vkl_no_such_symbol") != NULL, "dlerror after a failed dlsym: %s",
+              e ? e : "(null)");
         CHECK(dlclose(h) == 0, "dlclose");
     }
     CHECK(dlopen("libvkl_no_such_library.so", RTLD_NOW) == NULL && dlerror() != NULL, "dlopen of a missing library");

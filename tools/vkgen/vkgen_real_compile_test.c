@@ -9,7 +9,9 @@
 
 #include "loader/internal/handles.h"
 
-struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) { return NULL; }
+struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) {
+    return NULL;
+}
 void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd) {}
 VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) { return VK_NULL_HANDLE; }
 /* handle validation (loader/instance.c) */
@@ -273,20 +275,19 @@ static const char *const debian_exports[] = {
 };
 
 static int failures;
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            ++failures;                                                     \
-        }                                                                   \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            ++failures;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 static void dummy_fn(void) {}
 
 /* A fake vkGetInstanceProcAddr that knows only a few names (the KHR alias, not the core name). */
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL fake_gipa(VkInstance instance, const char *name) {
-    if (strcmp(name, "vkGetPhysicalDeviceProperties2KHR") == 0 ||
-        strcmp(name, "vkCreateDevice") == 0 ||
+    if (strcmp(name, "vkGetPhysicalDeviceProperties2KHR") == 0 || strcmp(name, "vkCreateDevice") == 0 ||
         (instance == VK_NULL_HANDLE && strcmp(name, "vkCreateInstance") == 0))
         return dummy_fn;
     return NULL;
@@ -376,7 +377,6 @@ int main(void) {
         return 1;
     }
     printf("vkgen real-registry check: %u commands, %u exported, %u instance / %u device slots\n",
-           (unsigned)VKL_GEN_CMD_COUNT, exported, VKL_GEN_INSTANCE_DISPATCH_SLOTS,
-           VKL_GEN_DEVICE_DISPATCH_SLOTS);
+           (unsigned)VKL_GEN_CMD_COUNT, exported, VKL_GEN_INSTANCE_DISPATCH_SLOTS, VKL_GEN_DEVICE_DISPATCH_SLOTS);
     return 0;
 }

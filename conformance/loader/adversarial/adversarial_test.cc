@@ -47,15 +47,13 @@ class Adversarial : public ::testing::Test {
     std::vector<std::string> steps = pre;
     for (const char* st : {"create-instance", "devices", "destroy-instance"}) steps.push_back(st);
     ProbeResult r = RunBudget(s_, steps, budget);
-    EXPECT_EQ(r.exit_status, 0) << "137 = the budget of " << budget << " s ran out\n"
-                                << r.Describe().substr(0, 3000);
+    EXPECT_EQ(r.exit_status, 0) << "137 = the budget of " << budget << " s ran out\n" << r.Describe().substr(0, 3000);
     EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe().substr(0, 3000);
     EXPECT_EQ(r.DeviceNames(), (Names{"good-dev"})) << r.Describe().substr(0, 3000);
     return r;
   }
   // Writes `bytes` bytes: `head`, then spaces, then `tail` (a real file, not a sparse one).
-  static void WritePadded(const std::string& path, const std::string& head, size_t bytes,
-                          const std::string& tail) {
+  static void WritePadded(const std::string& path, const std::string& head, size_t bytes, const std::string& tail) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f << head;
     std::string block(1 << 20, ' ');
@@ -96,8 +94,8 @@ TEST_F(Adversarial, HundredThousandUnknownInstanceLayersGiveOneLine) {
   ProbeResult r = ExpectGoodDriverOnly({"setenv-repeat:VK_INSTANCE_LAYERS:100000:VK_LAYER_VKT_nope_#:"});
   EXPECT_EQ(r.Step("setenv-repeat")["set"].boolean(), true) << r.Describe().substr(0, 2000);
   std::vector<std::string> lines = r.LogLines("VK_INSTANCE_LAYERS");
-  ASSERT_EQ(lines.size(), 1u) << lines.size() << " lines; the first: "
-                              << (lines.empty() ? std::string() : lines[0].substr(0, 500));
+  ASSERT_EQ(lines.size(), 1u) << lines.size()
+                              << " lines; the first: " << (lines.empty() ? std::string() : lines[0].substr(0, 500));
   EXPECT_NE(lines[0].find("100000"), std::string::npos) << "the count: " << lines[0].substr(0, 500);
 }
 
@@ -116,8 +114,8 @@ TEST_F(Adversarial, LongGlobTokensOverTenThousandLayersStayWithinBudget) {
   std::string tokens;
   for (int t = 0; t < 16; ++t)
     tokens += (t ? ",*" : "*") + std::string(100 + t, 'a') + static_cast<char>('b' + t) + "*";
-  for (const char* var : {"VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE", "VK_LOADER_LAYERS_ALLOW",
-                          "VK_LOADER_DRIVERS_DISABLE"})
+  for (const char* var :
+       {"VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE", "VK_LOADER_LAYERS_ALLOW", "VK_LOADER_DRIVERS_DISABLE"})
     s_.SetEnv(var, tokens);
   std::vector<std::string> pre;
   for (int k = 0; k < 5; ++k) {
@@ -138,15 +136,15 @@ TEST_F(Adversarial, JsonNestedAMillionDeep) {
   const size_t depth = 1000000;
   std::string deep = std::string(depth, '[') + std::string(depth, ']');
   s_.WriteManifest(Location::kXdgConfigHome, "deep.json", deep);
-  std::string obj = "{\"file_format_version\": \"1.0.0\", \"layer\": " + std::string(depth, '[') +
-                    std::string(depth, ']') + "}";
+  std::string obj =
+      "{\"file_format_version\": \"1.0.0\", \"layer\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
   s_.WriteLayerManifest(Location::kXdgDataDirs, false, "deep_layer.json", obj);
-  s_.WriteManifest(Location::kXdgConfigHome, "deep_object.json",
-                   "{\"file_format_version\": \"1.0.0\", \"ICD\": " + [&] {
-                     std::string o;
-                     for (size_t i = 0; i < depth; ++i) o += "{\"a\":";
-                     return o + "1" + std::string(depth, '}');
-                   }() + "}");
+  s_.WriteManifest(
+      Location::kXdgConfigHome, "deep_object.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": " + [&] {
+        std::string o;
+        for (size_t i = 0; i < depth; ++i) o += "{\"a\":";
+        return o + "1" + std::string(depth, '}');
+      }() + "}");
   ProbeResult r = ExpectGoodDriverOnly({"instance-layers"});
   EXPECT_EQ(r.Step("instance-layers")["result"].str(), "VK_SUCCESS") << r.Describe().substr(0, 2000);
   EXPECT_TRUE(LayerNames(r).empty()) << r.Describe().substr(0, 2000);
@@ -168,10 +166,10 @@ TEST_F(Adversarial, InvalidUtf8AndNulBytesInStrings) {
   const Layer& lib = s_.AddLayer("VK_LAYER_VKT_adv_ok", "v2_gpdpa");
   s_.WriteLayerManifest(Location::kXdgDataDirs, false, "ok.json",
                         LayerManifest("1.2.1", {LayerObject("VK_LAYER_VKT_adv_ok", lib.library)}));
-  s_.WriteLayerManifest(Location::kXdgDataDirs, false, "nul_layer.json",
-                        LayerManifest("1.2.1", {LayerObject(std::string("VK_LAYER_VKT_adv_n") + std::string(1, '\0') +
-                                                                "ul",
-                                                            lib.library)}));
+  s_.WriteLayerManifest(
+      Location::kXdgDataDirs, false, "nul_layer.json",
+      LayerManifest("1.2.1",
+                    {LayerObject(std::string("VK_LAYER_VKT_adv_n") + std::string(1, '\0') + "ul", lib.library)}));
   ProbeResult r = ExpectGoodDriverOnly({"instance-layers"});
   Names layers = LayerNames(r);
   EXPECT_TRUE(Contains(layers, "VK_LAYER_VKT_adv_ok")) << r.Describe().substr(0, 2000);
@@ -227,8 +225,8 @@ TEST_F(Adversarial, ManifestLinkedToDevZero) {
 // with a line, the layer is listed but cannot be loaded; the good driver still works.
 TEST_F(Adversarial, LibraryPathIsADirectoryOrDevZero) {
   VKT_POLICY("RULE_DRV_LIBRARY_LOAD_FAILURE", "RULE_ADVERSARIAL_INPUT");
-  for (const auto& [file, lib] : std::vector<std::pair<std::string, std::string>>{
-           {"dir.json", s_.root()}, {"zero.json", "/dev/zero"}})
+  for (const auto& [file, lib] :
+       std::vector<std::pair<std::string, std::string>>{{"dir.json", s_.root()}, {"zero.json", "/dev/zero"}})
     s_.WriteManifest(Location::kXdgConfigHome, file,
                      "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + lib +
                          "\", \"api_version\": \"1.3.0\"}}");
@@ -261,7 +259,7 @@ TEST_F(Adversarial, MetaLayerWithTenThousandComponents) {
                         LayerManifest("1.1.2", {"{\"name\": \"VK_LAYER_VKT_adv_meta\", \"type\": \"GLOBAL\", "
                                                 "\"api_version\": \"1.3.0\", \"implementation_version\": \"1\", "
                                                 "\"description\": \"meta\", \"component_layers\": [" +
-                                                    comps + "]}"}));
+                                                comps + "]}"}));
   ProbeResult r = ExpectGoodDriverOnly({"instance-layers", "instance-layers", "instance-layers"});
   Names layers = LayerNames(r);
   EXPECT_EQ(layers.size(), (size_t)kComponents + 1);

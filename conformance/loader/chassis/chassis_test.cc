@@ -97,8 +97,9 @@ TEST_F(ChassisChain, ValidatePhaseReportsThroughDebugUtilsAndSkips) {
   ProbeResult r = Run("layers=VK_LAYER_CHASSIS_top,VK_LAYER_CHASSIS_low;ext=VK_EXT_debug_utils;messenger=debug-utils");
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.Step("command-buffers")["create_pool"].str(), "VK_ERROR_VALIDATION_FAILED_EXT") << r.Describe();
-  EXPECT_TRUE(r.MessagesContain("VK_LAYER_CHASSIS_top: vkCreateCommandPool: the chassis' validation found this call "
-                                "invalid"))
+  EXPECT_TRUE(
+      r.MessagesContain("VK_LAYER_CHASSIS_top: vkCreateCommandPool: the chassis' validation found this call "
+                        "invalid"))
       << r.Describe();
   std::vector<Json> v = Records("VK_LAYER_CHASSIS_top", "validate");
   ASSERT_EQ(v.size(), 1u) << r.Describe();
@@ -117,7 +118,8 @@ TEST_F(ChassisChain, ValidatePhaseSkipsOnlyWhenTheCallbackAsks) {
   ProbeResult r = Run("layers=VK_LAYER_CHASSIS_top;ext=VK_EXT_debug_utils;messenger=debug-utils");
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.Step("command-buffers")["create_pool"].str(), "VK_SUCCESS") << r.Describe();
-  EXPECT_TRUE(r.MessagesContain("vkCreateCommandPool: the chassis' validation found this call invalid")) << r.Describe();
+  EXPECT_TRUE(r.MessagesContain("vkCreateCommandPool: the chassis' validation found this call invalid"))
+      << r.Describe();
   std::vector<Json> v = Records("VK_LAYER_CHASSIS_top", "validate");
   ASSERT_EQ(v.size(), 1u) << r.Describe();
   EXPECT_FALSE(v[0]["callback_skip"].boolean(true));

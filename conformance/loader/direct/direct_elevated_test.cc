@@ -56,9 +56,9 @@ TEST(DirectDriverElevated, ListedDriverStillLoads) {
   o.loader = probes.loader;
   o.cwd = dir;
   o.driver_libs = {direct_lib, files_lib};
-  const std::vector<std::string> steps = {
-      "env-dump", "direct:" + direct_lib + ":inclusive:sym=mock_icd_direct_GetInstanceProcAddr",
-      "create-instance", "devices", "destroy-instance"};
+  const std::vector<std::string> steps = {"env-dump",
+                                          "direct:" + direct_lib + ":inclusive:sym=mock_icd_direct_GetInstanceProcAddr",
+                                          "create-instance", "devices", "destroy-instance"};
 
   // Control: without privilege, VK_DRIVER_FILES applies and the listed driver comes after it.
   o.probe = probes.plain_probe;

@@ -105,8 +105,7 @@ TEST_F(DirectDriver, ExclusiveIgnoresTheDriverVariables) {
   s_.SetEnv("VK_ADD_DRIVER_FILES", s_.WriteDriverManifest(Location::kLoose, "add"));
   ProbeResult control = Run({});  // without the list the variables do apply
   const Names control_devs = control.DeviceNames();
-  EXPECT_NE(std::find(control_devs.begin(), control_devs.end(), "files-dev"), control_devs.end())
-      << control.Describe();
+  EXPECT_NE(std::find(control_devs.begin(), control_devs.end(), "files-dev"), control_devs.end()) << control.Describe();
 
   ProbeResult r = Run({Direct(s_.driver("dd"), "exclusive")});
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -251,9 +250,9 @@ TEST_F(DirectDriver, ExtensionListedButListedDriversExtensionsAreNot) {
   const char kOnlyDirect[] = "VK_KHR_external_memory_capabilities";
   s_.SetScenario("dd", DeviceScenario({"dd-dev"}, std::string("\"instance_extensions\":[\"") + kOnlyDirect +
                                                       "\",\"VK_KHR_get_physical_device_properties2\"]"));
-  ProbeResult r = RunProbe(s_, {Direct(s_.driver("dd"), "inclusive"), "instance-extensions",
-                                std::string("create-instance:ext=") + kOnlyDirect, "instance-extensions",
-                                "devices", "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s_, {Direct(s_.driver("dd"), "inclusive"), "instance-extensions",
+           std::string("create-instance:ext=") + kOnlyDirect, "instance-extensions", "devices", "destroy-instance"});
   for (size_t n = 0; n < 2; ++n) {
     Names order;
     Json list = r.Step("instance-extensions", n)["extensions"];

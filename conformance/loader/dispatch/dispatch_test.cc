@@ -20,8 +20,8 @@ TEST(DispatchableObjects, LoaderWordInDeviceQueueAndCommandBuffer) {
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0", "dispatch-words",
-                               "destroy-device", "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance", "devices", "create-device:0", "dispatch-words", "destroy-device", "destroy-instance"});
   ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
   Json w = r.Step("dispatch-words");
   EXPECT_FALSE(w["device_magic"].boolean(true)) << w.dump();
@@ -45,9 +45,8 @@ TEST(DispatchableObjects, DeviceWithoutLoaderMagicRejected) {
   AddNamedDriver(s, "good", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "nomagic");
   s.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:@nomagic-dev",
-                               "create-device:@good-dev", "dispatch-words", "destroy-device",
-                               "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:@nomagic-dev", "create-device:@good-dev",
+                               "dispatch-words", "destroy-device", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"good-dev", "nomagic-dev"})) << r.Describe();
   Json bad = r.Step("create-device", 0), good = r.Step("create-device", 1);
@@ -60,8 +59,7 @@ TEST(DispatchableObjects, DeviceWithoutLoaderMagicRejected) {
     size_t bol = r.err.rfind('\n', pos), eol = r.err.find('\n', pos);
     std::string line = r.err.substr(bol == std::string::npos ? 0 : bol + 1,
                                     eol == std::string::npos ? std::string::npos : eol - bol - 1);
-    named = named || (line.find("ERROR") != std::string::npos &&
-                      line.find("nomagic.json") != std::string::npos);
+    named = named || (line.find("ERROR") != std::string::npos && line.find("nomagic.json") != std::string::npos);
   }
   EXPECT_TRUE(named) << r.Describe();
   // The rejected driver's device was destroyed again, not leaked.
@@ -85,16 +83,14 @@ TEST(InstanceExtensionCommands, NullUnlessExtensionEnabled) {
   ProbeResult r = RunProbe(
       s, {"create-instance", "gipa:vkCreateDebugUtilsMessengerEXT", "gipa:vkDestroyDebugUtilsMessengerEXT",
           "gipa:vkCreateDebugReportCallbackEXT", "gipa:vkEnumeratePhysicalDeviceGroupsKHR", "destroy-instance",
-          "create-instance:ext=VK_EXT_debug_utils,VK_KHR_device_group_creation",
-          "gipa:vkCreateDebugUtilsMessengerEXT", "gipa:vkDestroyDebugUtilsMessengerEXT",
-          "gipa:vkCreateDebugReportCallbackEXT", "gipa:vkEnumeratePhysicalDeviceGroupsKHR",
-          "destroy-instance"});
+          "create-instance:ext=VK_EXT_debug_utils,VK_KHR_device_group_creation", "gipa:vkCreateDebugUtilsMessengerEXT",
+          "gipa:vkDestroyDebugUtilsMessengerEXT", "gipa:vkCreateDebugReportCallbackEXT",
+          "gipa:vkEnumeratePhysicalDeviceGroupsKHR", "destroy-instance"});
   ASSERT_EQ(r.Step("create-instance", 0)["result"].str(), "VK_SUCCESS") << r.Describe();
   ASSERT_EQ(r.Step("create-instance", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
   std::vector<Json> g = r.Steps("gipa");
   ASSERT_EQ(g.size(), 8u) << r.Describe();
-  for (size_t i = 0; i < 4; ++i)
-    EXPECT_FALSE(g[i]["non_null"].boolean(true)) << "not enabled: " << g[i].dump();
+  for (size_t i = 0; i < 4; ++i) EXPECT_FALSE(g[i]["non_null"].boolean(true)) << "not enabled: " << g[i].dump();
   EXPECT_TRUE(g[4]["non_null"].boolean()) << g[4].dump();
   EXPECT_TRUE(g[5]["non_null"].boolean()) << g[5].dump();
   EXPECT_FALSE(g[6]["non_null"].boolean(true)) << "debug_report not enabled: " << g[6].dump();

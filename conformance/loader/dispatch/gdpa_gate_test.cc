@@ -12,12 +12,12 @@ namespace vkt {
 namespace {
 
 // Core device commands of each version (vk.xml feature), and an extension alias of a 1.3 command.
-constexpr char kCore10[] = "vkCmdFillBuffer";                // mock implements it
-constexpr char kCore11Queue2[] = "vkGetDeviceQueue2";        // mock implements it; the loader intercepts it
-constexpr char kCore11[] = "vkTrimCommandPool";              // 1.1 (VK_KHR_maintenance1's vkTrimCommandPoolKHR)
-constexpr char kCore12[] = "vkGetBufferDeviceAddress";       // 1.2
-constexpr char kCore13[] = "vkCmdSetCullMode";               // 1.3
-constexpr char kExtAlias13[] = "vkCmdSetCullModeEXT";        // VK_EXT_extended_dynamic_state
+constexpr char kCore10[] = "vkCmdFillBuffer";           // mock implements it
+constexpr char kCore11Queue2[] = "vkGetDeviceQueue2";   // mock implements it; the loader intercepts it
+constexpr char kCore11[] = "vkTrimCommandPool";         // 1.1 (VK_KHR_maintenance1's vkTrimCommandPoolKHR)
+constexpr char kCore12[] = "vkGetBufferDeviceAddress";  // 1.2
+constexpr char kCore13[] = "vkCmdSetCullMode";          // 1.3
+constexpr char kExtAlias13[] = "vkCmdSetCullModeEXT";   // VK_EXT_extended_dynamic_state
 
 std::string CoreFunctions() {
   return std::string("\"device_functions\":[\"") + kCore11 + "\",\"" + kCore12 + "\",\"" + kCore13 + "\",\"" +
@@ -31,8 +31,8 @@ std::vector<Json> AskAll(const std::string& device_api, const std::string& app_a
                          const std::vector<std::string>& names, ProbeResult* out) {
   Sandbox s;
   s.AddDriver("drv", "v7_exports",
-              "{\"api_version\":\"1.3.0\",\"physical_devices\":[{\"name\":\"drv-dev\",\"api_version\":\"" +
-                  device_api + "\"}]," + CoreFunctions() + "}");
+              "{\"api_version\":\"1.3.0\",\"physical_devices\":[{\"name\":\"drv-dev\",\"api_version\":\"" + device_api +
+                  "\"}]," + CoreFunctions() + "}");
   s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
   std::vector<std::string> steps = {app_api.empty() ? "create-instance:api=none" : "create-instance:api=" + app_api,
                                     "devices", "create-device:0"};
@@ -71,8 +71,7 @@ TEST_P(GdpaApiVersion, CoreCommandsUpToTheEffectiveVersion) {
   for (size_t i = 0; i < names.size(); ++i) {
     bool expected = minor_of[i] <= c.effective_minor;
     EXPECT_EQ(g[i]["non_null"].boolean(!expected), expected)
-        << names[i] << " on a device of " << c.device_api << " for application " << c.app_api << ": "
-        << g[i].dump();
+        << names[i] << " on a device of " << c.device_api << " for application " << c.app_api << ": " << g[i].dump();
   }
 }
 
@@ -96,18 +95,22 @@ INSTANTIATE_TEST_SUITE_P(
 
 constexpr char kMaint5[] = "VK_KHR_maintenance5";
 // Commands of device extensions the device advertises; which are enabled varies per test.
-constexpr char kPushDescriptor[] = "vkCmdPushDescriptorSetKHR";       // VK_KHR_push_descriptor
-constexpr char kGroupPresentCaps[] = "vkGetDeviceGroupPresentCapabilitiesKHR";  // VK_KHR_swapchain or VK_KHR_device_group
-constexpr char kDebugUtilsName[] = "vkSetDebugUtilsObjectNameEXT";   // instance extension VK_EXT_debug_utils
+constexpr char kPushDescriptor[] = "vkCmdPushDescriptorSetKHR";  // VK_KHR_push_descriptor
+constexpr char kGroupPresentCaps[] =
+    "vkGetDeviceGroupPresentCapabilitiesKHR";                       // VK_KHR_swapchain or VK_KHR_device_group
+constexpr char kDebugUtilsName[] = "vkSetDebugUtilsObjectNameEXT";  // instance extension VK_EXT_debug_utils
 
 std::string Maint5Scenario() {
   std::string exts;
   for (const char* e : {kMaint5, "VK_EXT_extended_dynamic_state", "VK_KHR_push_descriptor", "VK_KHR_device_group"})
     exts += std::string(exts.empty() ? "" : ",") + "{\"name\":\"" + e + "\",\"spec_version\":1}";
   return "{\"api_version\":\"1.3.0\",\"instance_extensions\":[\"VK_EXT_debug_utils\"],"
-         "\"physical_devices\":[{\"name\":\"drv-dev\",\"api_version\":\"1.3.0\",\"extensions\":[" + exts + "]}],"
-         "\"device_functions\":[\"" + std::string(kExtAlias13) + "\",\"" + kPushDescriptor + "\",\"" + kGroupPresentCaps +
-         "\",\"" + kDebugUtilsName + "\",\"" + kCore13 + "\"]}";
+         "\"physical_devices\":[{\"name\":\"drv-dev\",\"api_version\":\"1.3.0\",\"extensions\":[" +
+         exts +
+         "]}],"
+         "\"device_functions\":[\"" +
+         std::string(kExtAlias13) + "\",\"" + kPushDescriptor + "\",\"" + kGroupPresentCaps + "\",\"" +
+         kDebugUtilsName + "\",\"" + kCore13 + "\"]}";
 }
 
 struct Maint5Run {
@@ -137,10 +140,10 @@ Maint5Run RunMaint5(const std::string& instance_opts, const std::string& device_
 // follows the instance's extensions; core commands still follow the version.
 TEST(GdpaMaintenance5, CommandsOfExtensionsNotEnabledAreNull) {
   VKT_POLICY("RULE_GDPA_MAINTENANCE5", "RULE_GDPA_API_VERSION");
-  const std::vector<std::string> names = {kExtAlias13, kPushDescriptor, kGroupPresentCaps, kDebugUtilsName, kCore13,
-                                          kCore10};
-  Maint5Run m = RunMaint5("api=1.3", std::string(kMaint5) + ",VK_EXT_extended_dynamic_state,VK_KHR_device_group",
-                          names);
+  const std::vector<std::string> names = {kExtAlias13,     kPushDescriptor, kGroupPresentCaps,
+                                          kDebugUtilsName, kCore13,         kCore10};
+  Maint5Run m =
+      RunMaint5("api=1.3", std::string(kMaint5) + ",VK_EXT_extended_dynamic_state,VK_KHR_device_group", names);
   ASSERT_EQ(m.r.Step("create-device")["result"].str(), "VK_SUCCESS") << m.r.Describe();
   ASSERT_EQ(m.g.size(), names.size()) << m.r.Describe();
   const bool expected[] = {true, false, true, false, true, true};
@@ -162,7 +165,8 @@ TEST(GdpaMaintenance5, InstanceExtensionDeviceCommandsFollowTheInstance) {
 // the same extensions gives the driver's pointers for the ones not enabled.
 TEST(GdpaMaintenance5, WithoutMaintenance5ExtensionCommandsAreNotGated) {
   VKT_POLICY("RULE_GDPA_MAINTENANCE5", "RULE_GDPA_DIRECT");
-  Maint5Run m = RunMaint5("api=1.3", "VK_EXT_extended_dynamic_state", {kPushDescriptor, kGroupPresentCaps, kExtAlias13});
+  Maint5Run m =
+      RunMaint5("api=1.3", "VK_EXT_extended_dynamic_state", {kPushDescriptor, kGroupPresentCaps, kExtAlias13});
   ASSERT_EQ(m.r.Step("create-device")["result"].str(), "VK_SUCCESS") << m.r.Describe();
   ASSERT_EQ(m.g.size(), 3u) << m.r.Describe();
   for (const Json& j : m.g) EXPECT_TRUE(j["non_null"].boolean()) << j.dump();

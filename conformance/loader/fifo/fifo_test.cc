@@ -48,9 +48,9 @@ TEST_F(Fifo, DriverManifestThatIsAFifoIsSkipped) {
 TEST_F(Fifo, DriverLibraryThatIsAFifoIsSkipped) {
   VKT_POLICY("LDP_DRIVER_4", "RULE_DRV_LIBRARY_LOAD_FAILURE");
   std::string fifo = MakeFifo("libfifo_icd.so");
-  s_.WriteManifest(Location::kXdgConfigHome, "fifo.json",
-                   "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"" + fifo +
-                       "\",\"api_version\":\"1.3.0\"}}");
+  s_.WriteManifest(
+      Location::kXdgConfigHome, "fifo.json",
+      "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"" + fifo + "\",\"api_version\":\"1.3.0\"}}");
   ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
   ASSERT_EQ(r.exit_status, 0) << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();

@@ -58,8 +58,7 @@ class FsShim : public ::testing::Test {
     s_.SetEnv("VKT_FSSHIM_MAP", map);
     s_.SetEnv("VKT_FSSHIM_LOG", log_path());
     s_.SetEnv("HOME", kFakeHome);
-    for (const char* v : {"XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS"})
-      s_.UnsetEnv(v);
+    for (const char* v : {"XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS"}) s_.UnsetEnv(v);
   }
 
   std::string log_path() const { return s_.root() + "/fsshim.log"; }
@@ -82,8 +81,7 @@ class FsShim : public ::testing::Test {
   void FakeLayer(const std::string& dir, const std::string& name, bool implicit) {
     const Layer& l = s_.AddLayer(name, "v2_gpdpa");
     std::string members = implicit ? DisableEnv(name) : std::string();
-    s_.WriteFile(Backing(dir + "/" + name + ".json"),
-                 LayerManifest("1.2.1", {LayerObject(name, l.library, members)}));
+    s_.WriteFile(Backing(dir + "/" + name + ".json"), LayerManifest("1.2.1", {LayerObject(name, l.library, members)}));
   }
   ProbeResult Run(const std::vector<std::string>& steps) {
     ProbeOptions o;
@@ -128,8 +126,7 @@ TEST_F(FsShim, LayersFoundOnlyInTheFakeSystemDirectories) {
   FakeLayer("/etc/vulkan/implicit_layer.d", "VK_LAYER_VKT_fs_implicit", true);
   ProbeResult r = Run({"instance-layers", "create-instance", "destroy-instance"});
   // Exactly the two fake layers: none of the host's (Mesa device-select, validation, ...).
-  EXPECT_EQ(Sorted(LayerNames(r)), (Names{"VK_LAYER_VKT_fs_explicit", "VK_LAYER_VKT_fs_implicit"}))
-      << r.Describe();
+  EXPECT_EQ(Sorted(LayerNames(r)), (Names{"VK_LAYER_VKT_fs_explicit", "VK_LAYER_VKT_fs_implicit"})) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_TRUE(ShimSaw("fopen", "/etc/vulkan/implicit_layer.d/VK_LAYER_VKT_fs_implicit.json"))
       << ReadFileText(log_path());
@@ -176,9 +173,9 @@ TEST_F(FsShim, SettingsFileInUserLocationIgnoredWhenElevated) {
   AddNamedDriver(s_, "fsextra");
   std::string extra = s_.root() + "/loose/fsextra.json";
   s_.WriteFile(extra, s_.ManifestFor("fsextra").ToJson());
-  s_.WriteFile(Backing(std::string(kFakeHome) + "/.config/vulkan/loader_settings.d/vk_loader_settings.json"),
-               "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" +
-                   extra + "\"}]}}");
+  s_.WriteFile(
+      Backing(std::string(kFakeHome) + "/.config/vulkan/loader_settings.d/vk_loader_settings.json"),
+      "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" + extra + "\"}]}}");
   ProbeResult plain = Run({"create-instance", "devices", "destroy-instance"});
   EXPECT_EQ(Sorted(plain.DeviceNames()), (Names{"fsbase-dev", "fsextra-dev"})) << plain.Describe();
   s_.SetEnv("VKT_FSSHIM_ELEVATED", "1");
@@ -192,9 +189,9 @@ TEST_F(FsShim, SettingsFileInSystemLocationUsedWhenElevated) {
   AddNamedDriver(s_, "fsextra2");
   std::string extra = s_.root() + "/loose/fsextra2.json";
   s_.WriteFile(extra, s_.ManifestFor("fsextra2").ToJson());
-  s_.WriteFile(Backing("/etc/xdg/vulkan/loader_settings.d/vk_loader_settings.json"),
-               "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" +
-                   extra + "\"}]}}");
+  s_.WriteFile(
+      Backing("/etc/xdg/vulkan/loader_settings.d/vk_loader_settings.json"),
+      "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" + extra + "\"}]}}");
   s_.SetEnv("VKT_FSSHIM_ELEVATED", "1");
   ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"fsbase2-dev", "fsextra2-dev"})) << r.Describe();

@@ -172,8 +172,7 @@ TEST(Instance, ApiVersionSupportedBySomeDriverSucceeds) {
 TEST(Instance, DriverReceivesOnlyItsOwnExtensions) {
   VKT_POLICY("LDP_LOADER_9", "RULE_INST_EXT_AGGREGATE");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports",
-                 Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
+  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
   AddNamedDriver(s, "b", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2"}));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.WriteDriverManifest(Location::kXdgConfigHome, "b");
@@ -186,8 +185,7 @@ TEST(Instance, DriverReceivesOnlyItsOwnExtensions) {
   EXPECT_EQ(Unique(a[0]["extensions"].strings()),
             (Names{"VK_KHR_device_group_creation", "VK_KHR_get_physical_device_properties2"}))
       << a[0].dump();
-  EXPECT_EQ(Unique(b[0]["extensions"].strings()), Names{"VK_KHR_get_physical_device_properties2"})
-      << b[0].dump();
+  EXPECT_EQ(Unique(b[0]["extensions"].strings()), Names{"VK_KHR_get_physical_device_properties2"}) << b[0].dump();
   EXPECT_EQ(a[0]["layers"].size(), 0u) << a[0].dump();
 }
 
@@ -197,14 +195,11 @@ TEST(Instance, NoLayerNameReachesDriver) {
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"instance-extensions:VK_LAYER_VKT_nonexistent", "instance-extensions",
-                               "create-instance", "devices", "device-extensions:0"});
-  EXPECT_EQ(r.Step("instance-extensions", 0)["count_result"].str(), "VK_ERROR_LAYER_NOT_PRESENT")
-      << r.Describe();
-  for (const char* call : {"vkEnumerateInstanceExtensionProperties",
-                           "vkEnumerateDeviceExtensionProperties"}) {
-    for (const Json& c : s.CallsTo("a", call))
-      EXPECT_TRUE(c["layer"].is_null() || !c["layer"].valid()) << c.dump();
+  ProbeResult r = RunProbe(s, {"instance-extensions:VK_LAYER_VKT_nonexistent", "instance-extensions", "create-instance",
+                               "devices", "device-extensions:0"});
+  EXPECT_EQ(r.Step("instance-extensions", 0)["count_result"].str(), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
+  for (const char* call : {"vkEnumerateInstanceExtensionProperties", "vkEnumerateDeviceExtensionProperties"}) {
+    for (const Json& c : s.CallsTo("a", call)) EXPECT_TRUE(c["layer"].is_null() || !c["layer"].valid()) << c.dump();
   }
   EXPECT_TRUE(s.CallsTo("a", "vkEnumerateDeviceLayerProperties").empty());
 }
@@ -230,8 +225,7 @@ TEST(Instance, KnownExtensionNoDriverHasNotPresent) {
 TEST(Instance, ExtensionsAggregatedWithoutDuplicates) {
   VKT_POLICY("RULE_INST_EXT_AGGREGATE");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports",
-                 Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
+  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
   AddNamedDriver(s, "b", "v7_exports",
                  Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_external_fence_capabilities"}));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
@@ -240,9 +234,9 @@ TEST(Instance, ExtensionsAggregatedWithoutDuplicates) {
   Json list = r.Step("instance-extensions")["extensions"];
   std::multiset<std::string> names;
   for (size_t i = 0; i < list.size(); ++i) names.insert(list[i]["name"].str());
-  for (const char* e : {"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation",
-                        "VK_KHR_external_fence_capabilities", "VK_EXT_debug_utils",
-                        "VK_EXT_debug_report", "VK_KHR_portability_enumeration"})
+  for (const char* e :
+       {"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation", "VK_KHR_external_fence_capabilities",
+        "VK_EXT_debug_utils", "VK_EXT_debug_report", "VK_KHR_portability_enumeration"})
     EXPECT_EQ(names.count(e), 1u) << e << "\n" << r.Describe();
 }
 
@@ -373,8 +367,8 @@ TEST_F(Portability, SkippedWithExtensionButNoFlag) {
 // Pre-instance enumeration does not skip portability drivers (spec 7.3): their extensions are listed.
 TEST_F(Portability, PreInstanceEnumerationIncludesPortabilityDriver) {
   VKT_POLICY("RULE_INST_PORTABILITY", "RULE_INST_EXT_AGGREGATE");
-  s_.SetScenario("port", DeviceScenario({"port-dev"}, Ext({"VK_KHR_portability_enumeration",
-                                                           "VK_KHR_device_group_creation"})));
+  s_.SetScenario("port",
+                 DeviceScenario({"port-dev"}, Ext({"VK_KHR_portability_enumeration", "VK_KHR_device_group_creation"})));
   ProbeResult r = RunProbe(s_, {"instance-extensions"});
   Json list = r.Step("instance-extensions")["extensions"];
   bool found = false;
@@ -430,8 +424,8 @@ TEST(Instance, AllocationCallbacksBalanced) {
   AddNamedDriver(s, "b", "v5");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.WriteDriverManifest(Location::kXdgConfigHome, "b");
-  ProbeResult r = RunProbe(s, {"create-instance:alloc=counting;api=1.1", "devices", "groups",
-                               "create-device:0", "destroy-device", "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"create-instance:alloc=counting;api=1.1", "devices", "groups", "create-device:0",
+                               "destroy-device", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   Json a = r.Alloc();
   EXPECT_GT(a["allocations"].num(), 0) << a.dump();

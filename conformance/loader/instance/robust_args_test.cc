@@ -107,33 +107,33 @@ TEST_P(NullCount, RefusedBeforeTheDriver) {
   }
   EXPECT_TRUE(s.CallsTo("a", c.command).empty()) << "the driver received the NULL count\n" << r.Describe();
   EXPECT_NE(r.err.find(std::string(c.command) + ": p"), std::string::npos)
-      << "no log line names the command and its NULL parameter\n" << r.err;
+      << "no log line names the command and its NULL parameter\n"
+      << r.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Exported, NullCount,
-    ::testing::Values(NullCountCase{"vkGetPhysicalDeviceQueueFamilyProperties", false},
-                      NullCountCase{"vkGetPhysicalDeviceQueueFamilyProperties2", false},
-                      NullCountCase{"vkGetPhysicalDeviceSparseImageFormatProperties", false},
-                      NullCountCase{"vkGetPhysicalDeviceSparseImageFormatProperties2", false},
-                      NullCountCase{"vkGetPhysicalDeviceToolProperties", true},
-                      NullCountCase{"vkGetPhysicalDeviceDisplayPropertiesKHR", true},
-                      NullCountCase{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", true},
-                      NullCountCase{"vkGetPhysicalDeviceDisplayProperties2KHR", true},
-                      NullCountCase{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", true},
-                      NullCountCase{"vkGetDisplayPlaneSupportedDisplaysKHR", true},
-                      NullCountCase{"vkGetDisplayModePropertiesKHR", true},
-                      NullCountCase{"vkGetDisplayModeProperties2KHR", true},
-                      NullCountCase{"vkGetPhysicalDeviceSurfaceFormatsKHR", true},
-                      NullCountCase{"vkGetPhysicalDeviceSurfaceFormats2KHR", true},
-                      NullCountCase{"vkGetPhysicalDeviceSurfacePresentModesKHR", true},
-                      NullCountCase{"vkGetPhysicalDevicePresentRectanglesKHR", true},
-                      NullCountCase{"vkGetImageSparseMemoryRequirements", false},
-                      NullCountCase{"vkGetImageSparseMemoryRequirements2", false},
-                      NullCountCase{"vkGetDeviceImageSparseMemoryRequirements", false},
-                      NullCountCase{"vkGetPipelineCacheData", true},
-                      NullCountCase{"vkGetSwapchainImagesKHR", true}),
-    [](const ::testing::TestParamInfo<NullCountCase>& i) { return std::string(i.param.command); });
+INSTANTIATE_TEST_SUITE_P(Exported, NullCount,
+                         ::testing::Values(NullCountCase{"vkGetPhysicalDeviceQueueFamilyProperties", false},
+                                           NullCountCase{"vkGetPhysicalDeviceQueueFamilyProperties2", false},
+                                           NullCountCase{"vkGetPhysicalDeviceSparseImageFormatProperties", false},
+                                           NullCountCase{"vkGetPhysicalDeviceSparseImageFormatProperties2", false},
+                                           NullCountCase{"vkGetPhysicalDeviceToolProperties", true},
+                                           NullCountCase{"vkGetPhysicalDeviceDisplayPropertiesKHR", true},
+                                           NullCountCase{"vkGetPhysicalDeviceDisplayPlanePropertiesKHR", true},
+                                           NullCountCase{"vkGetPhysicalDeviceDisplayProperties2KHR", true},
+                                           NullCountCase{"vkGetPhysicalDeviceDisplayPlaneProperties2KHR", true},
+                                           NullCountCase{"vkGetDisplayPlaneSupportedDisplaysKHR", true},
+                                           NullCountCase{"vkGetDisplayModePropertiesKHR", true},
+                                           NullCountCase{"vkGetDisplayModeProperties2KHR", true},
+                                           NullCountCase{"vkGetPhysicalDeviceSurfaceFormatsKHR", true},
+                                           NullCountCase{"vkGetPhysicalDeviceSurfaceFormats2KHR", true},
+                                           NullCountCase{"vkGetPhysicalDeviceSurfacePresentModesKHR", true},
+                                           NullCountCase{"vkGetPhysicalDevicePresentRectanglesKHR", true},
+                                           NullCountCase{"vkGetImageSparseMemoryRequirements", false},
+                                           NullCountCase{"vkGetImageSparseMemoryRequirements2", false},
+                                           NullCountCase{"vkGetDeviceImageSparseMemoryRequirements", false},
+                                           NullCountCase{"vkGetPipelineCacheData", true},
+                                           NullCountCase{"vkGetSwapchainImagesKHR", true}),
+                         [](const ::testing::TestParamInfo<NullCountCase>& i) { return std::string(i.param.command); });
 
 // Invalid dispatchable handles (issue 14): where the Khronos loader validates a handle, an invalid
 // one ends the process with one line naming the command, the parameter and its Valid Usage ID
@@ -161,27 +161,22 @@ TEST_P(BadHandle, EndsTheProcessNamingTheVuid) {
 
 INSTANTIATE_TEST_SUITE_P(
     Instance, BadHandle,
-    ::testing::Values(BadHandleCase{"vkDestroyInstance", "instance"},
-                      BadHandleCase{"vkEnumeratePhysicalDevices", "instance"},
-                      BadHandleCase{"vkEnumeratePhysicalDeviceGroups", "instance"},
-                      BadHandleCase{"vkCreateDevice", "physicalDevice"},
-                      BadHandleCase{"vkEnumerateDeviceExtensionProperties", "physicalDevice"},
-                      BadHandleCase{"vkEnumerateDeviceLayerProperties", "physicalDevice"},
-                      // generated trampolines: instance, physical-device and device level
-                      BadHandleCase{"vkDestroySurfaceKHR", "instance"},
-                      BadHandleCase{"vkGetPhysicalDeviceFeatures", "physicalDevice"},
-                      BadHandleCase{"vkGetPhysicalDeviceProperties", "physicalDevice"},
-                      BadHandleCase{"vkGetPhysicalDeviceSurfaceSupportKHR", "physicalDevice"},
-                      BadHandleCase{"vkDeviceWaitIdle", "device"},
-                      BadHandleCase{"vkCreateBuffer", "device"},
-                      BadHandleCase{"vkQueueWaitIdle", "queue"},
-                      BadHandleCase{"vkQueueSubmit", "queue"},
-                      BadHandleCase{"vkBeginCommandBuffer", "commandBuffer"},
-                      BadHandleCase{"vkEndCommandBuffer", "commandBuffer"},
-                      // hand-written device trampolines
-                      BadHandleCase{"vkDestroyDevice", "device"},
-                      BadHandleCase{"vkGetDeviceQueue", "device"},
-                      BadHandleCase{"vkAllocateCommandBuffers", "device"}),
+    ::testing::Values(
+        BadHandleCase{"vkDestroyInstance", "instance"}, BadHandleCase{"vkEnumeratePhysicalDevices", "instance"},
+        BadHandleCase{"vkEnumeratePhysicalDeviceGroups", "instance"}, BadHandleCase{"vkCreateDevice", "physicalDevice"},
+        BadHandleCase{"vkEnumerateDeviceExtensionProperties", "physicalDevice"},
+        BadHandleCase{"vkEnumerateDeviceLayerProperties", "physicalDevice"},
+        // generated trampolines: instance, physical-device and device level
+        BadHandleCase{"vkDestroySurfaceKHR", "instance"},
+        BadHandleCase{"vkGetPhysicalDeviceFeatures", "physicalDevice"},
+        BadHandleCase{"vkGetPhysicalDeviceProperties", "physicalDevice"},
+        BadHandleCase{"vkGetPhysicalDeviceSurfaceSupportKHR", "physicalDevice"},
+        BadHandleCase{"vkDeviceWaitIdle", "device"}, BadHandleCase{"vkCreateBuffer", "device"},
+        BadHandleCase{"vkQueueWaitIdle", "queue"}, BadHandleCase{"vkQueueSubmit", "queue"},
+        BadHandleCase{"vkBeginCommandBuffer", "commandBuffer"}, BadHandleCase{"vkEndCommandBuffer", "commandBuffer"},
+        // hand-written device trampolines
+        BadHandleCase{"vkDestroyDevice", "device"}, BadHandleCase{"vkGetDeviceQueue", "device"},
+        BadHandleCase{"vkAllocateCommandBuffers", "device"}),
     [](const ::testing::TestParamInfo<BadHandleCase>& i) { return std::string(i.param.command); });
 
 }  // namespace

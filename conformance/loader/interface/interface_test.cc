@@ -12,7 +12,7 @@ using Names = std::vector<std::string>;
 struct Iface {
   const char* variant;
   const char* rule;
-  int version;               // interface the driver supports at most
+  int version;  // interface the driver supports at most
   // The mock's "first_entry" classification of the loader's first call; '|' separates the
   // alternatives the driver interface document allows. A v1 driver sees either a loader asking
   // vk_icdGetInstanceProcAddr for the negotiation function (how an interface-7 loader probes, so
@@ -24,8 +24,7 @@ static bool OneOf(const std::string& value, const std::string& alternatives) {
   size_t start = 0;
   while (true) {
     size_t bar = alternatives.find('|', start);
-    if (alternatives.substr(start, bar == std::string::npos ? std::string::npos : bar - start) == value)
-      return true;
+    if (alternatives.substr(start, bar == std::string::npos ? std::string::npos : bar - start) == value) return true;
     if (bar == std::string::npos) return false;
     start = bar + 1;
   }
@@ -40,8 +39,7 @@ TEST_P(DriverInterface, LoadedAndNegotiated) {
   // Interfaces <= 4 must reject API versions above their own; keep the app at 1.0 for those.
   AddNamedDriver(s, "a", p.variant);
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0", "destroy-device",
-                               "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0", "destroy-device", "destroy-instance"});
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
   EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
@@ -59,25 +57,23 @@ TEST_P(DriverInterface, LoadedAndNegotiated) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Drivers, DriverInterface,
-    ::testing::Values(Iface{"v0", "RULE_DRV_IFACE_V0", 0, "v0"},
-                      Iface{"v1", "RULE_DRV_IFACE_V1", 1, "legacy_v1|v7"},
-                      Iface{"v2", "RULE_DRV_IFACE_V2", 2, "negotiate"},
-                      Iface{"v3", "RULE_DRV_IFACE_V3", 3, "negotiate"},
-                      Iface{"v4", "RULE_DRV_IFACE_V4", 4, "negotiate"},
-                      Iface{"v4_gpdpa", "RULE_DRV_IFACE_V4", 4, "negotiate"},
-                      Iface{"v5", "RULE_DRV_IFACE_V5", 5, "negotiate"},
-                      Iface{"v6", "RULE_DRV_IFACE_V6", 6, "negotiate"},
-                      Iface{"v7", "RULE_DRV_IFACE_V7", 7, "v7"},
-                      Iface{"v7_exports", "RULE_DRV_IFACE_V7", 7, "negotiate"}),
-    [](const ::testing::TestParamInfo<Iface>& i) { return std::string(i.param.variant); });
+INSTANTIATE_TEST_SUITE_P(Drivers, DriverInterface,
+                         ::testing::Values(Iface{"v0", "RULE_DRV_IFACE_V0", 0, "v0"},
+                                           Iface{"v1", "RULE_DRV_IFACE_V1", 1, "legacy_v1|v7"},
+                                           Iface{"v2", "RULE_DRV_IFACE_V2", 2, "negotiate"},
+                                           Iface{"v3", "RULE_DRV_IFACE_V3", 3, "negotiate"},
+                                           Iface{"v4", "RULE_DRV_IFACE_V4", 4, "negotiate"},
+                                           Iface{"v4_gpdpa", "RULE_DRV_IFACE_V4", 4, "negotiate"},
+                                           Iface{"v5", "RULE_DRV_IFACE_V5", 5, "negotiate"},
+                                           Iface{"v6", "RULE_DRV_IFACE_V6", 6, "negotiate"},
+                                           Iface{"v7", "RULE_DRV_IFACE_V7", 7, "v7"},
+                                           Iface{"v7_exports", "RULE_DRV_IFACE_V7", 7, "negotiate"}),
+                         [](const ::testing::TestParamInfo<Iface>& i) { return std::string(i.param.variant); });
 
 TEST(Negotiation, IncompatibleDriverIgnoredOthersWork) {
   VKT_POLICY("LDP_LOADER_5", "LDP_DRIVER_3", "LDP_DRIVER_1");
   Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports",
-                 "\"interface\":{\"negotiate_result\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}");
+  AddNamedDriver(s, "bad", "v7_exports", "\"interface\":{\"negotiate_result\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}");
   AddNamedDriver(s, "good", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
   s.WriteDriverManifest(Location::kXdgConfigHome, "good");
@@ -102,8 +98,7 @@ TEST(Negotiation, DriverMinimumAboveLoaderIgnored) {
 TEST(Negotiation, OnlyIncompatibleDriverGivesIncompatibleDriver) {
   VKT_POLICY("LDP_LOADER_5", "LDP_LOADER_1");
   Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports",
-                 "\"interface\":{\"negotiate_result\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}");
+  AddNamedDriver(s, "bad", "v7_exports", "\"interface\":{\"negotiate_result\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}");
   s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
   ProbeResult r = CreateAndEnumerate(s);
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();

@@ -25,10 +25,10 @@ void ToleratePrintfNull(Sandbox& s) {
 // memory filled, every case here crashes; unfilled, whether it does depends on the allocator and
 // the build). A crash there is that loader's use-after-free, not an outcome of the rule, so the
 // case cannot be decided and is skipped with the reason.
-#define SKIP_IF_KHRONOS_CRASHED(r)                                                                  \
+#define SKIP_IF_KHRONOS_CRASHED(r)                                                                           \
   if (LoaderName() == "khronos" && (r).exit_status >= 128 && CreateResult(r) == "<no create-instance line>") \
-  GTEST_SKIP() << "Khronos 1.3.239 crashed inside vkCreateInstance after dropping the driver (reads freed " \
-                  "memory; RULE_DRV_REQUIRED_ENTRYPOINTS not decidable for it here)\n"                 \
+  GTEST_SKIP() << "Khronos 1.3.239 crashed inside vkCreateInstance after dropping the driver (reads freed "  \
+                  "memory; RULE_DRV_REQUIRED_ENTRYPOINTS not decidable for it here)\n"                       \
                << (r).Describe()
 
 // Loader log lines of warning severity ("WARNING:" in both loaders' format).
@@ -56,7 +56,8 @@ ProbeResult Baseline(const std::vector<std::string>& drivers, const std::vector<
 void ExpectDropWarning(const ProbeResult& r, const ProbeResult& baseline, const std::string& hidden) {
   EXPECT_GT(Warnings(r), Warnings(baseline)) << r.Describe() << "\nbaseline:\n" << baseline.Describe();
   if (LoaderName() == "ours") {
-    EXPECT_TRUE(r.LogContains("vkGetInstanceProcAddr gives no " + hidden + "; driver skipped "
+    EXPECT_TRUE(r.LogContains("vkGetInstanceProcAddr gives no " + hidden +
+                              "; driver skipped "
                               "[RULE_DRV_REQUIRED_ENTRYPOINTS]"))
         << r.Describe();
   }
@@ -74,7 +75,7 @@ TEST_P(RequiredEntrypoints, DriverWithoutItDroppedWithWarning) {
   s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
   s.WriteDriverManifest(Location::kXdgConfigHome, "good");
   const std::vector<std::string> steps = {"create-instance", "devices", "create-device:0", "destroy-device",
-                                         "destroy-instance"};
+                                          "destroy-instance"};
   ProbeResult r = RunProbe(s, steps);
   SKIP_IF_KHRONOS_CRASHED(r);
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -109,15 +110,15 @@ TEST_P(RequiredEntrypoints, OnlyDriverWithoutItGivesIncompatibleDriver) {
 
 // The Vulkan 1.0 commands of spec 3.4, and one the loader does not need at instance creation
 // (below): it must not cost the driver its place.
-INSTANTIATE_TEST_SUITE_P(
-    Commands, RequiredEntrypoints,
-    ::testing::Values("vkDestroyInstance", "vkEnumeratePhysicalDevices", "vkGetPhysicalDeviceFeatures",
-                      "vkGetPhysicalDeviceFormatProperties", "vkGetPhysicalDeviceImageFormatProperties",
-                      "vkGetPhysicalDeviceProperties", "vkGetPhysicalDeviceQueueFamilyProperties",
-                      "vkGetPhysicalDeviceMemoryProperties", "vkGetDeviceProcAddr", "vkCreateDevice",
-                      "vkEnumerateDeviceExtensionProperties",
-                      "vkGetPhysicalDeviceSparseImageFormatProperties"),
-    [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
+INSTANTIATE_TEST_SUITE_P(Commands, RequiredEntrypoints,
+                         ::testing::Values("vkDestroyInstance", "vkEnumeratePhysicalDevices",
+                                           "vkGetPhysicalDeviceFeatures", "vkGetPhysicalDeviceFormatProperties",
+                                           "vkGetPhysicalDeviceImageFormatProperties", "vkGetPhysicalDeviceProperties",
+                                           "vkGetPhysicalDeviceQueueFamilyProperties",
+                                           "vkGetPhysicalDeviceMemoryProperties", "vkGetDeviceProcAddr",
+                                           "vkCreateDevice", "vkEnumerateDeviceExtensionProperties",
+                                           "vkGetPhysicalDeviceSparseImageFormatProperties"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 TEST(RequiredEntrypoints, OptionalCommandMissingKeepsDriver) {
   VKT_POLICY("RULE_DRV_REQUIRED_ENTRYPOINTS");

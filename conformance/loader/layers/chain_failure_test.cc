@@ -48,8 +48,8 @@ TEST_F(LayerChainFailure, DeviceDestroyedByALayerAfterCallingDownLeavesNothingBe
   VKT_POLICY("LLP_LOADER_9", "RULE_INST_ALLOCATOR");
   AddLayer("VK_LAYER_MOCK_failing", "\"fail_device_after_call_down\": true");
   AddLayer("VK_LAYER_MOCK_fine");
-  for (const std::string& layers : {std::string("VK_LAYER_MOCK_failing"),
-                                    std::string("VK_LAYER_MOCK_fine,VK_LAYER_MOCK_failing")}) {
+  for (const std::string& layers :
+       {std::string("VK_LAYER_MOCK_failing"), std::string("VK_LAYER_MOCK_fine,VK_LAYER_MOCK_failing")}) {
     SCOPED_TRACE(layers);
     std::remove(s_.driver("drv").calls.c_str());
     std::remove(s_.LayerCallsFile().c_str());
@@ -83,15 +83,16 @@ TEST_F(LayerChainFailure, ClobberAboveALayerThatAnswersItself) {
   VKT_POLICY("LLP_LAYER_21");
   std::string manifest = AddLayer("VK_LAYER_MOCK_culprit", "\"clobber_instance\": true");
   AddLayer("VK_LAYER_MOCK_answers", "\"no_call_down\": true");
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_culprit,VK_LAYER_MOCK_answers",
-                                "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_culprit,VK_LAYER_MOCK_answers", "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   EXPECT_EQ(r.Step("create-instance")["result"].str(), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
   EXPECT_EQ(s_.LayerCallOrder("vkCreateInstance"), (V{"VK_LAYER_MOCK_culprit"})) << r.Describe();
   V lines = ErrorLines(r, "LLP_LAYER_21");
   bool named = false;
   for (const std::string& line : lines) {
-    named = named || (line.find("VK_LAYER_MOCK_culprit") != std::string::npos && line.find(manifest) != std::string::npos);
+    named =
+        named || (line.find("VK_LAYER_MOCK_culprit") != std::string::npos && line.find(manifest) != std::string::npos);
     EXPECT_EQ(line.find("VK_LAYER_MOCK_answers"), std::string::npos) << line;
   }
   EXPECT_TRUE(named) << "no ERROR line naming VK_LAYER_MOCK_culprit and " << manifest << "\n" << r.Describe();
@@ -105,11 +106,10 @@ TEST_F(LayerChainFailure, LayerAboveAClobberThatAnswersItself) {
   VKT_POLICY("LLP_LAYER_21");
   AddLayer("VK_LAYER_MOCK_above");
   AddLayer("VK_LAYER_MOCK_culprit", "\"clobber_instance\": true, \"no_call_down\": true");
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_above,VK_LAYER_MOCK_culprit",
-                                "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_above,VK_LAYER_MOCK_culprit", "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
-  EXPECT_EQ(s_.LayerCallOrder("vkCreateInstance"), (V{"VK_LAYER_MOCK_above", "VK_LAYER_MOCK_culprit"}))
-      << r.Describe();
+  EXPECT_EQ(s_.LayerCallOrder("vkCreateInstance"), (V{"VK_LAYER_MOCK_above", "VK_LAYER_MOCK_culprit"})) << r.Describe();
   EXPECT_FALSE(ErrorLines(r, "LLP_LAYER_21").empty()) << r.Describe();
   EXPECT_TRUE(s_.CallsTo("drv", "vkCreateInstance").empty()) << r.Describe();
 }

@@ -22,11 +22,11 @@ namespace {
 struct VarCase {
   const char* var;
   // What the control run must show (the variable works) and the elevated run must not.
-  bool implicit;     // the layer is implicit (else the application or the variable enables it)
-  bool system;       // the layer's manifest is a system one (/etc/vulkan); else named by the variable
-  bool app_enables;  // the application asks for the layer
-  const char* value; // for filters/VK_INSTANCE_LAYERS; empty: the manifest directory
-  bool disables;     // the variable removes the layer (control: absent; elevated: present)
+  bool implicit;      // the layer is implicit (else the application or the variable enables it)
+  bool system;        // the layer's manifest is a system one (/etc/vulkan); else named by the variable
+  bool app_enables;   // the application asks for the layer
+  const char* value;  // for filters/VK_INSTANCE_LAYERS; empty: the manifest directory
+  bool disables;      // the variable removes the layer (control: absent; elevated: present)
 };
 
 class ElevatedLayers : public ::testing::TestWithParam<VarCase> {};
@@ -117,16 +117,16 @@ TEST_P(ElevatedLayers, UserControlledLayerChoiceIgnored) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Vars, ElevatedLayers,
-    ::testing::Values(VarCase{"VK_LAYER_PATH", false, false, true, "", false},
-                      VarCase{"VK_ADD_LAYER_PATH", false, false, true, "", false},
-                      VarCase{"VK_IMPLICIT_LAYER_PATH", true, false, false, "", false},
-                      VarCase{"VK_ADD_IMPLICIT_LAYER_PATH", true, false, false, "", false},
-                      VarCase{"VK_INSTANCE_LAYERS", false, true, false, "VK_LAYER_MOCK_elevated", false},
-                      VarCase{"VK_LOADER_LAYERS_ENABLE", false, true, false, "*_elevated", false},
-                      VarCase{"VK_LOADER_LAYERS_DISABLE", true, true, false, "~all~", true}),
-    [](const ::testing::TestParamInfo<VarCase>& i) { return std::string(i.param.var); });
+INSTANTIATE_TEST_SUITE_P(Vars, ElevatedLayers,
+                         ::testing::Values(VarCase{"VK_LAYER_PATH", false, false, true, "", false},
+                                           VarCase{"VK_ADD_LAYER_PATH", false, false, true, "", false},
+                                           VarCase{"VK_IMPLICIT_LAYER_PATH", true, false, false, "", false},
+                                           VarCase{"VK_ADD_IMPLICIT_LAYER_PATH", true, false, false, "", false},
+                                           VarCase{"VK_INSTANCE_LAYERS", false, true, false, "VK_LAYER_MOCK_elevated",
+                                                   false},
+                                           VarCase{"VK_LOADER_LAYERS_ENABLE", false, true, false, "*_elevated", false},
+                                           VarCase{"VK_LOADER_LAYERS_DISABLE", true, true, false, "~all~", true}),
+                         [](const ::testing::TestParamInfo<VarCase>& i) { return std::string(i.param.var); });
 
 }  // namespace
 }  // namespace vkt

@@ -48,10 +48,12 @@ TEST(FilterWording, LayerFilters) {
   s.SetEnv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_VKT_word_explicit,VK_LAYER_VKT_word_implicit");
   s.SetEnv("VK_LOADER_LAYERS_DISABLE", "VK_LAYER_VKT_word_off");
   ProbeResult r = RunProbe(s, {"instance-layers", "create-instance", "destroy-instance"});
-  EXPECT_NE(OneLine(r, "Layer \"VK_LAYER_VKT_word_explicit\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE'"), "")
+  EXPECT_NE(OneLine(r, "Layer \"VK_LAYER_VKT_word_explicit\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE'"),
+            "")
       << r.err;
-  EXPECT_NE(OneLine(r, "Implicit layer \"VK_LAYER_VKT_word_implicit\" forced enabled due to env var "
-                       "'VK_LOADER_LAYERS_ENABLE'."),
+  EXPECT_NE(OneLine(r,
+                    "Implicit layer \"VK_LAYER_VKT_word_implicit\" forced enabled due to env var "
+                    "'VK_LOADER_LAYERS_ENABLE'."),
             "")
       << r.err;
   EXPECT_FALSE(r.LogLines("Layer \"VK_LAYER_VKT_word_off\" forced disabled because name matches filter of env var "

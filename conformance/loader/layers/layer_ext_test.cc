@@ -65,8 +65,7 @@ class LayerExtensions : public ::testing::Test {
   }
   // Steps up to a device on physical device 0 with `dev_exts` enabled.
   static std::vector<std::string> DeviceSteps(const std::string& dev_exts) {
-    return {"create-instance:layers=" + std::string(kLayer), "devices",
-            "device-extensions:0," + std::string(kLayer),
+    return {"create-instance:layers=" + std::string(kLayer), "devices", "device-extensions:0," + std::string(kLayer),
             dev_exts.empty() ? std::string("create-device:0") : "create-device:0;ext=" + dev_exts};
   }
   Sandbox s_;
@@ -82,10 +81,9 @@ TEST_F(LayerExtensions, DeviceExtensionEnabledReachesTheLayer) {
   AddDriver();
   AddLayer();
   std::vector<std::string> steps = DeviceSteps(kDevExt);
-  for (const std::string& st :
-       {"gdpa:" + std::string(kDevFn), "call-unknown-device:" + std::string(kDevFn) + ",7",
-        "call-unknown-device:" + std::string(kDevFn) + ",8,gipa", std::string("destroy-device"),
-        std::string("destroy-instance")})
+  for (const std::string& st : {"gdpa:" + std::string(kDevFn), "call-unknown-device:" + std::string(kDevFn) + ",7",
+                                "call-unknown-device:" + std::string(kDevFn) + ",8,gipa", std::string("destroy-device"),
+                                std::string("destroy-instance")})
     steps.push_back(st);
   ProbeResult r = RunProbe(s_, steps);
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -96,7 +94,8 @@ TEST_F(LayerExtensions, DeviceExtensionEnabledReachesTheLayer) {
   EXPECT_EQ(de["extensions"][0]["name"].str(), kDevExt) << r.Describe();
   ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
   // The driver never saw the layer's extension (it would have refused it).
-  for (const Json& c : s_.CallsTo("drv", "vkCreateDevice")) EXPECT_EQ(c.dump().find(kDevExt), std::string::npos) << c.dump();
+  for (const Json& c : s_.CallsTo("drv", "vkCreateDevice"))
+    EXPECT_EQ(c.dump().find(kDevExt), std::string::npos) << c.dump();
   EXPECT_TRUE(r.Step("gdpa")["non_null"].boolean()) << r.Describe();
   std::vector<Json> calls = r.Steps("call-unknown-device");
   ASSERT_EQ(calls.size(), 2u) << r.Describe();
@@ -183,10 +182,10 @@ TEST_F(LayerExtensions, InstanceExtensionOfEnabledLayer) {
   VKT_POLICY("RULE_INST_UNKNOWN_EXT", "LDP_LOADER_9", "RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_GIPA_SPEC", "LLP_LAYER_18");
   AddDriver();
   AddLayer(kLayer, "v2_gpdpa", ExtensionScenario(true));
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + std::string(kLayer) + ";ext=" + kInstExt, "devices",
-                                "gipa:" + std::string(kPdFn), "call-unknown-physdev:" + std::string(kPdFn) + ",6",
-                                "destroy-instance", "create-instance:layers=" + std::string(kLayer),
-                                "gipa:" + std::string(kPdFn), "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s_, {"create-instance:layers=" + std::string(kLayer) + ";ext=" + kInstExt, "devices",
+           "gipa:" + std::string(kPdFn), "call-unknown-physdev:" + std::string(kPdFn) + ",6", "destroy-instance",
+           "create-instance:layers=" + std::string(kLayer), "gipa:" + std::string(kPdFn), "destroy-instance"});
   ASSERT_EQ(r.Step("create-instance", 0)["result"].str(), "VK_SUCCESS") << r.Describe();
   std::vector<Json> created = Records(kLayer, "vkCreateInstance");
   ASSERT_FALSE(created.empty()) << r.Describe();
@@ -211,9 +210,9 @@ TEST_F(LayerExtensions, PhysdevCommandThroughLayerThenDriver) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_LYR_IFACE_V2");
   AddDriver(std::string("\"physdev_functions\": [\"") + kPdFn + "\"]");
   AddLayer();
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + std::string(kLayer), "devices",
-                                "gipa:" + std::string(kPdFn), "call-unknown-physdev:" + std::string(kPdFn) + ",5",
-                                "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"create-instance:layers=" + std::string(kLayer), "devices", "gipa:" + std::string(kPdFn),
+                    "call-unknown-physdev:" + std::string(kPdFn) + ",5", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_TRUE(r.Step("gipa")["non_null"].boolean()) << r.Describe();
   Json call = r.Step("call-unknown-physdev");
@@ -311,12 +310,12 @@ TEST_F(LayerExtensions, UnknownDeviceCommandsThroughGipaWithoutManifestEntrypoin
   AddDriver(std::string("\"device_functions\": [\"") + kDriverOnly + "\"]");
   AddMockLayer(s_, kLayer, false, Location::kXdgDataDirs, "v2_gpdpa", "",
                std::string("\"device_functions\": [\"") + kLayerOnly + "\"]");
-  ProbeResult r = RunProbe(
-      s_, {"create-instance:layers=" + std::string(kLayer), "devices", "gipa:" + std::string(kLayerOnly),
-           "gipa:" + std::string(kDriverOnly), "gipa:vkMockNobodyHasThisEXT", "create-device:0",
-           "call-unknown-device:" + std::string(kLayerOnly) + ",5,gipa",
-           "call-unknown-device:" + std::string(kDriverOnly) + ",6,gipa",
-           "call-unknown-device:" + std::string(kLayerOnly) + ",7", "destroy-device", "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"create-instance:layers=" + std::string(kLayer), "devices", "gipa:" + std::string(kLayerOnly),
+                    "gipa:" + std::string(kDriverOnly), "gipa:vkMockNobodyHasThisEXT", "create-device:0",
+                    "call-unknown-device:" + std::string(kLayerOnly) + ",5,gipa",
+                    "call-unknown-device:" + std::string(kDriverOnly) + ",6,gipa",
+                    "call-unknown-device:" + std::string(kLayerOnly) + ",7", "destroy-device", "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   std::vector<Json> gipa = r.Steps("gipa");

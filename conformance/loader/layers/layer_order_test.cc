@@ -200,7 +200,8 @@ TEST(InstanceLayersImplicitElevated, IgnoredWhenElevated) {
   ASSERT_EQ(control.Step("env-dump")["at_secure"].num(), 0) << control.Describe();
   ASSERT_EQ(CreateResult(control), "VK_SUCCESS") << control.Describe();
   EXPECT_EQ(chain(), (V{"VK_LAYER_MOCK_sys_exp", "VK_LAYER_MOCK_sys_imp", "VK_LAYER_MOCK_sys_off"}))
-      << "control run\n" << control.Describe();
+      << "control run\n"
+      << control.Describe();
 
   reset_calls();
   o.probe = setuid_probe;
@@ -224,12 +225,11 @@ class OverrideComponents : public OrderFixture {
     AddMockLayer(s_, "VK_LAYER_MOCK_comp_b", true, Location::kXdgConfigHome);
     AddMockLayer(s_, "VK_LAYER_MOCK_comp_exp", false, Location::kXdgDataDirs);
     AddMockLayer(s_, "VK_LAYER_MOCK_other", true, Location::kXdgDataDirs);
-    s_.WriteLayerManifest(
-        Location::kXdgConfigHome, true, "override.json",
-        LayerManifest("1.2.1", {LayerObject("VK_LAYER_LUNARG_override", "",
-                                            ", \"component_layers\": [\"VK_LAYER_MOCK_comp_b\", "
-                                            "\"VK_LAYER_MOCK_comp_exp\", \"VK_LAYER_MOCK_comp_a\"]" +
-                                                DisableEnv("VK_LAYER_LUNARG_override"))}));
+    s_.WriteLayerManifest(Location::kXdgConfigHome, true, "override.json",
+                          LayerManifest("1.2.1", {LayerObject("VK_LAYER_LUNARG_override", "",
+                                                              ", \"component_layers\": [\"VK_LAYER_MOCK_comp_b\", "
+                                                              "\"VK_LAYER_MOCK_comp_exp\", \"VK_LAYER_MOCK_comp_a\"]" +
+                                                                  DisableEnv("VK_LAYER_LUNARG_override"))}));
   }
 };
 
@@ -261,8 +261,8 @@ TEST_F(OverrideComponents, InstanceLayersDoNotMoveTheOverride) {
   s_.SetEnv("VK_INSTANCE_LAYERS", "VK_LAYER_MOCK_comp_a:VK_LAYER_LUNARG_override");
   ProbeResult r = Run();
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
-  EXPECT_EQ(Chain(), (V{"VK_LAYER_MOCK_other", "VK_LAYER_MOCK_comp_b", "VK_LAYER_MOCK_comp_exp",
-                        "VK_LAYER_MOCK_comp_a"}))
+  EXPECT_EQ(Chain(),
+            (V{"VK_LAYER_MOCK_other", "VK_LAYER_MOCK_comp_b", "VK_LAYER_MOCK_comp_exp", "VK_LAYER_MOCK_comp_a"}))
       << r.Describe();
 }
 
@@ -290,9 +290,11 @@ class OverrideAppKeys : public OrderFixture {
   }
   // The app-specific override (XDG_CONFIG_HOME): component for_app, blacklists kept_from_app.
   void WriteAppOverride() {
-    const std::string members = ", \"component_layers\": [\"VK_LAYER_MOCK_for_app\"], "
-                                "\"blacklisted_layers\": [\"VK_LAYER_MOCK_kept_from_app\"], "
-                                "\"app_keys\": [\"" + listed_ + "\"]" + DisableEnv("VK_LAYER_LUNARG_override");
+    const std::string members =
+        ", \"component_layers\": [\"VK_LAYER_MOCK_for_app\"], "
+        "\"blacklisted_layers\": [\"VK_LAYER_MOCK_kept_from_app\"], "
+        "\"app_keys\": [\"" +
+        listed_ + "\"]" + DisableEnv("VK_LAYER_LUNARG_override");
     s_.WriteLayerManifest(Location::kXdgConfigHome, true, "override_app.json",
                           LayerManifest("1.2.1", {LayerObject("VK_LAYER_LUNARG_override", "", members)}));
   }

@@ -10,12 +10,12 @@
 namespace vkt {
 
 // One layer object of a layer manifest. `extra` is spliced in as further members (",\"k\": v").
-inline std::string LayerObject(const std::string& name, const std::string& library_path,
-                               const std::string& extra = "", const std::string& api = "1.3.0") {
+inline std::string LayerObject(const std::string& name, const std::string& library_path, const std::string& extra = "",
+                               const std::string& api = "1.3.0") {
   std::string o = "{\"name\": \"" + name + "\", \"type\": \"GLOBAL\", ";
   if (!library_path.empty()) o += "\"library_path\": \"" + library_path + "\", ";
-  return o + "\"api_version\": \"" + api +
-         "\", \"implementation_version\": \"1\", \"description\": \"mock layer\"" + extra + "}";
+  return o + "\"api_version\": \"" + api + "\", \"implementation_version\": \"1\", \"description\": \"mock layer\"" +
+         extra + "}";
 }
 
 // A manifest holding one layer object ("layer") or several ("layers", file format >= 1.0.1).
@@ -34,9 +34,8 @@ inline std::string DisableEnv(const std::string& name) {
 
 // Adds mock layer `name` (variant `variant`) and writes its manifest at `loc`.
 inline std::string AddMockLayer(Sandbox& s, const std::string& name, bool implicit,
-                                Location loc = Location::kXdgDataDirs,
-                                const std::string& variant = "v2_gpdpa", const std::string& extra = "",
-                                const std::string& scenario_members = "",
+                                Location loc = Location::kXdgDataDirs, const std::string& variant = "v2_gpdpa",
+                                const std::string& extra = "", const std::string& scenario_members = "",
                                 const std::string& version = "1.2.1", int index = 0) {
   const Layer& l = s.AddLayer(name, variant, scenario_members);
   std::string members = (implicit ? DisableEnv(name) : std::string()) + extra;

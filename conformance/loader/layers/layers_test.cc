@@ -28,8 +28,8 @@ class LayerFixture : public ::testing::Test {
   ProbeResult Run(const std::string& app_layers = "", const std::string& more_opts = "") {
     std::string opts = app_layers.empty() ? "" : "layers=" + app_layers;
     if (!more_opts.empty()) opts += (opts.empty() ? "" : ";") + more_opts;
-    return RunProbe(s_, {"instance-layers", opts.empty() ? "create-instance" : "create-instance:" + opts,
-                         "devices", "create-device:0", "device-layers:0", "destroy-device", "destroy-instance"});
+    return RunProbe(s_, {"instance-layers", opts.empty() ? "create-instance" : "create-instance:" + opts, "devices",
+                         "create-device:0", "device-layers:0", "destroy-device", "destroy-instance"});
   }
   V Listed(const ProbeResult& r) { return LayerNames(r); }
   V Chain() { return s_.LayerCallOrder("vkCreateInstance"); }
@@ -92,7 +92,8 @@ TEST_F(LayerFixture, MalformedManifestsSkipped) {
                         LayerManifest("1.2.1", {LayerObject("VK_LAYER_MOCK_nolib", "")}));
   s_.WriteLayerManifest(Location::kXdgDataDirs, false, "noname.json",
                         "{\"file_format_version\": \"1.2.1\", \"layer\": {\"type\": \"GLOBAL\", \"library_path\": \"" +
-                            bad.library + "\", \"api_version\": \"1.3.0\", \"implementation_version\": \"1\", "
+                            bad.library +
+                            "\", \"api_version\": \"1.3.0\", \"implementation_version\": \"1\", "
                             "\"description\": \"d\"}}");
   s_.WriteLayerManifest(Location::kXdgDataDirs, false, "wrongsuffix.txt",
                         LayerManifest("1.2.1", {LayerObject(bad.name, bad.library)}));
@@ -159,8 +160,8 @@ struct IfaceCase {
 class LayerInterface : public LayerFixture, public ::testing::WithParamInterface<IfaceCase> {};
 
 TEST_P(LayerInterface, LoadedAndChainedForInstanceAndDevice) {
-  VKT_POLICY("RULE_LYR_IFACE_V0", "RULE_LYR_IFACE_V1", "RULE_LYR_IFACE_V2", "RULE_LYR_MANIFEST_V1_1_0",
-             "LLP_LAYER_4", "LLP_LOADER_8", "LLP_LOADER_9", "LLP_LAYER_12", "LLP_LAYER_13", "LLP_LAYER_19");
+  VKT_POLICY("RULE_LYR_IFACE_V0", "RULE_LYR_IFACE_V1", "RULE_LYR_IFACE_V2", "RULE_LYR_MANIFEST_V1_1_0", "LLP_LAYER_4",
+             "LLP_LOADER_8", "LLP_LOADER_9", "LLP_LAYER_12", "LLP_LAYER_13", "LLP_LAYER_19");
   const IfaceCase& c = GetParam();
   std::string fn = *c.functions ? std::string(", \"functions\": ") + c.functions : std::string();
   AddMockLayer(s_, "VK_LAYER_MOCK_iface", false, Location::kXdgDataDirs, c.variant, fn, "", "1.1.2");
@@ -225,12 +226,11 @@ TEST_P(LayerNegotiationFailure, LayerNotLoaded) {
   EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, LayerNegotiationFailure,
-    ::testing::Values(NegCase{"FailsNegotiateOnly", "v2", "{\"fail_negotiation\": true}"},
-                      NegCase{"FailsWithGipaExport", "v2_all", "{\"fail_negotiation\": true}"},
-                      NegCase{"AnswersVersion3", "v2", "{\"negotiate_version\": 3}"}),
-    [](const ::testing::TestParamInfo<NegCase>& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(Cases, LayerNegotiationFailure,
+                         ::testing::Values(NegCase{"FailsNegotiateOnly", "v2", "{\"fail_negotiation\": true}"},
+                                           NegCase{"FailsWithGipaExport", "v2_all", "{\"fail_negotiation\": true}"},
+                                           NegCase{"AnswersVersion3", "v2", "{\"negotiate_version\": 3}"}),
+                         [](const ::testing::TestParamInfo<NegCase>& i) { return std::string(i.param.name); });
 
 // ---- discovery and the layer variables ------------------------------------------------------
 
@@ -447,8 +447,8 @@ TEST_F(LayerFixture, ChainOrderAcrossLayerSourcesAndTwoDrivers) {
   s_.SetEnv("VK_LOADER_LAYERS_ENABLE", "VK_LAYER_MOCK_enable");
   ProbeResult r = Run("VK_LAYER_MOCK_app1,VK_LAYER_MOCK_env,VK_LAYER_MOCK_app2,VK_LAYER_MOCK_app1");
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
-  const V want = {"VK_LAYER_MOCK_imp1", "VK_LAYER_MOCK_imp2", "VK_LAYER_MOCK_env", "VK_LAYER_MOCK_enable",
-                  "VK_LAYER_MOCK_app1", "VK_LAYER_MOCK_app2"};
+  const V want = {"VK_LAYER_MOCK_imp1",   "VK_LAYER_MOCK_imp2", "VK_LAYER_MOCK_env",
+                  "VK_LAYER_MOCK_enable", "VK_LAYER_MOCK_app1", "VK_LAYER_MOCK_app2"};
   EXPECT_EQ(Chain(), want) << r.Describe();
   EXPECT_EQ(DeviceChain(), want) << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames()), (V{"drv-dev", "drv2-dev"})) << r.Describe();
@@ -502,10 +502,10 @@ TEST_F(LayerFixture, MetaLayerWithOlderComponentNotLoaded) {
   const Layer& c = s_.AddLayer("VK_LAYER_MOCK_old", "v2_gpdpa");
   s_.WriteLayerManifest(Location::kXdgDataDirs, false, "old.json",
                         LayerManifest("1.2.1", {LayerObject(c.name, c.library, "", "1.1.0")}));
-  s_.WriteLayerManifest(Location::kXdgDataDirs, false, "meta.json",
-                        LayerManifest("1.1.1", {LayerObject("VK_LAYER_MOCK_meta", "",
-                                                            ", \"component_layers\": [\"VK_LAYER_MOCK_old\"]",
-                                                            "1.3.0")}));
+  s_.WriteLayerManifest(
+      Location::kXdgDataDirs, false, "meta.json",
+      LayerManifest("1.1.1", {LayerObject("VK_LAYER_MOCK_meta", "", ", \"component_layers\": [\"VK_LAYER_MOCK_old\"]",
+                                          "1.3.0")}));
   ProbeResult r = Run("VK_LAYER_MOCK_meta");
   EXPECT_FALSE(Contains(Listed(r), "VK_LAYER_MOCK_meta")) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
@@ -529,8 +529,10 @@ class OverrideLayer : public LayerFixture {
         Location::kXdgConfigHome, true, "override.json",
         LayerManifest("1.2.1", {LayerObject("VK_LAYER_LUNARG_override", "",
                                             ", \"component_layers\": [\"VK_LAYER_MOCK_component\"], "
-                                            "\"override_paths\": [\"" + dir + "\"], "
-                                            "\"blacklisted_layers\": [\"VK_LAYER_MOCK_blacklisted\"]" +
+                                            "\"override_paths\": [\"" +
+                                                dir +
+                                                "\"], "
+                                                "\"blacklisted_layers\": [\"VK_LAYER_MOCK_blacklisted\"]" +
                                                 DisableEnv("VK_LAYER_LUNARG_override"))}));
   }
 };
@@ -571,9 +573,9 @@ TEST_F(LayerFixture, ExtensionsOfANamedLayerComeFromItsManifest) {
                ", \"instance_extensions\": [{\"name\": \"VK_EXT_mock_instance\", \"spec_version\": \"3\"}], "
                "\"device_extensions\": [{\"name\": \"VK_EXT_mock_device\", \"spec_version\": \"2\", "
                "\"entrypoints\": [\"vkMockDeviceEXT\"]}]");
-  ProbeResult r = RunProbe(s_, {"instance-extensions:VK_LAYER_MOCK_ext", "instance-extensions:VK_LAYER_MOCK_nope",
-                                "create-instance", "devices", "device-extensions:0,VK_LAYER_MOCK_ext",
-                                "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"instance-extensions:VK_LAYER_MOCK_ext", "instance-extensions:VK_LAYER_MOCK_nope",
+                    "create-instance", "devices", "device-extensions:0,VK_LAYER_MOCK_ext", "destroy-instance"});
   Json ie = r.Step("instance-extensions", 0);
   EXPECT_EQ(ie["result"].str(), "VK_SUCCESS") << r.Describe();
   ASSERT_EQ(ie["extensions"].size(), 1u) << r.Describe();
@@ -680,16 +682,14 @@ class PreInstance : public LayerFixture {
       if (j["call"].str() == call) out.push_back(j);
     return out;
   }
-  size_t PreCallCount() {
-    return Records(kPreExt).size() + Records(kPreLayers).size() + Records(kPreVersion).size();
-  }
+  size_t PreCallCount() { return Records(kPreExt).size() + Records(kPreLayers).size() + Records(kPreVersion).size(); }
 };
 
 // One implicit layer changes each answer; the loader's own answer still arrives through the chain.
 TEST_F(PreInstance, OneLayerInterceptsEachFunction) {
   VKT_POLICY("RULE_LYR_PRE_INSTANCE", "RULE_LYR_MANIFEST_V1_1_2");
-  AddPreLayer("VK_LAYER_MOCK_pre", PreScenario("VK_EXT_mock_pre", "VK_LAYER_MOCK_pre_added",
-                                               VK_MAKE_API_VERSION(0, 1, 1, 77)));
+  AddPreLayer("VK_LAYER_MOCK_pre",
+              PreScenario("VK_EXT_mock_pre", "VK_LAYER_MOCK_pre_added", VK_MAKE_API_VERSION(0, 1, 1, 77)));
   ProbeResult r = Query();
   EXPECT_EQ(r.Step("version")["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.Step("version")["version"].str(), "1.1.77") << r.Describe();
@@ -728,12 +728,12 @@ TEST_F(PreInstance, ChainStructsLeadToTheLoadersAnswer) {
     int64_t type;
     size_t size;
   };
-  for (const Want& w : {Want{kPreExt, VK_CHAIN_TYPE_ENUMERATE_INSTANCE_EXTENSION_PROPERTIES,
-                             sizeof(VkEnumerateInstanceExtensionPropertiesChain)},
-                        Want{kPreLayers, VK_CHAIN_TYPE_ENUMERATE_INSTANCE_LAYER_PROPERTIES,
-                             sizeof(VkEnumerateInstanceLayerPropertiesChain)},
-                        Want{kPreVersion, VK_CHAIN_TYPE_ENUMERATE_INSTANCE_VERSION,
-                             sizeof(VkEnumerateInstanceVersionChain)}}) {
+  for (const Want& w :
+       {Want{kPreExt, VK_CHAIN_TYPE_ENUMERATE_INSTANCE_EXTENSION_PROPERTIES,
+             sizeof(VkEnumerateInstanceExtensionPropertiesChain)},
+        Want{kPreLayers, VK_CHAIN_TYPE_ENUMERATE_INSTANCE_LAYER_PROPERTIES,
+             sizeof(VkEnumerateInstanceLayerPropertiesChain)},
+        Want{kPreVersion, VK_CHAIN_TYPE_ENUMERATE_INSTANCE_VERSION, sizeof(VkEnumerateInstanceVersionChain)}}) {
     std::vector<Json> recs = Records(w.call);
     EXPECT_FALSE(recs.empty()) << w.call << "\n" << r.Describe();
     for (const Json& j : recs) {
@@ -796,8 +796,8 @@ TEST_F(PreInstance, TwoLayersInCreateInstanceOrder) {
 // A layer may answer without calling down; the application then sees only its answer.
 TEST_F(PreInstance, LayerAnswersWithoutCallingDown) {
   VKT_POLICY("RULE_LYR_PRE_INSTANCE");
-  AddPreLayer("VK_LAYER_MOCK_own", PreScenario("VK_EXT_mock_only", "VK_LAYER_MOCK_only",
-                                               VK_MAKE_API_VERSION(0, 1, 2, 5), true));
+  AddPreLayer("VK_LAYER_MOCK_own",
+              PreScenario("VK_EXT_mock_only", "VK_LAYER_MOCK_only", VK_MAKE_API_VERSION(0, 1, 2, 5), true));
   ProbeResult r = Query();
   EXPECT_EQ(r.Step("version")["version"].str(), "1.2.5") << r.Describe();
   EXPECT_EQ(Extensions(r), V{"VK_EXT_mock_only"}) << r.Describe();
@@ -836,9 +836,8 @@ TEST_F(PreInstance, DisabledLayerNotCalled) {
 // while the application enables it.
 TEST_F(PreInstance, ExplicitLayerIgnored) {
   VKT_POLICY("RULE_LYR_MANIFEST_V1_1_2", "RULE_LYR_PRE_INSTANCE");
-  AddPreLayer("VK_LAYER_MOCK_pre_exp", PreScenario("VK_EXT_mock_exp", "VK_LAYER_MOCK_exp_added",
-                                                   VK_MAKE_API_VERSION(0, 1, 1, 5)),
-              false);
+  AddPreLayer("VK_LAYER_MOCK_pre_exp",
+              PreScenario("VK_EXT_mock_exp", "VK_LAYER_MOCK_exp_added", VK_MAKE_API_VERSION(0, 1, 1, 5)), false);
   ProbeResult r = Query({"create-instance:layers=VK_LAYER_MOCK_pre_exp", "version", "destroy-instance"});
   EXPECT_EQ(PreCallCount(), 0u) << r.Describe();
   EXPECT_FALSE(Contains(Extensions(r), "VK_EXT_mock_exp")) << r.Describe();
@@ -884,16 +883,16 @@ TEST_F(LayerFixture, CommandsTheChainLacksAreNull) {
   AddMockLayer(s_, "VK_LAYER_MOCK_nocall", false, Location::kXdgDataDirs, "v2_gpdpa", "",
                "\"misbehave\": {\"no_call_down\": true}");
   AddMockLayer(s_, "VK_LAYER_MOCK_fine", false, Location::kXdgDataDirs, "v2_gpdpa");
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_nocall;api=1.1",
-                                "gipa:vkGetPhysicalDeviceFormatProperties", "gipa:vkEnumeratePhysicalDeviceGroups",
-                                "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_nocall;api=1.1", "gipa:vkGetPhysicalDeviceFormatProperties",
+                    "gipa:vkEnumeratePhysicalDeviceGroups", "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_FALSE(r.Step("gipa", 0)["non_null"].boolean()) << r.Describe();
   EXPECT_FALSE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();
-  ProbeResult ok = RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_fine;api=1.1",
-                                 "gipa:vkGetPhysicalDeviceFormatProperties",
-                                 "gipa:vkEnumeratePhysicalDeviceGroups", "destroy-instance"});
+  ProbeResult ok =
+      RunProbe(s_, {"create-instance:layers=VK_LAYER_MOCK_fine;api=1.1", "gipa:vkGetPhysicalDeviceFormatProperties",
+                    "gipa:vkEnumeratePhysicalDeviceGroups", "destroy-instance"});
   ASSERT_EQ(CreateResult(ok), "VK_SUCCESS") << ok.Describe();
   EXPECT_TRUE(ok.Step("gipa", 0)["non_null"].boolean()) << ok.Describe();
   EXPECT_TRUE(ok.Step("gipa", 1)["non_null"].boolean()) << ok.Describe();
@@ -931,16 +930,17 @@ TEST_P(ClobberCulprit, LogNamesTheLayerAndItsManifest) {
   AddMockLayer(s_, "VK_LAYER_MOCK_below", false);
   std::string layers = c.last ? "VK_LAYER_MOCK_above,VK_LAYER_MOCK_below,VK_LAYER_MOCK_culprit"
                               : "VK_LAYER_MOCK_above,VK_LAYER_MOCK_culprit,VK_LAYER_MOCK_below";
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:0", "destroy-device",
-                                "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s_, {"create-instance:layers=" + layers, "devices", "create-device:0", "destroy-device", "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   // The lines that cite the rule.
   std::vector<std::string> cited = r.LogLines(c.rule);
   ASSERT_FALSE(cited.empty()) << r.Describe();
   bool named = false;
   for (const std::string& line : cited) {
-    named = named || (line.find("ERROR") != std::string::npos && line.find("VK_LAYER_MOCK_culprit") != std::string::npos &&
-                      line.find(manifest) != std::string::npos);
+    named =
+        named || (line.find("ERROR") != std::string::npos && line.find("VK_LAYER_MOCK_culprit") != std::string::npos &&
+                  line.find(manifest) != std::string::npos);
     EXPECT_EQ(line.find("VK_LAYER_MOCK_above"), std::string::npos) << line;
     EXPECT_EQ(line.find("VK_LAYER_MOCK_below"), std::string::npos) << line;
   }
@@ -972,7 +972,8 @@ TEST_F(LayerFixture, ClobberCulpritNamedDeepInALongChain) {
     std::string line = r.err.substr(bol == std::string::npos ? 0 : bol + 1,
                                     eol == std::string::npos ? std::string::npos : eol - bol - 1);
     EXPECT_EQ(line.find("VK_LAYER_MOCK_deep9"), std::string::npos) << line;
-    named = named || (line.find("VK_LAYER_MOCK_deep_culprit") != std::string::npos && line.find(manifest) != std::string::npos);
+    named = named ||
+            (line.find("VK_LAYER_MOCK_deep_culprit") != std::string::npos && line.find(manifest) != std::string::npos);
   }
   EXPECT_TRUE(named) << r.Describe();
 }
@@ -1031,8 +1032,8 @@ TEST_F(LayerFixture, ClobberRefusedBeyondTheShimPool) {
                                 : names[0] + "," + names[1] + "," + names[2] + "," + culprit +
                                       list.substr(names[0].size() + names[1].size() + names[2].size() + 2);
       std::remove(s_.LayerCallsFile().c_str());
-      ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers, "devices", "create-device:0",
-                                    "destroy-device", "destroy-instance"});
+      ProbeResult r = RunProbe(
+          s_, {"create-instance:layers=" + layers, "devices", "create-device:0", "destroy-device", "destroy-instance"});
       EXPECT_EQ(r.exit_status, 0) << r.Describe();
       if (instance) {
         EXPECT_EQ(CreateResult(r), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();

@@ -39,11 +39,11 @@ class WrappingLayer : public ::testing::Test {
   // fills that device's slot then), then through vkGetDeviceProcAddr.
   ProbeResult RunAll(const std::string& layers, const std::string& more_opts = "") {
     std::string opts = "layers=" + layers + (more_opts.empty() ? "" : ";" + more_opts);
-    return RunProbe(s_, {"create-instance:" + opts, "devices", "groups", "properties2:@drv1-dev",
-                         "properties2:@drv2-dev", "create-device:@drv1-dev",
-                         "call-unknown-device:" + std::string(kFn) + ",7,gipa", "destroy-device",
-                         "create-device:@drv2-dev", "call-unknown-device:" + std::string(kFn) + ",9",
-                         "destroy-device", "destroy-instance"});
+    return RunProbe(s_,
+                    {"create-instance:" + opts, "devices", "groups", "properties2:@drv1-dev", "properties2:@drv2-dev",
+                     "create-device:@drv1-dev", "call-unknown-device:" + std::string(kFn) + ",7,gipa", "destroy-device",
+                     "create-device:@drv2-dev", "call-unknown-device:" + std::string(kFn) + ",9", "destroy-device",
+                     "destroy-instance"});
   }
   // Records of `layer` for `call`.
   std::vector<Json> LayerRecords(const std::string& layer, const std::string& call) {
@@ -85,7 +85,7 @@ class WrappingLayer : public ::testing::Test {
       ASSERT_EQ(destroyed.size(), 1u) << drv << "\n" << r.Describe();
       EXPECT_TRUE(destroyed[0]["valid"].boolean()) << drv << ": " << destroyed[0].dump();
       EXPECT_TRUE(s_.CallsTo(drv, "invalid_handle").empty()) << drv << " received a handle it never made\n"
-                                                            << r.Describe();
+                                                             << r.Describe();
       EXPECT_EQ(s_.CallsTo(drv, "vkDestroyInstance").size(), 1u) << drv;
     }
     EXPECT_EQ(s_.LayerCallOrder("vkDestroyDevice"), twice) << r.Describe();
@@ -163,11 +163,11 @@ TEST_P(InstanceWrappingLayer, LoaderDispatchesThroughTheWrapper) {
     AddMockLayer(s_, l, false, Location::kXdgDataDirs, "v2_gpdpa", "", m);
     layers += (layers.empty() ? "" : ",") + l;
   }
-  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers + ";ext=VK_EXT_debug_utils", "devices", "groups",
-                                "messenger", "properties2:@drv1-dev", "create-device:@drv1-dev",
-                                "call-unknown-device:" + std::string(kFn) + ",7,gipa", "destroy-device",
-                                "create-device:@drv2-dev", "call-unknown-device:" + std::string(kFn) + ",9",
-                                "destroy-device", "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"create-instance:layers=" + layers + ";ext=VK_EXT_debug_utils", "devices", "groups", "messenger",
+                    "properties2:@drv1-dev", "create-device:@drv1-dev",
+                    "call-unknown-device:" + std::string(kFn) + ",7,gipa", "destroy-device", "create-device:@drv2-dev",
+                    "call-unknown-device:" + std::string(kFn) + ",9", "destroy-device", "destroy-instance"});
   EXPECT_EQ(r.exit_status, 0) << r.Describe();
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(s_.LayerCallOrder("vkCreateInstance"), c.chain) << r.Describe();
@@ -194,7 +194,7 @@ TEST_P(InstanceWrappingLayer, LoaderDispatchesThroughTheWrapper) {
   for (const char* drv : {"drv1", "drv2"}) {
     EXPECT_EQ(s_.CallsTo(drv, "vkDestroyInstance").size(), 1u) << drv;
     EXPECT_TRUE(s_.CallsTo(drv, "invalid_handle").empty()) << drv << " received a handle it never made\n"
-                                                          << r.Describe();
+                                                           << r.Describe();
   }
   // No LLP_LAYER_21 complaint: wrapping after the call down is legal.
   EXPECT_TRUE(r.LogLines("LLP_LAYER_21").empty()) << r.err;
@@ -202,8 +202,7 @@ TEST_P(InstanceWrappingLayer, LoaderDispatchesThroughTheWrapper) {
 
 INSTANTIATE_TEST_SUITE_P(
     Chains, InstanceWrappingLayer,
-    ::testing::Values(InstanceWrapCase{"alone", {kWrap}, false},
-                      InstanceWrapCase{"alone_all_handles", {kWrap}, true},
+    ::testing::Values(InstanceWrapCase{"alone", {kWrap}, false}, InstanceWrapCase{"alone_all_handles", {kWrap}, true},
                       InstanceWrapCase{"top", {kWrap, kPlain, "VK_LAYER_MOCK_plain2"}, true},
                       InstanceWrapCase{"middle", {kPlain, kWrap, "VK_LAYER_MOCK_plain2"}, true},
                       InstanceWrapCase{"bottom", {kPlain, "VK_LAYER_MOCK_plain2", kWrap}, true},
@@ -384,9 +383,8 @@ TEST_F(WrappingLayer, QueuesAndCommandBuffersWrapped) {
     std::string layers = stacked ? std::string(kPlain) + "," + kWrap : std::string(kWrap);
     // apiVersion 1.1: vkGetDeviceQueue2 is core 1.1, and vkGetDeviceProcAddr answers NULL for core
     // commands newer than the device's version.
-    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers + ";api=1.1", "devices",
-                                  "create-device:@drv1-dev", "command-buffers", "command-buffers:export",
-                                  "destroy-device", "destroy-instance"});
+    ProbeResult r = RunProbe(s_, {"create-instance:layers=" + layers + ";api=1.1", "devices", "create-device:@drv1-dev",
+                                  "command-buffers", "command-buffers:export", "destroy-device", "destroy-instance"});
     EXPECT_EQ(r.exit_status, 0) << r.Describe();
     ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
     std::vector<Json> steps = r.Steps("command-buffers");
@@ -394,7 +392,8 @@ TEST_F(WrappingLayer, QueuesAndCommandBuffersWrapped) {
     for (const Json& w : steps) {
       SCOPED_TRACE(w["via"].str());
       ASSERT_TRUE(w["queue"].boolean()) << w.dump();
-      EXPECT_TRUE(w["queue_dispatch_same_as_device"].boolean()) << "the loader's word is not in the queue\n" << w.dump();
+      EXPECT_TRUE(w["queue_dispatch_same_as_device"].boolean()) << "the loader's word is not in the queue\n"
+                                                                << w.dump();
       EXPECT_TRUE(w["queue2"].boolean()) << w.dump();
       EXPECT_TRUE(w["queue2_same_as_queue"].boolean()) << w.dump();
       ASSERT_TRUE(w["commands"].boolean()) << w.dump();
@@ -419,7 +418,7 @@ TEST_F(WrappingLayer, QueuesAndCommandBuffersWrapped) {
       EXPECT_TRUE(c["command_buffers_valid"].boolean()) << c.dump();
     }
     EXPECT_TRUE(s_.CallsTo("drv1", "invalid_handle").empty()) << "the driver received a handle it never made\n"
-                                                               << r.Describe();
+                                                              << r.Describe();
     // The layer handed out wrappers, got them back with the loader's word in them, and unwrapped them.
     for (const char* call : {"vkGetDeviceQueue", "vkGetDeviceQueue2"}) {
       std::vector<Json> recs = LayerRecords(kWrap, call);

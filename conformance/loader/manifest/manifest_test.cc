@@ -104,8 +104,7 @@ TEST_P(IncompatibleManifestApi, DriverNotLoadedOthersWork) {
   m.api_version = GetParam().api_version;
   s.WriteManifest(Location::kXdgConfigHome, "other.json", m.ToJson());
   s.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance:api=1.1", "devices",
-                               "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance:api=1.1", "devices", "destroy-instance"});
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
   EXPECT_FALSE(s.WasLoaded("other")) << ReadFileText(s.driver("other").calls);
@@ -113,8 +112,7 @@ TEST_P(IncompatibleManifestApi, DriverNotLoadedOthersWork) {
 
 INSTANTIATE_TEST_SUITE_P(DriverManifest, IncompatibleManifestApi,
                          ::testing::Values(ApiCase{"Major2", "2.0.0"}, ApiCase{"Major0", "0.9.0"},
-                                           ApiCase{"Variant1", "1.1.3.0"},
-                                           ApiCase{"Variant7", "7.1.0.0"}),
+                                           ApiCase{"Variant1", "1.1.3.0"}, ApiCase{"Variant7", "7.1.0.0"}),
                          [](const ::testing::TestParamInfo<ApiCase>& i) { return std::string(i.param.name); });
 
 // Every class of malformed manifest is skipped, and a well-formed sibling keeps working.
@@ -163,8 +161,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"NulEscapeInIcdKey", "RULE_DRV_MANIFEST_MALFORMED",
                   "{\"file_format_version\":\"1.0.0\",\"ICD\\u0000x\":{\"library_path\":\"%LIB%\","
                   "\"api_version\":\"1.3.0\"}}"},
-        Malformed{"MissingIcdObject", "RULE_DRV_MANIFEST_MALFORMED",
-                  "{\"file_format_version\":\"1.0.0\"}"},
+        Malformed{"MissingIcdObject", "RULE_DRV_MANIFEST_MALFORMED", "{\"file_format_version\":\"1.0.0\"}"},
         Malformed{"IcdNotObject", "RULE_DRV_MANIFEST_MALFORMED",
                   "{\"file_format_version\":\"1.0.0\",\"ICD\":\"%LIB%\"}"},
         Malformed{"MissingLibraryPath", "RULE_DRV_MANIFEST_MALFORMED",

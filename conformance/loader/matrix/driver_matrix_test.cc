@@ -22,19 +22,38 @@ using matrix::Sorted;
 // The IDs driver_matrix.tsv may cite (the coverage gate reads this table; the test checks every
 // row against it).
 const char* const kRules[] = {
-    "RULE_DRV_MANIFEST_V1_0_0", "RULE_DRV_MANIFEST_V1_0_1",
-    "RULE_DRV_IFACE_V0", "RULE_DRV_IFACE_V1", "RULE_DRV_IFACE_V2", "RULE_DRV_IFACE_V3",
-    "RULE_DRV_IFACE_V4", "RULE_DRV_IFACE_V5", "RULE_DRV_IFACE_V6", "RULE_DRV_IFACE_V7",
-    "RULE_DRV_ENV_DRIVER_FILES_OVERRIDE", "RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED",
-    "RULE_DRV_ENV_ADD_DRIVER_FILES", "RULE_ENV_XDG_CONFIG_HOME", "RULE_ENV_XDG_DATA_HOME",
-    "RULE_ENV_XDG_CONFIG_DIRS", "RULE_ENV_XDG_DATA_DIRS", "RULE_ENV_HOME",
-    "RULE_DRV_FILTER_SELECT", "RULE_DRV_FILTER_DISABLE",
-    "RULE_ENV_ELEVATED", "LDP_LOADER_13",
-    "RULE_ENV_ELEVATED_DRIVER_FILES", "RULE_ENV_ELEVATED_ICD_FILENAMES",
-    "RULE_ENV_ELEVATED_ADD_DRIVER_FILES", "RULE_ENV_ELEVATED_XDG_CONFIG_HOME",
-    "RULE_ENV_ELEVATED_XDG_DATA_HOME", "RULE_ENV_ELEVATED_XDG_CONFIG_DIRS",
-    "RULE_ENV_ELEVATED_XDG_DATA_DIRS", "RULE_ENV_ELEVATED_HOME",
-    "RULE_ENV_ELEVATED_DRIVERS_SELECT", "RULE_ENV_ELEVATED_DRIVERS_DISABLE",
+    "RULE_DRV_MANIFEST_V1_0_0",
+    "RULE_DRV_MANIFEST_V1_0_1",
+    "RULE_DRV_IFACE_V0",
+    "RULE_DRV_IFACE_V1",
+    "RULE_DRV_IFACE_V2",
+    "RULE_DRV_IFACE_V3",
+    "RULE_DRV_IFACE_V4",
+    "RULE_DRV_IFACE_V5",
+    "RULE_DRV_IFACE_V6",
+    "RULE_DRV_IFACE_V7",
+    "RULE_DRV_ENV_DRIVER_FILES_OVERRIDE",
+    "RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED",
+    "RULE_DRV_ENV_ADD_DRIVER_FILES",
+    "RULE_ENV_XDG_CONFIG_HOME",
+    "RULE_ENV_XDG_DATA_HOME",
+    "RULE_ENV_XDG_CONFIG_DIRS",
+    "RULE_ENV_XDG_DATA_DIRS",
+    "RULE_ENV_HOME",
+    "RULE_DRV_FILTER_SELECT",
+    "RULE_DRV_FILTER_DISABLE",
+    "RULE_ENV_ELEVATED",
+    "LDP_LOADER_13",
+    "RULE_ENV_ELEVATED_DRIVER_FILES",
+    "RULE_ENV_ELEVATED_ICD_FILENAMES",
+    "RULE_ENV_ELEVATED_ADD_DRIVER_FILES",
+    "RULE_ENV_ELEVATED_XDG_CONFIG_HOME",
+    "RULE_ENV_ELEVATED_XDG_DATA_HOME",
+    "RULE_ENV_ELEVATED_XDG_CONFIG_DIRS",
+    "RULE_ENV_ELEVATED_XDG_DATA_DIRS",
+    "RULE_ENV_ELEVATED_HOME",
+    "RULE_ENV_ELEVATED_DRIVERS_SELECT",
+    "RULE_ENV_ELEVATED_DRIVERS_DISABLE",
 };
 
 std::vector<Row> Cells() { return matrix::LoadTsv("conformance/loader/matrix/driver_matrix.tsv"); }
@@ -97,15 +116,15 @@ TEST_P(DriverMatrix, Cell) {
     c.Write(where + "/m.json", m.ToJson());
 
   ProbeResult r = c.Run({"env-dump", "create-instance", "devices", "destroy-instance"});
-  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c.elevated() ? 1 : 0)
-      << "AT_SECURE not as the cell needs\n" << r.Describe();
+  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c.elevated() ? 1 : 0) << "AT_SECURE not as the cell needs\n"
+                                                                         << r.Describe();
   std::vector<std::string> want;
   for (const std::string& d : matrix::Words(row["devices"])) want.push_back(d + "-dev");
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames()), Sorted(want)) << r.Describe();
   if (std::find(want.begin(), want.end(), "m-dev") == want.end()) {
-    EXPECT_FALSE(c.DriverCalled("m")) << "driver m was called although " << var
-                                      << " must not reach it here\n" << r.Describe();
+    EXPECT_FALSE(c.DriverCalled("m")) << "driver m was called although " << var << " must not reach it here\n"
+                                      << r.Describe();
   }
 }
 

@@ -22,17 +22,29 @@ using matrix::Row;
 
 // The IDs elevated_matrix.tsv may cite (read by the coverage gate; rows are checked against it).
 const char* const kRules[] = {
-    "RULE_ENV_ELEVATED_DRIVER_FILES", "RULE_ENV_ELEVATED_ICD_FILENAMES",
-    "RULE_ENV_ELEVATED_ADD_DRIVER_FILES", "RULE_ENV_ELEVATED_DRIVERS_SELECT",
-    "RULE_ENV_ELEVATED_DRIVERS_DISABLE", "RULE_ENV_ELEVATED_XDG_CONFIG_HOME",
-    "RULE_ENV_ELEVATED_XDG_CONFIG_DIRS", "RULE_ENV_ELEVATED_XDG_DATA_HOME",
-    "RULE_ENV_ELEVATED_XDG_DATA_DIRS", "RULE_ENV_ELEVATED_HOME", "RULE_ENV_ELEVATED_LOADER_DEBUG",
-    "RULE_ENV_ELEVATED_LAYER_PATH", "RULE_ENV_ELEVATED_ADD_LAYER_PATH",
-    "RULE_ENV_ELEVATED_IMPLICIT_LAYER_PATH", "RULE_ENV_ELEVATED_ADD_IMPLICIT_LAYER_PATH",
-    "RULE_ENV_ELEVATED_INSTANCE_LAYERS", "RULE_ENV_ELEVATED_LAYERS_ENABLE",
-    "RULE_ENV_ELEVATED_LAYERS_DISABLE", "RULE_ENV_ELEVATED_LAYERS_ALLOW",
-    "RULE_ENV_ELEVATED_LAYER_ENABLE_ENV", "RULE_ENV_ELEVATED_LAYER_DISABLE_ENV",
-    "RULE_ENV_ELEVATED_ID_FILTERS", "RULE_ENV_ELEVATED",
+    "RULE_ENV_ELEVATED_DRIVER_FILES",
+    "RULE_ENV_ELEVATED_ICD_FILENAMES",
+    "RULE_ENV_ELEVATED_ADD_DRIVER_FILES",
+    "RULE_ENV_ELEVATED_DRIVERS_SELECT",
+    "RULE_ENV_ELEVATED_DRIVERS_DISABLE",
+    "RULE_ENV_ELEVATED_XDG_CONFIG_HOME",
+    "RULE_ENV_ELEVATED_XDG_CONFIG_DIRS",
+    "RULE_ENV_ELEVATED_XDG_DATA_HOME",
+    "RULE_ENV_ELEVATED_XDG_DATA_DIRS",
+    "RULE_ENV_ELEVATED_HOME",
+    "RULE_ENV_ELEVATED_LOADER_DEBUG",
+    "RULE_ENV_ELEVATED_LAYER_PATH",
+    "RULE_ENV_ELEVATED_ADD_LAYER_PATH",
+    "RULE_ENV_ELEVATED_IMPLICIT_LAYER_PATH",
+    "RULE_ENV_ELEVATED_ADD_IMPLICIT_LAYER_PATH",
+    "RULE_ENV_ELEVATED_INSTANCE_LAYERS",
+    "RULE_ENV_ELEVATED_LAYERS_ENABLE",
+    "RULE_ENV_ELEVATED_LAYERS_DISABLE",
+    "RULE_ENV_ELEVATED_LAYERS_ALLOW",
+    "RULE_ENV_ELEVATED_LAYER_ENABLE_ENV",
+    "RULE_ENV_ELEVATED_LAYER_DISABLE_ENV",
+    "RULE_ENV_ELEVATED_ID_FILTERS",
+    "RULE_ENV_ELEVATED",
 };
 
 constexpr const char* kLayer = "VK_LAYER_MOCK_elevated";
@@ -89,8 +101,7 @@ TEST_P(ElevatedMatrix, EnvVar) {
       };
     };
     auto system_layer = [&](bool implicit, const std::string& en, const std::string& dis) {
-      std::string dir = s.SystemBacking("/etc/vulkan") +
-                        (implicit ? "/implicit_layer.d" : "/explicit_layer.d");
+      std::string dir = s.SystemBacking("/etc/vulkan") + (implicit ? "/implicit_layer.d" : "/explicit_layer.d");
       MakeDirs(dir);
       s.WriteFile(dir + "/mock.json", LayerManifest(layer_lib, implicit, en, dis));
     };
@@ -130,8 +141,8 @@ TEST_P(ElevatedMatrix, EnvVar) {
     } else if (var == "VK_LOADER_DEBUG") {
       s.SetEnv(var, "all");
       effect = [](const ProbeResult& r) { return r.LogContains("ctl.json"); };
-    } else if (var == "VK_LAYER_PATH" || var == "VK_ADD_LAYER_PATH" ||
-               var == "VK_IMPLICIT_LAYER_PATH" || var == "VK_ADD_IMPLICIT_LAYER_PATH") {
+    } else if (var == "VK_LAYER_PATH" || var == "VK_ADD_LAYER_PATH" || var == "VK_IMPLICIT_LAYER_PATH" ||
+               var == "VK_ADD_IMPLICIT_LAYER_PATH") {
       bool implicit = var.find("IMPLICIT") != std::string::npos;
       std::string dir = c.Dir("loose_layers");
       c.Write(dir + "/mock.json", LayerManifest(layer_lib, implicit, "", ""));
@@ -188,9 +199,9 @@ TEST_P(ElevatedMatrix, EnvVar) {
     }
     ::testing::Test::RecordProperty("observed", observed);
     std::printf("[   VKT    ] %s %s: %s\n", var.c_str(), row["privilege"].c_str(), observed.c_str());
-    EXPECT_EQ(observed, row["expected"])
-        << var << " under " << row["privilege"] << "\ncontrol:\n" << control.Describe()
-        << "\nprivileged:\n" << r.Describe();
+    EXPECT_EQ(observed, row["expected"]) << var << " under " << row["privilege"] << "\ncontrol:\n"
+                                         << control.Describe() << "\nprivileged:\n"
+                                         << r.Describe();
   }
   if (LoaderName() == "khronos" && !observed.empty()) {
     EXPECT_EQ(observed, row["khronos"]) << "elevated_matrix.tsv's khronos column is stale";
@@ -203,8 +214,7 @@ TEST_P(ElevatedMatrix, EnvVar) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Elevated, ElevatedMatrix,
-                         ::testing::ValuesIn(matrix::LoadTsv(
-                             "conformance/loader/matrix/elevated_matrix.tsv")),
+                         ::testing::ValuesIn(matrix::LoadTsv("conformance/loader/matrix/elevated_matrix.tsv")),
                          matrix::CellName());
 
 }  // namespace

@@ -24,17 +24,37 @@ using matrix::Row;
 // The IDs layer_matrix.tsv may cite (the coverage gate reads this table; the test checks every
 // row against it).
 const char* const kRules[] = {
-    "RULE_LYR_MANIFEST_V1_0_0", "RULE_LYR_MANIFEST_V1_0_1", "RULE_LYR_MANIFEST_V1_1_0",
-    "RULE_LYR_MANIFEST_V1_1_1", "RULE_LYR_MANIFEST_V1_1_2", "RULE_LYR_MANIFEST_V1_2_0",
-    "RULE_LYR_MANIFEST_V1_2_1", "RULE_LYR_IFACE_V0", "RULE_LYR_IFACE_V1", "RULE_LYR_IFACE_V2",
-    "RULE_LYR_ENV_LAYER_PATH", "RULE_LYR_ENV_IMPLICIT_LAYER_PATH", "RULE_LYR_ENV_INSTANCE_LAYERS",
-    "RULE_LYR_FILTER_ENABLE", "RULE_LYR_FILTER_DISABLE", "RULE_LYR_FILTER_ALLOW", "RULE_LYR_ORDER",
-    "LLP_LOADER_6", "LLP_LOADER_7", "LLP_LOADER_13", "RULE_ENV_ELEVATED",
-    "RULE_ENV_ELEVATED_LAYER_PATH", "RULE_ENV_ELEVATED_ADD_LAYER_PATH",
-    "RULE_ENV_ELEVATED_IMPLICIT_LAYER_PATH", "RULE_ENV_ELEVATED_ADD_IMPLICIT_LAYER_PATH",
-    "RULE_ENV_ELEVATED_INSTANCE_LAYERS", "RULE_ENV_ELEVATED_LAYERS_ENABLE",
-    "RULE_ENV_ELEVATED_LAYERS_DISABLE", "RULE_ENV_ELEVATED_LAYERS_ALLOW",
-    "RULE_ENV_ELEVATED_LAYER_ENABLE_ENV", "RULE_ENV_ELEVATED_LAYER_DISABLE_ENV",
+    "RULE_LYR_MANIFEST_V1_0_0",
+    "RULE_LYR_MANIFEST_V1_0_1",
+    "RULE_LYR_MANIFEST_V1_1_0",
+    "RULE_LYR_MANIFEST_V1_1_1",
+    "RULE_LYR_MANIFEST_V1_1_2",
+    "RULE_LYR_MANIFEST_V1_2_0",
+    "RULE_LYR_MANIFEST_V1_2_1",
+    "RULE_LYR_IFACE_V0",
+    "RULE_LYR_IFACE_V1",
+    "RULE_LYR_IFACE_V2",
+    "RULE_LYR_ENV_LAYER_PATH",
+    "RULE_LYR_ENV_IMPLICIT_LAYER_PATH",
+    "RULE_LYR_ENV_INSTANCE_LAYERS",
+    "RULE_LYR_FILTER_ENABLE",
+    "RULE_LYR_FILTER_DISABLE",
+    "RULE_LYR_FILTER_ALLOW",
+    "RULE_LYR_ORDER",
+    "LLP_LOADER_6",
+    "LLP_LOADER_7",
+    "LLP_LOADER_13",
+    "RULE_ENV_ELEVATED",
+    "RULE_ENV_ELEVATED_LAYER_PATH",
+    "RULE_ENV_ELEVATED_ADD_LAYER_PATH",
+    "RULE_ENV_ELEVATED_IMPLICIT_LAYER_PATH",
+    "RULE_ENV_ELEVATED_ADD_IMPLICIT_LAYER_PATH",
+    "RULE_ENV_ELEVATED_INSTANCE_LAYERS",
+    "RULE_ENV_ELEVATED_LAYERS_ENABLE",
+    "RULE_ENV_ELEVATED_LAYERS_DISABLE",
+    "RULE_ENV_ELEVATED_LAYERS_ALLOW",
+    "RULE_ENV_ELEVATED_LAYER_ENABLE_ENV",
+    "RULE_ENV_ELEVATED_LAYER_DISABLE_ENV",
 };
 
 constexpr const char* kL = "VK_LAYER_MOCK_matrix_L";
@@ -43,14 +63,15 @@ constexpr const char* kC = "VK_LAYER_MOCK_matrix_C";
 // The layer object of the manifest, in the form manifest version `mv` allows: one "layer" object
 // (1.0.0) or a "layers" array (1.0.1 and later); renamed exports through "functions"; library_arch
 // from 1.2.1.
-std::string Manifest(const std::string& mv, const std::string& name, const std::string& lib,
-                     const std::string& variant, const std::string& extra) {
+std::string Manifest(const std::string& mv, const std::string& name, const std::string& lib, const std::string& variant,
+                     const std::string& extra) {
   std::string o = "{\"name\":\"" + name + "\",\"type\":\"GLOBAL\",\"library_path\":\"" + lib +
                   "\",\"api_version\":\"1.3.0\",\"implementation_version\":\"1\",\"description\":\"matrix\"";
   if (variant == "v1_renamed")
     o += ",\"functions\":{\"vkGetInstanceProcAddr\":\"MockLayer_GetInstanceProcAddr\","
          "\"vkGetDeviceProcAddr\":\"MockLayer_GetDeviceProcAddr\"}";
-  if (variant == "v2_renamed") o += ",\"functions\":{\"vkNegotiateLoaderLayerInterfaceVersion\":\"MockLayer_Negotiate\"}";
+  if (variant == "v2_renamed")
+    o += ",\"functions\":{\"vkNegotiateLoaderLayerInterfaceVersion\":\"MockLayer_Negotiate\"}";
   if (mv == "1.2.1") o += ",\"library_arch\":\"64\"";
   o += extra + "}";
   std::string head = "{\"file_format_version\":\"" + mv + "\",";
@@ -149,16 +170,16 @@ TEST_P(LayerMatrix, Cell) {
   }
 
   ProbeResult r = c.Run({"env-dump", create, "destroy-instance"});
-  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c.elevated() ? 1 : 0)
-      << "AT_SECURE not as the cell needs\n" << r.Describe();
+  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c.elevated() ? 1 : 0) << "AT_SECURE not as the cell needs\n"
+                                                                         << r.Describe();
   EXPECT_EQ(CreateResult(r), row["result"]) << r.Describe();
   EXPECT_EQ(Chain(calls), row["chain"]) << "layer chain (first = closest to the application)\n"
                                         << ReadFileText(calls) << r.Describe();
   if (LoaderName() == "ours" && row["log"] != "-") {
     // VK_LOADER_LAYERS_ALLOW is only read after the DISABLE it qualifies, so its cells name DISABLE.
     std::string logged = var == "VK_LOADER_LAYERS_ALLOW" ? "VK_LOADER_LAYERS_DISABLE" : var;
-    std::string needle = "env " + logged + ": ignored because the process runs with elevated privileges [" +
-                         row["log"] + "]";
+    std::string needle =
+        "env " + logged + ": ignored because the process runs with elevated privileges [" + row["log"] + "]";
     EXPECT_TRUE(r.LogContains(needle)) << "no log line: " << needle << "\n" << r.Describe();
   }
 }

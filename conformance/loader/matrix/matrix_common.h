@@ -45,8 +45,7 @@ inline std::string RowProblem(const std::map<std::string, std::string>& row, con
 inline std::string DeviceScenario(const std::vector<std::string>& names, const std::string& extra = "") {
   std::string s = "{\"physical_devices\":[";
   for (size_t i = 0; i < names.size(); ++i)
-    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + names[i] + "\",\"device_id\":" +
-         std::to_string(100 + i) + "}";
+    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + names[i] + "\",\"device_id\":" + std::to_string(100 + i) + "}";
   s += "]";
   if (!extra.empty()) s += "," + extra;
   return s + "}";
@@ -86,8 +85,8 @@ inline std::vector<Row> LoadTsv(const std::string& workspace_relative) {
     }
     Row r;
     for (size_t i = 0; i < header.size(); ++i) r[header[i]] = i < cols.size() ? cols[i] : "";
-    if (cols.size() != header.size()) r["error"] = "row has " + std::to_string(cols.size()) +
-                                                  " columns, header " + std::to_string(header.size());
+    if (cols.size() != header.size())
+      r["error"] = "row has " + std::to_string(cols.size()) + " columns, header " + std::to_string(header.size());
     rows.push_back(r);
   }
   return rows;
@@ -216,8 +215,7 @@ class Cell {
   // Copies mock driver `variant` to <base>/drivers/<name>/ with a scenario naming its one device
   // "<name>-dev" (+ `extra` keys); returns the library path. The directory is world-writable so an
   // unprivileged probe can append the call records.
-  std::string AddDriver(const std::string& name, const std::string& variant,
-                        const std::string& extra = "") {
+  std::string AddDriver(const std::string& name, const std::string& variant, const std::string& extra = "") {
     std::string d = Dir("drivers/" + name);
     chmod(d.c_str(), 0777);
     std::string lib = d + "/libmock_icd_" + variant + ".so";
@@ -228,8 +226,7 @@ class Cell {
     return lib;
   }
   // Copies mock layer `variant` to <base>/layers/<name>/ with the given scenario JSON.
-  std::string AddLayerLibrary(const std::string& name, const std::string& variant,
-                              const std::string& scenario) {
+  std::string AddLayerLibrary(const std::string& name, const std::string& variant, const std::string& scenario) {
     std::string d = Dir("layers/" + name);
     chmod(d.c_str(), 0777);
     std::string lib = d + "/libmock_layer_" + variant + ".so";
@@ -241,9 +238,7 @@ class Cell {
     auto it = driver_libs_.find(name);
     return it == driver_libs_.end() ? "" : it->second;
   }
-  bool DriverCalled(const std::string& name) const {
-    return !ReadFileText(DriverLib(name) + ".calls").empty();
-  }
+  bool DriverCalled(const std::string& name) const { return !ReadFileText(DriverLib(name) + ".calls").empty(); }
   // Writes a file (creating its directory) and returns its path.
   std::string Write(const std::string& path, const std::string& text) {
     MakeDirs(path.substr(0, path.rfind('/')));

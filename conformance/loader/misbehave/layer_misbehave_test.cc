@@ -17,8 +17,8 @@ using V = std::vector<std::string>;
 
 // The IDs layer_misbehave.tsv may cite (read by the coverage gate; rows are checked against it).
 const char* const kRules[] = {
-    "LLP_LAYER_5",  "LLP_LAYER_12", "LLP_LAYER_13", "LLP_LAYER_17", "LLP_LAYER_18", "LLP_LAYER_21",
-    "LLP_LAYER_22", "LLP_LOADER_5", "LLP_LOADER_8", "LLP_LOADER_9",
+    "LLP_LAYER_5",  "LLP_LAYER_12", "LLP_LAYER_13", "LLP_LAYER_17", "LLP_LAYER_18",
+    "LLP_LAYER_21", "LLP_LAYER_22", "LLP_LOADER_5", "LLP_LOADER_8", "LLP_LOADER_9",
 };
 
 const char kBad[] = "VK_LAYER_MOCK_bad";
@@ -54,8 +54,7 @@ TEST_P(LayerMisbehaviour, BesideAGoodLayer) {
   VKT_POLICY(rules);
   ASSERT_EQ(row.count("error"), 0u) << row["error"];
   for (const std::string& id : rules)
-    ASSERT_TRUE(matrix::Lists(kRules, id))
-        << "layer_misbehave.tsv cites " << id << ", which kRules lacks";
+    ASSERT_TRUE(matrix::Lists(kRules, id)) << "layer_misbehave.tsv cites " << id << ", which kRules lacks";
   Sandbox s;
   s.AddDriver("drv1", "v7_exports", matrix::DeviceScenario({"drv1-dev"}));
   s.AddDriver("drv2", "v7_exports", matrix::DeviceScenario({"drv2-dev"}));
@@ -124,14 +123,12 @@ TEST_P(LayerMisbehaviour, BesideAGoodLayer) {
                        << r.Describe();
   }
   if (row["log"] != "-") {
-    EXPECT_TRUE(r.LogContains(row["log"])) << "the warn/error log lacks \"" << row["log"] << "\"\n"
-                                           << r.Describe();
+    EXPECT_TRUE(r.LogContains(row["log"])) << "the warn/error log lacks \"" << row["log"] << "\"\n" << r.Describe();
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layers, LayerMisbehaviour,
-                         ::testing::ValuesIn(matrix::LoadTsv(
-                             "conformance/loader/misbehave/layer_misbehave.tsv")),
+                         ::testing::ValuesIn(matrix::LoadTsv("conformance/loader/misbehave/layer_misbehave.tsv")),
                          matrix::CellName());
 
 }  // namespace

@@ -14,10 +14,21 @@ using matrix::Row;
 
 // The IDs misbehave.tsv may cite (read by the coverage gate; rows are checked against it).
 const char* const kRules[] = {
-    "LDP_DRIVER_1", "LDP_DRIVER_2", "LDP_DRIVER_3", "LDP_DRIVER_8", "LDP_DRIVER_9",
-    "LDP_DRIVER_10", "LDP_DRIVER_12", "LDP_LOADER_1", "LDP_LOADER_5", "LDP_LOADER_6",
-    "RULE_DRV_ZERO_DEVICE_UNLOAD", "RULE_DRV_DISPATCHABLE_OBJECT", "RULE_GIPA_SPEC",
-    "RULE_INST_UNKNOWN_EXT", "RULE_PHYSDEV_AGGREGATE",
+    "LDP_DRIVER_1",
+    "LDP_DRIVER_2",
+    "LDP_DRIVER_3",
+    "LDP_DRIVER_8",
+    "LDP_DRIVER_9",
+    "LDP_DRIVER_10",
+    "LDP_DRIVER_12",
+    "LDP_LOADER_1",
+    "LDP_LOADER_5",
+    "LDP_LOADER_6",
+    "RULE_DRV_ZERO_DEVICE_UNLOAD",
+    "RULE_DRV_DISPATCHABLE_OBJECT",
+    "RULE_GIPA_SPEC",
+    "RULE_INST_UNKNOWN_EXT",
+    "RULE_PHYSDEV_AGGREGATE",
 };
 
 class DriverMisbehaviour : public ::testing::TestWithParam<Row> {};
@@ -28,8 +39,7 @@ TEST_P(DriverMisbehaviour, BesideAGoodDriver) {
   VKT_POLICY(rules);
   ASSERT_EQ(row.count("error"), 0u) << row["error"];
   for (const std::string& id : rules)
-    ASSERT_TRUE(matrix::Lists(kRules, id))
-        << "misbehave.tsv cites " << id << ", which kRules lacks";
+    ASSERT_TRUE(matrix::Lists(kRules, id)) << "misbehave.tsv cites " << id << ", which kRules lacks";
   Sandbox s;
   // A scenario that sets physical_devices itself is used as it is; otherwise bad has "bad-dev".
   s.AddDriver("bad", row["bad_variant"],
@@ -40,8 +50,8 @@ TEST_P(DriverMisbehaviour, BesideAGoodDriver) {
   s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
   s.WriteDriverManifest(Location::kXdgConfigHome, "good");
   s.SetEnv("VK_LOADER_DEBUG", "error,warn");
-  std::vector<std::string> steps = {
-      row["create"].empty() ? "create-instance" : "create-instance:" + row["create"], "devices"};
+  std::vector<std::string> steps = {row["create"].empty() ? "create-instance" : "create-instance:" + row["create"],
+                                    "devices"};
   if (row["good_device"] != "-") {
     steps.push_back("create-device:@good-dev");
     steps.push_back("destroy-device");
@@ -65,8 +75,7 @@ TEST_P(DriverMisbehaviour, BesideAGoodDriver) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, DriverMisbehaviour,
-                         ::testing::ValuesIn(matrix::LoadTsv(
-                             "conformance/loader/misbehave/misbehave.tsv")),
+                         ::testing::ValuesIn(matrix::LoadTsv("conformance/loader/misbehave/misbehave.tsv")),
                          matrix::CellName());
 
 }  // namespace

@@ -76,8 +76,8 @@ TEST_F(Oom, NoDriverLostToOneFailedAllocation) {
         ++failures;
         continue;
       }
-      EXPECT_EQ(Sorted(r.DeviceNames(i)), (Names{"oa-dev", "ob-dev"}))
-          << "instance " << i << "\n" << r.Describe().substr(0, 3000);
+      EXPECT_EQ(Sorted(r.DeviceNames(i)), (Names{"oa-dev", "ob-dev"})) << "instance " << i << "\n"
+                                                                       << r.Describe().substr(0, 3000);
     }
     EXPECT_LE(failures, 1) << r.Describe().substr(0, 3000);
     if (HasFailure()) break;

@@ -128,9 +128,9 @@ class OomWalk : public ::testing::Test {
       // failed devices step, so only the number of groups can be compared then.
       if (step == "groups" && devices_failed && !second) key = "count";
       if (!key.empty()) {
-        EXPECT_EQ(Stable(g[key].dump()), Stable(w[key].dump())) << (second ? "round 2 " : "round 1 ") << step
-                                                << ": something missing after a failed allocation\n"
-                                                << r.Describe().substr(0, 4000);
+        EXPECT_EQ(Stable(g[key].dump()), Stable(w[key].dump()))
+            << (second ? "round 2 " : "round 1 ") << step << ": something missing after a failed allocation\n"
+            << r.Describe().substr(0, 4000);
       }
     }
   }

@@ -86,9 +86,9 @@ TEST(ImplicitLayerDeviceExtensions, ListedExtensionCanBeEnabled) {
   AddDriverWithExtensions(s);
   AddMockLayer(s, kImplicit, /*implicit=*/true, Location::kXdgDataDirs, "v2_gpdpa",
                DeviceExtensionMembers({{kLayerOnlyExt, 1}}));
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "device-extensions:0",
-                               std::string("create-device:0;ext=") + kLayerOnlyExt, "destroy-device",
-                               "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "device-extensions:0",
+                   std::string("create-device:0;ext=") + kLayerOnlyExt, "destroy-device", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_TRUE(Contains(ExtensionNames(r.Step("device-extensions")), kLayerOnlyExt)) << r.Describe();
   EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
@@ -108,11 +108,11 @@ TEST(ImplicitLayerDeviceExtensions, DisabledImplicitAndExplicitLayersAddNothing)
   AddMockLayer(s, kExplicit, /*implicit=*/false, Location::kXdgDataDirs, "v2_gpdpa",
                DeviceExtensionMembers({{kExplicitExt, 1}}));
   s.SetEnv(std::string("DISABLE_") + kImplicit, "1");
-  ProbeResult r = RunProbe(s, {std::string("create-instance:layers=") + kExplicit, "devices",
-                               "device-layers:0", "device-extensions:0", "destroy-instance"});
+  ProbeResult r = RunProbe(s, {std::string("create-instance:layers=") + kExplicit, "devices", "device-layers:0",
+                               "device-extensions:0", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(LayerNames(r, "device-layers"), (Names{kExplicit})) << "only the explicit layer is active\n"
-                                                                 << r.Describe();
+                                                                << r.Describe();
   Json plain = r.Step("device-extensions");
   EXPECT_EQ(plain["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(Sorted(ExtensionNames(plain)), (Names{"VK_KHR_maintenance1", "VK_KHR_swapchain"})) << r.Describe();

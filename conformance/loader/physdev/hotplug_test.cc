@@ -75,9 +75,9 @@ void ExpectConsistent(const ProbeResult& r, size_t nth, size_t devices, const ch
 // --driver-lib index) changing scenario.
 ProbeResult RunHotplug(const Sandbox& s, int driver, const std::string& unplug, const std::string& plug) {
   const std::string n = std::to_string(driver);
-  return RunProbe(s, {"create-instance:api=1.1", "devices", "groups",                 //
-                      "mock-scenario:" + n + ":" + unplug, "devices", "groups",      //
-                      "mock-scenario:" + n + ":" + plug, "devices", "groups",        //
+  return RunProbe(s, {"create-instance:api=1.1", "devices", "groups",            //
+                      "mock-scenario:" + n + ":" + unplug, "devices", "groups",  //
+                      "mock-scenario:" + n + ":" + plug, "devices", "groups",    //
                       "destroy-instance"});
 }
 

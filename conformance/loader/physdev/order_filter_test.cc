@@ -76,8 +76,12 @@ void ExpectOursLogs(const ProbeResult& r, const std::string& needle) {
 TEST(PhysicalDeviceOrder, ByDeviceType) {
   VKT_POLICY("RULE_PHYSDEV_SORT");
   Sandbox s;
-  AddDriver(s, "a", {{"cpu0", "cpu", 0x1000, 1}, {"int0", "integrated", 0x1000, 2}, {"oth0", "other", 0x1000, 3},
-                     {"dis0", "discrete", 0x1000, 4}, {"vir0", "virtual", 0x1000, 5}});
+  AddDriver(s, "a",
+            {{"cpu0", "cpu", 0x1000, 1},
+             {"int0", "integrated", 0x1000, 2},
+             {"oth0", "other", 0x1000, 3},
+             {"dis0", "discrete", 0x1000, 4},
+             {"vir0", "virtual", 0x1000, 5}});
   ProbeResult r = Enumerate(s);
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), (Names{"dis0", "int0", "vir0", "oth0", "cpu0"})) << r.Describe();
@@ -203,7 +207,9 @@ TEST(PhysicalDeviceOrder, GroupsSortedByMembers) {
   VKT_POLICY("RULE_PHYSDEV_SORT");
   Sandbox s;
   AddDriver(s, "a",
-            {{"int0", "integrated", 0x1000, 1}, {"dis1", "discrete", 0x1000, 2}, {"cpu2", "cpu", 0x1000, 3},
+            {{"int0", "integrated", 0x1000, 1},
+             {"dis1", "discrete", 0x1000, 2},
+             {"cpu2", "cpu", 0x1000, 3},
              {"int3", "integrated", 0x1000, 4}},
             "[[2],[0,1],[3]]");
   ProbeResult r = Enumerate(s);

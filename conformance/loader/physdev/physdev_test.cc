@@ -108,8 +108,7 @@ TEST(PhysicalDevices, GroupsFromDriverWhoseDeviceEnumerationFailed) {
   ASSERT_EQ(g["groups"].size(), 2u) << r.Describe();
   for (size_t i = 0; i < g["groups"].size(); ++i) {
     ASSERT_EQ(g["groups"][i].size(), 1u) << r.Describe();
-    EXPECT_GE(g["groups"][i][0].num(), 0) << "a group member is not one of the enumerated devices\n"
-                                          << r.Describe();
+    EXPECT_GE(g["groups"][i][0].num(), 0) << "a group member is not one of the enumerated devices\n" << r.Describe();
   }
 }
 
@@ -139,8 +138,8 @@ TEST(PhysicalDevices, Properties2EmulatedForDriverLackingIt) {
   m.api_version = "1.0.0";
   s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
   s.WriteDriverManifest(Location::kXdgConfigHome, "new");
-  ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_get_physical_device_properties2",
-                               "devices", "properties2:0", "properties2:1"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance:ext=VK_KHR_get_physical_device_properties2", "devices", "properties2:0", "properties2:1"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   Names names = r.DeviceNames();
   ASSERT_EQ(names.size(), 2u) << r.Describe();
@@ -173,11 +172,11 @@ TEST(ProcAddr, GipaNullInstanceGivesOnlyGlobals) {
   AddNamedDriver(s, "a", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   std::vector<std::string> steps;
-  const std::vector<std::string> globals = {
-      "vkGetInstanceProcAddr", "vkCreateInstance", "vkEnumerateInstanceExtensionProperties",
-      "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion"};
-  const std::vector<std::string> others = {"vkEnumeratePhysicalDevices", "vkCreateDevice",
-                                           "vkDestroyInstance", "vkCmdDraw", "vkVktNoSuchFunction"};
+  const std::vector<std::string> globals = {"vkGetInstanceProcAddr", "vkCreateInstance",
+                                            "vkEnumerateInstanceExtensionProperties",
+                                            "vkEnumerateInstanceLayerProperties", "vkEnumerateInstanceVersion"};
+  const std::vector<std::string> others = {"vkEnumeratePhysicalDevices", "vkCreateDevice", "vkDestroyInstance",
+                                           "vkCmdDraw", "vkVktNoSuchFunction"};
   for (const auto& n : globals) steps.push_back("gipa-null:" + n);
   for (const auto& n : others) steps.push_back("gipa-null:" + n);
   ProbeResult r = RunProbe(s, steps);
@@ -191,9 +190,8 @@ TEST(ProcAddr, GipaWithInstanceGivesInstanceAndDeviceCommands) {
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "gipa:vkEnumeratePhysicalDevices",
-                               "gipa:vkCreateDevice", "gipa:vkCmdFillBuffer",
-                               "gipa:vkGetInstanceProcAddr", "gipa:vkVktNoSuchFunction"});
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "gipa:vkEnumeratePhysicalDevices", "gipa:vkCreateDevice",
+                               "gipa:vkCmdFillBuffer", "gipa:vkGetInstanceProcAddr", "gipa:vkVktNoSuchFunction"});
   EXPECT_TRUE(r.Step("gipa", 0)["non_null"].boolean()) << r.Describe();
   EXPECT_TRUE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();
   EXPECT_TRUE(r.Step("gipa", 2)["non_null"].boolean()) << r.Describe();
@@ -206,8 +204,8 @@ TEST(ProcAddr, GdpaReturnsDriverFunctionDirectly) {
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
-                               "gdpa:vkCmdFillBuffer", "gdpa:vkVktNoSuchFunction"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance", "devices", "create-device:0", "gdpa:vkCmdFillBuffer", "gdpa:vkVktNoSuchFunction"});
   ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
   Json g = r.Step("gdpa", 0);
   EXPECT_TRUE(g["non_null"].boolean()) << r.Describe();
@@ -230,9 +228,9 @@ TEST(UnknownFunctions, PhysicalDeviceFunctions250) {
               DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", kUnknown)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices",
-                               "unknown-many:physdev,vkVktPhysDevFunc," + std::to_string(kUnknown) +
-                                   "," + std::to_string(kArg)});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices",
+                   "unknown-many:physdev,vkVktPhysDevFunc," + std::to_string(kUnknown) + "," + std::to_string(kArg)});
   Json u = r.Step("unknown-many");
   ASSERT_EQ(u["resolved"].num(), kUnknown) << r.Describe();
   for (int i = 0; i < kUnknown; ++i)
@@ -244,8 +242,7 @@ TEST(UnknownFunctions, PhysicalDeviceFunctions250) {
 TEST(UnknownFunctions, PhysicalDeviceFunctionViaGpdpaFromGipa) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V7");
   Sandbox s;
-  s.AddDriver("a", "v7",
-              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
+  s.AddDriver("a", "v7", DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   ProbeResult r = RunProbe(s, {"create-instance", "devices", "call-unknown-physdev:vkVktPhysDevFunc1,5"});
   Json c = r.Step("call-unknown-physdev");
@@ -257,8 +254,7 @@ TEST(UnknownFunctions, PhysicalDeviceFunctionViaGpdpaFromGipa) {
 TEST(UnknownFunctions, PhysicalDeviceFunctionViaExportedGpdpa) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V4");
   Sandbox s;
-  s.AddDriver("a", "v4_gpdpa",
-              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
+  s.AddDriver("a", "v4_gpdpa", DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   ProbeResult r = RunProbe(s, {"create-instance", "devices", "call-unknown-physdev:vkVktPhysDevFunc2,5"});
   Json c = r.Step("call-unknown-physdev");
@@ -273,9 +269,9 @@ TEST(UnknownFunctions, DeviceFunctions250) {
               DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", kUnknown)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
-                               "unknown-many:device,vkVktDeviceFunc," + std::to_string(kUnknown) +
-                                   "," + std::to_string(kArg)});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "create-device:0",
+                   "unknown-many:device,vkVktDeviceFunc," + std::to_string(kUnknown) + "," + std::to_string(kArg)});
   Json u = r.Step("unknown-many");
   ASSERT_EQ(u["resolved"].num(), kUnknown) << r.Describe();
   for (int i = 0; i < kUnknown; ++i)
@@ -285,11 +281,10 @@ TEST(UnknownFunctions, DeviceFunctions250) {
 TEST(UnknownFunctions, DeviceFunctionThroughGipa) {
   VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC", "RULE_GIPA_SPEC");
   Sandbox s;
-  s.AddDriver("a", "v7_exports",
-              DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 4)));
+  s.AddDriver("a", "v7_exports", DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 4)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
-                               "call-unknown-device:vkVktDeviceFunc3,9,gipa"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "create-device:0", "call-unknown-device:vkVktDeviceFunc3,9,gipa"});
   Json c = r.Step("call-unknown-device");
   ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
   EXPECT_EQ(c["returned"].num(), 9 + 10000 + 3) << r.Describe();

@@ -29,10 +29,10 @@ constexpr char kVulkaninfo[] = "/usr/bin/vulkaninfo";
 struct Dev {
   std::string name;
   int vendor_id, device_id;
-  std::string api;       // "M.m.p"
+  std::string api;  // "M.m.p"
   int driver_version;
-  std::string type;      // scenario spelling
-  std::string type_enum; // VkPhysicalDeviceType name
+  std::string type;       // scenario spelling
+  std::string type_enum;  // VkPhysicalDeviceType name
   std::vector<std::pair<std::string, int>> extensions;
   std::vector<std::pair<int, int>> families;  // flags, count
   std::vector<int> pci_bus;                   // empty: no VK_EXT_pci_bus_info
@@ -40,11 +40,23 @@ struct Dev {
 
 const std::vector<Dev>& Devices() {
   static const std::vector<Dev> devs = {
-      {"Mock Info Discrete", 4318, 0x2204, "1.3.0", 0x00401003, "discrete", "VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU",
+      {"Mock Info Discrete",
+       4318,
+       0x2204,
+       "1.3.0",
+       0x00401003,
+       "discrete",
+       "VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU",
        {{"VK_KHR_swapchain", 70}, {"VK_EXT_pci_bus_info", 2}, {"VK_KHR_device_group", 4}},
        {{7, 2}, {4, 1}, {2, 4}},
        {0, 3, 0, 0}},
-      {"Mock Info Integrated", 32902, 0x9a49, "1.2.0", 7, "integrated", "VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU",
+      {"Mock Info Integrated",
+       32902,
+       0x9a49,
+       "1.2.0",
+       7,
+       "integrated",
+       "VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU",
        {{"VK_KHR_maintenance4", 2}},
        {{3, 1}},
        {}},
@@ -140,7 +152,8 @@ class VulkaninfoOnMock : public ::testing::Test {
     // RunProbe passes "--loader=... --driver-lib=..." first: vulkaninfo's own arguments follow "--".
     wrapper_ = s_.root() + "/vulkaninfo.sh";
     s_.WriteFile(wrapper_, std::string("#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != -- ]; do shift; done\n"
-                                       "shift\nexec ") + kVulkaninfo + " \"$@\"\n");
+                                       "shift\nexec ") +
+                               kVulkaninfo + " \"$@\"\n");
     ASSERT_EQ(chmod(wrapper_.c_str(), 0755), 0);
   }
 

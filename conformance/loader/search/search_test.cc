@@ -145,8 +145,7 @@ INSTANTIATE_TEST_SUITE_P(
     DriverSearch, FixedDirSearch,
     ::testing::Values(FixedCase{"Sysconfdir_etc", Location::kEtc, nullptr},
                       FixedCase{"XdgConfigDirsFallback_etc_xdg", Location::kEtcXdg, "XDG_CONFIG_DIRS"},
-                      FixedCase{"XdgDataDirsFallback_usr_local_share", Location::kUsrLocalShare,
-                                "XDG_DATA_DIRS"},
+                      FixedCase{"XdgDataDirsFallback_usr_local_share", Location::kUsrLocalShare, "XDG_DATA_DIRS"},
                       FixedCase{"XdgDataDirsFallback_usr_share", Location::kUsrShare, "XDG_DATA_DIRS"}),
     [](const ::testing::TestParamInfo<FixedCase>& i) { return std::string(i.param.name); });
 
@@ -226,9 +225,9 @@ TEST(DriverSearch, DebugLogNamesEveryDirectoryInOrder) {
   Sandbox s;
   AddNamedDriver(s, "d");
   const std::string manifest = s.WriteDriverManifest(Location::kXdgDataHome, "d");
-  std::vector<std::string> dirs = {s.IcdDir(Location::kXdgConfigHome), s.IcdDir(Location::kXdgConfigDirs, 0),
+  std::vector<std::string> dirs = {s.IcdDir(Location::kXdgConfigHome),    s.IcdDir(Location::kXdgConfigDirs, 0),
                                    s.IcdDir(Location::kXdgConfigDirs, 1), "/etc/vulkan/icd.d",
-                                   s.IcdDir(Location::kXdgDataHome), s.IcdDir(Location::kXdgDataDirs, 0),
+                                   s.IcdDir(Location::kXdgDataHome),      s.IcdDir(Location::kXdgDataDirs, 0),
                                    s.IcdDir(Location::kXdgDataDirs, 1)};
   s.SetEnv("VK_LOADER_DEBUG", "driver");
   ProbeResult r = CreateAndEnumerate(s);

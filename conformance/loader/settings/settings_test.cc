@@ -88,8 +88,9 @@ class SettingsFixture : public ::testing::Test {
     s_.WriteLayerManifest(Location::kXdgDataDirs, implicit, name + ".json", LayerJson(name, l.library, implicit));
   }
   ProbeResult Run(const std::string& app_layers = "") {
-    return RunProbe(s_, {"instance-layers", app_layers.empty() ? "create-instance" : "create-instance:layers=" + app_layers,
-                         "devices", "destroy-instance"});
+    return RunProbe(s_,
+                    {"instance-layers", app_layers.empty() ? "create-instance" : "create-instance:layers=" + app_layers,
+                     "devices", "destroy-instance"});
   }
   V Listed(const ProbeResult& r) {
     V out;
@@ -122,14 +123,14 @@ TEST_F(SettingsFixture, LayersOnMetaLayerEnablesItsComponents) {
   std::string a = HiddenLayer("VK_LAYER_MOCK_set_comp_a");
   std::string b = HiddenLayer("VK_LAYER_MOCK_set_comp_b");
   std::string meta = s_.root() + "/elsewhere/VK_LAYER_MOCK_set_meta.json";
-  s_.WriteFile(meta,
-               R"({"file_format_version": "1.1.2", "layer": {"name": "VK_LAYER_MOCK_set_meta", "type": "GLOBAL",)"
-               R"( "api_version": "1.3.0", "implementation_version": "1", "description": "meta",)"
-               R"( "component_layers": ["VK_LAYER_MOCK_set_comp_b", "VK_LAYER_MOCK_set_comp_a"]}})");
-  WriteSettings(Settings("\"layers\": [" +
-                         Join({Entry("on", "VK_LAYER_MOCK_set_meta", meta), Entry("auto", "VK_LAYER_MOCK_set_comp_a", a),
-                               Entry("auto", "VK_LAYER_MOCK_set_comp_b", b)}) +
-                         "]"));
+  s_.WriteFile(meta, R"({"file_format_version": "1.1.2", "layer": {"name": "VK_LAYER_MOCK_set_meta", "type": "GLOBAL",)"
+                     R"( "api_version": "1.3.0", "implementation_version": "1", "description": "meta",)"
+                     R"( "component_layers": ["VK_LAYER_MOCK_set_comp_b", "VK_LAYER_MOCK_set_comp_a"]}})");
+  WriteSettings(
+      Settings("\"layers\": [" +
+               Join({Entry("on", "VK_LAYER_MOCK_set_meta", meta), Entry("auto", "VK_LAYER_MOCK_set_comp_a", a),
+                     Entry("auto", "VK_LAYER_MOCK_set_comp_b", b)}) +
+               "]"));
   ProbeResult r = Run();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(Chain(), (V{"VK_LAYER_MOCK_set_comp_b", "VK_LAYER_MOCK_set_comp_a"})) << r.Describe();
@@ -139,10 +140,10 @@ TEST_F(SettingsFixture, LayersOffHidesAndRequestFails) {
   VKT_POLICY("RULE_SETTINGS_FILE");
   FoundLayer("VK_LAYER_MOCK_set_off", false);
   FoundLayer("VK_LAYER_MOCK_set_keep", false);
-  WriteSettings(Settings("\"layers\": [" +
-                         Join({Entry("off", "VK_LAYER_MOCK_set_off", s_.root() + "/unused.json"),
-                               Entry("unordered_layer_location")}) +
-                         "]"));
+  WriteSettings(Settings(
+      "\"layers\": [" +
+      Join({Entry("off", "VK_LAYER_MOCK_set_off", s_.root() + "/unused.json"), Entry("unordered_layer_location")}) +
+      "]"));
   ProbeResult r = Run("VK_LAYER_MOCK_set_off");
   EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_keep"}) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
@@ -203,8 +204,8 @@ TEST_F(SettingsFixture, MalformedLayerEntryDiscardsTheLayersSection) {
   VKT_POLICY("RULE_SETTINGS_FILE");
   std::string a = HiddenLayer("VK_LAYER_MOCK_set_a");
   FoundLayer("VK_LAYER_MOCK_set_found", false);
-  std::string path = WriteSettings(Settings(
-      "\"layers\": [" + Join({Entry("on", "VK_LAYER_MOCK_set_a", a), "{\"control\": \"on\"}"}) + "]"));
+  std::string path = WriteSettings(
+      Settings("\"layers\": [" + Join({Entry("on", "VK_LAYER_MOCK_set_a", a), "{\"control\": \"on\"}"}) + "]"));
   ProbeResult r = Run();
   // As if there were no layers key: the normal search only.
   EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_found"}) << r.Describe();
@@ -229,9 +230,7 @@ std::string PreInstanceFunctions() {
 }
 std::string PreRecord(const char* f) { return std::string("pre_vk") + f; }
 // VK_MAKE_API_VERSION(0, major, minor, patch) (the suite does not include the Vulkan headers).
-constexpr uint32_t Api(uint32_t major, uint32_t minor, uint32_t patch) {
-  return (major << 22) | (minor << 12) | patch;
-}
+constexpr uint32_t Api(uint32_t major, uint32_t minor, uint32_t patch) { return (major << 22) | (minor << 12) | patch; }
 
 // A layer "on" in the settings file is active in every instance, so it intercepts the global
 // enumerations through its pre_instance_functions as an enabled implicit layer does, even when its
@@ -240,10 +239,10 @@ constexpr uint32_t Api(uint32_t major, uint32_t minor, uint32_t patch) {
 TEST_F(SettingsFixture, LayersOnJoinThePreInstanceChains) {
   VKT_POLICY("RULE_SETTINGS_FILE", "RULE_LYR_PRE_INSTANCE");
   auto pre_layer = [&](const std::string& name, const std::string& ext, uint32_t version) {
-    const Layer& l = s_.AddLayer(name, "v2_gpdpa",
-                                 "\"pre_instance\": {\"add_extension\": " + Quote(ext) +
-                                     ", \"add_layer\": \"\", \"no_call_down\": false}, \"pre_instance_version\": " +
-                                     std::to_string(version));
+    const Layer& l = s_.AddLayer(
+        name, "v2_gpdpa",
+        "\"pre_instance\": {\"add_extension\": " + Quote(ext) +
+            ", \"add_layer\": \"\", \"no_call_down\": false}, \"pre_instance_version\": " + std::to_string(version));
     std::string path = s_.root() + "/elsewhere/" + name + ".json";
     std::string manifest = LayerJson(name, l.library, true);  // ends in "}}"
     manifest.insert(manifest.size() - 2,
@@ -258,8 +257,8 @@ TEST_F(SettingsFixture, LayersOnJoinThePreInstanceChains) {
                          Join({Entry("on", "VK_LAYER_MOCK_set_pre_on", on, implicit),
                                Entry("auto", "VK_LAYER_MOCK_set_pre_auto", aut, implicit)}) +
                          "]"));
-  ProbeResult r = RunProbe(s_, {"version", "instance-extensions", "instance-layers", "create-instance",
-                                "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s_, {"version", "instance-extensions", "instance-layers", "create-instance", "destroy-instance"});
   const V twice = {"VK_LAYER_MOCK_set_pre_on", "VK_LAYER_MOCK_set_pre_on"};  // count, then fill
   EXPECT_EQ(s_.LayerCallOrder(PreRecord(kPreFns[2])), V{"VK_LAYER_MOCK_set_pre_on"}) << r.Describe();
   EXPECT_EQ(s_.LayerCallOrder(PreRecord(kPreFns[0])), twice) << r.Describe();
@@ -310,8 +309,8 @@ TEST_F(SettingsFixture, AdditionalDriversExclusively) {
   VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3");
   AddNamedDriver(s_, "extra");
   std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
-  WriteSettings(Settings("\"additional_drivers_use_exclusively\": true, \"additional_drivers\": [{\"path\": " +
-                         Quote(m) + "}]"));
+  WriteSettings(
+      Settings("\"additional_drivers_use_exclusively\": true, \"additional_drivers\": [{\"path\": " + Quote(m) + "}]"));
   ProbeResult r = CreateAndEnumerate(s_);
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), V{"extra-dev"}) << r.Describe();
@@ -322,8 +321,10 @@ TEST_F(SettingsFixture, MalformedAdditionalDriverDiscardsAll) {
   VKT_POLICY("RULE_SETTINGS_FILE");
   AddNamedDriver(s_, "extra");
   std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
-  std::string path = WriteSettings(Settings("\"additional_drivers_use_exclusively\": true, \"additional_drivers\": "
-                                            "[{\"path\": " + Quote(m) + "}, {\"file\": \"x.json\"}]"));
+  std::string path =
+      WriteSettings(Settings("\"additional_drivers_use_exclusively\": true, \"additional_drivers\": "
+                             "[{\"path\": " +
+                             Quote(m) + "}, {\"file\": \"x.json\"}]"));
   ProbeResult r = CreateAndEnumerate(s_);
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();  // discovered drivers only
@@ -444,9 +445,9 @@ class SettingsLocation : public SettingsFixture, public ::testing::WithParamInte
 
 TEST_P(SettingsLocation, FoundThere) {
   VKT_POLICY("RULE_SETTINGS_FILE", "LLP_LOADER_2");
-  std::string bases[] = {s_.xdg_config_home(),     s_.xdg_data_home(),       s_.home() + "/.config",
+  std::string bases[] = {s_.xdg_config_home(),        s_.xdg_data_home(),   s_.home() + "/.config",
                          s_.home() + "/.local/share", s_.xdg_config_dir(0), s_.xdg_config_dir(1),
-                         s_.xdg_data_dir(0),        s_.xdg_data_dir(1)};
+                         s_.xdg_data_dir(0),          s_.xdg_data_dir(1)};
   if (GetParam().base == 2) s_.UnsetEnv("XDG_CONFIG_HOME");
   if (GetParam().base == 3) s_.UnsetEnv("XDG_DATA_HOME");
   if (GetParam().base == 2) {  // the driver was found in XDG_CONFIG_HOME: keep it reachable
@@ -460,10 +461,10 @@ TEST_P(SettingsLocation, FoundThere) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bases, SettingsLocation,
-                         ::testing::Values(Where{"XdgConfigHome", 0}, Where{"XdgDataHome", 1},
-                                           Where{"HomeConfig", 2}, Where{"HomeLocalShare", 3},
-                                           Where{"XdgConfigDirs0", 4}, Where{"XdgConfigDirs1", 5},
-                                           Where{"XdgDataDirs0", 6}, Where{"XdgDataDirs1", 7}),
+                         ::testing::Values(Where{"XdgConfigHome", 0}, Where{"XdgDataHome", 1}, Where{"HomeConfig", 2},
+                                           Where{"HomeLocalShare", 3}, Where{"XdgConfigDirs0", 4},
+                                           Where{"XdgConfigDirs1", 5}, Where{"XdgDataDirs0", 6},
+                                           Where{"XdgDataDirs1", 7}),
                          [](const ::testing::TestParamInfo<Where>& i) { return std::string(i.param.name); });
 
 TEST_F(SettingsFixture, FirstExistingFileWins) {
@@ -482,11 +483,14 @@ TEST_F(SettingsFixture, AppKeysSelectByExecutablePath) {
   ASSERT_NE(realpath(ProbePath().c_str(), real), nullptr);
   std::string mine = HiddenLayer("VK_LAYER_MOCK_set_mine");
   std::string other = HiddenLayer("VK_LAYER_MOCK_set_global");
-  WriteSettings("{\"file_format_version\": \"1.0.0\", \"settings_array\": ["
-                "{\"app_keys\": [\"/no/such/app\"], \"layers\": []},"
-                "{\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_global", other) + "]},"
-                "{\"app_keys\": [" + Quote(real) + "], \"layers\": [" +
-                Entry("on", "VK_LAYER_MOCK_set_mine", mine) + "]}]}");
+  WriteSettings(
+      "{\"file_format_version\": \"1.0.0\", \"settings_array\": ["
+      "{\"app_keys\": [\"/no/such/app\"], \"layers\": []},"
+      "{\"layers\": [" +
+      Entry("on", "VK_LAYER_MOCK_set_global", other) +
+      "]},"
+      "{\"app_keys\": [" +
+      Quote(real) + "], \"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_mine", mine) + "]}]}");
   ProbeResult r = Run();
   EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_mine"}) << r.Describe();
 }

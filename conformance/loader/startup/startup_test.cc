@@ -24,14 +24,12 @@ TEST(StartupCache, PreInstanceQueriesNegotiateOnce) {
   Sandbox s;
   AddNamedDriver(s, "a", "v7_exports");
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"version", "instance-extensions", "instance-layers", "instance-extensions",
-                               "version", "instance-extensions", "create-instance", "devices",
-                               "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"version", "instance-extensions", "instance-layers", "instance-extensions", "version",
+                               "instance-extensions", "create-instance", "devices", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
   EXPECT_EQ(CountCalls(s, "a", "first_entry"), 1u) << ReadFileText(s.driver("a").calls);
-  EXPECT_EQ(CountCalls(s, "a", "vk_icdNegotiateLoaderICDInterfaceVersion"), 1u)
-      << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vk_icdNegotiateLoaderICDInterfaceVersion"), 1u) << ReadFileText(s.driver("a").calls);
   EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 1u);
 }
 
@@ -42,7 +40,8 @@ TEST(StartupCache, PreInstanceQueriesNegotiateOnce) {
 std::string Scenario(const std::string& api, const std::vector<std::string>& exts) {
   std::string s = "{\"api_version\":\"" + api + "\",\"physical_devices\":[{\"name\":\"a-dev\",\"device_id\":100}]";
   s += ",\"instance_extensions\":[";
-  for (size_t i = 0; i < exts.size(); ++i) s += (i ? ",{\"name\":\"" : "{\"name\":\"") + exts[i] + "\",\"spec_version\":1}";
+  for (size_t i = 0; i < exts.size(); ++i)
+    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + exts[i] + "\",\"spec_version\":1}";
   return s + "]}";
 }
 
@@ -108,8 +107,8 @@ TEST(StartupCache, RepeatedCreateInstanceNegotiatesOnce) {
   for (const char* d : {"a", "b"}) {
     EXPECT_EQ(CountCalls(s, d, "vkCreateInstance"), 3u) << d;
     EXPECT_EQ(CountCalls(s, d, "first_entry"), 1u) << d << "\n" << ReadFileText(s.driver(d).calls);
-    EXPECT_EQ(CountCalls(s, d, "vk_icdNegotiateLoaderICDInterfaceVersion"), 1u)
-        << d << "\n" << ReadFileText(s.driver(d).calls);
+    EXPECT_EQ(CountCalls(s, d, "vk_icdNegotiateLoaderICDInterfaceVersion"), 1u) << d << "\n"
+                                                                                << ReadFileText(s.driver(d).calls);
   }
 }
 
@@ -123,8 +122,8 @@ TEST(StartupCache, ManifestChangedOnDiskIsReread) {
   AddNamedDriver(s, "bb", "v7_exports");
   std::string path = s.WriteManifest(Location::kXdgConfigHome, "gpu.json", s.ManifestFor("a").ToJson());
   ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance", "devices", "destroy-instance",
-                               "write-file:" + path + ":" + s.ManifestFor("bb").ToJson(),
-                               "instance-extensions", "create-instance", "devices", "destroy-instance"});
+                               "write-file:" + path + ":" + s.ManifestFor("bb").ToJson(), "instance-extensions",
+                               "create-instance", "devices", "destroy-instance"});
   ASSERT_TRUE(r.Step("write-file")["ok"].boolean()) << r.Describe();
   EXPECT_EQ(r.DeviceNames(0), Names{"a-dev"}) << r.Describe();
   EXPECT_EQ(r.DeviceNames(1), Names{"bb-dev"}) << r.Describe();
@@ -142,15 +141,13 @@ TEST(StartupCache, LibraryChangedOnDiskIsReopened) {
   const std::string a_lib = AddNamedDriver(s, "a", "v7_exports").library;
   const std::string b_lib = AddNamedDriver(s, "b", "v5").library;  // only its library file is used
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance",
-                               "replace-file:" + a_lib + ":" + b_lib,
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance", "replace-file:" + a_lib + ":" + b_lib,
                                "create-instance", "devices", "destroy-instance"});
   ASSERT_TRUE(r.Step("replace-file")["ok"].boolean()) << r.Describe();
   EXPECT_EQ(r.DeviceNames(0), Names{"a-dev"}) << r.Describe();
   EXPECT_EQ(r.DeviceNames(1), Names{"a-dev"}) << r.Describe();
   EXPECT_EQ(CountCalls(s, "a", "first_entry"), 2u) << ReadFileText(s.driver("a").calls);
-  EXPECT_EQ(CountCalls(s, "a", "vk_icdNegotiateLoaderICDInterfaceVersion"), 2u)
-      << ReadFileText(s.driver("a").calls);
+  EXPECT_EQ(CountCalls(s, "a", "vk_icdNegotiateLoaderICDInterfaceVersion"), 2u) << ReadFileText(s.driver("a").calls);
   EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 2u);
 }
 
@@ -166,11 +163,10 @@ TEST(StartupCache, ManifestFixedOrBrokenOnDiskIsReread) {
   // different, known Khronos deviation (RULE_DRV_MANIFEST_MALFORMED).
   const std::string invalid = "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"api_version\":\"1.3.0\"}}";
   std::string path = s.WriteManifest(Location::kXdgConfigHome, "a.json", invalid);
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance",
-                               "write-file:" + path + ":" + s.ManifestFor("a").ToJson(),
-                               "create-instance", "devices", "destroy-instance",
-                               "write-file:" + path + ":" + invalid,
-                               "create-instance", "devices", "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance", "devices", "destroy-instance", "write-file:" + path + ":" + s.ManifestFor("a").ToJson(),
+          "create-instance", "devices", "destroy-instance", "write-file:" + path + ":" + invalid, "create-instance",
+          "devices", "destroy-instance"});
   EXPECT_EQ(r.DeviceNames(0), Names{"keep-dev"}) << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames(1)), (Names{"a-dev", "keep-dev"})) << r.Describe();
   EXPECT_EQ(r.DeviceNames(2), Names{"keep-dev"}) << r.Describe();
@@ -188,10 +184,9 @@ TEST(StartupCache, VanishedManifestIsEvicted) {
   s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
   const std::string json = s.ManifestFor("a").ToJson();
   std::string path = s.WriteManifest(Location::kXdgConfigHome, "a.json", json);
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance", "remove-file:" + path,
-                               "create-instance", "devices", "destroy-instance",
-                               "write-file:" + path + ":" + json, "create-instance", "devices",
-                               "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance", "devices", "destroy-instance", "remove-file:" + path, "create-instance", "devices",
+          "destroy-instance", "write-file:" + path + ":" + json, "create-instance", "devices", "destroy-instance"});
   ASSERT_TRUE(r.Step("remove-file")["ok"].boolean()) << r.Describe();
   ASSERT_TRUE(r.Step("write-file")["ok"].boolean()) << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames(0)), (Names{"a-dev", "keep-dev"})) << r.Describe();
@@ -229,8 +224,8 @@ class LoaderDebug : public ::testing::Test {
     s_.SetEnv("VK_LOADER_DRIVERS_DISABLE", "off.json");
   }
   ProbeResult Run() {
-    return RunProbe(s_, {"version", "instance-extensions", "create-instance", "devices",
-                         "create-device:0", "destroy-device", "destroy-instance"});
+    return RunProbe(s_, {"version", "instance-extensions", "create-instance", "devices", "create-device:0",
+                         "destroy-device", "destroy-instance"});
   }
   Sandbox s_;
 };

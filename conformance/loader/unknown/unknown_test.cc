@@ -39,8 +39,7 @@ TEST(UnknownFunctionLimit, DeviceFunctionsBeyond250) {
   s.SetEnv("VK_LOADER_DEBUG", "error");
   ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
                                "resolve-unknown:vkVktDeviceFunc," + std::to_string(kSlots + 1),
-                               "call-resolved:device," + std::to_string(kArg), "destroy-device",
-                               "destroy-instance"});
+                               "call-resolved:device," + std::to_string(kArg), "destroy-device", "destroy-instance"});
   Json res = r.Step("resolve-unknown");
   ASSERT_EQ(res["resolved"].num(), kSlots) << r.Describe();
   ASSERT_EQ(res["null"].size(), 1u) << r.Describe();
@@ -57,9 +56,9 @@ TEST(UnknownFunctionLimit, PhysicalDeviceFunctionsBeyond250) {
               DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", kSlots + 1)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices",
-                               "resolve-unknown:vkVktPhysDevFunc," + std::to_string(kSlots + 1),
-                               "call-resolved:physdev," + std::to_string(kArg), "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "resolve-unknown:vkVktPhysDevFunc," + std::to_string(kSlots + 1),
+                   "call-resolved:physdev," + std::to_string(kArg), "destroy-instance"});
   Json res = r.Step("resolve-unknown");
   ASSERT_EQ(res["resolved"].num(), kSlots) << r.Describe();
   ASSERT_EQ(res["null"].size(), 1u) << r.Describe();
@@ -72,14 +71,13 @@ TEST(UnknownFunctionLimit, PhysicalDeviceFunctionsBeyond250) {
 TEST(UnknownFunctionLimit, LimitIsPerInstance) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC");
   Sandbox s;
-  s.AddDriver("a", "v7_exports",
-              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 256)));
+  s.AddDriver("a", "v7_exports", DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 256)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "resolve-unknown:vkVktPhysDevFunc,250",
-                               "call-resolved:physdev,1", "destroy-instance", "create-instance",
-                               "devices", "resolve-unknown:vkVktPhysDevFunc,6,250",
-                               "call-resolved:physdev,2", "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "resolve-unknown:vkVktPhysDevFunc,250", "call-resolved:physdev,1",
+                   "destroy-instance", "create-instance", "devices", "resolve-unknown:vkVktPhysDevFunc,6,250",
+                   "call-resolved:physdev,2", "destroy-instance"});
   EXPECT_EQ(r.Step("resolve-unknown", 0)["resolved"].num(), kSlots) << r.Describe();
   EXPECT_EQ(r.Step("resolve-unknown", 1)["resolved"].num(), 6) << r.Describe();
   ExpectReturned(r, 0, kSlots, 20000, 1);
@@ -95,11 +93,10 @@ TEST(UnknownDeviceFunctions, ResolvedBeforeCreateDevice) {
               DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", kSlots)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices",
-                               "resolve-unknown:vkVktDeviceFunc," + std::to_string(kSlots),
-                               "create-device:0", "call-resolved:device,3", "destroy-device",
-                               "create-device:0", "call-resolved:device,4", "destroy-device",
-                               "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "resolve-unknown:vkVktDeviceFunc," + std::to_string(kSlots),
+                   "create-device:0", "call-resolved:device,3", "destroy-device", "create-device:0",
+                   "call-resolved:device,4", "destroy-device", "destroy-instance"});
   ASSERT_EQ(r.Step("resolve-unknown")["resolved"].num(), kSlots) << r.Describe();
   ExpectReturned(r, 0, kSlots, 10000, 3);
   ExpectReturned(r, 1, kSlots, 10000, 4);
@@ -118,9 +115,9 @@ TEST(UnknownDeviceFunctions, ResolvedAfterCreateDevice) {
               DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", kSlots)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "create-device:0",
-                               "resolve-unknown:vkVktDeviceFunc," + std::to_string(kSlots),
-                               "call-resolved:device,5", "destroy-device", "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance", "devices", "create-device:0", "resolve-unknown:vkVktDeviceFunc," + std::to_string(kSlots),
+          "call-resolved:device,5", "destroy-device", "destroy-instance"});
   ASSERT_EQ(r.Step("resolve-unknown")["resolved"].num(), kSlots) << r.Describe();
   ExpectReturned(r, 0, kSlots, 10000, 5);
 }
@@ -130,15 +127,13 @@ TEST(UnknownDeviceFunctions, ResolvedAfterCreateDevice) {
 TEST(UnknownDeviceFunctions, TwoDriversEachDeviceReachesItsDriver) {
   VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC", "LDP_DRIVER_1");
   Sandbox s;
-  s.AddDriver("a", "v7_exports",
-              DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 8)));
+  s.AddDriver("a", "v7_exports", DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 8)));
   s.AddDriver("b", "v5", DeviceScenario({"b-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 8)));
   s.WriteDriverManifest(Location::kXdgConfigHome, "a");
   s.WriteDriverManifest(Location::kXdgConfigHome, "b");
   ProbeResult r = RunProbe(s, {"create-instance", "devices", "resolve-unknown:vkVktDeviceFunc,8",
                                "create-device:@a-dev", "call-resolved:device,1", "destroy-device",
-                               "create-device:@b-dev", "call-resolved:device,2", "destroy-device",
-                               "destroy-instance"});
+                               "create-device:@b-dev", "call-resolved:device,2", "destroy-device", "destroy-instance"});
   ExpectReturned(r, 0, 8, 10000, 1);
   ExpectReturned(r, 1, 8, 10000, 2);
   EXPECT_EQ(s.CallsTo("a", "vkVktDeviceFunc5").size(), 1u);

@@ -137,9 +137,9 @@ TEST(EmulatedQueries, ToolPropertiesWithoutDriverSupport) {
   AddExtDriver(s, "tool", {}, "\"api_version\":\"1.3.0\",\"extensions\":[\"VK_EXT_tooling_info\"]");
   AddExtDriver(s, "notool", {}, "\"api_version\":\"1.3.0\"",
                "\"hidden_functions\":[\"vkGetPhysicalDeviceToolProperties\",\"vkGetPhysicalDeviceToolPropertiesEXT\"]");
-  ProbeResult r = RunProbe(s, {"create-instance:api=1.3", "devices", "tool-properties:@notool-dev",
-                               "tool-properties:@notool-dev;ext", "tool-properties:@tool-dev",
-                               "tool-properties:@tool-dev;ext", "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance:api=1.3", "devices", "tool-properties:@notool-dev", "tool-properties:@notool-dev;ext",
+          "tool-properties:@tool-dev", "tool-properties:@tool-dev;ext", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   for (int i = 0; i < 2; ++i) {
     Json t = r.Step("tool-properties", i);
@@ -193,10 +193,10 @@ TEST(EmulatedQueries, SurfaceCapabilities2EXTFromCapabilitiesKHR) {
   Sandbox s;
   AddExtDriver(s, "counter", {"VK_KHR_surface", "VK_EXT_headless_surface", "VK_EXT_display_surface_counter"});
   AddExtDriver(s, "plain", {"VK_KHR_surface", "VK_EXT_headless_surface"});
-  ProbeResult r = RunProbe(
-      s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface,VK_EXT_display_surface_counter", "devices",
-          "create-surface:headless", "surface-caps2ext:@plain-dev", "surface-caps2ext:@counter-dev",
-          "destroy-surface", "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface,VK_EXT_display_surface_counter",
+                   "devices", "create-surface:headless", "surface-caps2ext:@plain-dev", "surface-caps2ext:@counter-dev",
+                   "destroy-surface", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   ASSERT_EQ(r.Step("create-surface")["result"].str(), "VK_SUCCESS") << r.Describe();
   Json p = r.Step("surface-caps2ext", 0);
@@ -237,7 +237,7 @@ TEST(EmulatedQueries, PresentModeCompatibilityWithoutSurfaceMaintenance1) {
   std::vector<std::string> steps = {"create-instance:ext=" + Join(kMaint1Exts), "devices", "create-surface:headless"};
   for (const char* dev : {"caps2", "legacy"}) {
     std::string d = std::string("surface-caps2:@") + dev + "-dev";
-    steps.push_back(d + ";" + mailbox);         // array of 8
+    steps.push_back(d + ";" + mailbox);            // array of 8
     steps.push_back(d + ";" + mailbox + ",null");  // count query
     steps.push_back(d + ";" + mailbox + ",0");     // zero-length array: nothing written
     steps.push_back(d);                            // no present mode: plain capabilities
@@ -297,9 +297,9 @@ TEST(EmulatedQueries, AcquireXlibDisplayReachesTheDriver) {
                                          "VK_EXT_acquire_xlib_display"};
   AddExtDriver(s, "xlib", exts);
   AddExtDriver(s, "other", {"VK_KHR_surface", "VK_KHR_display"});
-  ProbeResult r = RunProbe(s, {"create-instance:ext=" + Join(exts), "devices", "gipa:vkAcquireXlibDisplayEXT",
-                               "gipa:vkGetRandROutputDisplayEXT", "xlib-display:@xlib-dev", "xlib-display:@other-dev",
-                               "destroy-instance"});
+  ProbeResult r = RunProbe(
+      s, {"create-instance:ext=" + Join(exts), "devices", "gipa:vkAcquireXlibDisplayEXT",
+          "gipa:vkGetRandROutputDisplayEXT", "xlib-display:@xlib-dev", "xlib-display:@other-dev", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_TRUE(r.Step("gipa", 0)["non_null"].boolean()) << r.Describe();
   EXPECT_TRUE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();

@@ -18,10 +18,10 @@ namespace vkt {
 namespace {
 
 struct Platform {
-  const char* kind;      // vkprobe create-surface kind
-  const char* ext;       // instance extension
-  const char* create;    // the driver's create command
-  int icd_platform;      // VkIcdWsiPlatform in the container
+  const char* kind;    // vkprobe create-surface kind
+  const char* ext;     // instance extension
+  const char* create;  // the driver's create command
+  int icd_platform;    // VkIcdWsiPlatform in the container
 };
 
 const Platform kPlatforms[] = {
@@ -79,9 +79,9 @@ TEST(Wsi, OneSurfaceUsableWithEveryDriver) {
     Sandbox s;
     AddWsiDriver(s, "old", "v2");
     AddWsiDriver(s, "own", "v7_exports");
-    ProbeResult r = RunProbe(s, {CreateOpts(p), "devices", std::string("create-surface:") + p.kind,
-                                 "surface-queries:@old-dev", "surface-queries:@own-dev", "destroy-surface",
-                                 "destroy-instance"});
+    ProbeResult r =
+        RunProbe(s, {CreateOpts(p), "devices", std::string("create-surface:") + p.kind, "surface-queries:@old-dev",
+                     "surface-queries:@own-dev", "destroy-surface", "destroy-instance"});
     ASSERT_EQ(r.Step("create-instance")["result"].str(), "VK_SUCCESS") << r.Describe();
     Json cs = r.Step("create-surface");
     ASSERT_TRUE(cs["resolved"].boolean()) << r.Describe();
@@ -125,9 +125,9 @@ TEST(Wsi, DriverWithoutWsiBesideOwner) {
   s.AddDriver("plain", "v7_exports", DeviceScenario({"plain-dev"}));
   s.WriteDriverManifest(Location::kXdgConfigHome, "plain");
   AddWsiDriver(s, "own", "v7_exports");
-  ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface", "devices",
-                               "create-surface:headless", "surface-queries:@own-dev", "destroy-surface",
-                               "destroy-instance"});
+  ProbeResult r =
+      RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface", "devices", "create-surface:headless",
+                   "surface-queries:@own-dev", "destroy-surface", "destroy-instance"});
   ASSERT_EQ(r.Step("create-instance")["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames()), (std::vector<std::string>{"own-dev", "plain-dev"})) << r.Describe();
   ASSERT_EQ(r.Step("create-surface")["result"].str(), "VK_SUCCESS") << r.Describe();
@@ -149,11 +149,10 @@ TEST(Wsi, SwapchainGetsTheDriversSurface) {
   Sandbox s;
   AddWsiDriver(s, "old", "v2");
   AddWsiDriver(s, "own", "v7_exports");
-  ProbeResult r = RunProbe(
-      s, {"create-instance:ext=VK_KHR_surface,VK_KHR_xcb_surface", "devices", "create-surface:xcb",
-          "create-device:@own-dev;ext=VK_KHR_swapchain", "create-swapchain", "destroy-device",
-          "create-device:@old-dev;ext=VK_KHR_swapchain", "create-swapchain", "destroy-device", "destroy-surface",
-          "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_KHR_xcb_surface", "devices", "create-surface:xcb",
+                               "create-device:@own-dev;ext=VK_KHR_swapchain", "create-swapchain", "destroy-device",
+                               "create-device:@old-dev;ext=VK_KHR_swapchain", "create-swapchain", "destroy-device",
+                               "destroy-surface", "destroy-instance"});
   ASSERT_EQ(r.Step("create-surface")["result"].str(), "VK_SUCCESS") << r.Describe();
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(r.Step("create-device", i)["result"].str(), "VK_SUCCESS") << r.Describe();
@@ -180,9 +179,9 @@ TEST(Wsi, DestroySurfaceDestroysEveryDriverSurface) {
     Sandbox s;
     AddWsiDriver(s, "a", "v3");
     AddWsiDriver(s, "b", "v7_exports");
-    ProbeResult r = RunProbe(s, {CreateOpts(p), "devices", std::string("create-surface:") + p.kind,
-                                 "surface-queries:@a-dev", "surface-queries:@b-dev", "destroy-surface",
-                                 "destroy-instance"});
+    ProbeResult r =
+        RunProbe(s, {CreateOpts(p), "devices", std::string("create-surface:") + p.kind, "surface-queries:@a-dev",
+                     "surface-queries:@b-dev", "destroy-surface", "destroy-instance"});
     ASSERT_EQ(r.Step("create-surface")["result"].str(), "VK_SUCCESS") << r.Describe();
     for (const char* name : {"a", "b"}) {
       for (const char* call : kQueries) ExpectSurfaceKind(s, name, call, "own");
@@ -201,8 +200,8 @@ TEST(Wsi, DriverSurfaceCreatedInCreateSurface) {
   VKT_POLICY("LDP_LOADER_11");
   Sandbox s;
   AddWsiDriver(s, "own", "v7_exports");
-  ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface",
-                               "create-surface:headless", "destroy-surface", "destroy-instance"});
+  ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface", "create-surface:headless",
+                               "destroy-surface", "destroy-instance"});
   ASSERT_EQ(r.Step("create-surface")["result"].str(), "VK_SUCCESS") << r.Describe();
   std::vector<Json> created = s.CallsTo("own", "vkCreateHeadlessSurfaceEXT");
   ASSERT_EQ(created.size(), 1u) << "no driver surface created by vkCreateHeadlessSurfaceEXT\n" << r.Describe();
@@ -217,8 +216,9 @@ TEST(Wsi, PlatformExtensionNotEnabled) {
     SCOPED_TRACE(kind);
     Sandbox s;
     AddWsiDriver(s, "own", "v7_exports");
-    ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_surface", std::string("create-surface:") + kind + ",export",
-                                 "destroy-surface", "destroy-instance"});
+    ProbeResult r =
+        RunProbe(s, {"create-instance:ext=VK_KHR_surface", std::string("create-surface:") + kind + ",export",
+                     "destroy-surface", "destroy-instance"});
     ASSERT_EQ(r.Step("create-instance")["result"].str(), "VK_SUCCESS") << r.Describe();
     Json cs = r.Step("create-surface");
     ASSERT_TRUE(cs["resolved"].boolean()) << "the loader exports the platform's create function\n" << r.Describe();
@@ -238,8 +238,7 @@ TEST(Wsi, SurfaceCreationBelowInterface3Warns) {
   Sandbox s;
   AddWsiDriver(s, "bad", "v2", "\"misbehave\":{\"surface_without_interface_3\":true}");
   ProbeResult r = RunProbe(s, {"create-instance:ext=VK_KHR_surface,VK_EXT_headless_surface", "devices",
-                               "create-surface:headless", "surface-queries:0", "destroy-surface",
-                               "destroy-instance"});
+                               "create-surface:headless", "surface-queries:0", "destroy-surface", "destroy-instance"});
   ASSERT_EQ(r.Step("create-surface")["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_TRUE(s.CallsTo("bad", "vkCreateHeadlessSurfaceEXT").empty()) << r.Describe();
   EXPECT_TRUE(s.CallsTo("bad", "vkDestroySurfaceKHR").empty()) << r.Describe();
