@@ -73,6 +73,20 @@ TEST_F(LayerFixture, ManifestLayersArray) {
   EXPECT_EQ(Chain(), (V{"VK_LAYER_MOCK_arr_b", "VK_LAYER_MOCK_arr_a"})) << r.Describe();
 }
 
+// Found by loader_diff_fuzzer (fuzz/crashes/loader_diff_fuzzer/layers_array_in_format_1_0): a
+// file_format_version of two parts ("1.0") is not a version the layer manifest format knows (it
+// is always major.minor.patch): the manifest is skipped with a log line, the others stay.
+TEST_F(LayerFixture, ManifestTwoPartFormatVersionIsSkipped) {
+  VKT_POLICY("RULE_LYR_MANIFEST_V1_0_0", "LLP_LAYER_6");
+  const Layer& a = s_.AddLayer("VK_LAYER_MOCK_two_part", "v2_gpdpa");
+  s_.WriteLayerManifest(Location::kXdgDataDirs, false, "two_part.json",
+                        LayerManifest("1.0", {LayerObject(a.name, a.library)}));
+  AddMockLayer(s_, "VK_LAYER_MOCK_two_part_good", false);
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_two_part_good"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+}
+
 TEST_F(LayerFixture, ManifestLibraryArch) {
   VKT_POLICY("RULE_LYR_MANIFEST_V1_2_1");
   AddMockLayer(s_, "VK_LAYER_MOCK_arch64", false, Location::kXdgDataDirs, "v2_gpdpa", ", \"library_arch\": \"64\"");

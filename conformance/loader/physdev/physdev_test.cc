@@ -81,6 +81,27 @@ TEST(PhysicalDevices, DriverFailingInstanceExtensionQueryDoesNotHideOthers) {
   EXPECT_NE(std::find(d.begin(), d.end(), "good-dev"), d.end()) << r.Describe();
 }
 
+// Found by loader_diff_fuzzer (fuzz/crashes/loader_diff_fuzzer/khronos_segv_driver_groups_fail): one
+// driver's vkEnumeratePhysicalDeviceGroups fails while a Vulkan 1.3 application enumerates devices.
+// Its devices stay (one group per device) and the other driver's are there; nothing crashes.
+TEST(PhysicalDevices, DriverFailingGroupQueryDoesNotCrashOrHideDevices) {
+  VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  AddNamedDriver(s, "bad", "v7_exports",
+                 "\"results\":{\"vkEnumeratePhysicalDeviceGroups\":\"VK_ERROR_OUT_OF_DEVICE_MEMORY\"}");
+  AddNamedDriver(s, "good", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.3", "devices", "groups", "destroy-instance"});
+  ASSERT_EQ(r.exit_status, 0) << "the process crashed\n" << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Names d = r.DeviceNames();
+  std::sort(d.begin(), d.end());
+  EXPECT_EQ(d, (Names{"bad-dev", "good-dev"})) << r.Describe();
+  EXPECT_EQ(r.Step("groups")["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("groups")["count"].num(), 2) << r.Describe();
+}
+
 // Found by loader_world_fuzzer (fuzz/regressions/loader_world_fuzzer/physdev_groups_overflow_*):
 // a driver whose vkEnumeratePhysicalDevices fails still answers vkEnumeratePhysicalDeviceGroups.
 // Its groups name devices the application never saw, so they must not be reported, and the
