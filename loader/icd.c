@@ -442,8 +442,8 @@ void vkl_drivers_release(struct vkl_driver_set *set) {
     pthread_mutex_lock(&g_driver_lock);
     for (uint32_t i = 0; i < set->count; i++) {
         /* count > 0 only with the array allocated (clang-analyzer cannot see that invariant) */
-        struct vkl_driver *d =
-            set->drivers[i]; /* NOLINT(clang-analyzer-core.NullDereference,clang-analyzer-core.uninitialized.Assign) */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference,clang-analyzer-core.uninitialized.Assign) */
+        struct vkl_driver *d = set->drivers[i];
         if (!d->stale) {
             vkl_mcache_unref(&g_cache, &cached_of(d)->ce);
             continue;
