@@ -14,6 +14,7 @@
 
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
+#include "conformance/framework/process.h"
 #include "conformance/framework/sandbox.h"
 #include "gtest/gtest.h"
 
@@ -27,30 +28,12 @@ struct Out {
 };
 
 Out RunTool(const std::vector<std::string> &extra) {
-    std::string path = ::testing::TempDir() + "/lvp_out_" + std::to_string(getpid());
     std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check"),
                                      "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
                                      "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=60"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (freopen(path.c_str(), "w", stdout) == nullptr) _exit(126);
-        std::vector<char *> a;
-        for (auto &s : argv) a.push_back(const_cast<char *>(s.c_str()));
-        a.push_back(nullptr);
-        execv(a[0], a.data());
-        _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    Out o;
-    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    o.out = s.str();
-    unlink(path.c_str());
-    return o;
+    vkt::ProcessResult p = vkt::RunProcess(argv);
+    return {p.status, p.out};
 }
 
 TEST(LdpCheckRealDriver, Lavapipe) {

@@ -16,6 +16,7 @@
 #include "conformance/driver/package.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
+#include "conformance/framework/process.h"
 #include "conformance/framework/sandbox.h"
 #include "gtest/gtest.h"
 
@@ -27,32 +28,12 @@ struct CheckRun {
 };
 
 CheckRun LdpCheck(const std::vector<std::string> &args) {
-    std::string dir = ::testing::TempDir();
-    static int n = 0;
-    std::string o = dir + "/pkg_out_" + std::to_string(getpid()) + "_" + std::to_string(n);
-    std::string e = dir + "/pkg_err_" + std::to_string(getpid()) + "_" + std::to_string(n++);
     std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check"),
                                      "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
                                      "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=20"};
     argv.insert(argv.end(), args.begin(), args.end());
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (freopen(o.c_str(), "w", stdout) == nullptr || freopen(e.c_str(), "w", stderr) == nullptr) _exit(126);
-        std::vector<char *> c;
-        for (auto &a : argv) c.push_back(const_cast<char *>(a.c_str()));
-        c.push_back(nullptr);
-        execv(c[0], c.data());
-        _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    CheckRun r;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = vkt::ReadFileText(o);
-    r.err = vkt::ReadFileText(e);
-    unlink(o.c_str());
-    unlink(e.c_str());
-    return r;
+    vkt::ProcessResult p = vkt::RunProcess(argv);
+    return {p.status, p.out, p.err};
 }
 
 void MkdirP(const std::string &path) {

@@ -25,6 +25,7 @@
 #include "conformance/driver/cts_versions.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
+#include "conformance/framework/process.h"
 #include "conformance/framework/sandbox.h"
 #include "gtest/gtest.h"
 
@@ -46,39 +47,9 @@ struct LdpRun {
     }
 };
 
-std::string Slurp(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-// Starts `argv` with stdout and stderr redirected to `out` / `err` and `env` added, in a process
-// group of its own when `own_group`; the child's pid, or -1 when fork fails.
-pid_t SpawnWithOutput(const std::vector<std::string> &argv, const std::map<std::string, std::string> &env,
-                      const std::string &out, const std::string &err, bool own_group) {
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (own_group) setpgid(0, 0);
-        if (freopen(out.c_str(), "w", stdout) == nullptr || freopen(err.c_str(), "w", stderr) == nullptr) _exit(126);
-        for (const auto &kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
-        std::vector<char *> cargv;
-        for (auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
-        cargv.push_back(nullptr);
-        execv(cargv[0], cargv.data());
-        _exit(127);
-    }
-    if (pid > 0 && own_group) setpgid(pid, pid);
-    return pid;
-}
-
 // Runs ldp-check with `args` (plus --loader/--mock unless `raw`) and collects its output.
 LdpRun LdpCheck(const std::vector<std::string> &args, bool json = true, bool raw = false,
                 const std::map<std::string, std::string> &env = {}) {
-    std::string dir = ::testing::TempDir();
-    static int n = 0;
-    std::string out_path = dir + "/ldp_out_" + std::to_string(getpid()) + "_" + std::to_string(n);
-    std::string err_path = dir + "/ldp_err_" + std::to_string(getpid()) + "_" + std::to_string(n++);
     std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check")};
     if (!raw) {
         argv.push_back("--loader=" + vkt::Runfile("loader/libvulkan.so.1"));
@@ -87,15 +58,13 @@ LdpRun LdpCheck(const std::vector<std::string> &args, bool json = true, bool raw
     }
     if (json) argv.push_back("--format=json");
     for (const auto &a : args) argv.push_back(a);
-    pid_t pid = SpawnWithOutput(argv, env, out_path, err_path, false);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    vkt::ProcessOptions options;
+    options.env = env;
+    vkt::ProcessResult p = vkt::RunProcess(argv, options);
     LdpRun r;
-    r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = Slurp(out_path);
-    r.err = Slurp(err_path);
-    unlink(out_path.c_str());
-    unlink(err_path.c_str());
+    r.exit_status = p.status;
+    r.out = p.out;
+    r.err = p.err;
     if (json) {
         r.json = vkt::Json::Parse(r.out);
         vkt::Json results = r.json["drivers"][0]["results"];
@@ -1350,52 +1319,18 @@ TEST(LdpCheckCli, DriverThatHangsOnLoadIsReportedAsTimedOut) {
 
 // One ldp-check run in its own process group, killed (with the group) after limit_s seconds, so
 // a checker that hangs fails the test instead of hanging it.
-struct Bounded {
-    int status = -1; // exit status, or 128 + signal number
-    bool timed_out = false;
-    double seconds = 0;
-    std::string out, err;
-};
+using Bounded = vkt::ProcessResult;
 
 Bounded RunLdpCheckBounded(const std::vector<std::string> &args, const std::map<std::string, std::string> &env,
                            double limit_s = 180) {
-    static int n = 0;
-    std::string base = ::testing::TempDir() + "/ldp_bounded_" + std::to_string(getpid()) + "_" + std::to_string(n++);
     std::vector<std::string> argv = {vkt::Runfile("conformance/driver/ldp-check"),
                                      "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
                                      "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"), "--timeout=10"};
     for (const auto &a : args) argv.push_back(a);
-    auto start = std::chrono::steady_clock::now();
-    pid_t pid = SpawnWithOutput(argv, env, base + ".out", base + ".err", true);
-    Bounded r;
-    if (pid < 0) {
-        ADD_FAILURE() << "fork: " << strerror(errno);
-        return r;
-    }
-    int st = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid) break;
-        if (w < 0 && errno != EINTR) break;
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s) {
-            r.timed_out = true;
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-            }
-            break;
-        }
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, nullptr);
-    }
-    kill(-pid, SIGKILL); // anything it left behind
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
-    r.out = Slurp(base + ".out");
-    r.err = Slurp(base + ".err");
-    unlink((base + ".out").c_str());
-    unlink((base + ".err").c_str());
-    return r;
+    vkt::ProcessOptions options;
+    options.env = env;
+    options.timeout_s = limit_s;
+    return vkt::RunProcess(argv, options);
 }
 
 // Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF);

@@ -16,6 +16,7 @@
 #include "conformance/checker_common/sarif_check.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
+#include "conformance/framework/process.h"
 #include "conformance/framework/sandbox.h"
 #include "gtest/gtest.h"
 
@@ -46,20 +47,13 @@ struct LlpRun {
     }
 };
 
-std::string Slurp(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 void WriteFile(const std::string &path, const std::string &text) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text;
 }
 
 void CopyFile(const std::string &from, const std::string &to) {
-    WriteFile(to, Slurp(from));
+    WriteFile(to, vkt::ReadFileText(from));
     chmod(to.c_str(), 0755);
 }
 
@@ -73,32 +67,20 @@ std::string NewDir() {
 // Runs llp-check with `args` (plus the companions and --format=json unless told otherwise).
 LlpRun LlpCheck(const std::vector<std::string> &args, bool json = true,
                 const std::map<std::string, std::string> &env = {}, const std::string &cwd = "") {
-    std::string dir = NewDir();
-    std::string out_path = dir + "/out", err_path = dir + "/err";
     std::vector<std::string> argv = {
         vkt::Runfile("conformance/layer_check/llp-check"), "--loader=" + vkt::Runfile("loader/libvulkan.so.1"),
         "--mock=" + vkt::Runfile("mock_icd/libmock_icd_v7.so"),
         "--recording-layer=" + vkt::Runfile("mock_layers/librecording_layer.so"), "--timeout=20"};
     if (json) argv.push_back("--format=json");
     for (const auto &a : args) argv.push_back(a);
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
-        if (freopen(out_path.c_str(), "w", stdout) == nullptr || freopen(err_path.c_str(), "w", stderr) == nullptr)
-            _exit(126);
-        for (const auto &kv : env) setenv(kv.first.c_str(), kv.second.c_str(), 1);
-        std::vector<char *> cargv;
-        for (auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
-        cargv.push_back(nullptr);
-        execv(cargv[0], cargv.data());
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
+    vkt::ProcessOptions options;
+    options.env = env;
+    options.cwd = cwd;
+    vkt::ProcessResult p = vkt::RunProcess(argv, options);
     LlpRun r;
-    r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = Slurp(out_path);
-    r.err = Slurp(err_path);
+    r.exit_status = p.status;
+    r.out = p.out;
+    r.err = p.err;
     if (json) {
         r.json = vkt::Json::Parse(r.out);
         vkt::Json results = r.json["manifests"][0]["results"];
@@ -428,7 +410,7 @@ TEST(LlpCheckInstalled, ValidationLayerVerdictsMatchTheRecordedReport) {
     if (stat(manifest.c_str(), &st) != 0)
         GTEST_SKIP() << manifest << " is not installed (Debian: vulkan-validationlayers)";
     vkt::Json recorded =
-        vkt::Json::Parse(Slurp(vkt::Runfile("docs/llp-check-reports/VK_LAYER_KHRONOS_validation.json")));
+        vkt::Json::Parse(vkt::ReadFileText(vkt::Runfile("docs/llp-check-reports/VK_LAYER_KHRONOS_validation.json")));
     ASSERT_EQ(recorded["manifests"][0]["manifest"].str(), manifest);
     vkt::Json want = recorded["manifests"][0]["results"];
     ASSERT_GT(want.size(), 0u);
@@ -586,7 +568,7 @@ TEST(LlpCheckCli, JunitAndTableReports) {
     std::string out = dir + "/report.txt";
     LlpRun t = LlpCheck({"--format=table", "--output=" + out, "--check=LLP_LAYER_12", m}, false);
     EXPECT_EQ(t.exit_status, 1);
-    std::string text = Slurp(out);
+    std::string text = vkt::ReadFileText(out);
     EXPECT_NE(text.find("LLP_LAYER_12   fail"), std::string::npos) << text;
     EXPECT_NE(text.find("summary: 0 pass, 1 fail"), std::string::npos) << text;
     EXPECT_EQ(text.find("\033["), std::string::npos) << "no colour into a file";
