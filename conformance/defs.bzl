@@ -1,6 +1,7 @@
 """vkt_conformance_test: one test source set, one test target per loader under test."""
 
 load("//bazel:copts.bzl", "CXX_COPTS")
+load("//mock_icd:variants.bzl", "MOCK_ICD_VARIANTS")
 
 # THE SWITCH. Loaders every conformance test runs against. Add "ours" once //loader:libvulkan.so.1
 # builds: that adds `<name>_ours` targets, with the library as a data dependency, found in the
@@ -19,20 +20,9 @@ _LOADER_DATA = {
     "ours": ["//loader:libvulkan.so.1"],
 }
 
-# Mock driver variants the suite copies into sandboxes (//mock_icd:libmock_icd_<v>.so).
-VKT_MOCK_VARIANTS = [
-    "v0",
-    "v1",
-    "v2",
-    "v3",
-    "v4",
-    "v4_gpdpa",
-    "v5",
-    "v6",
-    "v7",
-    "v7_exports",
-    "v7_nogpdpa",
-]
+# Mock driver variants the suite copies into sandboxes (//mock_icd:libmock_icd_<v>.so): every row of
+# the one table, mock_icd/variants.bzl, so a new row is in every conformance test's runfiles.
+VKT_MOCK_VARIANTS = sorted(MOCK_ICD_VARIANTS.keys())
 
 def vkt_conformance_test(name, srcs, deps = [], data = [], shard_count = None, size = "small",
                          tags = [], loaders = None):
@@ -61,7 +51,7 @@ def vkt_conformance_test(name, srcs, deps = [], data = [], shard_count = None, s
     common_data = data + [
         "//conformance/framework:vkprobe",
         "//conformance/deviations:khronos.tsv",
-    ] + ["//mock_icd:libmock_icd_%s.so" % v for v in VKT_MOCK_VARIANTS]
+    ] + [m for m in ["//mock_icd:libmock_icd_%s.so" % v for v in VKT_MOCK_VARIANTS] if m not in data]
     tests = []
     for loader in (loaders or VKT_LOADERS):
         native.cc_test(

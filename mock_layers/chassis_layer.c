@@ -1,8 +1,9 @@
 /*
  * The chassis-mode mock layer (//mock_layers:libmock_layer_chassis.so; mock_layers/README.md,
  * "Chassis mode"). Modelled on the dispatch design of the Khronos validation layers: every instance,
- * physical-device and device command of vk.xml that no platform macro guards is intercepted by a
- * generated function (gen_chassis.py, chassis_gen.inc) that runs
+ * physical-device and device command of vk.xml is intercepted by a generated function
+ * (gen_chassis.py, chassis_gen.inc; the commands of platform extensions under their
+ * VK_USE_PLATFORM_* guard, of which the platforms defined below are compiled) that runs
  *
  *     validate      may skip the call: the command is in the scenario's "invalid" list; the
  *                   message goes to every debug-utils messenger of the instance (those of
@@ -13,15 +14,20 @@
  *     dispatch      calls the next layer through the per-instance / per-device table, every
  *                   non-dispatchable handle unwrapped (parameters, arrays, input structures and
  *                   their pNext chains) when "wrap_handles" is on
- *     post-record   wraps the non-dispatchable handles returned in output parameters (ids, not
+ *     post-record   wraps the non-dispatchable handles returned in output parameters and as
+ *                   members of the structures the driver filled (VkDisplayPropertiesKHR::display,
+ *                   VkDisplayPlanePropertiesKHR::currentDisplay,
+ *                   VkDisplayModePropertiesKHR::displayMode and their *2KHR forms) (ids, not
  *                   pointers: per layer name and run the same), forgets destroyed / freed ones, and
  *                   appends {"layer","call","result","unwrapped","wrapped"} to the calls file
  *
- * Wrapped handles live in a map per device (device objects) and per instance (surfaces, display
- * modes and the like); an unwrap looks in the device's map, then its instance's; a value in neither
- * passes unchanged. Not unwrapped: handles behind pointer members the specification lets be ignored
- * (noautovalidity) other than VkWriteDescriptorSet's descriptors (by descriptorType, here), and
- * handles returned inside output structures. Dispatchable handles are never wrapped.
+ * Wrapped handles live in a map per device (device objects) and per instance (surfaces, displays,
+ * display modes and the like); an unwrap looks in the device's map, then its instance's; a value in
+ * neither passes unchanged. A display or display mode keeps one id per instance however often the
+ * driver returns it (ch_wrap_reuse). Not unwrapped: handles behind pointer members the
+ * specification lets be ignored (noautovalidity) other than VkWriteDescriptorSet's descriptors (by
+ * descriptorType, here), and members of platform structures. Not wrapped: handles in the pNext
+ * chains of returned structures. Dispatchable handles are never wrapped.
  */
 #include <cjson/cJSON.h>
 #include <pthread.h>
@@ -32,6 +38,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The platforms whose commands the chassis intercepts (the generated intercepts of the others
+ * compile away): those the loader builds with (loader/BUILD PLATFORM_COPTS), from the system's
+ * headers; the types are only passed through. */
+#define VK_USE_PLATFORM_XCB_KHR
+#define VK_USE_PLATFORM_XLIB_KHR
+#define VK_USE_PLATFORM_XLIB_XRANDR_EXT
+#define VK_USE_PLATFORM_WAYLAND_KHR
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
@@ -182,20 +196,20 @@ static void map_put_locked(struct ch_map *m, uint64_t k, uint64_t v) {
     m->vals[i] = v;
 }
 
-static bool map_get(struct ch_map *m, uint64_t k, uint64_t *v) {
-    bool found = false;
-    pthread_mutex_lock(&m->lock);
-    if (m->cap != 0) {
-        size_t i = map_slot(k, m->cap);
-        while (m->keys[i] != 0) {
-            if (m->keys[i] == k) {
-                *v = m->vals[i];
-                found = true;
-                break;
-            }
-            i = (i + 1) & (m->cap - 1);
+static bool map_get_locked(const struct ch_map *m, uint64_t k, uint64_t *v) {
+    if (m->cap == 0) return false;
+    for (size_t i = map_slot(k, m->cap); m->keys[i] != 0; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == k) {
+            *v = m->vals[i];
+            return true;
         }
     }
+    return false;
+}
+
+static bool map_get(struct ch_map *m, uint64_t k, uint64_t *v) {
+    pthread_mutex_lock(&m->lock);
+    bool found = map_get_locked(m, k, v);
     pthread_mutex_unlock(&m->lock);
     return found;
 }
@@ -279,6 +293,7 @@ static uint64_t ch_unwrap(struct ch_fix *f, uint64_t h);
 static const void *ch_unwrap_array(struct ch_fix *f, const void *p, size_t n);
 static const void *ch_fix_top_chain(struct ch_fix *f, const void *p, size_t size, size_t n);
 static void ch_wrap_array(struct ch_fix *f, void *p, size_t n);
+static void ch_wrap_reuse(struct ch_fix *f, void *p, size_t n);
 static void ch_forget(struct ch_fix *f, uint64_t h);
 static void ch_forget_array(struct ch_fix *f, const void *p, size_t n);
 
@@ -293,7 +308,8 @@ struct ch_inst {
     PFN_vkCreateDebugUtilsMessengerEXT create_messenger;
     PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
     struct ch_inst_table next;
-    struct ch_map map;
+    struct ch_map map;  /* wrapped id -> the handle below; its lock also guards rmap */
+    struct ch_map rmap; /* displays and display modes: the handle below -> its one wrapped id */
     struct ch_messenger messengers[MAX_MESSENGERS];
     int nmessengers;
     atomic_ulong calls;
@@ -492,18 +508,42 @@ static const void *ch_fix_top_chain(struct ch_fix *f, const void *p, size_t size
     return c;
 }
 
+static atomic_ulong g_next_id = 1;
+
 static void ch_wrap_array(struct ch_fix *f, void *p, size_t n) {
     if (!f->on || p == NULL) return;
-    static atomic_ulong next_id = 1;
     struct ch_map *m = f->d ? &f->d->map : f->in ? &f->in->map : NULL;
     if (m == NULL) return;
     uint64_t *h = p;
     for (size_t i = 0; i < n; i++) {
         if (h[i] == 0) continue;
-        uint64_t id = g_salt | (uint64_t)atomic_fetch_add(&next_id, 1);
+        uint64_t id = g_salt | (uint64_t)atomic_fetch_add(&g_next_id, 1);
         pthread_mutex_lock(&m->lock);
         map_put_locked(m, id, h[i]);
         pthread_mutex_unlock(&m->lock);
+        h[i] = id;
+        f->wrapped++;
+    }
+}
+
+/* Displays and display modes (gen_chassis.py REUSED_HANDLES), returned by queries rather than
+ * created: a handle below keeps the one id it got first in the instance (the queries return the
+ * same display again, and the application compares them), in the instance's map whichever command
+ * returned it. */
+static void ch_wrap_reuse(struct ch_fix *f, void *p, size_t n) {
+    if (!f->on || p == NULL || f->in == NULL) return;
+    struct ch_inst *in = f->in;
+    uint64_t *h = p;
+    for (size_t i = 0; i < n; i++) {
+        if (h[i] == 0) continue;
+        uint64_t id;
+        pthread_mutex_lock(&in->map.lock);
+        if (!map_get_locked(&in->rmap, h[i], &id)) {
+            id = g_salt | (uint64_t)atomic_fetch_add(&g_next_id, 1);
+            map_put_locked(&in->map, id, h[i]);
+            map_put_locked(&in->rmap, h[i], id);
+        }
+        pthread_mutex_unlock(&in->map.lock);
         h[i] = id;
         f->wrapped++;
     }
@@ -605,6 +645,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL chassis_CreateInstance(const VkInstanceCre
     in->destroy_messenger =
         (PFN_vkDestroyDebugUtilsMessengerEXT)next_gipa(*pInstance, "vkDestroyDebugUtilsMessengerEXT");
     map_init(&in->map);
+    map_init(&in->rmap);
     /* The messengers of vkCreateInstance's pNext chain live as long as the instance. */
     for (const VkBaseInStructure *n = ci->pNext; n != NULL; n = n->pNext) {
         if (n->sType != VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT || in->nmessengers >= MAX_MESSENGERS)
@@ -648,6 +689,7 @@ static VKAPI_ATTR void VKAPI_CALL chassis_DestroyInstance(VkInstance instance, c
     if (o != NULL) cJSON_AddNumberToObject(o, "calls", (double)atomic_load(&in->calls));
     record("vkDestroyInstance", o);
     map_free(&in->map);
+    map_free(&in->rmap);
     free(in);
 }
 

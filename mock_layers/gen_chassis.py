@@ -3,14 +3,17 @@
 
 Usage: gen_chassis.py VKGEN_PY vk.xml custom_commands.txt OUT.inc
 
-For every instance, physical-device and device command of the registry that no platform macro
-guards (tools/vkgen's model of vk.xml, the loader's own), except the few chassis_layer.c writes by
-hand, emits an intercept that runs the chassis sequence (validate, which may skip the call;
-pre-record; the call down with every non-dispatchable handle unwrapped: parameters, arrays of them,
-members of input structures and of their pNext chains; wrapping of the handles it returns;
-post-record), plus the next-layer dispatch tables, the name tables of vkGetInstanceProcAddr /
-vkGetDeviceProcAddr, and the structure helpers (size by sType, unwrap by structure). Standard
-library only; the output is #included by chassis_layer.c, which defines the ch_* helpers it calls.
+For every instance, physical-device and device command of the registry (tools/vkgen's model of
+vk.xml, the loader's own), except the few chassis_layer.c writes by hand, emits an intercept that
+runs the chassis sequence (validate, which may skip the call; pre-record; the call down with every
+non-dispatchable handle unwrapped: parameters, arrays of them, members of input structures and of
+their pNext chains; wrapping of the handles it returns, in output parameters and as members of
+returned structures; post-record), plus the next-layer dispatch tables, the name tables of
+vkGetInstanceProcAddr / vkGetDeviceProcAddr, and the structure helpers (size by sType, unwrap by
+structure, wrap by returned structure). Commands of platform extensions (vk.xml's `platform`
+attribute) are emitted under their `VK_USE_PLATFORM_*` guard, so the platforms chassis_layer.c
+defines are intercepted and the others compile away. Standard library only; the output is
+#included by chassis_layer.c, which defines the ch_* helpers it calls.
 """
 import importlib.util
 import re
@@ -28,6 +31,11 @@ HAND_WRITTEN = {
 # Pointer members ignored by the specification in some states (noautovalidity) are not followed,
 # except these, which chassis_layer.c's hand-written fixers follow by their selector.
 HAND_FIXED_STRUCTS = {"VkWriteDescriptorSet": "ch_fix_write_descriptor_set"}
+
+# Handles an implementation enumerates rather than creates (displays, display modes): the same
+# driver handle always gets the same wrapped id in an instance (ch_wrap_reuse), so a display
+# returned by two queries compares equal, as it does without the layer. Never destroyed.
+REUSED_HANDLES = {"VkDisplayKHR", "VkDisplayModeKHR"}
 
 
 def load_vkgen(path):
@@ -67,6 +75,7 @@ class Struct:
                 self.stype = m.values.split(",")[0]
         self.has_pnext = any(m.name == "pNext" for m in self.members)
         self.extends = elem.get("structextends")
+        self.returned = elem.get("returnedonly") == "true"
 
 
 class Types:
@@ -125,6 +134,27 @@ class Types:
                 if any(self.member_needs(s, m) for m in s.members):
                     self.with_handles.add(s.name)
                     changed = True
+        # Structures the implementation fills (returnedonly) holding non-dispatchable handles as
+        # plain members or in embedded structures: the handles the driver returns inside them are
+        # wrapped (generated chw_* functions). Only those reached as a command's output parameter
+        # (out_structs, set by main()) get a wrapper.
+        self.returned_handles = set()
+        changed = True
+        while changed:
+            changed = False
+            for s in set(self.structs.values()):
+                if s.name in self.returned_handles or not s.returned or s.name not in self.usable:
+                    continue
+                if any(self.returned_member(m) for m in s.members):
+                    self.returned_handles.add(s.name)
+                    changed = True
+
+    def returned_member(self, m):
+        if m.fixed_array or m.name == "pNext" or m.ptr != 0:
+            return False
+        if m.type in self.nondispatchable:
+            return True
+        return m.type in self.structs and self.structs[m.type].name in self.returned_handles
 
     def member_needs(self, s, m):
         if m.fixed_array or m.name == "pNext":
@@ -233,6 +263,52 @@ def emit_struct_fixers(types, out):
     out.append("")
 
 
+def wrap_call(t, addr, n):
+    """C statement wrapping the n handles of type t at addr (the driver's values) in place."""
+    fn = "ch_wrap_reuse" if t in REUSED_HANDLES else "ch_wrap_array"
+    return "%s(f, %s, %s);" % (fn, addr, n)
+
+
+def emit_struct_wrappers(types, names, out):
+    """chw_<S>: wraps the handles the driver returned in one filled structure S (names: the
+    returned structures output parameters reach, with those they embed)."""
+    todo, seen = list(names), set()
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for m in types.structs[n].members:
+            if m.type in types.structs and types.returned_member(m) and m.type not in types.nondispatchable:
+                todo.append(types.structs[m.type].name)
+    for n in sorted(seen):
+        out.append("static void chw_%s(struct ch_fix *f, %s *s);" % (n, n))
+    out.append("")
+    for n in sorted(seen):
+        out.append("static void chw_%s(struct ch_fix *f, %s *s) {" % (n, n))
+        for m in types.structs[n].members:
+            if not types.returned_member(m):
+                continue
+            if m.type in types.nondispatchable:
+                out.append("    " + wrap_call(m.type, "&s->" + m.name, "1"))
+            else:
+                out.append("    chw_%s(f, &s->%s);" % (types.structs[m.type].name, m.name))
+        out.append("}")
+        out.append("")
+
+
+def out_structs(types, cmds):
+    """Returned structures with handles that some command fills through an output parameter."""
+    found = set()
+    for c in cmds:
+        for p in c.params[1:]:
+            if p.type in types.structs and p.pointer and not p.const and p.decl.count("*") == 1:
+                s = types.structs[p.type]
+                if s.name in types.returned_handles:
+                    found.add(s.name)
+    return found
+
+
 def len_expr(c, p):
     """C expression for the element count of array parameter p (for an output array: after the
     call), or None when vk.xml's len is not a parameter or a parameter's member."""
@@ -312,12 +388,21 @@ def emit_command(vkgen, types, c, out):
     else:
         out.append("    %s r = %s;" % (ret, call))
         ok = "r >= 0" if ret == "VkResult" else "true"
-    # Handles returned in output parameters: wrapped.
+    # Handles returned in output parameters, and as members of the structures the driver filled:
+    # wrapped.
     for p in c.params[1:]:
         if p.type in types.nondispatchable and p.pointer and not p.const:
             n = len_expr(c, p)
             if n is not None:
-                out.append("    if (%s && %s != NULL) ch_wrap_array(&f, %s, %s);" % (ok, p.name, p.name, n))
+                fn = "ch_wrap_reuse" if p.type in REUSED_HANDLES else "ch_wrap_array"
+                out.append("    if (%s && %s != NULL) %s(&f, %s, %s);" % (ok, p.name, fn, p.name, n))
+        elif (p.type in types.structs and p.pointer and not p.const and p.decl.count("*") == 1
+              and types.structs[p.type].name in types.returned_handles):
+            n = len_expr(c, p)
+            if n is not None:
+                out.append("    if (%s && %s != NULL && f.on)" % (ok, p.name))
+                out.append("        for (size_t ch_i = 0; ch_i < %s; ch_i++) chw_%s(&f, (%s *)&%s[ch_i]);"
+                           % (n, types.structs[p.type].name, types.structs[p.type].name, p.name))
     # Destroyed or freed handles: forgotten.
     handle_params = [p for p in c.params[1:] if p.type in types.nondispatchable]
     if c.name.startswith("vkDestroy") and handle_params and not handle_params[0].pointer:
@@ -343,6 +428,16 @@ def emit_command(vkgen, types, c, out):
     out.append("")
 
 
+def guarded(vkgen, out, protect, lines):
+    """Appends lines, under `#ifdef VK_USE_PLATFORM_...` when the command belongs to platform
+    extensions only (vkgen: any of the macros enables it)."""
+    if protect:
+        out.append(vkgen.cond_open(protect))
+    out.extend(lines)
+    if protect:
+        out.append(vkgen.cond_close(protect))
+
+
 def main(argv):
     if len(argv) != 5:
         sys.stderr.write(__doc__)
@@ -351,8 +446,7 @@ def main(argv):
     reg = vkgen.Registry(argv[2])
     model = vkgen.Model(reg, vkgen.Custom(argv[3]))
     types = Types(argv[2])
-    cmds = [c for c in model.cmds
-            if c.protect is None and c.kind != vkgen.KIND_GLOBAL and c.name not in HAND_WRITTEN]
+    cmds = [c for c in model.cmds if c.kind != vkgen.KIND_GLOBAL and c.name not in HAND_WRITTEN]
     inst = [c for c in cmds if c.kind in (vkgen.KIND_INSTANCE, vkgen.KIND_PHYSDEV)]
     dev = [c for c in cmds if c.kind == vkgen.KIND_DEVICE]
     out = ["/* generated by mock_layers/gen_chassis.py from vk.xml: do not edit. Included twice by",
@@ -362,20 +456,23 @@ def main(argv):
     for tname, lst in (("ch_inst_table", inst), ("ch_dev_table", dev)):
         out.append("struct %s {" % tname)
         for c in lst:
-            out.append("    PFN_%s %s;" % (c.name, c.name[2:]))
+            guarded(vkgen, out, c.protect, ["    PFN_%s %s;" % (c.name, c.name[2:])])
         out.append("};")
         out.append("")
     out.append("#else")
     emit_struct_fixers(types, out)
+    emit_struct_wrappers(types, out_structs(types, cmds), out)
     for c in cmds:
-        emit_command(vkgen, types, c, out)
+        body = []
+        emit_command(vkgen, types, c, body)
+        guarded(vkgen, out, c.protect, body)
     for tname, var, lst in (("ch_inst_table", "ch_inst_entries", inst), ("ch_dev_table", "ch_dev_entries", dev)):
         out.append("/* Every name (aliases too) -> the table slot filled from the next layer, the intercept. */")
         out.append("static const struct ch_entry %s[] = {" % var)
         for c in lst:
-            for n in c.included_names:
-                out.append("    {\"%s\", offsetof(struct %s, %s), (PFN_vkVoidFunction)chassis_%s},"
-                           % (n, tname, c.name[2:], c.name[2:]))
+            guarded(vkgen, out, c.protect,
+                    ["    {\"%s\", offsetof(struct %s, %s), (PFN_vkVoidFunction)chassis_%s},"
+                     % (n, tname, c.name[2:], c.name[2:]) for n in c.included_names])
         out.append("};")
         out.append("")
     out.append("#endif")
