@@ -77,8 +77,7 @@ static inline void mock_default_names(const char *self, char *name, size_t name_
     char *dot = strstr(name, ".so");
     if (dot) *dot = '\0';
     size_t sl = strlen(self) < calls_len - 7 ? strlen(self) : calls_len - 7;
-    memcpy(calls, self, sl);
-    memcpy(calls + sl, ".calls", 7);
+    snprintf(calls, calls_len, "%.*s.calls", (int)sl, self);
 }
 
 /* Appends `line` and a newline to `path` in one write (O_APPEND: lines of several mocks and
@@ -89,6 +88,7 @@ static inline void mock_append_line(const char *path, const char *line) {
     size_t n = strlen(line);
     char *buf = malloc(n + 1);
     if (buf != NULL) {
+        /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): a line for write(), not a C string */
         memcpy(buf, line, n);
         buf[n] = '\n';
         ssize_t w = write(fd, buf, n + 1);

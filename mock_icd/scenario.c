@@ -47,16 +47,30 @@ void scenario_release(struct scenario *sc) {
 
 void copy_name(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
+/* Up to max dot-separated unsigned numbers ("1.3.250"), as sscanf("%u.%u...") reads them: the
+ * count read, stopping at the first field that is not a number. */
+static int parse_dotted(const char *s, unsigned *out, int max) {
+    int n = 0;
+    while (n < max) {
+        char *end = NULL;
+        unsigned long v = strtoul(s, &end, 10);
+        if (end == s) break;
+        out[n++] = (unsigned)v;
+        if (*end != '.') break;
+        s = end + 1;
+    }
+    return n;
+}
+
 static bool parse_version(const cJSON *v, uint32_t *out) {
     if (cJSON_IsNumber(v)) {
         *out = (uint32_t)v->valuedouble;
         return true;
     }
     if (!cJSON_IsString(v)) return false;
-    unsigned a = 0, b = 0, c = 0;
-    int n = sscanf(v->valuestring, "%u.%u.%u", &a, &b, &c);
-    if (n < 2) return false;
-    *out = VK_MAKE_API_VERSION(0, a, b, c);
+    unsigned abc[3] = {0, 0, 0};
+    if (parse_dotted(v->valuestring, abc, 3) < 2) return false;
+    *out = VK_MAKE_API_VERSION(0, abc[0], abc[1], abc[2]);
     return true;
 }
 
@@ -203,7 +217,7 @@ static bool parse_physdev(const cJSON *o, struct physdev_cfg *pd) {
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "conformance_version"))) {
         unsigned c[4] = {0, 0, 0, 0};
-        if (!cJSON_IsString(v) || sscanf(v->valuestring, "%u.%u.%u.%u", &c[0], &c[1], &c[2], &c[3]) < 1) return false;
+        if (!cJSON_IsString(v) || parse_dotted(v->valuestring, c, 4) < 1) return false;
         for (int i = 0; i < 4; i++) pd->conformance[i] = (uint8_t)c[i];
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "pci_bus"))) {

@@ -1361,16 +1361,18 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_QueueSubmit(VkQueue queue, uint32_t 
     struct dev_data *d = queue_owner(queue, &wq);
     if (d == NULL) d = dev_find(queue);
     PFN_vkQueueSubmit next = d ? d->QueueSubmit : NULL;
-    uint32_t total = 0;
-    for (uint32_t i = 0; submits != NULL && i < count; i++) total += submits[i].commandBufferCount;
+    if (submits == NULL) count = 0; /* invalid usage: nothing to copy, nothing to submit */
+    size_t total = 0;               /* size_t: a sum of uint32_t counts does not wrap */
+    for (uint32_t i = 0; i < count; i++) total += submits[i].commandBufferCount;
     VkSubmitInfo *infos = count > 0 ? calloc(count, sizeof(*infos)) : NULL;
     VkCommandBuffer *cbs = total > 0 ? calloc(total, sizeof(*cbs)) : NULL;
     bool ok = (count == 0 || infos != NULL) && (total == 0 || cbs != NULL);
     bool all = true;
-    for (uint32_t i = 0, n = 0; ok && i < count; i++) {
+    size_t n = 0;
+    for (uint32_t i = 0; ok && i < count; i++) {
         infos[i] = submits[i];
         infos[i].pCommandBuffers = submits[i].commandBufferCount > 0 ? &cbs[n] : NULL;
-        for (uint32_t k = 0; k < submits[i].commandBufferCount; k++, n++) {
+        for (uint32_t k = 0; k < submits[i].commandBufferCount && n < total; k++, n++) {
             struct wrapped_cb *w = NULL;
             cb_owner(submits[i].pCommandBuffers[k], &w, NULL);
             all = all && w != NULL;
@@ -1678,6 +1680,7 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceExtensionP
     mine.specVersion = 1;
     bool add = sc.pre_add_extension[0] != '\0' && pLayerName == NULL;
     if (sc.pre_no_call_down) return pre_answer_own(add ? 1 : 0, &mine, sizeof(mine), pCount, pProps);
+    if (chain->pfnNextLayer == NULL) return VK_ERROR_INITIALIZATION_FAILED; /* recorded: has_next false */
     /* Leave room for our entry: the level below fills at most *pCount - 1. */
     uint32_t cap = *pCount;
     uint32_t n = (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
@@ -1706,6 +1709,7 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceLayerPrope
     snprintf(mine.description, sizeof(mine.description), "added by a pre-instance function");
     bool add = sc.pre_add_layer[0] != '\0';
     if (sc.pre_no_call_down) return pre_answer_own(add ? 1 : 0, &mine, sizeof(mine), pCount, pProps);
+    if (chain->pfnNextLayer == NULL) return VK_ERROR_INITIALIZATION_FAILED; /* recorded: has_next false */
     uint32_t cap = *pCount;
     uint32_t n = (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
     VkResult r = chain->pfnNextLayer(chain->pNextLink, &n, pProps);
@@ -1729,6 +1733,7 @@ mock_layer_pre_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *c
         *pApiVersion = sc.pre_instance_version != 0 ? sc.pre_instance_version : VK_API_VERSION_1_0;
         return VK_SUCCESS;
     }
+    if (chain->pfnNextLayer == NULL) return VK_ERROR_INITIALIZATION_FAILED; /* recorded: has_next false */
     VkResult r = chain->pfnNextLayer(chain->pNextLink, pApiVersion);
     pre_down("pre_vkEnumerateInstanceVersion_down", r, "version", r == VK_SUCCESS ? *pApiVersion : 0);
     if (r == VK_SUCCESS && sc.pre_instance_version != 0) *pApiVersion = sc.pre_instance_version;

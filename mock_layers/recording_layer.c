@@ -316,7 +316,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateI
     VkResult r = next_create(&copy, alloc, pInstance);
     rec("create_instance_result %d", (int)r);
     rec("call vkCreateInstance %d", (int)r);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS || pInstance == NULL) return r;
     g_instance = *pInstance;
     if (g_tested && g_alloc_mode != 0) {
         g_inst_has_alloc = alloc != NULL;
@@ -505,7 +505,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateDevice(VkPhysicalDevice pd, cons
     VkResult r = next_create(pd, ci, alloc, pDevice);
     rec("create_device_result %d", (int)r);
     rec("call vkCreateDevice %d", (int)r);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS || pDevice == NULL) return r;
     g_device = *pDevice;
     g_next_gdpa = next_gdpa;
     if (!g_above && !g_tested) {
@@ -640,7 +640,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_AllocateCommandBuffers(VkDevice device
         g_next_gdpa ? (PFN_vkAllocateCommandBuffers)g_next_gdpa(device, "vkAllocateCommandBuffers") : NULL;
     VkResult r = f != NULL ? f(device, info, pCbs) : VK_ERROR_INITIALIZATION_FAILED;
     rec("call vkAllocateCommandBuffers %d", (int)r);
-    if (r == VK_SUCCESS && !g_above && !g_tested)
+    if (r == VK_SUCCESS && info != NULL && !g_above && !g_tested)
         for (uint32_t i = 0; i < info->commandBufferCount; i++) {
             remember(pCbs[i]);
             if (g_cb_count < REC_MAX_HANDLES) g_cbs[g_cb_count++] = (struct cb_state){pCbs[i], 0};

@@ -345,8 +345,8 @@ void chk_write_sarif(FILE *f, const struct chk_tool *t, const struct chk_subject
         char *dir = malloc(cl + 2);
         if (dir != NULL) {
             memcpy(dir, cwd, cl);
+            if (cl == 0 || dir[cl - 1] != '/') dir[cl++] = '/';
             dir[cl] = '\0';
-            if (cl == 0 || dir[cl - 1] != '/') strcat(dir, "/");
             sarif_uri(f, dir[0] == '/' ? dir : "/");
             free(dir);
         } else {

@@ -133,9 +133,7 @@ static int lib_class(const char *manifest, const char *lib) {
     if (lib == NULL || strchr(lib, '/') == NULL) return 0;
     char path[PATH_MAX * 2];
     const char *slash = strrchr(manifest, '/');
-    if (lib[0] == '/')
-        snprintf(path, sizeof path, "%s", lib);
-    else if (slash != NULL)
+    if (lib[0] != '/' && slash != NULL)
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - manifest), manifest, lib);
     else
         snprintf(path, sizeof path, "%s", lib);
@@ -248,7 +246,8 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
                     FAIL("'ICD.library_arch' must be the string \"32\" or \"64\" (is %s%s%s)",
                          a ? "\"" : vkl_json_type_name(arch), a ? a : "", a ? "\"" : "");
                 else if (lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))) != 0 &&
-                         atoi(a) != lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))))
+                         (strcmp(a, "64") == 0 ? 64 : 32) !=
+                             lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))))
                     FAIL("'ICD.library_arch' says %s-bit but the library is a %d-bit ELF file", a,
                          lib_class(path, vkl_json_string(vkl_json_get(icd, "library_path"))));
             }
@@ -363,7 +362,10 @@ static void probe_negotiate(struct ldp_ctx *c, void *arg) {
 static int child_int(const struct ldp_child *ch, const char *key, int dflt) {
     char buf[64];
     const char *v = ldp_child_get(ch, key, buf, sizeof buf);
-    return v ? atoi(v) : dflt;
+    if (v == NULL) return dflt;
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    return end != v ? (int)n : dflt;
 }
 
 static void check_negotiation(struct ldp_ctx *c, void *arg) {
@@ -859,7 +861,7 @@ static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance ins
             calls++;                                                                                                   \
         }                                                                                                              \
     } while (0)
-    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceProperties props = {0}; /* apiVersion 0 when the driver has no vkGetPhysicalDeviceProperties */
     VkPhysicalDeviceFeatures feats;
     VkPhysicalDeviceMemoryProperties mem;
     VkFormatProperties fp;

@@ -116,7 +116,7 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
     if (drv.manifest_ok) rep->library = chk_xstrdup(drv.m.library_path);
     bool library_usable = ldp_driver_library_usable(&drv);
     struct ldp_ctx parent = {.opt = opt, .drv = &drv, .fd = -1};
-    rep->items = calloc(ldp_check_count, sizeof(struct chk_item));
+    rep->items = calloc(ldp_check_count ? ldp_check_count : 1, sizeof(struct chk_item));
     if (rep->items == NULL) exit(2);
     for (size_t i = 0; i < ldp_check_count; i++) {
         const struct ldp_check_def *def = &ldp_checks[i];
@@ -339,11 +339,11 @@ int main(int argc, char **argv) {
     size_t total = nman + found.count;
     size_t cap = total + 2 * cli.npackages; /* a package: its metadata, then its manifest */
     struct chk_report *reps = calloc(cap ? cap : 1, sizeof(struct chk_report));
-    if (reps == NULL) return 2;
-    FILE *out = chk_open_output(output);
+    FILE *out = reps != NULL ? chk_open_output(output) : NULL;
     if (out == NULL) {
         free(reps);
         vkl_strlist_finish(&found);
+        ldp_registry_global = NULL;
         ldp_registry_free(&reg);
         return finish(2);
     }
@@ -382,6 +382,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < total; i++) chk_report_free(&reps[i]);
     free(reps);
     vkl_strlist_finish(&found);
+    ldp_registry_global = NULL;
     ldp_registry_free(&reg);
     return finish(status);
 }

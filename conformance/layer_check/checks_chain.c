@@ -296,9 +296,9 @@ void llp_run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     } else {
         s->ran = true;
     }
-    if (ldp_child_get(&ch, "instance_result", buf, sizeof buf)) s->instance_result = atoi(buf);
-    if (ldp_child_get(&ch, "device_result", buf, sizeof buf)) s->device_result = atoi(buf);
-    if (ldp_child_get(&ch, "device_count", buf, sizeof buf)) s->device_count = atoi(buf);
+    llp_int(ldp_child_get(&ch, "instance_result", buf, sizeof buf), &s->instance_result);
+    llp_int(ldp_child_get(&ch, "device_result", buf, sizeof buf), &s->device_result);
+    llp_int(ldp_child_get(&ch, "device_count", buf, sizeof buf), &s->device_count);
     s->log = strdup(ch.err ? ch.err : "");
     s->proto = strdup(ch.out ? ch.out : "");
     ldp_child_free(&ch);
@@ -341,6 +341,16 @@ const char *llp_rec_next(const char *text, const char *key, size_t *pos, char *b
 const char *llp_rec_get(const char *text, const char *key, char *buf, size_t len) {
     size_t pos = 0;
     return llp_rec_next(text, key, &pos, buf, len);
+}
+
+bool llp_int(const char *s, int *out) {
+    if (s == NULL) return false;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || errno == ERANGE || v < INT_MIN || v > INT_MAX) return false;
+    *out = (int)v;
+    return true;
 }
 
 const char *llp_proto_next(const char *proto, const char *key, size_t *pos, char *buf, size_t len) {
@@ -493,9 +503,9 @@ static void judge_handles(struct ldp_ctx *c, struct llp_acc *a, const struct vkl
     char first[300] = "";
     while (llp_rec_next(s->below, "handle", &pos, buf, sizeof buf) != NULL) {
         /* "<command> <known 0|1> <pointer>" */
-        char cmd[128] = "", ptr[64] = "";
+        char cmd[128] = "", num[16] = "", ptr[64] = "";
         int known = 0;
-        if (sscanf(buf, "%127s %d %63s", cmd, &known, ptr) != 3) continue;
+        if (sscanf(buf, "%127s %15s %63s", cmd, num, ptr) != 3 || !llp_int(num, &known)) continue;
         if (known) {
             good++;
         } else {
@@ -559,10 +569,12 @@ static void judge_device_extensions(struct ldp_ctx *c, struct llp_acc *a, const 
                     s->device_count == 0 ? " (no physical device)" : "");
         return;
     }
-    int r = 0;
-    unsigned count = 0;
-    char list[800] = "-";
-    sscanf(own, "%d %u %799s", &r, &count, list);
+    int r = 0, n = 0;
+    char rs[16] = "", ns[16] = "", list[800] = "-";
+    sscanf(own, "%15s %15s %799s", rs, ns, list);
+    llp_int(rs, &r);
+    llp_int(ns, &n);
+    unsigned count = (unsigned)n;
     ldp_evidence(c, "%s: vkEnumerateDeviceExtensionProperties(\"%s\") = %s, %u: %s", l->props.layerName,
                  l->props.layerName, llp_res((VkResult)r), count, list);
     bool other_down = false, null_down = false;
@@ -620,9 +632,9 @@ static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vk
         size_t pos = 0;
         char buf[300];
         while (llp_rec_next(s->above, keys[k], &pos, buf, sizeof buf) != NULL) {
-            char name[200] = "";
+            char name[200] = "", num[16] = "";
             int nonnull = 0;
-            if (sscanf(buf, "%199s %d", name, &nonnull) != 2) continue;
+            if (sscanf(buf, "%199s %15s", name, num) != 2 || !llp_int(num, &nonnull)) continue;
             asked++;
             if (nonnull) {
                 if (!answered++) snprintf(first, sizeof first, "%s", name);

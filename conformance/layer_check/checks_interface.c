@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "conformance/layer_check/llp_check.h"
+#include "conformance/layer_check/sandwich.h"
 #include "loader/vkl_gen_results.h"
 
 #define LLP_STD_NEGOTIATE "vkNegotiateLoaderLayerInterfaceVersion"
@@ -222,7 +223,8 @@ void llp_check_negotiate_offers(struct ldp_ctx *c, void *arg) {
                 ldp_child_free(&ch);
                 continue;
             }
-            int r = ldp_child_get(&ch, "result", buf, sizeof buf) ? atoi(buf) : 1;
+            int r = 1;
+            llp_int(ldp_child_get(&ch, "result", buf, sizeof buf), &r);
             uint32_t ver = ldp_child_get(&ch, "version", buf, sizeof buf) ? (uint32_t)strtoul(buf, NULL, 10) : 0;
             bool gipa = ldp_child_get(&ch, "gipa", buf, sizeof buf) && buf[0] == '1';
             ldp_child_free(&ch);
@@ -344,9 +346,10 @@ void llp_check_instance_extensions(struct ldp_ctx *c, void *arg) {
             continue;
         }
         char b1[64], b2[64], b3[64], list[1000];
-        int own = ldp_child_get(&ch, "own_result", b1, sizeof b1) ? atoi(b1) : 1;
-        int other = ldp_child_get(&ch, "other_result", b2, sizeof b2) ? atoi(b2) : 1;
-        int null = ldp_child_get(&ch, "null_result", b3, sizeof b3) ? atoi(b3) : 1;
+        int own = 1, other = 1, null = 1;
+        llp_int(ldp_child_get(&ch, "own_result", b1, sizeof b1), &own);
+        llp_int(ldp_child_get(&ch, "other_result", b2, sizeof b2), &other);
+        llp_int(ldp_child_get(&ch, "null_result", b3, sizeof b3), &null);
         if (ldp_child_get(&ch, "own_list", list, sizeof list) == NULL) list[0] = '\0';
         ldp_child_free(&ch);
         ldp_evidence(c, "%s: vkEnumerateInstanceExtensionProperties(\"%s\") = %s [%s]", l->props.layerName,

@@ -289,9 +289,9 @@ static void tally_calls(const char *below, struct tally *t) {
     size_t pos = 0;
     char buf[300];
     while (llp_rec_next(below, "call", &pos, buf, sizeof buf) != NULL) {
-        char cmd[96];
+        char cmd[96], num[16];
         int r = 0;
-        if (sscanf(buf, "%95s %d", cmd, &r) != 2) continue;
+        if (sscanf(buf, "%95s %15s", cmd, num) != 2 || !llp_int(num, &r)) continue;
         int i = 0;
         while (i < t->n && strcmp(t->cmd[i], cmd) != 0) i++;
         if (i == t->n) {

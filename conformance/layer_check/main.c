@@ -127,7 +127,7 @@ static void run_manifest(struct llp_options *opt, const char *path, bool implici
     llp_opt = opt;
     struct ldp_options lo = {.timeout_s = opt->timeout_s};
     struct ldp_ctx parent = {.opt = &lo, .drv = NULL, .fd = -1};
-    rep->items = calloc(llp_check_count, sizeof(struct chk_item));
+    rep->items = calloc(llp_check_count ? llp_check_count : 1, sizeof(struct chk_item));
     if (rep->items == NULL) exit(2);
     for (size_t i = 0; i < llp_check_count; i++) {
         const struct llp_check_def *def = &llp_checks[i];
@@ -416,7 +416,15 @@ int main(int argc, char **argv) {
     bool *all_implicit = calloc(total ? total : 1, sizeof(bool));
     struct chk_report *reps = calloc(total ? total : 1, sizeof(struct chk_report));
     struct manifest_info *info = calloc(total ? total : 1, sizeof(struct manifest_info));
-    if (reps == NULL || info == NULL || all == NULL || all_implicit == NULL) return 2;
+    if (reps == NULL || info == NULL || all == NULL || all_implicit == NULL) {
+        free(reps);
+        free(info);
+        free(all);
+        free(all_implicit);
+        vkl_strlist_finish(&implicit_found);
+        vkl_strlist_finish(&explicit_found);
+        return finish(2);
+    }
     for (size_t i = 0; i < total; i++) {
         if (i < nman) {
             all[i] = manifests[i];

@@ -39,6 +39,9 @@ void llp_for_each_layer(struct ldp_ctx *c, const struct sandwich *proto, llp_jud
 /* The value after "key " of the next record line (after *pos) with that key, or NULL. */
 const char *llp_rec_next(const char *text, const char *key, size_t *pos, char *buf, size_t len);
 const char *llp_rec_get(const char *text, const char *key, char *buf, size_t len);
+/* The decimal integer a record or probe value starts with (written with %d or %u), into *out;
+ * false, *out unchanged, when s is NULL or does not start with one that fits an int. */
+bool llp_int(const char *s, int *out);
 /* The value of the next "R key\t..." protocol line of a probe (after *pos), or NULL. */
 const char *llp_proto_next(const char *proto, const char *key, size_t *pos, char *buf, size_t len);
 
