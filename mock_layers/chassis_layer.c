@@ -617,7 +617,8 @@ static void record_result(const char *call, VkResult r) {
 static VKAPI_ATTR VkResult VKAPI_CALL chassis_CreateInstance(const VkInstanceCreateInfo *ci,
                                                              const VkAllocationCallbacks *a, VkInstance *pInstance) {
     ensure_init();
-    VkLayerInstanceCreateInfo *link = find_link(ci ? ci->pNext : NULL, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+    if (ci == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    VkLayerInstanceCreateInfo *link = find_link(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
     if (link == NULL || link->u.pLayerInfo == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)next_gipa(VK_NULL_HANDLE, "vkCreateInstance");
