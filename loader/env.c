@@ -4,6 +4,7 @@
 #include "loader/internal/env.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -34,6 +35,13 @@ struct secure_var {
 #define SV(name, category, policy)                                                                                     \
     { name, sizeof(name) - 1, category, policy }
 static const struct secure_var k_secure_vars[] = {
+    /* in enum vkl_env_id order (env.h). First the search bases for drivers and layers alike, usually
+     * set (read_secure asks secure_getenv first for them) */
+    SV("XDG_CONFIG_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("XDG_CONFIG_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("XDG_DATA_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
+    SV("XDG_DATA_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
     SV("VK_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
     SV("VK_ICD_FILENAMES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
     SV("VK_ADD_DRIVER_FILES", VKL_LOG_DRIVER, "LDP_LOADER_13"),
@@ -49,14 +57,12 @@ static const struct secure_var k_secure_vars[] = {
     SV("VK_LOADER_LAYERS_ENABLE", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
     SV("VK_LOADER_LAYERS_DISABLE", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
     SV("VK_LOADER_LAYERS_ALLOW", VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
-    /* search bases for drivers and layers alike */
-    SV("XDG_CONFIG_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
-    SV("XDG_CONFIG_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
-    SV("XDG_DATA_HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
-    SV("XDG_DATA_DIRS", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
-    SV("HOME", VKL_LOG_DRIVER | VKL_LOG_LAYER, "RULE_ENV_ELEVATED"),
 };
 #define SECURE_VAR_COUNT (sizeof(k_secure_vars) / sizeof(k_secure_vars[0]))
+_Static_assert(SECURE_VAR_COUNT <= 32, "t_scope.have is a 32-bit mask");
+_Static_assert(VKL_ENV_ID_COUNT == SECURE_VAR_COUNT, "enum vkl_env_id follows the table");
+/* The search bases, usually set: read_secure asks secure_getenv first for these. */
+#define USUALLY_SET(index) ((index) <= VKL_ENV_XDG_DATA_DIRS)
 
 static atomic_bool g_logged[SECURE_VAR_COUNT];
 /* -1: real getauxval answer; 0/1: forced by a test. */
@@ -65,6 +71,9 @@ static atomic_int g_elevated_override = -1;
 /* One length compare rejects most entries before any byte compare (vkl_getenv runs this for
  * every variable that is set, ~10 times per global call; docs/performance.md). */
 static const struct secure_var *find_secure(const char *name, size_t *index) {
+    /* Every secure name starts with "VK_", "XDG_" or "HOME": a layer's enable_environment or
+     * disable_environment variable is rejected on its first byte. */
+    if (name[0] != 'V' && name[0] != 'X' && name[0] != 'H') return NULL;
     size_t len = strlen(name);
     for (size_t i = 0; i < SECURE_VAR_COUNT; i++) {
         if (k_secure_vars[i].len == len && memcmp(k_secure_vars[i].name, name, len) == 0) {
@@ -120,25 +129,67 @@ bool vkl_env_is_elevated(void) {
     return elevated;
 }
 
-const char *vkl_getenv(const char *name) {
-    if (name == NULL) return NULL;
-    const char *value = getenv(name);
-    /* Unset: nothing to hide. Ordinary variables are read with getenv; the ones elevation hides
-     * (the table) through secure_getenv, so an interposer sees the same calls as with the Khronos
-     * loader. */
-    if (value == NULL) return NULL;
-    size_t index = 0;
-    const struct secure_var *sv = find_secure(name, &index);
-    if (sv == NULL) return value;
-    const char *secure = secure_getenv(name);
-    if (secure != NULL && !vkl_env_is_elevated()) return secure;
+/* The call scope (env.h): the values read so far in the outermost open scope of this thread. */
+static _Thread_local struct {
+    unsigned depth;
+    uint32_t have; /* bit i: val[i] holds k_secure_vars[i]'s value for this scope */
+    const char *val[SECURE_VAR_COUNT];
+} t_scope;
 
+void vkl_env_scope_begin(void) {
+    if (t_scope.depth++ == 0) t_scope.have = 0;
+}
+
+void vkl_env_scope_end(void) {
+    if (t_scope.depth > 0 && --t_scope.depth == 0) t_scope.have = 0;
+}
+
+/* One read of secure variable `index`: its value through secure_getenv (so an interposer sees the
+ * same calls as with the Khronos loader), NULL when unset or when elevation hides it. Which libc
+ * function is asked first only changes the cost: the search bases (HOME, XDG_*) are usually set,
+ * so secure_getenv answers alone; the VK_* variables are usually unset, so getenv answers alone. */
+static const char *read_secure(size_t index) {
+    const struct secure_var *sv = &k_secure_vars[index];
+    const char *secure;
+    if (USUALLY_SET(index)) {
+        secure = secure_getenv(sv->name);
+        if (secure != NULL && !vkl_env_is_elevated()) return secure;
+        if (getenv(sv->name) == NULL) return NULL; /* unset: nothing hidden */
+    } else {
+        if (getenv(sv->name) == NULL) return NULL;
+        secure = secure_getenv(sv->name);
+        if (secure != NULL && !vkl_env_is_elevated()) return secure;
+    }
     /* LDP_LOADER_13 / LLP_LOADER_13: no user-defined paths or filters when elevated. */
     if (!atomic_exchange(&g_logged[index], true)) {
         vkl_log(NULL, VKL_LOG_WARN | sv->category,
-                "env %s: ignored because the process runs with elevated privileges [%s]", name, sv->policy);
+                "env %s: ignored because the process runs with elevated privileges [%s]", sv->name, sv->policy);
     }
     return NULL;
+}
+
+static const char *get_secure(size_t index) {
+    if (t_scope.depth == 0) return read_secure(index);
+    uint32_t bit = 1u << index;
+    if ((t_scope.have & bit) == 0) {
+        t_scope.val[index] = read_secure(index);
+        t_scope.have |= bit;
+    }
+    return t_scope.val[index];
+}
+
+const char *vkl_getenv_id(enum vkl_env_id id) {
+    if ((unsigned)id >= VKL_ENV_ID_COUNT) return NULL;
+    return get_secure((size_t)id);
+}
+
+const char *vkl_getenv(const char *name) {
+    if (name == NULL) return NULL;
+    size_t index = 0;
+    /* Ordinary variables are read with getenv; the ones elevation hides (the table) through
+     * secure_getenv, once per call scope. */
+    if (find_secure(name, &index) == NULL) return getenv(name);
+    return get_secure(index);
 }
 
 void vkl_env_set_elevated_for_testing(int elevated) {

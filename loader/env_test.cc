@@ -181,4 +181,110 @@ TEST_F(EnvTest, TestHookRestoresRealAnswer) {
     EXPECT_EQ(vkl_env_is_elevated(), getauxval(AT_SECURE) != 0);
 }
 
+// vkl_getenv_id(id) is vkl_getenv(name) for every secure variable, set, set-but-empty and unset,
+// elevated or not (the ids follow env.c's table; a wrong order would read another variable).
+TEST_F(EnvTest, IdReadsAreNameReads) {
+    const char *const names[VKL_ENV_ID_COUNT] = {
+        "XDG_CONFIG_HOME",
+        "HOME",
+        "XDG_CONFIG_DIRS",
+        "XDG_DATA_HOME",
+        "XDG_DATA_DIRS",
+        "VK_DRIVER_FILES",
+        "VK_ICD_FILENAMES",
+        "VK_ADD_DRIVER_FILES",
+        "VK_LOADER_DRIVERS_SELECT",
+        "VK_LOADER_DRIVERS_DISABLE",
+        "VK_LOADER_DEVICE_ID_FILTER",
+        "VK_LOADER_VENDOR_ID_FILTER",
+        "VK_LOADER_DRIVER_ID_FILTER",
+        "VK_LAYER_PATH",
+        "VK_ADD_LAYER_PATH",
+        "VK_IMPLICIT_LAYER_PATH",
+        "VK_ADD_IMPLICIT_LAYER_PATH",
+        "VK_LOADER_LAYERS_ENABLE",
+        "VK_LOADER_LAYERS_DISABLE",
+        "VK_LOADER_LAYERS_ALLOW",
+    };
+    std::string home = getenv("HOME") ? getenv("HOME") : "";
+    std::string data_dirs = getenv("XDG_DATA_DIRS") ? getenv("XDG_DATA_DIRS") : "";
+    for (int elevated = 0; elevated <= 1; elevated++) {
+        vkl_env_set_elevated_for_testing(elevated);
+        for (int id = 0; id < VKL_ENV_ID_COUNT; id++) {
+            const char *n = names[id];
+            std::string value = std::string("/v/") + n;
+            setenv(n, value.c_str(), 1);
+            const char *by_id = vkl_getenv_id(static_cast<vkl_env_id>(id));
+            if (elevated) {
+                EXPECT_EQ(by_id, nullptr) << n;
+            } else {
+                ASSERT_NE(by_id, nullptr) << n;
+                EXPECT_STREQ(by_id, value.c_str()) << n;
+                EXPECT_STREQ(by_id, vkl_getenv(n)) << n;
+            }
+            setenv(n, "", 1);
+            by_id = vkl_getenv_id(static_cast<vkl_env_id>(id));
+            if (elevated) {
+                EXPECT_EQ(by_id, nullptr) << n;
+            } else {
+                ASSERT_NE(by_id, nullptr) << n;
+                EXPECT_STREQ(by_id, "") << n;
+            }
+            unsetenv(n);
+            EXPECT_EQ(vkl_getenv_id(static_cast<vkl_env_id>(id)), nullptr) << n;
+        }
+    }
+    EXPECT_EQ(vkl_getenv_id(VKL_ENV_ID_COUNT), nullptr);
+    setenv("HOME", home.c_str(), 1);
+    setenv("XDG_DATA_DIRS", data_dirs.c_str(), 1);
+}
+
+// Inside a call scope a secure variable is read once: a change made during the scope is seen only
+// by the next scope; outside a scope every read is fresh. Plain variables are never held.
+TEST_F(EnvTest, ScopeReadsEachSecureVariableOnce) {
+    vkl_env_set_elevated_for_testing(0);
+    setenv("VK_LAYER_PATH", "/first", 1);
+    setenv("VK_INSTANCE_LAYERS", "A", 1);
+    vkl_env_scope_begin();
+    EXPECT_STREQ(vkl_getenv("VK_LAYER_PATH"), "/first");
+    setenv("VK_LAYER_PATH", "/second", 1);
+    unsetenv("VK_ADD_LAYER_PATH");
+    EXPECT_EQ(vkl_getenv_id(VKL_ENV_VK_ADD_LAYER_PATH), nullptr);
+    setenv("VK_ADD_LAYER_PATH", "/added", 1);
+    setenv("VK_INSTANCE_LAYERS", "B", 1);
+    vkl_env_scope_begin(); // nested: the outer scope's values
+    EXPECT_STREQ(vkl_getenv("VK_LAYER_PATH"), "/first");
+    EXPECT_STREQ(vkl_getenv_id(VKL_ENV_VK_LAYER_PATH), "/first");
+    EXPECT_EQ(vkl_getenv("VK_ADD_LAYER_PATH"), nullptr);
+    vkl_env_scope_end();
+    EXPECT_STREQ(vkl_getenv("VK_LAYER_PATH"), "/first");
+    EXPECT_STREQ(vkl_getenv("VK_INSTANCE_LAYERS"), "B"); // plain: always read afresh
+    vkl_env_scope_end();
+    EXPECT_STREQ(vkl_getenv("VK_LAYER_PATH"), "/second");
+    EXPECT_STREQ(vkl_getenv("VK_ADD_LAYER_PATH"), "/added");
+    vkl_env_scope_begin(); // a new scope reads again
+    EXPECT_STREQ(vkl_getenv_id(VKL_ENV_VK_LAYER_PATH), "/second");
+    vkl_env_scope_end();
+    vkl_env_scope_end(); // unbalanced end: ignored
+    unsetenv("VK_INSTANCE_LAYERS");
+}
+
+// The scope is per thread: another thread's reads are fresh while this one holds a scope.
+TEST_F(EnvTest, ScopeIsPerThread) {
+    vkl_env_set_elevated_for_testing(0);
+    setenv("VK_LAYER_PATH", "/first", 1);
+    vkl_env_scope_begin();
+    EXPECT_STREQ(vkl_getenv("VK_LAYER_PATH"), "/first");
+    setenv("VK_LAYER_PATH", "/second", 1);
+    std::string seen;
+    std::thread t([&] {
+        const char *v = vkl_getenv("VK_LAYER_PATH");
+        seen = v ? v : "";
+    });
+    t.join();
+    EXPECT_EQ(seen, "/second");
+    EXPECT_STREQ(vkl_getenv("VK_LAYER_PATH"), "/first");
+    vkl_env_scope_end();
+}
+
 } // namespace

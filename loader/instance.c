@@ -2,6 +2,7 @@
  * Instances: global enumeration, vkCreateInstance / vkDestroyInstance (trampolines and
  * terminators), and the per-driver instance fan-out.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,11 @@ struct pre_call {
     PFN_vkVoidFunction *fns; /* the pre-instance functions of those that have one, outermost first */
     uint32_t fn_count;
     bool implicit_only; /* set holds only implicit layers (vkl_layers_acquire_implicit) */
+    /* The call scope (settings.h): the settings file looked up and the environment read once for
+     * the whole call, the layer discovery, the drivers' (vkEnumerateInstanceExtensionProperties) and
+     * the layers' pre-instance functions included. */
+    const struct vkl_settings *settings;
+    bool scope_open;
 };
 
 /* Not memset: the set holds ~12 KB of filter tokens, and vkl_layers_acquire initialises it. */
@@ -107,6 +113,8 @@ static void pre_call_clear(struct pre_call *c) {
     c->implicit_count = 0;
     c->fns = NULL;
     c->fn_count = 0;
+    c->settings = NULL;
+    c->scope_open = false;
 }
 
 /* implicit_only: the call's own answer needs no explicit layer (vkEnumerateInstanceVersion, and
@@ -115,8 +123,15 @@ static void pre_call_clear(struct pre_call *c) {
 static VkResult pre_call_begin(struct pre_call *c, enum vkl_layer_pre_instance_fn fn, bool implicit_only) {
     pre_call_clear(c);
     c->implicit_only = implicit_only;
+    c->settings = vkl_settings_scope_begin(NULL);
+    c->scope_open = true;
     VkResult r = implicit_only ? vkl_layers_acquire_implicit(NULL, &c->set) : vkl_layers_acquire(NULL, &c->set);
-    if (r != VK_SUCCESS) return r;
+    if (r != VK_SUCCESS) {
+        vkl_settings_release(c->settings);
+        vkl_settings_scope_end();
+        pre_call_clear(c);
+        return r;
+    }
     r = vkl_layers_activate_implicit(&c->set, NULL, &c->implicit, &c->implicit_count);
     if (r == VK_SUCCESS && c->implicit_count > 0) {
         c->fns = calloc(c->implicit_count, sizeof(*c->fns));
@@ -133,6 +148,8 @@ static VkResult pre_call_begin(struct pre_call *c, enum vkl_layer_pre_instance_f
         free(c->fns);
         free(c->implicit);
         vkl_layers_release(&c->set);
+        vkl_settings_release(c->settings);
+        vkl_settings_scope_end();
         pre_call_clear(c);
     }
     return r;
@@ -142,6 +159,10 @@ static void pre_call_end(struct pre_call *c) {
     free(c->fns);
     free(c->implicit);
     vkl_layers_release(&c->set);
+    if (c->scope_open) {
+        vkl_settings_release(c->settings);
+        vkl_settings_scope_end();
+    }
 }
 
 static VkChainHeader chain_header(VkChainType type, uint32_t size) {
@@ -514,6 +535,43 @@ static void instance_free(struct vkl_instance *inst) {
     vkl_free(&a, inst);
 }
 
+/* The instance zeroed except for what is only read once written: the unknown-function slots and
+ * names (read below their counts, unknown_func.c) and the layer set's filter tokens (read below
+ * their counts, filter.c). Those are 31 KB of the 32 KB struct, and clearing them cost more
+ * instructions than the rest of vkCreateInstance + vkDestroyInstance with one driver
+ * (docs/performance.md). The ranges follow the struct's layout, which the asserts pin: a member
+ * added anywhere else is cleared. */
+#define RANGE_END(type, m) (offsetof(type, m) + sizeof(((type *)0)->m))
+_Static_assert(offsetof(struct vkl_instance, chain_handle) == RANGE_END(struct vkl_instance, unknown_physdev_chain),
+               "instance_alloc: layout");
+_Static_assert(offsetof(struct vkl_instance, unknown_physdev_count) ==
+                   RANGE_END(struct vkl_instance, unknown_physdev_names),
+               "instance_alloc: layout");
+_Static_assert(offsetof(struct vkl_instance, unknown_device_count) ==
+                   RANGE_END(struct vkl_instance, unknown_device_names),
+               "instance_alloc: layout");
+_Static_assert(offsetof(struct vkl_layer_set, disable) == RANGE_END(struct vkl_layer_set, enable) &&
+                   offsetof(struct vkl_layer_set, allow) == RANGE_END(struct vkl_layer_set, disable) &&
+                   RANGE_END(struct vkl_filter, tokens) == sizeof(struct vkl_filter),
+               "instance_alloc: layout");
+static void zero_range(void *base, size_t from, size_t to) {
+    if (to > from) memset((char *)base + from, 0, to - from);
+}
+static struct vkl_instance *instance_alloc(const struct vkl_alloc *a) {
+    struct vkl_instance *inst = vkl_alloc(a, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (inst == NULL) return NULL;
+    typedef struct vkl_instance I;
+    zero_range(inst, 0, offsetof(I, unknown_physdev_chain));
+    zero_range(inst, offsetof(I, chain_handle), offsetof(I, unknown_physdev_names));
+    zero_range(inst, offsetof(I, unknown_physdev_count), offsetof(I, unknown_device_names));
+    zero_range(inst, offsetof(I, unknown_device_count),
+               offsetof(I, layer_set) + offsetof(struct vkl_layer_set, enable));
+    struct vkl_filter *f[3] = {&inst->layer_set.enable, &inst->layer_set.disable, &inst->layer_set.allow};
+    for (int i = 0; i < 3; i++) zero_range(f[i], 0, offsetof(struct vkl_filter, tokens));
+    zero_range(inst, offsetof(I, layer_set) + RANGE_END(struct vkl_layer_set, allow), sizeof(I));
+    return inst;
+}
+
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreateInfo *pCreateInfo,
                                                            const VkAllocationCallbacks *pAllocator,
                                                            VkInstance *pInstance) {
@@ -531,7 +589,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
         return VK_ERROR_EXTENSION_NOT_PRESENT;
     struct vkl_alloc a;
     vkl_alloc_init(&a, pAllocator);
-    struct vkl_instance *inst = vkl_calloc(&a, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    struct vkl_instance *inst = instance_alloc(&a);
     if (inst == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     inst->alloc = a;
     inst->disp = &vkl_gen_terminators;

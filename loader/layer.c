@@ -149,8 +149,8 @@ static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implic
     VkResult r = VK_SUCCESS;
     const char *ovar = implicit ? "VK_IMPLICIT_LAYER_PATH" : "VK_LAYER_PATH";
     const char *avar = implicit ? "VK_ADD_IMPLICIT_LAYER_PATH" : "VK_ADD_LAYER_PATH";
-    const char *ov = vkl_getenv(ovar);
-    const char *add = vkl_getenv(avar);
+    const char *ov = vkl_getenv_id(implicit ? VKL_ENV_VK_IMPLICIT_LAYER_PATH : VKL_ENV_VK_LAYER_PATH);
+    const char *add = vkl_getenv_id(implicit ? VKL_ENV_VK_ADD_IMPLICIT_LAYER_PATH : VKL_ENV_VK_ADD_LAYER_PATH);
     if (!implicit && override_layer != NULL && override_layer->override_path_count > 0) {
         if (ov != NULL || add != NULL)
             vkl_log(log, VKL_LOG_INFO | CAT,
@@ -219,10 +219,13 @@ static bool str_in(char *const *v, uint32_t n, const char *s) {
 }
 
 /* The names of a set being built, by hash (open addressing): the first layer of each name. The
- * first NAME_SLOTS slots live on the caller's stack (no allocation for the usual few layers); past
- * half full the table moves to the heap and doubles as needed, so a set of any size is built in
- * linear time. Only if that allocation fails do lookups fall back to vkl_layer_set_find. */
+ * first NAME_SLOTS slots live on the caller's stack (no allocation for the usual few layers), of
+ * which only the NAME_SLOTS_FIRST in use are cleared (a scan of a few manifests, every global call,
+ * does not clear 4 KB); past half full the table grows, on the stack to NAME_SLOTS, then doubling on
+ * the heap, so a set of any size is built in linear time. Only if that allocation fails do lookups fall
+ * back to vkl_layer_set_find. */
 #define NAME_SLOTS 512u
+#define NAME_SLOTS_FIRST 32u
 struct name_index {
     const struct vkl_layer_manifest *local[NAME_SLOTS];
     const struct vkl_layer_manifest **slot; /* local, or the heap table */
@@ -231,9 +234,9 @@ struct name_index {
 };
 
 static void name_index_init(struct name_index *ix) {
-    memset(ix->local, 0, sizeof(ix->local));
+    memset(ix->local, 0, NAME_SLOTS_FIRST * sizeof(ix->local[0]));
     ix->slot = ix->local;
-    ix->nslots = NAME_SLOTS;
+    ix->nslots = NAME_SLOTS_FIRST;
     ix->used = 0;
     ix->overflow = false;
 }
@@ -267,16 +270,30 @@ static void name_index_add(struct name_index *ix, const struct vkl_layer_manifes
     if (ix->overflow) return;
     if (ix->used >= ix->nslots / 2) {
         uint32_t n = ix->nslots * 2;
-        const struct vkl_layer_manifest **t = n > ix->nslots ? calloc(n, sizeof(*t)) : NULL;
-        if (t == NULL) {
-            ix->overflow = true;
-            return;
+        if (ix->slot == ix->local && n <= NAME_SLOTS) {
+            /* Still on the stack: straight to all NAME_SLOTS (a set that outgrew the first slots is
+             * likely large; one rehash of NAME_SLOTS_FIRST / 2 names, and the load of the old
+             * 512-slot table, so lookups hash and compare no more than before). */
+            n = NAME_SLOTS;
+            const struct vkl_layer_manifest *old[NAME_SLOTS_FIRST / 2];
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < ix->nslots; i++)
+                if (ix->local[i] != NULL) old[k++] = ix->local[i];
+            memset(ix->local, 0, n * sizeof(ix->local[0]));
+            for (uint32_t i = 0; i < k; i++) name_index_put(ix->local, n, old[i]);
+            ix->nslots = n;
+        } else {
+            const struct vkl_layer_manifest **t = n > ix->nslots ? calloc(n, sizeof(*t)) : NULL;
+            if (t == NULL) {
+                ix->overflow = true;
+                return;
+            }
+            for (uint32_t i = 0; i < ix->nslots; i++)
+                if (ix->slot[i] != NULL) name_index_put(t, n, ix->slot[i]);
+            if (ix->slot != ix->local) free(ix->slot);
+            ix->slot = t;
+            ix->nslots = n;
         }
-        for (uint32_t i = 0; i < ix->nslots; i++)
-            if (ix->slot[i] != NULL) name_index_put(t, n, ix->slot[i]);
-        if (ix->slot != ix->local) free(ix->slot);
-        ix->slot = t;
-        ix->nslots = n;
     }
     uint32_t mask = ix->nslots - 1;
     for (uint32_t i = name_hash(l->props.layerName) & mask;; i = (i + 1) & mask) {
@@ -588,9 +605,9 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     set_clear(out);
     uint32_t cap = 0;
     VkResult r = VK_SUCCESS;
-    const char *en = vkl_getenv("VK_LOADER_LAYERS_ENABLE");
-    const char *dis = vkl_getenv("VK_LOADER_LAYERS_DISABLE");
-    const char *al = vkl_getenv("VK_LOADER_LAYERS_ALLOW");
+    const char *en = vkl_getenv_id(VKL_ENV_VK_LOADER_LAYERS_ENABLE);
+    const char *dis = vkl_getenv_id(VKL_ENV_VK_LOADER_LAYERS_DISABLE);
+    const char *al = vkl_getenv_id(VKL_ENV_VK_LOADER_LAYERS_ALLOW);
     vkl_filter_parse(en, en ? strlen(en) : 0, &out->enable);
     vkl_filter_parse(dis, dis ? strlen(dis) : 0, &out->disable);
     vkl_filter_parse(al, al ? strlen(al) : 0, &out->allow);

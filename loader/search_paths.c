@@ -113,11 +113,13 @@ out:
 
 VkResult vkl_search_env_from_process(struct vkl_search_env *out) {
     memset(out, 0, sizeof(*out));
-    out->xdg_config_home = vkl_getenv("XDG_CONFIG_HOME");
-    out->home = vkl_getenv("HOME");
-    out->xdg_config_dirs = vkl_getenv("XDG_CONFIG_DIRS");
-    out->xdg_data_home = vkl_getenv("XDG_DATA_HOME");
-    out->xdg_data_dirs = vkl_getenv("XDG_DATA_DIRS");
+    /* By number (no name look-up), and once per call scope (env.h): the settings search and each
+     * directory search of one global call share the values. */
+    out->xdg_config_home = vkl_getenv_id(VKL_ENV_XDG_CONFIG_HOME);
+    out->home = vkl_getenv_id(VKL_ENV_HOME);
+    out->xdg_config_dirs = vkl_getenv_id(VKL_ENV_XDG_CONFIG_DIRS);
+    out->xdg_data_home = vkl_getenv_id(VKL_ENV_XDG_DATA_HOME);
+    out->xdg_data_dirs = vkl_getenv_id(VKL_ENV_XDG_DATA_DIRS);
     out->sysconfdir = VKL_SYSCONFDIR;
 #ifdef VKL_EXTRASYSCONFDIR
     out->extrasysconfdir = VKL_EXTRASYSCONFDIR;
@@ -299,8 +301,12 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
 
     /* Every directory searched is named, in search order, so "why is my driver not found" can be
      * answered from the log (VK_LOADER_DEBUG=driver / layer). */
-    vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: searching %s%s%s", k->what, entry, from_env ? " from " : "",
-            from_env ? from_env : "");
+    /* Whether DEBUG lines go anywhere, asked once: most searched directories do not exist, and
+     * every global call walks them (docs/performance.md). */
+    bool debug = vkl_log_wants(log, VKL_LOG_DEBUG | k->cat);
+    if (debug)
+        vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: searching %s%s%s", k->what, entry, from_env ? " from " : "",
+                from_env ? from_env : "");
     /* [Drv]: the order within a directory is readdir's ("random"); the listing is sorted, which
      * makes it deterministic. */
     r = vkl_dir_list(entry, ".json", &names);
@@ -308,9 +314,8 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         /* Non-existent directories are skipped (spec §1.2 item 4, RULE_DRV_SEARCH_DIR_SCAN). */
         int e = errno;
         r = VK_SUCCESS;
-        /* strerror only when the line goes somewhere: most search directories do not exist, and
-         * every global call walks them (docs/performance.md). */
-        if (!vkl_log_wants(log, VKL_LOG_DEBUG | k->cat)) goto out;
+        /* strerror only when the line goes somewhere. */
+        if (!debug) goto out;
         if (from_env != NULL)
             vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env, entry,
                     strerror(e), k->rule);
@@ -374,8 +379,8 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
     /* [Drv] "Overriding the Default Driver Discovery": VK_DRIVER_FILES wins; the deprecated
      * VK_ICD_FILENAMES is consulted only when VK_DRIVER_FILES is unset. */
     const char *override_var = "VK_DRIVER_FILES";
-    const char *override = vkl_getenv("VK_DRIVER_FILES");
-    const char *icd_filenames = vkl_getenv("VK_ICD_FILENAMES");
+    const char *override = vkl_getenv_id(VKL_ENV_VK_DRIVER_FILES);
+    const char *icd_filenames = vkl_getenv_id(VKL_ENV_VK_ICD_FILENAMES);
     if (override != NULL) {
         if (icd_filenames != NULL)
             vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
@@ -385,7 +390,7 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
         override_var = "VK_ICD_FILENAMES";
         override = icd_filenames;
     }
-    const char *add = vkl_getenv("VK_ADD_DRIVER_FILES");
+    const char *add = vkl_getenv_id(VKL_ENV_VK_ADD_DRIVER_FILES);
 
     if (override != NULL) {
         /* [Drv] "Additional Driver Discovery": with an override present VK_ADD_DRIVER_FILES "will

@@ -658,21 +658,27 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
 
 const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log) {
     if (t_scope.depth == 0) return search_and_acquire(log);
-    /* Inside a call scope: the call's snapshot, no search. */
+    /* Inside a call scope: the call's snapshot, no search (and no lock when there is none). */
+    if (t_scope.s == NULL) return NULL;
     pthread_mutex_lock(&g_lock);
-    if (t_scope.s != NULL) ((struct snapshot *)(void *)t_scope.s)->refs++;
+    ((struct snapshot *)(void *)t_scope.s)->refs++;
     pthread_mutex_unlock(&g_lock);
     return t_scope.s;
 }
 
+/* The call scope also holds the environment (env.h): the settings search, the layer and the driver
+ * searches of one call read HOME, the XDG variables and the other secure variables once. */
 const struct vkl_settings *vkl_settings_scope_begin(const struct vkl_log_sink *log) {
+    vkl_env_scope_begin();
     if (t_scope.depth == 0) t_scope.s = search_and_acquire(log);
     t_scope.depth++;
     return vkl_settings_acquire(log);
 }
 
 void vkl_settings_scope_end(void) {
-    if (t_scope.depth == 0 || --t_scope.depth > 0) return;
+    if (t_scope.depth == 0) return;
+    vkl_env_scope_end();
+    if (--t_scope.depth > 0) return;
     vkl_settings_release(t_scope.s);
     t_scope.s = NULL;
 }
@@ -695,10 +701,11 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
         return NULL;
     }
     const char *found = NULL;
+    bool debug = vkl_log_wants(log, VKL_LOG_DEBUG); /* asked once, not per location */
     for (size_t i = 0; i < cands->count && found == NULL; i++) {
         if (vkl_file_exists(cands->items[i]))
             found = cands->items[i];
-        else
+        else if (debug)
             vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", cands->items[i]);
     }
     if (found == NULL) {

@@ -36,8 +36,48 @@ const char *vkl_getenv(const char *name);
  * XDG_CONFIG_HOME, XDG_CONFIG_DIRS, XDG_DATA_HOME, XDG_DATA_DIRS, HOME (spec §2.2). */
 bool vkl_env_is_secure_var(const char *name);
 
-/* True when the kernel asked for secure execution: getauxval(AT_SECURE) != 0 (set-uid, set-gid,
- * file capabilities, LSM). Reads the auxiliary vector on every call (cheap, no caching needed). */
+/* The secure variables by number (the order of env.c's table), for callers that read them on every
+ * global call: vkl_getenv_id skips the name look-up of vkl_getenv. Same answer as vkl_getenv. */
+enum vkl_env_id {
+    VKL_ENV_XDG_CONFIG_HOME,
+    VKL_ENV_HOME,
+    VKL_ENV_XDG_CONFIG_DIRS,
+    VKL_ENV_XDG_DATA_HOME,
+    VKL_ENV_XDG_DATA_DIRS,
+    VKL_ENV_VK_DRIVER_FILES,
+    VKL_ENV_VK_ICD_FILENAMES,
+    VKL_ENV_VK_ADD_DRIVER_FILES,
+    VKL_ENV_VK_LOADER_DRIVERS_SELECT,
+    VKL_ENV_VK_LOADER_DRIVERS_DISABLE,
+    VKL_ENV_VK_LOADER_DEVICE_ID_FILTER,
+    VKL_ENV_VK_LOADER_VENDOR_ID_FILTER,
+    VKL_ENV_VK_LOADER_DRIVER_ID_FILTER,
+    VKL_ENV_VK_LAYER_PATH,
+    VKL_ENV_VK_ADD_LAYER_PATH,
+    VKL_ENV_VK_IMPLICIT_LAYER_PATH,
+    VKL_ENV_VK_ADD_IMPLICIT_LAYER_PATH,
+    VKL_ENV_VK_LOADER_LAYERS_ENABLE,
+    VKL_ENV_VK_LOADER_LAYERS_DISABLE,
+    VKL_ENV_VK_LOADER_LAYERS_ALLOW,
+    VKL_ENV_ID_COUNT
+};
+const char *vkl_getenv_id(enum vkl_env_id id);
+
+/*
+ * A call scope: between vkl_env_scope_begin and the matching vkl_env_scope_end on the same thread,
+ * each secure variable is read from the environment once (the first vkl_getenv / vkl_getenv_id of
+ * it) and later reads in the scope return the same value, so one global call or vkCreateInstance
+ * sees one environment and does not re-read HOME and the XDG variables for every search (the
+ * settings file's, the layers', the drivers'; docs/performance.md). Scopes nest (the outermost one
+ * holds the values). vkl_settings_scope_begin / _end open and close one (settings.h). Outside a
+ * scope every read goes to the environment. Plain variables are always read afresh (getenv).
+ */
+void vkl_env_scope_begin(void);
+void vkl_env_scope_end(void);
+
+/* True when the kernel asked for secure execution (getauxval(AT_SECURE) != 0: set-uid, set-gid,
+ * file capabilities, LSM) or secure_getenv() hides variables (an interposer faking elevation);
+ * decided once per process (env.c). */
 bool vkl_env_is_elevated(void);
 
 /* ---- TEST ONLY -------------------------------------------------------------------------------

@@ -147,7 +147,8 @@ void vkl_settings_release(const struct vkl_settings *s);
  * search. scope_begin returns a reference for the caller (released with vkl_settings_release, like
  * acquire's); scope_end drops the scope's own. Scopes nest (a layer calling a global function from
  * its vkCreateInstance sees the outer call's snapshot); every begin needs its end on the same
- * thread. */
+ * thread. A settings scope is also an environment scope (env.h vkl_env_scope_begin): the call reads
+ * each secure variable once. Every global call runs in one (instance.c pre_call_begin). */
 const struct vkl_settings *vkl_settings_scope_begin(const struct vkl_log_sink *log);
 void vkl_settings_scope_end(void);
 
