@@ -56,6 +56,11 @@ mkdir -p "$B/gen/loader" "$B/include/cjson" "$B/obj" "$B/mockobj" "$OUT"
 python3 tools/vkgen/vkgen.py --registry "$VK_XML" --header "$VK_INC/vulkan/vulkan_core.h" \
   --custom loader/custom_commands.txt --out-dir "$B/gen/loader"
 cp "$CJSON_SRC/cJSON.h" "$B/include/cjson/cJSON.h"
+# The mock variant tables as a C header (fuzz/world/world.h includes it): the script and tables the
+# Bazel genrule //fuzz:mock_variants_h_gen runs, so both builds read one source.
+mkdir -p "$B/gen/fuzz/world"
+python3 fuzz/oss-fuzz/mock_variants.py --header "$B/gen/fuzz/world/mock_variants.h" \
+  mock_icd/variants.bzl mock_layers/variants.bzl
 
 # Same language level and platform macros as loader/BUILD (C_COPTS, PLATFORM_COPTS).
 COMMON="-std=c11 -D_GNU_SOURCE -fvisibility=hidden -I$VKL_ROOT -I$B/gen -I$B/include -I$VK_INC"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A parallel fuzzing campaign over the binaries fuzz/oss-fuzz/build.sh produced: every target with
 # libFuzzer's fork mode (crashes are saved, the run goes on), plus AFL++ -M/-S instances on each
-# whole-loader target (loader_world_fuzzer, layer_chain_fuzzer) of an AFL++ build, when one and
+# whole-loader target (loader_world_fuzzer, layer_chain_fuzzer, loader_diff_fuzzer) of an AFL++ build, when one and
 # afl-fuzz are given. Writes per-target logs, final
 # figures (summary.tsv), crash artifacts and the grown corpora (corpora.tar.gz) into RESULTS.
 #
@@ -13,6 +13,7 @@
 #   VKL_AFL_DIR         directory with an AFL++ build of the whole-loader targets (+ vkl_mock_icd/)
 #   VKL_AFL_FUZZ        the afl-fuzz binary (default: afl-fuzz on PATH)
 #   VKL_AFL_JOBS        AFL++ instances per whole-loader target in VKL_AFL_DIR (default 2: -M main, -S s1..)
+#   VKL_AFL_TARGETS     which of them (default: loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer)
 #   VKL_CORPUS_IN       directory with <target>/ corpora to start from (default: the seed zips)
 #   VKL_TARGETS         the libFuzzer targets to run (default: all below), e.g. VKL_TARGETS=loader_diff_fuzzer
 #                       VKL_JOBS_loader_diff_fuzzer=16 VKL_AFL_JOBS=0 for a differential-only campaign
@@ -27,7 +28,9 @@ cores=$(nproc)
 targets=${VKL_TARGETS:-"loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer"}
 afl_targets=()
 if [ -n "${VKL_AFL_DIR:-}" ]; then
-  for t in loader_world_fuzzer layer_chain_fuzzer; do [ -x "$VKL_AFL_DIR/$t" ] && afl_targets+=("$t"); done
+  for t in ${VKL_AFL_TARGETS:-loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer}; do
+    [ -x "$VKL_AFL_DIR/$t" ] && afl_targets+=("$t")
+  done
 fi
 afl_per=${VKL_AFL_JOBS:-2}
 [ "$afl_per" -eq 0 ] && afl_targets=()

@@ -45,11 +45,13 @@ CC=clang-14 CXX=clang++-14 \
   CXXFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only $ubsan -fno-sanitize=vptr" \
   LIB_FUZZING_ENGINE=-fsanitize=fuzzer build libfuzzer
 
-# 2. AFL++ (afl-clang-fast, ASan + UBSan) of the whole-loader targets; mocks uninstrumented.
+# 2. AFL++ (afl-clang-fast, ASan + UBSan) of the whole-loader targets, the differential one
+# included (its children write their edges into AFL++'s shared map directly); mocks uninstrumented.
 AFL_QUIET=1 CC=afl-clang-fast CXX=afl-clang-fast++ MOCK_CC=clang-14 \
   CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
   CXXFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-  LIB_FUZZING_ENGINE=/usr/lib/afl/libAFLDriver.a VKL_FUZZ_TARGETS="loader_world_fuzzer layer_chain_fuzzer" build afl
+  LIB_FUZZING_ENGINE=/usr/lib/afl/libAFLDriver.a \
+  VKL_FUZZ_TARGETS="loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer" build afl
 
 # 3. Seed corpora unpacked (the remote has no Python to read the zips), dictionaries next to them.
 for d in libfuzzer afl; do
@@ -66,7 +68,7 @@ done
 # VKL_FUZZ_MOCK_DIR at it and campaign.sh takes the seeds from the libFuzzer directory. The mocks
 # lose their debug info (symbols stay): they are most of the bundle.
 rm -rf "$dest/afl/vkl_mock_icd" "$dest/afl/vkl_mock_layer" "$dest/afl/loader_world_fuzzer_seed_corpus" \
-  "$dest/afl/layer_chain_fuzzer_seed_corpus"
+  "$dest/afl/layer_chain_fuzzer_seed_corpus" "$dest/afl/loader_diff_fuzzer_seed_corpus"
 strip --strip-debug "$dest"/libfuzzer/vkl_mock_icd/*.so "$dest"/libfuzzer/vkl_mock_layer/*.so
 
 # 4. afl-fuzz and the campaign script.

@@ -479,9 +479,9 @@ static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkP
     struct w_records *rec = oracle_read(w);
     int iface = oracle_slot_interface(rec, slot);
     oracle_free(rec);
-    const char *v = world_variant_name(w->d[slot].variant);
-    bool exported = (strstr(v, "_gpdpa") != NULL && strstr(v, "nogpdpa") == NULL) || strstr(v, "_exports") != NULL;
-    bool via_gipa = strcmp(v, "v7") == 0 || strcmp(v, "v7_vkexports") == 0;
+    const struct vkl_mock_icd_variant *v = world_variant(w->d[slot].variant);
+    bool exported = v->gpdpa == VKL_MOCK_ICD_GPDPA_EXPORT;
+    bool via_gipa = v->gpdpa == VKL_MOCK_ICD_GPDPA_GIPA;
     if (iface < 4 || !(exported || (via_gipa && iface >= 7))) return;
     for (uint32_t i = 0; i < sc->pd_funcs; i++) {
         char name[64];
@@ -636,9 +636,13 @@ static void run_surface(const struct world *w, VkInstance inst, const VkPhysical
     PFN_vkGetPhysicalDeviceSurfaceSupportKHR support =
         (PFN_vkGetPhysicalDeviceSurfaceSupportKHR)vkGetInstanceProcAddr(inst, "vkGetPhysicalDeviceSurfaceSupportKHR");
     mf_end();
-    CHECK(create != NULL && destroy != NULL && support != NULL,
-          "VK_KHR_surface and VK_KHR_xcb_surface are enabled but vkGetInstanceProcAddr gives no "
-          "vkCreateXcbSurfaceKHR / vkDestroySurfaceKHR / vkGetPhysicalDeviceSurfaceSupportKHR");
+    if (create == NULL || destroy == NULL || support == NULL) {
+        /* a layer that answered vkCreateInstance without calling down leaves those dispatch slots
+         * empty, and vkGetInstanceProcAddr then rightly answers NULL (CommandsTheChainLacksAreNull) */
+        CHECK(g_layers_active, "VK_KHR_surface and VK_KHR_xcb_surface are enabled but vkGetInstanceProcAddr gives no "
+                               "vkCreateXcbSurfaceKHR / vkDestroySurfaceKHR / vkGetPhysicalDeviceSurfaceSupportKHR");
+        return;
+    }
     struct fz_xcb_surface_ci ci = {
         .sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
         .connection = (void *)(uintptr_t)0x5ca1ab1e,
@@ -655,9 +659,13 @@ static void run_surface(const struct world *w, VkInstance inst, const VkPhysical
         VkBool32 ok = VK_FALSE;
         mf_begin(WC_SURFACE);
         VkResult sr = support(pds[i], 0, surface, &ok);
-        inj |= mf_end();
+        bool qinj = mf_end(); /* an injected malloc or pAllocator failure */
+        inj |= qinj;
         obs_add(O_SURFACE, " %d/%u", (int)sr, (unsigned)ok);
+        g_world_app.surface_result[i] = sr;
+        g_world_app.surface_injected[i] = qinj;
     }
+    g_world_app.surface_queried = true;
     obs_set(O_SURFACE, r, inj);
     mf_begin(WC_SURFACE);
     destroy(inst, surface, cb);
@@ -735,6 +743,9 @@ static void run_instance(const struct world *w, VkInstance inst, const VkAllocat
         mf_end();
         CHECK(memchr(props.deviceName, 0, sizeof props.deviceName) != NULL, "deviceName not terminated");
         obs_add(O_EPD, " %x:%x", props.vendorID, props.deviceID);
+        g_world_app.pd_vendor[i] = props.vendorID;
+        g_world_app.pd_device[i] = props.deviceID;
+        g_world_app.npd = i + 1;
         VkPhysicalDeviceFeatures feats;
         VkPhysicalDeviceMemoryProperties mem;
         mf_begin(WC_OTHER);

@@ -659,6 +659,11 @@ static void zygote_loop(int rq, int rs) {
 static void start_zygote(void) {
     const char *z = getenv("VKL_DIFF_ZYGOTE");
     if (z != NULL && *z == '0') return;
+#ifdef __AFL_COMPILER
+    /* AFL++: off unless asked for (VKL_DIFF_ZYGOTE=1). Its forkserver kills an input's process on a
+     * timeout, which could leave a status in the zygote's pipe for the next input to read. */
+    if (z == NULL || *z != '1') return;
+#endif
     int rq[2], rs[2];
     if (pipe2(rq, O_CLOEXEC) != 0 || pipe2(rs, O_CLOEXEC) != 0) harness_die("pipe: %s", strerror(errno));
     fflush(NULL);
@@ -870,7 +875,7 @@ static bool x_raw_manifest(const struct world *w, const struct d_ctx *c) {
     (void)c;
     return any_driver(w, d_raw);
 }
-static bool d_v7(const struct w_driver *d) { return strncmp(world_variant_name(d->variant), "v7", 2) == 0; }
+static bool d_v7(const struct w_driver *d) { return world_variant(d->variant)->max_interface == 7; }
 static bool x_v7(const struct world *w, const struct d_ctx *c) {
     (void)c;
     return any_driver(w, d_v7);
@@ -979,13 +984,13 @@ static bool x_direct_driver(const struct world *w, const struct d_ctx *c) {
     return false;
 }
 
-/* A version field of a driver manifest: the number of dot-separated numbers of its string value, or
- * -1 absent, -2 not a string, -3 a string that is not only numbers and dots. */
-static int manifest_version_parts(const struct w_driver *d, const char *key, unsigned parts[5]) {
-    if (d->manifest == NULL) return -1;
+/* A version field of a generated manifest: the number of dot-separated numbers of its string value,
+ * or -1 absent, -2 not a string, -3 a string that is not only numbers and dots. */
+static int version_parts(const char *manifest, const char *key, unsigned parts[5]) {
+    if (manifest == NULL) return -1;
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char *p = strstr(d->manifest, pat);
+    const char *p = strstr(manifest, pat);
     if (p == NULL) return -1;
     p += strlen(pat);
     while (*p == ' ' || *p == ':') p++;
@@ -999,6 +1004,9 @@ static int manifest_version_parts(const struct w_driver *d, const char *key, uns
         if (*p == '"') return n;
         if (*p++ != '.') return -3;
     }
+}
+static int manifest_version_parts(const struct w_driver *d, const char *key, unsigned parts[5]) {
+    return version_parts(d->manifest, key, parts);
 }
 static bool d_api_major_not_1(const struct w_driver *d) {
     unsigned v[5];
@@ -1154,6 +1162,66 @@ static bool x_portability_not_bool(const struct world *w, const struct d_ctx *c)
     (void)c;
     return any_driver(w, d_portability_not_bool);
 }
+/* A layer manifest whose file_format_version is not "major.minor.patch" (the world's "1.0"): ours
+ * skips the manifest, Khronos 1.3.239 reads it (row LayerFixture.ManifestTwoPartFormatVersionIsSkipped). */
+static bool l_format_not_3_parts(const struct w_layer *l) {
+    unsigned v[5];
+    int n = version_parts(l->manifest, "file_format_version", v);
+    return n != -1 && n != 3;
+}
+static bool x_layer_format_not_3_parts(const struct world *w, const struct d_ctx *c) {
+    (void)c;
+    return any_layer(w, l_format_not_3_parts);
+}
+/* Khronos 1.3.239 and a driver whose vkEnumeratePhysicalDeviceGroups fails: it returns that
+ * driver's error to the application and loses the other drivers' groups (row
+ * PhysicalDevices.DriverFailingGroupQueryDoesNotCrashOrHideDevices; driver_epd_failure masks
+ * that), and in fuller worlds its vkEnumeratePhysicalDevices dies with SIGSEGV (the sorted-device
+ * path reads the group array the failed call did not fill; GPU machine, 2026-11-26). Result-aware:
+ * that symptom (the Khronos child killed by SIGSEGV after vkCreateInstance, in the physical-device
+ * or group enumeration; ours ended normally) in a world with such a driver. */
+static bool d_groups_fail(const struct w_driver *d) {
+    for (uint32_t i = 0; i < d->sc.inject_count; i++)
+        if (d->sc.inject[i].cmd == 5 && d->sc.inject[i].result != VK_SUCCESS) return true;
+    return false;
+}
+static bool x_groups_fail_crash(const struct world *w, const struct d_ctx *c) {
+    return c->khr->status == 1000 + SIGSEGV && (c->khr->stage == ST_CREATE || c->khr->stage == ST_PHYS) &&
+           c->ours->status == 0 && any_driver(w, d_groups_fail);
+}
+/* Not a deviation (a reading, conformance/policies/readings.md "RULE_INST_UNKNOWN_EXT"): both
+ * refused an application extension with VK_ERROR_EXTENSION_NOT_PRESENT and no driver received
+ * vkCreateInstance; ours checks the extensions in its terminator, after the layers' vkCreateInstance
+ * ran, Khronos 1.3.239 before building the chain. Widens no_driver_layer_chain to worlds with drivers. */
+static bool x_ext_refused_after_layers(const struct world *w, const struct d_ctx *c) {
+    (void)w;
+    if (c->ours->create != VK_ERROR_EXTENSION_NOT_PRESENT || c->khr->create != VK_ERROR_EXTENSION_NOT_PRESENT)
+        return false;
+    for (uint32_t s = 0; s < W_MAX_DRIVERS; s++)
+        if ((c->ours->drv[s] | c->khr->drv[s]) & DRV_CI) return false;
+    return true;
+}
+/* Not a deviation (a reading, conformance/policies/readings.md "LLP_LOADER_3"): a name repeated in
+ * VK_INSTANCE_LAYERS; ours chains the layer where the name first appears, Khronos 1.3.239 where it
+ * last appears. */
+static bool x_instance_layers_repeated(const struct world *w, const struct d_ctx *c) {
+    (void)w, (void)c;
+    const char *v = getenv("VK_INSTANCE_LAYERS");
+    if (v == NULL) return false;
+    for (const char *p = v; *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        for (const char *q = e ? e + 1 : NULL; len > 0 && q != NULL && *q;) {
+            const char *f = strchr(q, ':');
+            size_t ql = f ? (size_t)(f - q) : strlen(q);
+            if (ql == len && memcmp(p, q, len) == 0) return true;
+            q = f ? f + 1 : NULL;
+        }
+        if (e == NULL) break;
+        p = e + 1;
+    }
+    return false;
+}
 /* Not a deviation (a reading): no driver got vkCreateInstance and both answered
  * VK_ERROR_INCOMPATIBLE_DRIVER; whether the layers' vkCreateInstance ran first is not specified
  * (ours builds the chain and fails in its terminator, Khronos 1.3.239 fails before the chain). */
@@ -1166,12 +1234,26 @@ static bool x_no_driver_chain(const struct world *w, const struct d_ctx *c) {
 }
 
 static const struct explainer k_explainers[] = {
+    {"driver_group_query_fails_crash", "RULE_PHYSDEV_AGGREGATE", O_ALL, x_groups_fail_crash,
+     "a driver whose vkEnumeratePhysicalDeviceGroups fails: Khronos 1.3.239 dies with SIGSEGV in "
+     "vkEnumeratePhysicalDevices (fuller worlds) or returns the driver's error and loses the other drivers' groups"},
+    {"layer_manifest_format_not_major_minor_patch", "RULE_LYR_MANIFEST_V1_0_0", O_ALL & ~O_STATUS,
+     x_layer_format_not_3_parts,
+     "a layer manifest whose file_format_version has two parts (\"1.0\"): ours skips the manifest, Khronos "
+     "1.3.239 reads it and lists the layer"},
     {"sort_with_a_1_0_driver_without_properties2", "RULE_PHYSDEV_SORT", O_ALL, x_sort_crash,
      "Khronos 1.3.239 sorting the physical devices of a driver without VK_KHR_get_physical_device_properties2 "
      "(one it treats as Vulkan 1.0): SIGSEGV in linux_read_sorted_physical_devices"},
     {"manifest_portability_not_bool", "LDP_DRIVER_4", O_ALL & ~O_STATUS, x_portability_not_bool,
      "a driver manifest with \"is_portability_driver\": \"true\" (a string): ours skips the manifest, Khronos "
      "1.3.239 reads it as false and loads the driver"},
+    {"extension_refused_after_layers", NULL, O_CHAIN, x_ext_refused_after_layers,
+     "not a deviation (a reading): both loaders refused an application extension "
+     "(VK_ERROR_EXTENSION_NOT_PRESENT) and no driver received vkCreateInstance; ours ran the layers' "
+     "vkCreateInstance first (its terminator checks the extensions), Khronos 1.3.239 did not"},
+    {"instance_layers_repeated_name", NULL, O_CHAIN, x_instance_layers_repeated,
+     "not a deviation (a reading): a name repeated in VK_INSTANCE_LAYERS; ours chains the layer at its first "
+     "place, Khronos 1.3.239 at its last"},
     {"no_driver_layer_chain", NULL, O_CHAIN, x_no_driver_chain,
      "not a deviation (a reading): no driver received vkCreateInstance and both loaders answered "
      "VK_ERROR_INCOMPATIBLE_DRIVER; ours ran the layers' vkCreateInstance first, Khronos 1.3.239 did not"},
@@ -1568,6 +1650,16 @@ int diff_fuzz_initialize(int *argc, char ***argv) {
     }
     return 0;
 }
+
+#ifdef __AFL_COMPILER
+/* AFL++ (docs/fuzzing.md "Differential fuzzing", "AFL++"): its driver starts the forkserver before
+ * it calls LLVMFuzzerInitialize, and a library instrumented by AFL++ that is loaded after that has
+ * no place of its own in the coverage map (AFL++ aborts, or with AFL_IGNORE_PROBLEMS folds its
+ * edges into the executable's). So the set-up, which maps our loader, runs before main(), after
+ * AFL++'s own constructors attached the shared map (which the input's children then write into);
+ * it is done once, in the forkserver, not again for every input. */
+__attribute__((constructor)) static void diff_afl_early_init(void) { diff_fuzz_initialize(NULL, NULL); }
+#endif
 
 /* The world of an input as this target runs it (the parent and the zygote's children alike). */
 static void diff_decode(const uint8_t *data, size_t size, struct world *w, struct d_ctx *ctx) {

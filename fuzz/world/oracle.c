@@ -14,7 +14,10 @@
  *                 every driver is Vulkan 1.0, one is at interface >= 5 and the application asks for
  *                 more than 1.0 (conformance/policies/readings.md)
  *  LDP_LOADER_10/11  a surface query reaches each driver with its own surface, or (interface < 3)
- *                 the loader's container; never another handle, never NULL
+ *                 the loader's container; never another handle, never NULL; and (10) the query on
+ *                 each listed physical device reaches the driver that reported it
+ *  RULE_LYR_ORDER (oracle_check_chain) the chain follows the activation order, implicit layers
+ *                 among themselves in discovery order (search-path order, then file name)
  *  RULE_ADVERSARIAL_INPUT  a manifest that is a FIFO, a directory, a link loop, /dev/zero, empty or
  *                 holds a \u0000 escape in a string is never used (its driver or layer is never called)
  *  LDP_DRIVER_1   drivers are isolated (RTLD_LOCAL): corrupt_other_driver never finds another copy
@@ -199,18 +202,13 @@ static double rec_num(const struct w_rec *r, const char *key, double dflt) {
 /* ------------------------------------------------------------------------------------------ */
 /* Per-slot knowledge                                                                          */
 
-static bool variant_exports_negotiate(const char *v) {
-    if (strcmp(v, "v0") == 0 || strcmp(v, "v1") == 0) return false;
-    if (strncmp(v, "v7", 2) == 0) return strstr(v, "_exports") != NULL;
-    return true;
-}
-
 static bool negotiation_rejected(const struct w_driver *d, const struct w_rec *r) {
     VkResult res = rec_result(r);
     double returned = rec_num(r, "returned", -1);
     if (res != VK_SUCCESS) return true;
     if (returned > 7) return true;
-    if (!variant_exports_negotiate(world_variant_name(d->variant)) && returned < 7) return true;
+    /* negotiated only through vk_icdGetInstanceProcAddr (interface 7): an answer below 7 is refused */
+    if (!world_variant(d->variant)->negotiate && returned < 7) return true;
     return false;
 }
 
@@ -469,12 +467,43 @@ static void check_surfaces(const struct world *w, const struct w_records *rs) {
     }
 }
 
+/* LDP_LOADER_10: the surface the loader created is usable with every driver: the application's
+ * vkGetPhysicalDeviceSurfaceSupportKHR on each physical device it listed reaches the driver that
+ * reported that device, for that device (the mock records its index), whenever that driver
+ * advertised VK_KHR_surface to the loader (the mock exposes its surface queries then). Not checked:
+ * layers ran (they may answer or wrap), a query during which an allocation failure was injected
+ * (VK_ERROR_OUT_OF_HOST_MEMORY without reaching the driver is right), a driver that exposes surface
+ * functions without the extension (surface_without_interface_3), a device of no world slot. Which
+ * handle the driver received is check_surfaces' business. */
+static void check_surface_reach(const struct world *w, const struct w_records *rs) {
+    if (!g_world_app.surface_queried || oracle_layer_called(w, rs, -1)) return;
+    for (uint32_t i = 0; i < g_world_app.npd && i < 8; i++) {
+        uint32_t slot = g_world_app.pd_vendor[i] - 0x10000u, dev = g_world_app.pd_device[i];
+        if (slot >= w->ndrivers || (dev >> 8) != slot || (dev & 0xffu) == 0) continue;
+        uint32_t index = (dev & 0xffu) - 1;
+        const struct w_driver *d = &w->d[slot];
+        const struct w_slot_recs *sr = &rs->s[slot];
+        if (g_world_app.surface_injected[i] || (d->sc.misbehave & (1u << 6))) continue;
+        if (!advertises(d, loader_saw_extensions(sr), "VK_KHR_surface")) continue;
+        bool reached = false;
+        for (size_t k = 0; k < sr->n && !reached; k++)
+            reached = rec_is(&sr->r[k], "vkGetPhysicalDeviceSurfaceSupportKHR") &&
+                      rec_num(&sr->r[k], "physical_device", -1) == (double)index;
+        if (!reached)
+            world_violation("LDP_LOADER_10",
+                            "vkGetPhysicalDeviceSurfaceSupportKHR on listed device %u (driver slot %u, its device %u; "
+                            "the application got %d) never reached that driver, which advertised VK_KHR_surface",
+                            i, slot, index, (int)g_world_app.surface_result[i]);
+    }
+}
+
 void oracle_check_final(const struct world *w, const struct w_records *rs) {
     g_layer_chaos = oracle_layer_called(w, rs, 2) || oracle_layer_called(w, rs, 5) || oracle_layer_called(w, rs, 3) ||
                     oracle_layer_called(w, rs, 4);
     for (uint32_t s = 0; s < w->ndrivers; s++) check_slot(w, s, &rs->s[s]);
     check_unusable(w, rs);
     check_surfaces(w, rs);
+    check_surface_reach(w, rs);
 }
 
 static bool api_above_1_0(uint32_t v) {
@@ -785,6 +814,111 @@ static void pos_source(const struct world *w, struct chain_pos pos[W_LAYER_NAMES
     }
 }
 
+/* The implicit-layer search list of the reference loader (docs/architecture.md "Layers",
+ * loader/layer.c, spec §1.2 / [Lyr] "Linux Layer Discovery"): VK_IMPLICIT_LAYER_PATH alone when it
+ * is set (even empty); otherwise VK_ADD_IMPLICIT_LAYER_PATH's entries, then $XDG_CONFIG_HOME (or
+ * $HOME/.config), $XDG_CONFIG_DIRS, the system configuration directories, $XDG_DATA_HOME (or
+ * $HOME/.local/share), $XDG_DATA_DIRS, each with /vulkan/implicit_layer.d. Only the entries that
+ * can hold a world manifest matter, so the system directories and the XDG fallbacks are left out
+ * (they lie outside the world). Entries are resolved as the loader saw them (relative ones against
+ * R in chdir mode); `*n` counts what was stored. */
+#define W_SEARCH_MAX 48
+#define W_SEARCH_PATH (3 * W_PATH)
+static void split_into(const char *list, const char *suffix, bool split, const struct world *w,
+                       char out[][W_SEARCH_PATH], size_t *n) {
+    for (const char *p = list; p != NULL && *p && *n < W_SEARCH_MAX;) {
+        const char *e = split ? strchr(p, ':') : NULL;
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && len < W_PATH / 2) {
+            char rel[W_PATH];
+            snprintf(rel, sizeof rel, "%.*s%s", (int)len, p, suffix);
+            if (rel[0] == '/')
+                snprintf(out[*n], W_SEARCH_PATH, "%s", rel);
+            else
+                snprintf(out[*n], W_SEARCH_PATH, "%s/%s", w->chdir_root ? world_root() : ".", rel);
+            (*n)++;
+        }
+        if (e == NULL) break;
+        p = e + 1;
+    }
+}
+static size_t implicit_search_list(const struct world *w, char out[W_SEARCH_MAX][W_SEARCH_PATH]) {
+    size_t n = 0;
+    const char *ov = getenv("VK_IMPLICIT_LAYER_PATH");
+    if (ov != NULL) {
+        split_into(ov, "", true, w, out, &n);
+        return n;
+    }
+    split_into(getenv("VK_ADD_IMPLICIT_LAYER_PATH"), "", true, w, out, &n);
+    static const char sfx[] = "/vulkan/implicit_layer.d";
+    const char *home = getenv("HOME"), *v;
+    char buf[W_PATH];
+    if ((v = getenv("XDG_CONFIG_HOME")) != NULL && *v) {
+        split_into(v, sfx, false, w, out, &n); /* one directory, ':' and all */
+    } else if (home != NULL && *home) {
+        snprintf(buf, sizeof buf, "%s/.config", home);
+        split_into(buf, sfx, false, w, out, &n);
+    }
+    if ((v = getenv("XDG_CONFIG_DIRS")) != NULL && *v) split_into(v, sfx, true, w, out, &n);
+    if ((v = getenv("XDG_DATA_HOME")) != NULL && *v) {
+        split_into(v, sfx, false, w, out, &n);
+    } else if (home != NULL && *home) {
+        snprintf(buf, sizeof buf, "%s/.local/share", home);
+        split_into(buf, sfx, false, w, out, &n);
+    }
+    if ((v = getenv("XDG_DATA_DIRS")) != NULL && *v) split_into(v, sfx, true, w, out, &n);
+    return n;
+}
+
+/* Each implicit slot's place in the discovery order of the implicit layers, 0 first (rank[i]; -1:
+ * not implicit, or not known). Discovery goes through the search list in order, and within a
+ * directory through the file names in strcmp order (loader/fileio.c sorts the listing; [Drv] leaves
+ * it to readdir). The first entry that finds a manifest decides its place. Unknown: an elevated
+ * world (the path variables are ignored: nothing of the world is found), a list that may have been
+ * cut, a manifest no entry finds. */
+static void implicit_ranks(const struct world *w, int rank[W_MAX_LAYERS]) {
+    for (uint32_t i = 0; i < W_MAX_LAYERS; i++) rank[i] = -1;
+    if (w->elevated) return;
+    static char list[W_SEARCH_MAX][W_SEARCH_PATH];
+    size_t n = implicit_search_list(w, list);
+    if (n >= W_SEARCH_MAX) return;
+    char *real[W_SEARCH_MAX];
+    for (size_t j = 0; j < n; j++) real[j] = realpath(list[j], NULL);
+    uint32_t entry[W_MAX_LAYERS];
+    const char *file[W_MAX_LAYERS];
+    bool known[W_MAX_LAYERS] = {false};
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        const struct w_layer *l = &w->l[i];
+        if (!l->implicit) continue;
+        char dir[W_PATH];
+        snprintf(dir, sizeof dir, "%s", l->manifest_abs);
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL) continue;
+        *slash = '\0';
+        file[i] = l->manifest_abs + (slash + 1 - dir);
+        char *rdir = realpath(dir, NULL), *rfile = realpath(l->manifest_abs, NULL);
+        for (size_t j = 0; j < n && rdir != NULL; j++) {
+            if (real[j] == NULL) continue; /* missing: nothing to find there, for the loader too */
+            if (strcmp(real[j], rdir) == 0 || (rfile != NULL && strcmp(real[j], rfile) == 0)) {
+                entry[i] = (uint32_t)j;
+                known[i] = true;
+                break;
+            }
+        }
+        free(rdir);
+        free(rfile);
+    }
+    for (size_t j = 0; j < n; j++) free(real[j]);
+    for (uint32_t i = 0; i < w->nlayers; i++) {
+        if (!known[i]) continue;
+        int r = 0;
+        for (uint32_t o = 0; o < w->nlayers; o++)
+            if (o != i && known[o] && (entry[o] < entry[i] || (entry[o] == entry[i] && strcmp(file[o], file[i]) < 0)))
+                r++;
+        rank[i] = r;
+    }
+}
+
 /* The filter variables as the harness writes them (tokens: names, ~all~, ~implicit~, ~explicit~,
  * *FUZZ*), read back from the environment; elevated worlds read them as unset (secure variables). */
 static bool filter_has(const struct world *w, const char *var, const char *name, int implicit) {
@@ -900,15 +1034,31 @@ void oracle_check_chain(const struct world *w, const struct w_records *rs) {
     /* the activation order (RULE_LYR_ORDER): implicit, VK_INSTANCE_LAYERS, ENABLE, application */
     struct chain_pos pos[W_LAYER_NAMES + 1];
     memset(pos, 0, sizeof pos);
+    /* implicit layers among themselves: discovery order (implicit_ranks); a slot whose place in it
+     * is not known may be anywhere in the implicit group */
+    int rank[W_MAX_LAYERS];
+    implicit_ranks(w, rank);
     for (uint32_t i = 0; i < w->nlayers; i++) {
         const struct w_layer *l = &w->l[i];
         if (!l->implicit) continue;
         int k = name_index(w_layer_name(l));
-        if (k >= 0) pos_source(w, pos, k, 0, 0);
-        /* implicit layers among themselves: discovery order, not modelled (class 0, any index) */
+        if (k < 0) continue;
+        if (rank[i] >= 0) {
+            pos_source(w, pos, k, 0, (uint32_t)rank[i]);
+        } else {
+            pos_source(w, pos, k, 0, 0);
+            pos_add(&pos[k], CHAIN_KEY(0, 0, 0), CHAIN_KEY(0, 255, 255));
+            /* a meta layer's components too (nested meta layers: every name) */
+            bool nested = false;
+            for (uint32_t j = 0; j < w->nlayers && l->meta; j++)
+                nested |= w->l[j].meta && (l->components & (1u << (w->l[j].name % W_LAYER_NAMES)));
+            for (int c = 0; c < W_LAYER_NAMES && l->meta; c++)
+                if (nested || (l->components & (1u << c))) pos_add(&pos[c], CHAIN_KEY(0, 0, 0), CHAIN_KEY(0, 255, 255));
+        }
     }
-    for (int k = 0; k <= W_LAYER_NAMES; k++)
-        if (pos[k].any) pos_add(&pos[k], CHAIN_KEY(0, 0, 0), CHAIN_KEY(0, 255, 255));
+    /* an implicit extra meta layer (FRAMING.md "widen") may place its leaf anywhere among them */
+    if (w->nmetas > 0 && w->meta_leaf < W_LAYER_NAMES)
+        pos_add(&pos[w->meta_leaf], CHAIN_KEY(0, 0, 0), CHAIN_KEY(0, 255, 255));
     /* the override layer's components (and blacklisted ones) are class-0 material wherever listed */
     const char *il = w->elevated ? NULL : getenv("VK_INSTANCE_LAYERS");
     if (il != NULL) {

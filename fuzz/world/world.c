@@ -120,47 +120,28 @@ const char *w_layer_name(const struct w_layer *l) {
     return l->override_layer ? W_OVERRIDE_LAYER_NAME : w_layer_names[l->name % W_LAYER_NAMES];
 }
 
-/* The mock layer variants (mock_layers/variants.bzl, sorted); missing ones are skipped. */
-static const char *const k_all_layer_variants[] = {"v0",     "v1",       "v1_renamed",      "v2",
-                                                   "v2_all", "v2_gpdpa", "v2_gpdpa_export", "v2_renamed"};
-#define ALL_LAYER_VARIANTS (sizeof(k_all_layer_variants) / sizeof(k_all_layer_variants[0]))
-static const char *g_layer_variants[ALL_LAYER_VARIANTS];
+/* The mock layer variants the world uses: the rows of mock_layers/variants.bzl built from
+ * mock_layer.c (not the chassis rows), sorted by name (mock_variants.h keeps that order); missing
+ * ones are skipped. */
+#define ALL_LAYER_VARIANTS VKL_MOCK_LAYER_VARIANT_COUNT
+static const struct vkl_mock_layer_variant *g_layer_variants[ALL_LAYER_VARIANTS];
 static size_t g_layer_variant_count;
 static char g_mock_layer_dir[W_PATH];
 static int g_layer_slot_variant[W_MAX_LAYERS];
 static char *g_extra_env_buf[W_LAYER_EXTRA_ENV];
+static bool world_layer_row(const struct vkl_mock_layer_variant *r) { return !r->chassis; }
 
-/* The mock variants (mock_icd/variants.bzl); those missing from the mock directory are skipped. */
-static const char *const k_all_variants[] = {"v0",
-                                             "v1",
-                                             "v2",
-                                             "v2_gpdpa",
-                                             "v2_vkexports",
-                                             "v2_gpdpa_vkexports",
-                                             "v3",
-                                             "v3_gpdpa",
-                                             "v3_vkexports",
-                                             "v3_gpdpa_vkexports",
-                                             "v4",
-                                             "v4_gpdpa",
-                                             "v4_vkexports",
-                                             "v4_gpdpa_vkexports",
-                                             "v5",
-                                             "v5_gpdpa",
-                                             "v5_vkexports",
-                                             "v5_gpdpa_vkexports",
-                                             "v6",
-                                             "v6_gpdpa",
-                                             "v6_vkexports",
-                                             "v6_gpdpa_vkexports",
-                                             "v7",
-                                             "v7_nogpdpa",
-                                             "v7_exports",
-                                             "v7_vkexports",
-                                             "v7_exports_vkexports"};
-#define ALL_VARIANTS (sizeof(k_all_variants) / sizeof(k_all_variants[0]))
+/* The mock driver variants the world uses, in the order of mock_icd/variants.bzl (mock_variants.h):
+ * the rows a loader can use through a manifest (vk_icdGetInstanceProcAddr exported, or an
+ * interface-0 driver exporting vkGetInstanceProcAddr without negotiation). Rows linked with
+ * -Bsymbolic are left out: they behave like their plain row, and adding them would change which
+ * variant every stored input decodes to. Those missing from the mock directory are skipped. */
+#define ALL_VARIANTS VKL_MOCK_ICD_VARIANT_COUNT
+static bool world_icd_row(const struct vkl_mock_icd_variant *r) {
+    return (r->icd_gipa || (r->vk == VKL_MOCK_ICD_VK_V0 && !r->negotiate)) && !r->symbolic;
+}
 
-static const char *g_variants[ALL_VARIANTS];
+static const struct vkl_mock_icd_variant *g_variants[ALL_VARIANTS];
 static size_t g_variant_count;
 static char g_mock_dir[W_PATH];
 static char g_root[W_PATH]; /* R */
@@ -174,9 +155,16 @@ static uint64_t g_generation;
 const char *world_root(void) { return g_root_real; }
 const char *world_dir(void) { return g_wdir; }
 size_t world_variant_count(void) { return g_variant_count; }
-const char *world_variant_name(uint32_t v) { return v < g_variant_count ? g_variants[v] : "?"; }
+const char *world_variant_name(uint32_t v) { return v < g_variant_count ? g_variants[v]->name : "?"; }
 size_t world_layer_variant_count(void) { return g_layer_variant_count; }
-const char *world_layer_variant_name(uint32_t v) { return v < g_layer_variant_count ? g_layer_variants[v] : "?"; }
+const char *world_layer_variant_name(uint32_t v) { return v < g_layer_variant_count ? g_layer_variants[v]->name : "?"; }
+/* An index out of range (a corrupt slot) reads as the first row, never as NULL. */
+const struct vkl_mock_icd_variant *world_variant(uint32_t v) {
+    return v < g_variant_count ? g_variants[v] : &vkl_mock_icd_variants[0];
+}
+const struct vkl_mock_layer_variant *world_layer_variant(uint32_t v) {
+    return v < g_layer_variant_count ? g_layer_variants[v] : &vkl_mock_layer_variants[0];
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small file helpers                                                                          */
@@ -386,14 +374,16 @@ bool world_init(const char *argv0) {
     }
     for (size_t i = 0; i < ALL_VARIANTS; i++) {
         char p[W_PATH];
-        pathf(p, "%s/libmock_icd_%s.so", g_mock_dir, k_all_variants[i]);
-        if (exists(p)) g_variants[g_variant_count++] = k_all_variants[i];
+        if (!world_icd_row(&vkl_mock_icd_variants[i])) continue;
+        pathf(p, "%s/libmock_icd_%s.so", g_mock_dir, vkl_mock_icd_variants[i].name);
+        if (exists(p)) g_variants[g_variant_count++] = &vkl_mock_icd_variants[i];
     }
     if (find_mock_layer_dir()) {
         for (size_t i = 0; i < ALL_LAYER_VARIANTS; i++) {
             char p[W_PATH];
-            pathf(p, "%s/libmock_layer_%s.so", g_mock_layer_dir, k_all_layer_variants[i]);
-            if (exists(p)) g_layer_variants[g_layer_variant_count++] = k_all_layer_variants[i];
+            if (!world_layer_row(&vkl_mock_layer_variants[i])) continue;
+            pathf(p, "%s/libmock_layer_%s.so", g_mock_layer_dir, vkl_mock_layer_variants[i].name);
+            if (exists(p)) g_layer_variants[g_layer_variant_count++] = &vkl_mock_layer_variants[i];
         }
     } else {
         fprintf(stderr,
@@ -1062,6 +1052,16 @@ static void special_lib(uint8_t kind, const char *name, const char *lib_abs, cha
     pathf(lib_ref, "%s/special/%s", g_wdir, name);
     if (kind == WF_LINK) {
         if (symlink(lib_abs, lib_ref) != 0) die("symlink %s: %s", lib_ref, strerror(errno));
+        /* A mock finds its sidecar files beside the path it was loaded from (<self>.scenario,
+         * <self>.calls: mock_common.h): link them to the slot's, or the library runs the default
+         * scenario and its records are lost (a false LDP_LOADER_1 "no driver instance alive"). */
+        static const char *const sidecars[] = {".scenario", ".calls"};
+        for (size_t i = 0; i < sizeof sidecars / sizeof sidecars[0]; i++) {
+            char from[W_PATH + 16], to[W_PATH + 16];
+            snprintf(from, sizeof from, "%s%s", lib_abs, sidecars[i]);
+            snprintf(to, sizeof to, "%s%s", lib_ref, sidecars[i]);
+            if (symlink(from, to) != 0) die("symlink %s: %s", to, strerror(errno));
+        }
     } else {
         write_file(lib_ref, "", 0);
         make_special(lib_ref, kind, NULL);
@@ -1117,7 +1117,7 @@ void world_build(struct world *w) {
         pathf(d->lib_abs, "%s", lib);
         if (g_slot_variant[s] != (int)d->variant || !exists(lib)) {
             char from[W_PATH];
-            pathf(from, "%s/libmock_icd_%s.so", g_mock_dir, g_variants[d->variant]);
+            pathf(from, "%s/libmock_icd_%s.so", g_mock_dir, g_variants[d->variant]->name);
             unlink(lib); /* a new inode: never rewrite a file that might still be mapped */
             copy_file(from, lib);
             g_slot_variant[s] = (int)d->variant;
@@ -1407,7 +1407,7 @@ static void build_layers(struct world *w, char *val[W_ENV_VARS], char **add_impl
         snprintf(l->disable_var, sizeof l->disable_var, "VKL_FUZZ_LAYER_DISABLE_%u", i);
         if (g_layer_slot_variant[i] != (int)l->variant || !exists(lib)) {
             char from[W_PATH];
-            pathf(from, "%s/libmock_layer_%s.so", g_mock_layer_dir, g_layer_variants[l->variant]);
+            pathf(from, "%s/libmock_layer_%s.so", g_mock_layer_dir, g_layer_variants[l->variant]->name);
             unlink(lib);
             copy_file(from, lib);
             g_layer_slot_variant[i] = (int)l->variant;

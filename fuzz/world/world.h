@@ -24,6 +24,7 @@
 #include <vulkan/vulkan.h>
 
 #include "fuzz/fuzz_input.h"
+#include "fuzz/world/mock_variants.h" /* generated (//fuzz:mock_variants_h, fuzz/build.sh) */
 
 #define W_MAX_DRIVERS 12  /* capacity: 6 decoded slots + up to 6 clones (FRAMING.md "widen") */
 #define W_WORLD_DRIVERS 6 /* the driver entries of the world framing */
@@ -231,6 +232,10 @@ size_t world_variant_count(void);
 const char *world_variant_name(uint32_t v);
 size_t world_layer_variant_count(void); /* 0 when the mock layers were not found */
 const char *world_layer_variant_name(uint32_t v);
+/* What an available variant is (mock_variants.h, generated from the variants.bzl tables): read its
+ * features here, never from its name. */
+const struct vkl_mock_icd_variant *world_variant(uint32_t v);
+const struct vkl_mock_layer_variant *world_layer_variant(uint32_t v);
 /* Decodes an input (never fails: missing bytes read as zero). */
 void world_decode(const uint8_t *data, size_t size, struct world *w);
 /* One layer entry of the framing (variant place kind fmt name comps misbehave sflags). `wide`
@@ -284,6 +289,14 @@ struct world_app_result {
     VkResult create_instance;
     bool device_attempted;
     VkResult create_device;
+    /* LDP_LOADER_10 (oracle_check_final): the physical devices the application listed (at most 8;
+     * vendor 0x10000 + driver slot, device (slot << 8) | (index + 1), world.c) and, when it created
+     * a surface, what vkGetPhysicalDeviceSurfaceSupportKHR returned for each */
+    uint32_t npd;
+    uint32_t pd_vendor[8], pd_device[8];
+    bool surface_queried; /* the surface was created and every listed device queried */
+    VkResult surface_result[8];
+    bool surface_injected[8]; /* an allocation failure was injected during that query */
 };
 extern struct world_app_result g_world_app;
 /* LLVMFuzzerInitialize of a whole-loader target named `fuzzer` (messages carry the name). */
