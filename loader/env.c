@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 
 #include "loader/internal/log.h"
+#include "loader/internal/tls.h"
 
 struct secure_var {
     const char *name;
@@ -130,7 +131,7 @@ bool vkl_env_is_elevated(void) {
 }
 
 /* The call scope (env.h): the values read so far in the outermost open scope of this thread. */
-static _Thread_local struct {
+static VKL_TLS struct {
     unsigned depth;
     uint32_t have; /* bit i: val[i] holds k_secure_vars[i]'s value for this scope */
     const char *val[SECURE_VAR_COUNT];

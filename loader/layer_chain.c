@@ -10,14 +10,7 @@
 #include <string.h>
 
 #include "loader/internal/loader.h"
-
-/* Every thread-local variable of the loader uses the initial-exec model (VKL_TLS): it lives in the
- * static TLS block glibc reserves at dlopen time, so using it never calls __tls_get_addr and never
- * allocates. With the default (global-dynamic) model the first use on each thread allocates, and
- * when that allocation fails glibc ends the process with status 127 ("cannot allocate memory for
- * thread-local data"); conformance/loader/oom/ proves this cannot happen. The loader's TLS is a few
- * dozen bytes, well inside the surplus glibc keeps for dlopen()ed libraries. */
-#define VKL_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#include "loader/internal/tls.h"
 
 /* The loader instance / device creation in progress on this thread: the terminators compare the
  * handle they receive with it (LLP_LAYER_21/22). */

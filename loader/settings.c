@@ -20,6 +20,7 @@
 #include "loader/internal/fileio.h"
 #include "loader/internal/json.h"
 #include "loader/internal/strlist.h"
+#include "loader/internal/tls.h"
 
 #define TAG "[RULE_SETTINGS_FILE]"
 
@@ -649,7 +650,7 @@ static char *self_exe(void) {
 
 /* The call scope (vkl_settings_scope_begin): the snapshot of the outermost open scope of this
  * thread, with the scope's own reference, and how many scopes are open. */
-static _Thread_local struct {
+static VKL_TLS struct {
     unsigned depth;
     const struct vkl_settings *s;
 } t_scope;
