@@ -3,6 +3,7 @@
  */
 #include "loader/internal/env.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ static const struct secure_var k_secure_vars[] = {
 };
 #define SECURE_VAR_COUNT (sizeof(k_secure_vars) / sizeof(k_secure_vars[0]))
 _Static_assert(SECURE_VAR_COUNT <= 32, "t_scope.have is a 32-bit mask");
+_Static_assert(SECURE_VAR_COUNT < 256, "g_by_len holds uint8_t indexes");
 _Static_assert(VKL_ENV_ID_COUNT == SECURE_VAR_COUNT, "enum vkl_env_id follows the table");
 /* The search bases, usually set: read_secure asks secure_getenv first for these. */
 #define USUALLY_SET(index) ((index) <= VKL_ENV_XDG_DATA_DIRS)
@@ -71,18 +73,38 @@ static atomic_int g_elevated_override = -1;
 
 /* One length compare rejects most entries before any byte compare (vkl_getenv runs this for
  * every variable that is set, ~10 times per global call; docs/performance.md). */
-static const struct secure_var *find_secure(const char *name, size_t *index) {
+/* The table's indexes by name length (names are under 32 bytes), built once: a lookup compares
+ * bytes with at most a handful of names of the same length. */
+#define NAME_LEN_MAX 32
+static uint8_t g_by_len[NAME_LEN_MAX][SECURE_VAR_COUNT];
+static uint8_t g_by_len_count[NAME_LEN_MAX];
+static pthread_once_t g_by_len_once = PTHREAD_ONCE_INIT;
+static void build_by_len(void) {
+    for (size_t i = 0; i < SECURE_VAR_COUNT; i++) {
+        size_t len = k_secure_vars[i].len;
+        if (len < NAME_LEN_MAX) g_by_len[len][g_by_len_count[len]++] = (uint8_t)i; /* env_test: all are */
+    }
+}
+
+static const struct secure_var *find_secure_n(const char *name, size_t len, size_t *index) {
     /* Every secure name starts with "VK_", "XDG_" or "HOME": a layer's enable_environment or
      * disable_environment variable is rejected on its first byte. */
     if (name[0] != 'V' && name[0] != 'X' && name[0] != 'H') return NULL;
-    size_t len = strlen(name);
-    for (size_t i = 0; i < SECURE_VAR_COUNT; i++) {
-        if (k_secure_vars[i].len == len && memcmp(k_secure_vars[i].name, name, len) == 0) {
+    if (len >= NAME_LEN_MAX) return NULL;
+    pthread_once(&g_by_len_once, build_by_len);
+    for (unsigned k = 0; k < g_by_len_count[len]; k++) {
+        size_t i = g_by_len[len][k];
+        if (memcmp(k_secure_vars[i].name, name, len) == 0) {
             if (index) *index = i;
             return &k_secure_vars[i];
         }
     }
     return NULL;
+}
+
+static const struct secure_var *find_secure(const char *name, size_t *index) {
+    if (name[0] != 'V' && name[0] != 'X' && name[0] != 'H') return NULL;
+    return find_secure_n(name, strlen(name), index);
 }
 
 bool vkl_env_is_secure_var(const char *name) { return name != NULL && find_secure(name, NULL) != NULL; }
@@ -133,12 +155,33 @@ bool vkl_env_is_elevated(void) {
 /* The call scope (env.h): the values read so far in the outermost open scope of this thread. */
 static VKL_TLS struct {
     unsigned depth;
-    uint32_t have; /* bit i: val[i] holds k_secure_vars[i]'s value for this scope */
+    uint32_t have;    /* bit i: val[i] holds k_secure_vars[i]'s value for this scope */
+    uint32_t present; /* bit i: k_secure_vars[i] is in the environment (one pass at scope begin) */
     const char *val[SECURE_VAR_COUNT];
 } t_scope;
 
+/* Which secure variables the environment holds at all: one pass over `environ`, so that the
+ * unset ones (most VK_* variables, every call) cost no getenv() scan each. The values of the set
+ * ones are still read through secure_getenv (read_secure), as elevation requires. */
+static uint32_t environment_presence(void) {
+    extern char **environ;
+    uint32_t present = 0;
+    if (environ == NULL) return 0;
+    for (char **e = environ; *e != NULL; e++) {
+        const char *entry = *e;
+        if (entry[0] != 'V' && entry[0] != 'X' && entry[0] != 'H') continue;
+        const char *eq = strchr(entry, '=');
+        size_t index = 0;
+        if (eq != NULL && find_secure_n(entry, (size_t)(eq - entry), &index) != NULL) present |= 1u << index;
+    }
+    return present;
+}
+
 void vkl_env_scope_begin(void) {
-    if (t_scope.depth++ == 0) t_scope.have = 0;
+    if (t_scope.depth++ == 0) {
+        t_scope.have = 0;
+        t_scope.present = environment_presence();
+    }
 }
 
 void vkl_env_scope_end(void) {
@@ -173,7 +216,7 @@ static const char *get_secure(size_t index) {
     if (t_scope.depth == 0) return read_secure(index);
     uint32_t bit = 1u << index;
     if ((t_scope.have & bit) == 0) {
-        t_scope.val[index] = read_secure(index);
+        t_scope.val[index] = (t_scope.present & bit) ? read_secure(index) : NULL;
         t_scope.have |= bit;
     }
     return t_scope.val[index];

@@ -183,35 +183,37 @@ TEST_F(EnvTest, TestHookRestoresRealAnswer) {
 
 // vkl_getenv_id(id) is vkl_getenv(name) for every secure variable, set, set-but-empty and unset,
 // elevated or not (the ids follow env.c's table; a wrong order would read another variable).
+// The table of enum vkl_env_id, in order.
+const char *const kNames[VKL_ENV_ID_COUNT] = {
+    "XDG_CONFIG_HOME",
+    "HOME",
+    "XDG_CONFIG_DIRS",
+    "XDG_DATA_HOME",
+    "XDG_DATA_DIRS",
+    "VK_DRIVER_FILES",
+    "VK_ICD_FILENAMES",
+    "VK_ADD_DRIVER_FILES",
+    "VK_LOADER_DRIVERS_SELECT",
+    "VK_LOADER_DRIVERS_DISABLE",
+    "VK_LOADER_DEVICE_ID_FILTER",
+    "VK_LOADER_VENDOR_ID_FILTER",
+    "VK_LOADER_DRIVER_ID_FILTER",
+    "VK_LAYER_PATH",
+    "VK_ADD_LAYER_PATH",
+    "VK_IMPLICIT_LAYER_PATH",
+    "VK_ADD_IMPLICIT_LAYER_PATH",
+    "VK_LOADER_LAYERS_ENABLE",
+    "VK_LOADER_LAYERS_DISABLE",
+    "VK_LOADER_LAYERS_ALLOW",
+};
+
 TEST_F(EnvTest, IdReadsAreNameReads) {
-    const char *const names[VKL_ENV_ID_COUNT] = {
-        "XDG_CONFIG_HOME",
-        "HOME",
-        "XDG_CONFIG_DIRS",
-        "XDG_DATA_HOME",
-        "XDG_DATA_DIRS",
-        "VK_DRIVER_FILES",
-        "VK_ICD_FILENAMES",
-        "VK_ADD_DRIVER_FILES",
-        "VK_LOADER_DRIVERS_SELECT",
-        "VK_LOADER_DRIVERS_DISABLE",
-        "VK_LOADER_DEVICE_ID_FILTER",
-        "VK_LOADER_VENDOR_ID_FILTER",
-        "VK_LOADER_DRIVER_ID_FILTER",
-        "VK_LAYER_PATH",
-        "VK_ADD_LAYER_PATH",
-        "VK_IMPLICIT_LAYER_PATH",
-        "VK_ADD_IMPLICIT_LAYER_PATH",
-        "VK_LOADER_LAYERS_ENABLE",
-        "VK_LOADER_LAYERS_DISABLE",
-        "VK_LOADER_LAYERS_ALLOW",
-    };
     std::string home = getenv("HOME") ? getenv("HOME") : "";
     std::string data_dirs = getenv("XDG_DATA_DIRS") ? getenv("XDG_DATA_DIRS") : "";
     for (int elevated = 0; elevated <= 1; elevated++) {
         vkl_env_set_elevated_for_testing(elevated);
         for (int id = 0; id < VKL_ENV_ID_COUNT; id++) {
-            const char *n = names[id];
+            const char *n = kNames[id];
             std::string value = std::string("/v/") + n;
             setenv(n, value.c_str(), 1);
             const char *by_id = vkl_getenv_id(static_cast<vkl_env_id>(id));
@@ -267,6 +269,41 @@ TEST_F(EnvTest, ScopeReadsEachSecureVariableOnce) {
     vkl_env_scope_end();
     vkl_env_scope_end(); // unbalanced end: ignored
     unsetenv("VK_INSTANCE_LAYERS");
+}
+
+// A scope learns in one pass over the environment which secure variables are set: each name is
+// found (the value read through secure_getenv), and a name that only shares a prefix or a length
+// with one, or differs in its last byte, is not taken for it.
+TEST_F(EnvTest, ScopeSeesExactlyTheSecureVariablesSetWhenItBegins) {
+    vkl_env_set_elevated_for_testing(0);
+    std::string home = getenv("HOME") ? getenv("HOME") : "";
+    std::string data_dirs = getenv("XDG_DATA_DIRS") ? getenv("XDG_DATA_DIRS") : "";
+    for (int id = 0; id < VKL_ENV_ID_COUNT; id++) unsetenv(kNames[id]);
+    for (int id = 0; id < VKL_ENV_ID_COUNT; id++) {
+        std::string n = kNames[id];
+        std::string value = "/s/" + n;
+        setenv(n.c_str(), value.c_str(), 1);
+        vkl_env_scope_begin();
+        for (int other = 0; other < VKL_ENV_ID_COUNT; other++) {
+            const char *v = vkl_getenv_id(static_cast<vkl_env_id>(other));
+            if (other == id) {
+                EXPECT_STREQ(v, value.c_str()) << n;
+            } else {
+                EXPECT_EQ(v, nullptr) << kNames[other] << " while only " << n << " is set";
+            }
+        }
+        vkl_env_scope_end();
+        unsetenv(n.c_str());
+        std::string last_changed = n.substr(0, n.size() - 1) + (n.back() == 'Z' ? "Y" : "Z");
+        std::vector<std::string> near = {n + "X", n.substr(0, n.size() - 1), last_changed, "_" + n};
+        for (const auto &m : near) setenv(m.c_str(), "/near", 1);
+        vkl_env_scope_begin();
+        EXPECT_EQ(vkl_getenv_id(static_cast<vkl_env_id>(id)), nullptr) << n;
+        vkl_env_scope_end();
+        for (const auto &m : near) unsetenv(m.c_str());
+    }
+    setenv("HOME", home.c_str(), 1);
+    setenv("XDG_DATA_DIRS", data_dirs.c_str(), 1);
 }
 
 // The scope is per thread: another thread's reads are fresh while this one holds a scope.
