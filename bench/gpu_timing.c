@@ -10,13 +10,29 @@
  *       on a live device: ns per vkGetDeviceProcAddr(device, "vkCmdDraw") (hit) and per miss, and
  *       ns per vkCmdSetLineWidth through the loader's exported trampoline and through the pointer
  *       vkGetDeviceProcAddr returned; medians of 11 batches of N calls each.
- * Only what the Vulkan API offers is used; the driver is whatever the loader finds (VK_DRIVER_FILES).
+ *   gpu_timing --loader=PATH --mode=create [--iters=N]
+ *       steady state: ns per vkCreateInstance + vkDestroyInstance pair through the loader, many
+ *       pairs in one process (one warm-up pair, then 11 batches of N pairs, default 100); prints the
+ *       median batch's ns per pair and the fastest and slowest batch's.
+ *   gpu_timing --mode=floor --driver=MANIFEST [--iters=N]
+ *       the loader-free floor of the same figure: dlopen the manifest's library_path (relative to the
+ *       manifest when it names a directory, else as dlopen finds it), negotiate with
+ *       vk_icdNegotiateLoaderICDInterfaceVersion (from 7 down, as a loader does), vkCreateInstance
+ *       and vkDestroyInstance from vk_icdGetInstanceProcAddr, then timed exactly as --mode=create.
+ *   gpu_timing --loader=PATH --mode=enumerate [--env-file=FILE]
+ *       one vkCreateInstance + vkEnumeratePhysicalDevices (count + fill) + vkDestroyInstance after
+ *       dlopen (bench/extreme.sh runs it under /usr/bin/time). FILE holds NAME=VALUE lines, set with
+ *       setenv before the loader is opened: values longer than execve allows (128 KiB a string,
+ *       e.g. XDG_DATA_DIRS with 50,000 entries).
+ * Only what the Vulkan API offers is used; the driver is whatever the loader finds (VK_DRIVER_FILES),
+ * except in --mode=floor, which is the driver alone.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <vulkan/vk_icd.h>
 #include <vulkan/vulkan.h>
 
 static long long now_ns(void) {
@@ -126,9 +142,196 @@ static void cmd_batch(void *c, long iters) {
     for (long i = 0; i < iters; i++) x->fn(x->cb, 1.0f);
 }
 
+/* ------------------------------------------------------------------ create + destroy, steady state */
+
+struct create_ctx {
+    PFN_vkCreateInstance create;
+    PFN_vkDestroyInstance destroy; /* NULL: looked up per instance through gipa (the loader's) */
+    PFN_vkGetInstanceProcAddr gipa;
+    const VkInstanceCreateInfo *ci;
+    int failed;
+};
+
+static void create_batch(void *c, long iters) {
+    struct create_ctx *x = c;
+    for (long i = 0; i < iters && !x->failed; i++) {
+        VkInstance inst = VK_NULL_HANDLE;
+        if (x->create(x->ci, NULL, &inst) != VK_SUCCESS) {
+            x->failed = 1;
+            return;
+        }
+        x->destroy(inst, NULL);
+    }
+}
+
+/* Prints the median, fastest and slowest of 11 batches of `iters` pairs, ns per pair. */
+static int time_create(const char *mode, const char *who, struct create_ctx *x, long iters) {
+    long long t[BATCHES];
+    create_batch(x, 1); /* warm-up */
+    for (int b = 0; b < BATCHES; b++) {
+        long long t0 = now_ns();
+        create_batch(x, iters);
+        t[b] = now_ns() - t0;
+    }
+    if (x->failed) return fail("vkCreateInstance", VK_ERROR_INITIALIZATION_FAILED);
+    qsort(t, BATCHES, sizeof(t[0]), cmp_ll);
+    printf("{\"mode\":\"%s\",\"loader\":\"%s\",\"iters\":%ld,\"create_destroy_ns\":%.1f,\"batch_min_ns\":%.1f,"
+           "\"batch_max_ns\":%.1f}\n",
+           mode, who, iters, (double)t[BATCHES / 2] / (double)iters, (double)t[0] / (double)iters,
+           (double)t[BATCHES - 1] / (double)iters);
+    return 0;
+}
+
+static const VkApplicationInfo g_app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
+static const VkInstanceCreateInfo g_ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &g_app};
+
+static int create_main(const char *loader, long iters) {
+    void *lib = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        printf("{\"error\":\"dlopen\",\"detail\":\"%s\"}\n", dlerror());
+        return 1;
+    }
+    struct create_ctx x = {.ci = &g_ci};
+    void *sym = dlsym(lib, "vkCreateInstance");
+    memcpy(&x.create, &sym, sizeof(x.create));
+    sym = dlsym(lib, "vkDestroyInstance");
+    memcpy(&x.destroy, &sym, sizeof(x.destroy));
+    if (x.create == NULL || x.destroy == NULL) return fail("dlsym", VK_ERROR_INITIALIZATION_FAILED);
+    return time_create("create", loader, &x, iters);
+}
+
+/* The "library_path" string of a driver manifest, without a JSON parser: the first
+ * "library_path" key, then ':' and a string without escapes (what every real manifest holds). */
+static int manifest_library(const char *manifest, char *out, size_t cap) {
+    FILE *f = fopen(manifest, "r");
+    if (f == NULL) return 0;
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *k = strstr(text, "\"library_path\"");
+    if (k == NULL) return 0;
+    k += strlen("\"library_path\"");
+    while (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r') k++;
+    if (*k++ != ':') return 0;
+    while (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r') k++;
+    if (*k++ != '"') return 0;
+    const char *e = strchr(k, '"');
+    if (e == NULL || memchr(k, '\\', (size_t)(e - k)) != NULL) return 0;
+    size_t len = (size_t)(e - k);
+    /* A path with a directory part but not absolute is relative to the manifest's directory. */
+    if (k[0] != '/' && memchr(k, '/', len) != NULL) {
+        const char *slash = strrchr(manifest, '/');
+        size_t dl = slash ? (size_t)(slash - manifest) + 1 : 0;
+        if (dl + len + 1 > cap) return 0;
+        memcpy(out, manifest, dl);
+        memcpy(out + dl, k, len);
+        out[dl + len] = '\0';
+        return 1;
+    }
+    if (len + 1 > cap) return 0;
+    memcpy(out, k, len);
+    out[len] = '\0';
+    return 1;
+}
+
+static int floor_main(const char *manifest, long iters) {
+    char path[4096];
+    if (!manifest_library(manifest, path, sizeof(path))) {
+        printf("{\"error\":\"no library_path in %s\"}\n", manifest);
+        return 1;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        printf("{\"error\":\"dlopen\",\"detail\":\"%s\"}\n", dlerror());
+        return 1;
+    }
+    PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg;
+    PFN_vkGetInstanceProcAddr gipa;
+    void *sym = dlsym(lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
+    memcpy(&neg, &sym, sizeof(neg));
+    sym = dlsym(lib, "vk_icdGetInstanceProcAddr");
+    memcpy(&gipa, &sym, sizeof(gipa));
+    if (gipa == NULL) return fail("no vk_icdGetInstanceProcAddr", VK_ERROR_INCOMPATIBLE_DRIVER);
+    uint32_t version = 7;
+    if (neg != NULL && neg(&version) != VK_SUCCESS) return fail("vk_icdNegotiateLoaderICDInterfaceVersion", 0);
+    struct create_ctx x = {.ci = &g_ci, .gipa = gipa};
+    x.create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    if (x.create == NULL) return fail("no vkCreateInstance", VK_ERROR_INCOMPATIBLE_DRIVER);
+    VkInstance inst;
+    VkResult r = x.create(&g_ci, NULL, &inst);
+    if (r != VK_SUCCESS) return fail("driver vkCreateInstance", r);
+    x.destroy = (PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance");
+    if (x.destroy == NULL) return fail("no vkDestroyInstance", VK_ERROR_INCOMPATIBLE_DRIVER);
+    x.destroy(inst, NULL);
+    fprintf(stderr, "gpu_timing floor: %s, interface version %u\n", path, version);
+    return time_create("floor", path, &x, iters);
+}
+
+/* ------------------------------------------------------------------ one enumeration (bench/extreme.sh) */
+
+static int set_env_file(const char *file) {
+    FILE *f = fopen(file, "r");
+    if (f == NULL) return 0;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf != NULL && (k = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += k;
+        if (cap - len < 4096) {
+            char *b = realloc(buf, cap *= 2);
+            if (b == NULL) free(buf);
+            buf = b;
+        }
+    }
+    fclose(f);
+    if (buf == NULL) return 0;
+    buf[len] = '\0';
+    for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *eq = strchr(line, '=');
+        if (eq == NULL) continue;
+        *eq = '\0';
+        setenv(line, eq + 1, 1);
+    }
+    free(buf);
+    return 1;
+}
+
+static int enumerate_main(const char *loader) {
+    long long t0 = now_ns();
+    void *lib = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        printf("{\"error\":\"dlopen\",\"detail\":\"%s\"}\n", dlerror());
+        return 1;
+    }
+    PFN_vkGetInstanceProcAddr gipa;
+    void *sym = dlsym(lib, "vkGetInstanceProcAddr");
+    memcpy(&gipa, &sym, sizeof(gipa));
+    PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    VkInstance inst;
+    VkResult r = create(&g_ci, NULL, &inst);
+    if (r != VK_SUCCESS) return fail("vkCreateInstance", r);
+    PFN_vkEnumeratePhysicalDevices epd = (PFN_vkEnumeratePhysicalDevices)gipa(inst, "vkEnumeratePhysicalDevices");
+    uint32_t n = 0;
+    r = epd(inst, &n, NULL);
+    if (r != VK_SUCCESS) return fail("vkEnumeratePhysicalDevices", r);
+    VkPhysicalDevice *pds = calloc(n + 1, sizeof(*pds));
+    if (pds == NULL) return fail("calloc", VK_ERROR_OUT_OF_HOST_MEMORY);
+    r = epd(inst, &n, pds);
+    free(pds);
+    if (r != VK_SUCCESS) return fail("vkEnumeratePhysicalDevices", r);
+    ((PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance"))(inst, NULL);
+    printf("{\"mode\":\"enumerate\",\"loader\":\"%s\",\"physical_devices\":%u,\"ns\":%lld}\n", loader, n,
+           now_ns() - t0);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    const char *loader = NULL, *mode = "startup";
-    long iters = 1000000;
+    const char *loader = NULL, *mode = "startup", *driver = NULL, *env_file = NULL;
+    long iters = -1;
+    static const char usage[] =
+        "usage: gpu_timing --loader=PATH [--mode=startup|calls|create|enumerate] [--iters=N] [--env-file=FILE]\n"
+        "       gpu_timing --mode=floor --driver=MANIFEST [--iters=N]\n";
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--loader=", 9) == 0)
             loader = argv[i] + 9;
@@ -136,15 +339,28 @@ int main(int argc, char **argv) {
             mode = argv[i] + 7;
         else if (strncmp(argv[i], "--iters=", 8) == 0)
             iters = strtol(argv[i] + 8, NULL, 10);
+        else if (strncmp(argv[i], "--driver=", 9) == 0)
+            driver = argv[i] + 9;
+        else if (strncmp(argv[i], "--env-file=", 11) == 0)
+            env_file = argv[i] + 11;
         else {
-            fprintf(stderr, "usage: gpu_timing --loader=PATH [--mode=startup|calls] [--iters=N]\n");
+            fputs(usage, stderr);
             return 2;
         }
     }
-    if (loader == NULL || iters <= 0) {
-        fprintf(stderr, "usage: gpu_timing --loader=PATH [--mode=startup|calls] [--iters=N]\n");
+    int create_like = strcmp(mode, "create") == 0 || strcmp(mode, "floor") == 0;
+    if (iters < 0) iters = create_like ? 100 : 1000000;
+    if (iters == 0 || (strcmp(mode, "floor") == 0 ? driver == NULL : loader == NULL)) {
+        fputs(usage, stderr);
         return 2;
     }
+    if (strcmp(mode, "floor") == 0) return floor_main(driver, iters);
+    if (env_file != NULL && !set_env_file(env_file)) {
+        fprintf(stderr, "gpu_timing: cannot read %s\n", env_file);
+        return 2;
+    }
+    if (strcmp(mode, "create") == 0) return create_main(loader, iters);
+    if (strcmp(mode, "enumerate") == 0) return enumerate_main(loader);
     struct env e;
     if (strcmp(mode, "startup") == 0) {
         long long t0 = now_ns();

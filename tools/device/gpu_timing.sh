@@ -2,28 +2,51 @@
 # Runs on the GPU machine from the bundle directory (make_bundle.sh): wall-time of a cold process's
 # start-up sequence through our loader and through the Khronos loader carried in the bundle,
 # interleaved (ours, khronos, ours, ...), RUNS samples each (default 30), then the per-call costs
-# (vkGetDeviceProcAddr hit/miss, exported trampoline vs the driver's pointer) 5 times each. Writes
-# $OUT/gpu_timing.jsonl (every sample) and prints medians with min-max. Driver: NV_ICD or NVIDIA's.
+# (vkGetDeviceProcAddr hit/miss, exported trampoline vs the driver's pointer) 5 times each, then
+# steady-state vkCreateInstance + vkDestroyInstance (one process per sample: 11 batches of
+# CREATE_ITERS pairs, default 100, the median batch) through ours, through Khronos and the loader-free
+# floor (the driver's own negotiation, vkCreateInstance, vkDestroyInstance, called directly),
+# interleaved, CREATE_RUNS samples each (default RUNS). Writes $OUT/gpu_timing.jsonl (every sample)
+# and prints medians with min-max. Driver: NV_ICD or NVIDIA's (one manifest file; the floor reads its
+# library_path).
+# Overrides, for a run outside the bundle (e.g. here with Mesa's lavapipe):
+#   SECTIONS="startup calls create" (any subset)  OURS=... KHRONOS=... TIMING=... (the binaries)
+#   NV_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 o=${OUT:-$(mktemp -d /tmp/gpu-timing.XXXXXX)}
+mkdir -p "$o"
 runs=${RUNS:-30}
 cxx=""
 if ! ldconfig -p 2>/dev/null | grep -q 'libstdc++\.so\.6 '; then cxx=":$here/cxxrt"; fi
 export LD_LIBRARY_PATH="$here$cxx:$here/glvnd${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VK_DRIVER_FILES=${NV_ICD:-/usr/share/vulkan/icd.d/nvidia_icd.json}
-declare -A lib=([ours]="$here/libvulkan.so.1" [khronos]="$here/libvulkan_khronos.so.1")
+declare -A lib=([ours]="${OURS:-$here/libvulkan.so.1}" [khronos]="${KHRONOS:-$here/libvulkan_khronos.so.1}")
+timing=${TIMING:-$here/gpu_timing}
+sections=" ${SECTIONS:-startup calls create} "
+create_runs=${CREATE_RUNS:-$runs}
+create_iters=${CREATE_ITERS:-100}
 out="$o/gpu_timing.jsonl"
 : > "$out"
-for i in $(seq 1 "$runs"); do
+[[ "$sections" == *" startup "* ]] && for i in $(seq 1 "$runs"); do
   for l in ours khronos; do
-    line=$("$here/gpu_timing" --loader="${lib[$l]}" --mode=startup 2>/dev/null | tail -1)
+    line=$("$timing" --loader="${lib[$l]}" --mode=startup 2>/dev/null | tail -1)
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
   done
 done
-for i in 1 2 3 4 5; do
+[[ "$sections" == *" calls "* ]] && for i in 1 2 3 4 5; do
   for l in ours khronos; do
-    line=$("$here/gpu_timing" --loader="${lib[$l]}" --mode=calls --iters=1000000 2>/dev/null | tail -1)
+    line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters=1000000 2>/dev/null | tail -1)
+    echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
+  done
+done
+[[ "$sections" == *" create "* ]] && for i in $(seq 1 "$create_runs"); do
+  for l in ours khronos floor; do
+    if [ "$l" = floor ]; then
+      line=$("$timing" --mode=floor --driver="$VK_DRIVER_FILES" --iters="$create_iters" 2>/dev/null | tail -1)
+    else
+      line=$("$timing" --loader="${lib[$l]}" --mode=create --iters="$create_iters" 2>/dev/null | tail -1)
+    fi
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
   done
 done
@@ -34,7 +57,10 @@ stat() {  # stat LOADER KEY
          printf "%s (min %s, max %s, n=%d)\n", m, v[1], v[NR], NR}'
 }
 grep -m1 -o '"device":"[^"]*"' "$out"
-for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns; do
-  for l in ours khronos; do echo "$k $l: $(stat $l $k)"; done
+for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns create_destroy_ns; do
+  for l in ours khronos floor; do
+    grep -q "\"which\":\"$l\".*\"$k\":" "$out" && echo "$k $l: $(stat $l $k)"
+  done
 done
+grep -q '"error"' "$out" && { echo "errors:"; grep '"error"' "$out"; }
 echo "samples: $out"
