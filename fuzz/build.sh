@@ -15,8 +15,11 @@
 #   MOCK_CC           compiler for the mock drivers (default $CC; plain clang for afl-clang-*)
 #   VKL_FUZZ_TARGETS  space-separated subset of the targets to build
 #   VKL_KHRONOS_LOADER the Khronos libvulkan.so.1 that loader_diff_fuzzer compares with, copied to
-#                     $OUT/vkl_khronos/ (default /usr/lib/x86_64-linux-gnu/libvulkan.so.1 when present;
-#                     the deviations table conformance/deviations/khronos.tsv is for Debian's 1.3.239)
+#                     $OUT/vkl_khronos/; unset: built there from KHRONOS_LOADER_SRC when that is
+#                     a vulkan-loader source tree, else /usr/lib/x86_64-linux-gnu/libvulkan.so.1
+#                     when present (conformance/deviations/khronos.tsv is for Debian's 1.3.239)
+#   KHRONOS_LOADER_SRC Debian's vulkan-loader source (fuzz/oss-fuzz/khronos_source.sh), compiled
+#                     uninstrumented by fuzz/oss-fuzz/build_khronos.sh; default $SRC/khronos-loader
 set -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -191,12 +194,30 @@ if [ ${#world_targets[@]} -gt 0 ] || want loader_diff_fuzzer; then
     $CC $CFLAGS -shared -fPIC -Wl,-soname,libvulkan.so.1 -Wl,--version-script=loader/libvulkan.lds \
       -Wl,-Bsymbolic "${pic_objs[@]}" -o "$OUT/vkl_libvulkan/libvulkan.so.1" -ldl -lpthread -lm
     cp conformance/deviations/khronos.tsv "$OUT/vkl_deviations/khronos.tsv"
-    khr=${VKL_KHRONOS_LOADER:-/usr/lib/x86_64-linux-gnu/libvulkan.so.1}
-    if [ -e "$khr" ]; then
-      mkdir -p "$OUT/vkl_khronos"
-      cp -L "$khr" "$OUT/vkl_khronos/libvulkan.so.1"
+    # The Khronos side: $VKL_KHRONOS_LOADER, else Debian's source built here (the OSS-Fuzz and
+    # ClusterFuzzLite images: their runner's glibc is older than Debian's binary needs), else the
+    # system's library.
+    khr_src=${KHRONOS_LOADER_SRC:-${SRC:-/nonexistent}/khronos-loader}
+    rm -rf "$OUT/vkl_khronos"
+    if [ -z "${VKL_KHRONOS_LOADER:-}" ] && [ -f "$khr_src/loader/loader.c" ]; then
+      if ! KHR_WORK="$B/khronos" bash fuzz/oss-fuzz/build_khronos.sh "$khr_src" "$OUT/vkl_khronos"; then
+        # Never the whole build for the reference: the other targets, and this one with the
+        # system's loader (or VKL_DIFF_KHRONOS at run time), still work.
+        echo "build.sh: building the Khronos loader from $khr_src failed (above); falling back" >&2
+        rm -rf "$OUT/vkl_khronos"
+        if [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ]; then
+          mkdir -p "$OUT/vkl_khronos"
+          cp -L /usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$OUT/vkl_khronos/libvulkan.so.1"
+        fi
+      fi
     else
-      echo "build.sh: no Khronos loader at $khr: loader_diff_fuzzer needs VKL_DIFF_KHRONOS at run time" >&2
+      khr=${VKL_KHRONOS_LOADER:-/usr/lib/x86_64-linux-gnu/libvulkan.so.1}
+      if [ -e "$khr" ]; then
+        mkdir -p "$OUT/vkl_khronos"
+        cp -L "$khr" "$OUT/vkl_khronos/libvulkan.so.1"
+      else
+        echo "build.sh: no Khronos loader at $khr: loader_diff_fuzzer needs VKL_DIFF_KHRONOS at run time" >&2
+      fi
     fi
   fi
 
