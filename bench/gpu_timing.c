@@ -150,14 +150,21 @@ struct create_ctx {
     PFN_vkGetInstanceProcAddr gipa;
     const VkInstanceCreateInfo *ci;
     int failed;
+    VkResult result; /* the failing call's result */
+    long pair;       /* and which pair it was, counted from 1 over the process */
+    long pairs;
 };
 
 static void create_batch(void *c, long iters) {
     struct create_ctx *x = c;
     for (long i = 0; i < iters && !x->failed; i++) {
         VkInstance inst = VK_NULL_HANDLE;
-        if (x->create(x->ci, NULL, &inst) != VK_SUCCESS) {
+        VkResult r = x->create(x->ci, NULL, &inst);
+        x->pairs++;
+        if (r != VK_SUCCESS) {
             x->failed = 1;
+            x->result = r;
+            x->pair = x->pairs;
             return;
         }
         x->destroy(inst, NULL);
@@ -173,7 +180,10 @@ static int time_create(const char *mode, const char *who, struct create_ctx *x, 
         create_batch(x, iters);
         t[b] = now_ns() - t0;
     }
-    if (x->failed) return fail("vkCreateInstance", VK_ERROR_INITIALIZATION_FAILED);
+    if (x->failed) {
+        printf("{\"error\":\"vkCreateInstance\",\"result\":%d,\"pair\":%ld}\n", (int)x->result, x->pair);
+        return 1;
+    }
     qsort(t, BATCHES, sizeof(t[0]), cmp_ll);
     printf("{\"mode\":\"%s\",\"loader\":\"%s\",\"iters\":%ld,\"create_destroy_ns\":%.1f,\"batch_min_ns\":%.1f,"
            "\"batch_max_ns\":%.1f}\n",
