@@ -6,6 +6,7 @@
  * for the loader (driver interface document, "Driver Dispatchable Object Creation"); the loader
  * writes its dispatch pointer there so exported trampolines find the table.
  */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,165 @@ static void gdpa_gates_init(struct vkl_device *dev, const struct vkl_physdev_ter
                               : "");
 }
 
+/* ---- vkGetDeviceProcAddr answer cache (layered devices) -----------------------------------------
+ *
+ * A name that is not in the device dispatch table (one the registry does not define as a device
+ * command: an unknown or layer-private command, an instance command, a command of a platform not
+ * compiled in) is answered on a layered device by the top of the layer chain, whose
+ * vkGetDeviceProcAddr walks every layer's down to the driver: with 10 layers about four times the
+ * cost of the same lookup without layers, on every call. So the chain's answer (NULL or a pointer)
+ * is kept per device, by name, and the chain is asked once per name per device.
+ *
+ * Why caching is exact: a device's vkGetDeviceProcAddr answer for a name is fixed for the device's
+ * lifetime. The chain (which layers, in which order, and the link each one got) and the enabled
+ * device extensions (which decide what a layer or driver offers, LLP_LAYER_18) are fixed at
+ * vkCreateDevice, and the Vulkan specification makes the returned pointers valid for the whole
+ * lifetime of the device, so a later lookup cannot meaningfully answer differently. The Khronos
+ * loader walks the chain on every such lookup; the answers are the same.
+ *
+ * Concurrency (docs/architecture.md "Concurrency"): vkGetDeviceProcAddr is called from many threads
+ * at once, so a lookup takes no lock. The table is open addressing with linear probing, at most
+ * half full; a slot is claimed once and never changes: the inserter writes hash, length and answer,
+ * then publishes the name pointer with a release store; a reader acquire-loads the name and reads
+ * the rest only when it is set. Inserts are serialised by the device's gdpa_cache_lock (never held
+ * while the chain runs). A table that would become more than half full is copied into one twice its
+ * size, published with a release store of dev->gdpa_cache; the old one may still be read by a
+ * concurrent lookup, so it is kept on dev->gdpa_cache_retired until the device is released (the
+ * retired tables add up to less than the live one). Two threads missing the same name at once both
+ * walk the chain and get the same answer; the second insert finds the name and adds nothing.
+ *
+ * Bounds: names of 8 to 255 bytes (every command name of the registry has 8 or more; the hash is the
+ * generated name lookup's, vkl_gen_name_hash), at most GDPA_CACHE_MAX_NAMES per device; any other
+ * lookup walks the chain as before. Names are copied (the application's string need not outlive the
+ * call) with the device's allocator. An allocation failure while inserting leaves the name
+ * uncached: the chain's answer is returned, never an error. */
+
+#define GDPA_CACHE_MAX_NAMES 1024u /* 2,048 slots of 24 bytes at most */
+#define GDPA_CACHE_MIN_SLOTS 16u
+#define GDPA_CACHE_MAX_NAME_LEN 255u
+
+struct gdpa_cache_slot {
+    _Atomic(const char *) name; /* NULL: free; stored last (release) */
+    PFN_vkVoidFunction fn;      /* the chain's answer (NULL included) */
+    uint32_t hash, len;
+};
+
+struct vkl_gdpa_cache {
+    struct vkl_gdpa_cache *retired_next; /* on dev->gdpa_cache_retired once outgrown */
+    uint32_t mask;                       /* slot count - 1 (a power of two) */
+    uint32_t count;                      /* names held; read and written under gdpa_cache_lock only */
+    struct gdpa_cache_slot slots[];
+};
+
+/* The name's hash, or false when the name is not cached (shorter than 8 or longer than 255 bytes). */
+static inline bool gdpa_cache_key(const char *name, size_t len, uint32_t *hash) {
+    if (len - 8u > GDPA_CACHE_MAX_NAME_LEN - 8u) return false;
+    *hash = vkl_gen_name_hash(vkl_gen_load64(name + len - 8), vkl_gen_load64(name + (len - 8) / 2), len);
+    return true;
+}
+
+/* Lock-free: whether `tab` holds the name, and its answer. The table always has a free slot. */
+static inline bool gdpa_cache_find(struct vkl_gdpa_cache *tab, const char *name, size_t len, uint32_t hash,
+                                   PFN_vkVoidFunction *out) {
+    for (uint32_t i = hash & tab->mask;; i = (i + 1u) & tab->mask) {
+        struct gdpa_cache_slot *s = &tab->slots[i];
+        const char *n = atomic_load_explicit(&s->name, memory_order_acquire);
+        if (n == NULL) return false;
+        if (s->hash == hash && s->len == len && vkl_gen_name_eq(n, name, len)) {
+            *out = s->fn;
+            return true;
+        }
+    }
+}
+
+/* Under gdpa_cache_lock: claims a free slot of `tab` for a name it does not hold. */
+static void gdpa_cache_place(struct vkl_gdpa_cache *tab, const char *name, uint32_t hash, uint32_t len,
+                             PFN_vkVoidFunction fn) {
+    uint32_t i = hash & tab->mask;
+    while (atomic_load_explicit(&tab->slots[i].name, memory_order_relaxed) != NULL) i = (i + 1u) & tab->mask;
+    struct gdpa_cache_slot *s = &tab->slots[i];
+    s->fn = fn;
+    s->hash = hash;
+    s->len = len;
+    atomic_store_explicit(&s->name, name, memory_order_release);
+    tab->count++;
+}
+
+static void gdpa_cache_insert(struct vkl_device *dev, const char *name, size_t len, uint32_t hash,
+                              PFN_vkVoidFunction fn) {
+    if (!dev->gdpa_cache_live) return; /* its mutex could not be made: nothing is cached */
+    pthread_mutex_lock(&dev->gdpa_cache_lock);
+    struct vkl_gdpa_cache *tab = atomic_load_explicit(&dev->gdpa_cache, memory_order_relaxed);
+    PFN_vkVoidFunction known;
+    if (tab != NULL && (tab->count >= GDPA_CACHE_MAX_NAMES || gdpa_cache_find(tab, name, len, hash, &known))) goto out;
+    char *copy = vkl_alloc(&dev->alloc, len + 1u, VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+    if (copy == NULL) goto out;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    if (tab != NULL && (tab->count + 1u) * 2u <= tab->mask + 1u) {
+        gdpa_cache_place(tab, copy, hash, (uint32_t)len, fn);
+        goto out;
+    }
+    /* Grow: a copy twice the size, published whole; readers of the old one still find its names. */
+    uint32_t slots = tab == NULL ? GDPA_CACHE_MIN_SLOTS : (tab->mask + 1u) * 2u;
+    struct vkl_gdpa_cache *grown =
+        vkl_calloc(&dev->alloc, sizeof(*grown) + slots * sizeof(grown->slots[0]), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+    if (grown == NULL) {
+        vkl_free(&dev->alloc, copy);
+        goto out;
+    }
+    grown->mask = slots - 1u;
+    for (uint32_t i = 0; tab != NULL && i <= tab->mask; i++) {
+        const struct gdpa_cache_slot *s = &tab->slots[i];
+        const char *n = atomic_load_explicit(&tab->slots[i].name, memory_order_relaxed);
+        if (n != NULL) gdpa_cache_place(grown, n, s->hash, s->len, s->fn);
+    }
+    gdpa_cache_place(grown, copy, hash, (uint32_t)len, fn);
+    if (tab != NULL) {
+        tab->retired_next = dev->gdpa_cache_retired;
+        dev->gdpa_cache_retired = tab;
+    }
+    atomic_store_explicit(&dev->gdpa_cache, grown, memory_order_release);
+out:
+    pthread_mutex_unlock(&dev->gdpa_cache_lock);
+}
+
+/* The chain's answer for a name the dispatch table does not hold, from the cache or asked once. */
+static PFN_vkVoidFunction gdpa_cached_chain_answer(struct vkl_device *dev, VkDevice device, const char *name,
+                                                   size_t len) {
+    uint32_t hash;
+    if (!gdpa_cache_key(name, len, &hash)) return dev->disp.gen.GetDeviceProcAddr(device, name);
+    PFN_vkVoidFunction fn;
+    struct vkl_gdpa_cache *tab = atomic_load_explicit(&dev->gdpa_cache, memory_order_acquire);
+    if (tab != NULL && gdpa_cache_find(tab, name, len, hash, &fn)) return fn;
+    fn = dev->disp.gen.GetDeviceProcAddr(device, name);
+    gdpa_cache_insert(dev, name, len, hash, fn);
+    return fn;
+}
+
+static void gdpa_cache_init(struct vkl_device *dev) {
+    atomic_init(&dev->gdpa_cache, NULL);
+    dev->gdpa_cache_retired = NULL;
+    dev->gdpa_cache_live = pthread_mutex_init(&dev->gdpa_cache_lock, NULL) == 0;
+}
+
+/* Frees the names and every table; idempotent. The device is being released: no lookup runs. */
+static void gdpa_cache_release(struct vkl_device *dev) {
+    if (!dev->gdpa_cache_live) return;
+    struct vkl_gdpa_cache *tab = atomic_load_explicit(&dev->gdpa_cache, memory_order_relaxed);
+    for (uint32_t i = 0; tab != NULL && i <= tab->mask; i++)
+        vkl_free(&dev->alloc, (void *)(uintptr_t)atomic_load_explicit(&tab->slots[i].name, memory_order_relaxed));
+    vkl_free(&dev->alloc, tab);
+    for (struct vkl_gdpa_cache *r = dev->gdpa_cache_retired, *next; r != NULL; r = next) {
+        next = r->retired_next;
+        vkl_free(&dev->alloc, r);
+    }
+    atomic_store_explicit(&dev->gdpa_cache, NULL, memory_order_relaxed);
+    dev->gdpa_cache_retired = NULL;
+    pthread_mutex_destroy(&dev->gdpa_cache_lock);
+    dev->gdpa_cache_live = false;
+}
+
 VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *pCreateInfo,
                                const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
     /* LLP_LAYER_22: a layer must not replace *pDevice before calling down. */
@@ -275,6 +435,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     }
     dev->handle = device;
     dev->chain_handle = device; /* until the layers above return theirs (vkl_layer_chain_create_device) */
+    gdpa_cache_init(dev);
     gdpa_gates_init(dev, t, pCreateInfo);
     set_dispatch(device, dev);
     /* The bottom of the device chain: the driver's own functions, except the few the loader must
@@ -331,6 +492,7 @@ bool vkl_device_unlink(struct vkl_instance *inst, struct vkl_device *dev) {
         }
     }
     pthread_mutex_unlock(&inst->lock);
+    if (found) gdpa_cache_release(dev);
     return found;
 }
 
@@ -341,7 +503,8 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkA
     struct vkl_instance *inst = dev->instance;
     if (dev->disp.gen.DestroyDevice != NULL) dev->disp.gen.DestroyDevice(device, pAllocator);
     vkl_device_unlink(inst, dev);
-    dev->disp.magic = 0; /* a later use of the handle is reported, not followed */
+    gdpa_cache_release(dev); /* (already done by the unlink when the device was on the list) */
+    dev->disp.magic = 0;     /* a later use of the handle is reported, not followed */
     struct vkl_alloc a = dev->alloc;
     vkl_free(&a, dev);
 }
@@ -382,8 +545,9 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
     if (device == VK_NULL_HANDLE || pName == NULL) return NULL;
     /* One hashed lookup instead of a strcmp chain; none of the names below has an alias, so
      * comparing the command's trampoline is comparing the name. */
-    const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(pName, strlen(pName));
-    const struct vkl_device *dev = vkl_device_from_handle(device);
+    size_t len = strlen(pName);
+    const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(pName, len);
+    struct vkl_device *dev = vkl_device_from_handle(device);
     if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE) {
         /* A core command newer than the device's effective API version (core_version 0: an
          * extension's name, never above it), and with VK_KHR_maintenance5 a command of an
@@ -412,9 +576,13 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
      * top vkGetDeviceProcAddr filled once at vkCreateDevice (create_device_chain, layer_chain.c):
      * the same answer a walk down the chain gives, without walking it per lookup (the Khronos
      * loader answers from its device table too). An alias shares its command's slot. Names the
-     * registry does not define ask the chain (a layer may implement them). */
-    if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE && c->slot != UINT16_MAX && dev->layered)
-        return ((const PFN_vkVoidFunction *)(const void *)&dev->disp.gen)[c->slot];
+     * registry does not define ask the chain (a layer may implement them), once per device: the
+     * answer cache above. */
+    if (dev->layered) {
+        if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE && c->slot != UINT16_MAX)
+            return ((const PFN_vkVoidFunction *)(const void *)&dev->disp.gen)[c->slot];
+        return gdpa_cached_chain_answer(dev, device, pName, len);
+    }
     return dev->disp.gen.GetDeviceProcAddr(device, pName);
 }
 

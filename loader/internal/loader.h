@@ -187,6 +187,15 @@ struct vkl_device {
     uint32_t api_version;
     bool maintenance5;
     uint8_t ext_enabled[(VKL_GEN_CMD_COUNT + 7u) / 8u];
+    /* vkGetDeviceProcAddr's answer cache of a layered device, for names its dispatch table does not
+     * hold (device.c, "answer cache"): looked up without a lock through `gdpa_cache` (acquire load),
+     * extended under `gdpa_cache_lock` (created at vkCreateDevice); tables outgrown by a larger
+     * copy wait on `gdpa_cache_retired` and, with the names, are freed when the device is released
+     * (vkl_device_unlink, vkDestroyDevice). */
+    _Atomic(struct vkl_gdpa_cache *) gdpa_cache;
+    struct vkl_gdpa_cache *gdpa_cache_retired;
+    pthread_mutex_t gdpa_cache_lock;
+    bool gdpa_cache_live; /* gdpa_cache_lock initialised and not yet destroyed */
 };
 struct vkl_device *vkl_device_from_handle(const void *dispatchable);
 
@@ -230,7 +239,8 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice);
 /* vkl_term_CreateDevice: the loader device record it made for a device chain in progress on this
  * thread (released again if the chain then fails). */
 void vkl_layer_chain_note_device(struct vkl_device *dev);
-/* Removes dev from inst's device list; false when it was not on it. */
+/* Removes dev from inst's device list and releases its vkGetDeviceProcAddr answer cache (the caller
+ * frees dev next); false when it was not on it. */
 bool vkl_device_unlink(struct vkl_instance *inst, struct vkl_device *dev);
 void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot);
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
