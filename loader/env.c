@@ -112,11 +112,8 @@ bool vkl_env_is_secure_var(const char *name) { return name != NULL && find_secur
 /* True when secure_getenv() hides variables in this process: the first variable of the
  * environment is visible to getenv() but not to secure_getenv(). This is what makes our view of
  * elevation agree with glibc's (and with a test framework that interposes secure_getenv). */
-/* *conclusive: the probe saw a variable that getenv() and secure_getenv() both return, or one that
- * only getenv() returns (an empty or odd environment proves nothing and is asked again later). */
-static bool secure_getenv_hides(bool *conclusive) {
+static bool secure_getenv_hides(void) {
     extern char **environ;
-    *conclusive = false;
     if (environ == NULL || environ[0] == NULL) return false;
     const char *eq = strchr(environ[0], '=');
     if (eq == NULL || eq == environ[0]) return false;
@@ -126,30 +123,7 @@ static bool secure_getenv_hides(bool *conclusive) {
     memcpy(name, environ[0], n);
     name[n] = '\0';
     if (getenv(name) == NULL) return false;
-    *conclusive = true;
     return secure_getenv(name) == NULL;
-}
-
-/* The answer of the real check, once it was conclusive: -1 not yet known, 0 / 1. AT_SECURE is
- * fixed at exec, and an interposer decides once whether its secure_getenv hides variables, so the
- * answer holds for the life of the process (it was asked for every secure variable read, ~4,000
- * instructions per global call). */
-static atomic_int g_elevated_cached = -1;
-
-bool vkl_env_is_elevated(void) {
-    int forced = atomic_load(&g_elevated_override);
-    if (forced >= 0) return forced != 0;
-    /* The kernel sets AT_SECURE for set-uid/set-gid execs, file capabilities and LSM requests;
-     * glibc's secure_getenv keys off the same flag (spec §2.1), and an interposer that fakes
-     * elevation makes secure_getenv hide variables: asking both keeps our view the same as
-     * secure_getenv's. Neither costs a system call (the id comparison of the Khronos loader's
-     * fallback would cost four per variable read, and adds nothing where secure_getenv exists). */
-    int cached = atomic_load_explicit(&g_elevated_cached, memory_order_relaxed);
-    if (cached >= 0) return cached != 0;
-    bool conclusive = true;
-    bool elevated = getauxval(AT_SECURE) != 0 || secure_getenv_hides(&conclusive);
-    if (conclusive) atomic_store_explicit(&g_elevated_cached, elevated ? 1 : 0, memory_order_relaxed);
-    return elevated;
 }
 
 /* The call scope (env.h): the values read so far in the outermost open scope of this thread. */
@@ -158,7 +132,32 @@ static VKL_TLS struct {
     uint32_t have;    /* bit i: val[i] holds k_secure_vars[i]'s value for this scope */
     uint32_t present; /* bit i: k_secure_vars[i] is in the environment (one pass at scope begin) */
     const char *val[SECURE_VAR_COUNT];
+    int elevated; /* -1: not asked in this scope yet; 0 / 1 */
 } t_scope;
+
+/* Asked once per call scope, never cached for the process: AT_SECURE is fixed at exec, but a test
+ * framework that fakes elevation by interposing secure_getenv (the Khronos loader's does, and
+ * turns it on and off between the tests of one process) changes its answer at run time, and our
+ * view must follow secure_getenv's (issue 14). The probe is one getenv and one secure_getenv of
+ * the environment's first variable (a few dozen instructions); before the call scopes existed it
+ * ran for every secure variable read, ~4,000 instructions per global call. */
+static bool elevated_now(void) {
+    /* The kernel sets AT_SECURE for set-uid/set-gid execs, file capabilities and LSM requests;
+     * glibc's secure_getenv keys off the same flag (spec §2.1), and an interposer that fakes
+     * elevation makes secure_getenv hide variables: asking both keeps our view the same as
+     * secure_getenv's. Neither costs a system call (the id comparison of the Khronos loader's
+     * fallback would cost four per variable read, and adds nothing where secure_getenv exists).
+     * An inconclusive probe (an empty environment) has nothing to hide: not elevated. */
+    return getauxval(AT_SECURE) != 0 || secure_getenv_hides();
+}
+
+bool vkl_env_is_elevated(void) {
+    int forced = atomic_load(&g_elevated_override);
+    if (forced >= 0) return forced != 0;
+    if (t_scope.depth == 0) return elevated_now();
+    if (t_scope.elevated < 0) t_scope.elevated = elevated_now() ? 1 : 0;
+    return t_scope.elevated != 0;
+}
 
 /* Which secure variables the environment holds at all: one pass over `environ`, so that the
  * unset ones (most VK_* variables, every call) cost no getenv() scan each. The values of the set
@@ -181,6 +180,7 @@ void vkl_env_scope_begin(void) {
     if (t_scope.depth++ == 0) {
         t_scope.have = 0;
         t_scope.present = environment_presence();
+        t_scope.elevated = -1;
     }
 }
 

@@ -12,6 +12,12 @@ extern "C" {
 #include "loader/internal/log.h"
 }
 
+// A test framework's way of faking elevation (the Khronos loader's interposes secure_getenv and
+// turns it on and off between tests): this definition in the test executable interposes glibc's for
+// the loader code linked into it. Off, it answers like glibc's in an unelevated process.
+static bool g_fake_secure_getenv_hides = false;
+extern "C" char *secure_getenv(const char *name) { return g_fake_secure_getenv_hides ? nullptr : getenv(name); }
+
 namespace {
 
 const char *const kSecure[] = {
@@ -304,6 +310,32 @@ TEST_F(EnvTest, ScopeSeesExactlyTheSecureVariablesSetWhenItBegins) {
     }
     setenv("HOME", home.c_str(), 1);
     setenv("XDG_DATA_DIRS", data_dirs.c_str(), 1);
+}
+
+// Elevation is asked once per call scope, never remembered for the process: an interposed
+// secure_getenv that starts or stops hiding variables between calls is followed at the next call,
+// and within one call the answer stays what it was when first asked.
+TEST_F(EnvTest, ElevationFollowsAnInterposedSecureGetenvBetweenScopes) {
+    if (getauxval(AT_SECURE) != 0) GTEST_SKIP() << "the test process itself runs elevated (AT_SECURE)";
+    vkl_env_set_elevated_for_testing(-1);
+    setenv("VK_LAYER_PATH", "/interposed", 1);
+    for (int round = 0; round < 2; round++) {
+        g_fake_secure_getenv_hides = false;
+        vkl_env_scope_begin();
+        EXPECT_FALSE(vkl_env_is_elevated());
+        EXPECT_STREQ(vkl_getenv_id(VKL_ENV_VK_LAYER_PATH), "/interposed");
+        vkl_env_scope_end();
+        g_fake_secure_getenv_hides = true;
+        vkl_env_scope_begin();
+        EXPECT_TRUE(vkl_env_is_elevated()) << "round " << round;
+        EXPECT_EQ(vkl_getenv_id(VKL_ENV_VK_LAYER_PATH), nullptr);
+        g_fake_secure_getenv_hides = false; // changed inside the call: seen at the next one
+        EXPECT_TRUE(vkl_env_is_elevated());
+        vkl_env_scope_end();
+        EXPECT_FALSE(vkl_env_is_elevated()); // outside a scope: asked afresh
+        EXPECT_STREQ(vkl_getenv_id(VKL_ENV_VK_LAYER_PATH), "/interposed");
+    }
+    unsetenv("VK_LAYER_PATH");
 }
 
 // The scope is per thread: another thread's reads are fresh while this one holds a scope.
