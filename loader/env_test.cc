@@ -338,6 +338,61 @@ TEST_F(EnvTest, ElevationFollowsAnInterposedSecureGetenvBetweenScopes) {
     unsetenv("VK_LAYER_PATH");
 }
 
+// With no secure variable in the environment the scope has nothing of its own to read through
+// secure_getenv: elevation is still what the interposer says (the probe of the first variable).
+TEST_F(EnvTest, ElevationWithNoSecureVariableSetFollowsTheInterposer) {
+    if (getauxval(AT_SECURE) != 0) GTEST_SKIP() << "the test process itself runs elevated (AT_SECURE)";
+    vkl_env_set_elevated_for_testing(-1);
+    std::vector<std::pair<std::string, std::string>> saved;
+    for (int id = 0; id < VKL_ENV_ID_COUNT; id++)
+        if (const char *v = getenv(kNames[id])) saved.emplace_back(kNames[id], v);
+    for (int id = 0; id < VKL_ENV_ID_COUNT; id++) unsetenv(kNames[id]);
+    setenv("VKL_ENV_TEST_PLAIN", "x", 1); // the environment is never empty here
+    for (bool hides : {true, false, true}) {
+        g_fake_secure_getenv_hides = hides;
+        vkl_env_scope_begin();
+        EXPECT_EQ(vkl_env_is_elevated(), hides);
+        vkl_env_scope_end();
+    }
+    g_fake_secure_getenv_hides = false;
+    unsetenv("VKL_ENV_TEST_PLAIN");
+    for (const auto &kv : saved) setenv(kv.first.c_str(), kv.second.c_str(), 1);
+}
+
+// A scope reuses the previous scope's look at the names only while the environment is unchanged:
+// every way of changing it between two calls (a new variable, a new value, putenv, unsetenv, a
+// value set back to an earlier one) is seen by the next scope.
+TEST_F(EnvTest, ScopeSeesEveryChangeOfTheEnvironmentBetweenScopes) {
+    vkl_env_set_elevated_for_testing(0);
+    auto in_scope = []() {
+        vkl_env_scope_begin();
+        const char *v = vkl_getenv_id(VKL_ENV_VK_ADD_LAYER_PATH);
+        std::string r = v ? v : "<unset>";
+        vkl_env_scope_end();
+        return r;
+    };
+    unsetenv("VK_ADD_LAYER_PATH");
+    EXPECT_EQ(in_scope(), "<unset>");
+    EXPECT_EQ(in_scope(), "<unset>");
+    setenv("VK_ADD_LAYER_PATH", "/a", 1);
+    EXPECT_EQ(in_scope(), "/a");
+    EXPECT_EQ(in_scope(), "/a");
+    setenv("VK_ADD_LAYER_PATH", "/b", 1);
+    EXPECT_EQ(in_scope(), "/b");
+    static char put[] = "VK_ADD_LAYER_PATH=/put";
+    putenv(put);
+    EXPECT_EQ(in_scope(), "/put");
+    unsetenv("VK_ADD_LAYER_PATH");
+    EXPECT_EQ(in_scope(), "<unset>");
+    setenv("VK_ADD_LAYER_PATH", "/a", 1); // glibc may hand back the string it made for "/a"
+    EXPECT_EQ(in_scope(), "/a");
+    setenv("VKL_ENV_TEST_OTHER", "1", 1); // another variable added: the array grows
+    EXPECT_EQ(in_scope(), "/a");
+    unsetenv("VK_ADD_LAYER_PATH");
+    EXPECT_EQ(in_scope(), "<unset>");
+    unsetenv("VKL_ENV_TEST_OTHER");
+}
+
 // The scope is per thread: another thread's reads are fresh while this one holds a scope.
 TEST_F(EnvTest, ScopeIsPerThread) {
     vkl_env_set_elevated_for_testing(0);
