@@ -103,7 +103,6 @@ static const struct secure_var *find_secure_n(const char *name, size_t len, size
 }
 
 static const struct secure_var *find_secure(const char *name, size_t *index) {
-    if (name[0] != 'V' && name[0] != 'X' && name[0] != 'H') return NULL;
     return find_secure_n(name, strlen(name), index);
 }
 
