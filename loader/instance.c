@@ -700,7 +700,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         }
     }
     if (inst->drivers.count == 0) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "vkCreateInstance: found no drivers [LDP_LOADER_1]");
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "vkCreateInstance: Found no drivers! [LDP_LOADER_1]");
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
 

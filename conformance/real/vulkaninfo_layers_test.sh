@@ -68,10 +68,10 @@ compare validation VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
 
 # The chain itself, from our loader's layer log.
 run chain.default "$libdir" VK_LOADER_DEBUG=layer VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation -- --summary >/dev/null
-grep -q 'insert instance layer "VK_LAYER_MESA_device_select"' "$out/chain.default.stderr" || { echo "FAIL: device_select not in the chain by default"; status=1; }
-grep -q 'insert instance layer "VK_LAYER_KHRONOS_validation"' "$out/chain.default.stderr" || { echo "FAIL: validation not in the chain with VK_INSTANCE_LAYERS"; status=1; }
+grep -q 'Insert instance layer "VK_LAYER_MESA_device_select"' "$out/chain.default.stderr" || { echo "FAIL: device_select not in the chain by default"; status=1; }
+grep -q 'Insert instance layer "VK_LAYER_KHRONOS_validation"' "$out/chain.default.stderr" || { echo "FAIL: validation not in the chain with VK_INSTANCE_LAYERS"; status=1; }
 run chain.nods "$libdir" VK_LOADER_DEBUG=layer NODEVICE_SELECT=1 -- --summary >/dev/null
-if grep -q 'insert instance layer "VK_LAYER_MESA_device_select"' "$out/chain.nods.stderr"; then
+if grep -q 'Insert instance layer "VK_LAYER_MESA_device_select"' "$out/chain.nods.stderr"; then
   echo "FAIL: device_select still in the chain with NODEVICE_SELECT=1"; status=1
 fi
 grep -q 'VK_LAYER_MESA_device_select: implicit layer disabled by env var .NODEVICE_SELECT.' "$out/chain.nods.stderr" || { echo "FAIL: no disable log line"; status=1; }

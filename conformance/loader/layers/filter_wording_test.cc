@@ -62,5 +62,31 @@ TEST(FilterWording, LayerFilters) {
       << r.err;
 }
 
+// The other lines the Khronos loader's own tests and its users grep for (spec §2.2 / §7.12):
+// "vkCreateInstance: Found no drivers!" (LDP_LOADER_1) and the call-stack line naming each layer
+// put into an instance's chain, `Insert instance layer "<name>" (<library>)`.
+TEST(LoaderWording, FoundNoDrivers) {
+  VKT_POLICY("LDP_LOADER_1", "RULE_LOG_FORMAT");
+  VKT_REQUIRE_ISOLATION();
+  Sandbox s;
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_NE(OneLine(r, "vkCreateInstance: Found no drivers!"), "") << r.err;
+}
+
+TEST(LoaderWording, InsertInstanceLayer) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  AddMockLayer(s, "VK_LAYER_VKT_word_chain", false);
+  s.SetEnv("VK_INSTANCE_LAYERS", "VK_LAYER_VKT_word_chain");
+  ProbeResult r = RunProbe(s, {"create-instance", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  std::string line = OneLine(r, "Insert instance layer \"VK_LAYER_VKT_word_chain\" (");
+  EXPECT_NE(line, "") << r.err;
+  EXPECT_NE(line.find(".so)"), std::string::npos) << line;  // the library it loaded
+}
+
 }  // namespace
 }  // namespace vkt
