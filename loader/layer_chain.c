@@ -346,8 +346,8 @@ VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCrea
             }
             continue;
         }
-        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "Insert instance layer \"%s\" (%s)",
-                list[i]->props.layerName, list[i]->library_path);
+        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "Insert instance layer \"%s\" (%s)", list[i]->props.layerName,
+                list[i]->library_path);
         inst->layer_lib_count++;
     }
 out:
