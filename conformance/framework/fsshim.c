@@ -14,6 +14,8 @@
  *                        "CALL PATH" (the path as the loader asked for it).
  *   VKT_FSSHIM_ELEVATED  "1": secure_getenv() answers NULL and the effective ids differ from the
  *                        real ones.
+ *   VKT_FSSHIM_STDERR    file to which every byte written to stderr through fputs or fputc is
+ *                        appended as well (the calls the documents name for loader log lines).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -34,12 +36,14 @@ struct map {
 static struct map g_maps[MAX_MAPS];
 static size_t g_map_count;
 static const char *g_log;
+static const char *g_stderr_copy;
 static int g_elevated;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init(void) {
   const char *m = getenv("VKT_FSSHIM_MAP");
   g_log = getenv("VKT_FSSHIM_LOG");
+  g_stderr_copy = getenv("VKT_FSSHIM_STDERR");
   const char *e = getenv("VKT_FSSHIM_ELEVATED");
   g_elevated = e != NULL && strcmp(e, "1") == 0;
   if (m == NULL) return;
@@ -136,4 +140,28 @@ __attribute__((visibility("default"))) uid_t geteuid(void) {
 __attribute__((visibility("default"))) gid_t getegid(void) {
   pthread_once(&g_once, init);
   return g_elevated ? getgid() + 1 : getgid();
+}
+
+/* A copy of what reaches stderr through fputs/fputc (open(2) and write(2): no stdio recursion). */
+static void copy_stderr(FILE *stream, const char *text, size_t len) {
+  pthread_once(&g_once, init);
+  if (g_stderr_copy == NULL || stream != stderr || len == 0) return;
+  int fd = open(g_stderr_copy, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  ssize_t w = write(fd, text, len);
+  (void)w;
+  close(fd);
+}
+
+__attribute__((visibility("default"))) int fputs(const char *text, FILE *stream) {
+  copy_stderr(stream, text, strlen(text));
+  int (*real)(const char *, FILE *) = (int (*)(const char *, FILE *))next("fputs");
+  return real(text, stream);
+}
+
+__attribute__((visibility("default"))) int fputc(int c, FILE *stream) {
+  char ch = (char)c;
+  copy_stderr(stream, &ch, 1);
+  int (*real)(int, FILE *) = (int (*)(int, FILE *))next("fputc");
+  return real(c, stream);
 }

@@ -199,5 +199,37 @@ TEST_F(FsShim, SettingsFileInSystemLocationUsedWhenElevated) {
       << ReadFileText(log_path());
 }
 
+// Log lines reach stderr through fputs/fputc (spec §7.11, issue 14), so a framework that
+// interposes them (as the shim does here) sees every line the loader writes: each loader line of
+// the child's stderr is also in the shim's copy of what passed through those two calls.
+TEST_F(FsShim, LoaderLogLinesGoThroughFputsAndFputc) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  FakeDriver("/usr/share/vulkan/icd.d", "fslog");
+  FakeLayer("/usr/share/vulkan/implicit_layer.d", "VK_LAYER_VKT_fs_log", true);
+  std::string copy = s_.root() + "/stderr_copy.txt";
+  s_.SetEnv("VKT_FSSHIM_STDERR", copy);
+  s_.SetEnv("VK_LOADER_DEBUG", "all");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  std::string through = ReadFileText(copy);
+  std::vector<std::string> loader_lines;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    // ours: "[Vulkan Loader] SEV | CAT: ..."; Khronos 1.3.239: "SEV:  ..." / "SEV | CAT:  ..."
+    bool ours = line.rfind("[Vulkan Loader] ", 0) == 0;
+    bool older = false;
+    for (const char* sev : {"ERROR", "WARNING", "INFO", "DEBUG", "LAYER", "DRIVER"})
+      if (line.rfind(std::string(sev) + ":", 0) == 0 || line.rfind(std::string(sev) + " | ", 0) == 0) older = true;
+    if (ours || older) loader_lines.push_back(line);
+  }
+  ASSERT_GE(loader_lines.size(), 5u) << r.err;
+  size_t missing = 0;
+  for (const std::string& l : loader_lines)
+    if (through.find(l + "\n") == std::string::npos) {
+      if (++missing <= 3) ADD_FAILURE() << "written to stderr without fputs/fputc: " << l;
+    }
+  EXPECT_EQ(missing, 0u) << loader_lines.size() << " loader lines";
+}
+
 }  // namespace
 }  // namespace vkt
