@@ -42,6 +42,26 @@ inline std::string CreateResult(const ProbeResult& r) {
   return r.Step("create-instance")["result"].str("<no create-instance line>");
 }
 
+// Where `dirs` are named in `log`, each after the previous one ("the whole search, in order"):
+// a directory's own mention is its path followed by the end of a line or a space, not a manifest
+// path that starts with it. Returns the first directory not found after its predecessor ("" when
+// every one was).
+inline std::string FirstDirectoryNotNamedInOrder(const std::string& log, const std::vector<std::string>& dirs) {
+  size_t last = 0;
+  for (const std::string& d : dirs) {
+    size_t pos = last;
+    for (;;) {
+      pos = log.find(d, pos);
+      if (pos == std::string::npos) return d;
+      char next = pos + d.size() < log.size() ? log[pos + d.size()] : '\n';
+      if (next == '\n' || next == ' ') break;
+      pos += d.size();
+    }
+    last = pos;
+  }
+  return "";
+}
+
 }  // namespace vkt
 
 #endif  // VKT_LOADER_COMMON_H_

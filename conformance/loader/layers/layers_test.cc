@@ -272,6 +272,31 @@ TEST_F(LayerFixture, DefaultSearchLocations) {
   EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_imp_data_dir"}) << r.Describe();
 }
 
+// With VK_LOADER_DEBUG=layer the log names every implicit and explicit layer directory searched,
+// in search order, whether it exists or not, and each manifest found: "why is my layer not found"
+// is answered by the log alone.
+TEST_F(LayerFixture, DebugLogNamesEveryLayerDirectoryInOrder) {
+  VKT_POLICY("LLP_LOADER_1", "RULE_LOG_FORMAT");
+  VKT_REQUIRE_ISOLATION();
+  std::string explicit_manifest = AddMockLayer(s_, "VK_LAYER_VKT_logged_explicit", false, Location::kXdgDataHome);
+  std::string implicit_manifest =
+      AddMockLayer(s_, "VK_LAYER_VKT_logged_implicit", true, Location::kXdgConfigDirs, "v2_gpdpa", "", "", "1.2.1", 1);
+  s_.SetEnv("VK_LOADER_DEBUG", "layer");
+  ProbeResult r = Run();
+  EXPECT_EQ(Listed(r), (V{"VK_LAYER_VKT_logged_implicit", "VK_LAYER_VKT_logged_explicit"})) << r.Describe();
+  for (bool implicit : {true, false}) {
+    V dirs = {s_.LayerDir(Location::kXdgConfigHome, implicit),    s_.LayerDir(Location::kXdgConfigDirs, implicit, 0),
+              s_.LayerDir(Location::kXdgConfigDirs, implicit, 1), s_.LayerDir(Location::kEtc, implicit),
+              s_.LayerDir(Location::kXdgDataHome, implicit),      s_.LayerDir(Location::kXdgDataDirs, implicit, 0),
+              s_.LayerDir(Location::kXdgDataDirs, implicit, 1)};
+    EXPECT_EQ(FirstDirectoryNotNamedInOrder(r.err, dirs), "")
+        << (implicit ? "implicit" : "explicit") << " layer directory never named after the previous one\n"
+        << r.err;
+  }
+  EXPECT_NE(r.err.find(explicit_manifest), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(implicit_manifest), std::string::npos) << r.err;
+}
+
 TEST_F(LayerFixture, LayerPathReplacesExplicitSearch) {
   VKT_POLICY("RULE_LYR_ENV_LAYER_PATH", "LLP_LOADER_2");
   AddMockLayer(s_, "VK_LAYER_MOCK_default", false);

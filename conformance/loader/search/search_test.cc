@@ -232,21 +232,7 @@ TEST(DriverSearch, DebugLogNamesEveryDirectoryInOrder) {
   s.SetEnv("VK_LOADER_DEBUG", "driver");
   ProbeResult r = CreateAndEnumerate(s);
   EXPECT_EQ(r.DeviceNames(), Names{"d-dev"}) << r.Describe();
-  size_t last = 0;
-  for (const std::string& d : dirs) {
-    // The directory's own mention (a path followed by the end of the line or by a space), not the
-    // manifest path that starts with it.
-    size_t pos = last;
-    for (;;) {
-      pos = r.err.find(d, pos);
-      if (pos == std::string::npos) break;
-      char next = pos + d.size() < r.err.size() ? r.err[pos + d.size()] : '\n';
-      if (next == '\n' || next == ' ') break;
-      pos += d.size();
-    }
-    ASSERT_NE(pos, std::string::npos) << d << " never named after the previous directory\n" << r.err;
-    last = pos;
-  }
+  EXPECT_EQ(FirstDirectoryNotNamedInOrder(r.err, dirs), "") << "never named after the previous directory\n" << r.err;
   EXPECT_NE(r.err.find(manifest), std::string::npos) << r.err;
 }
 
