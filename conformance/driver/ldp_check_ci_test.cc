@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/checker_common/sarif_check.h"
+#include "conformance/checker_common/checker_output.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
 #include "conformance/framework/process.h"
@@ -60,33 +60,16 @@ TEST(LdpCheckSarif, FindingsRulesAndLocations) {
     std::string missing = sb.root() + "/no such.json";
     CheckRun r = LdpCheck({"--format=sarif", "--check=LDP_DRIVER_4,LDP_DRIVER_10", warn, fail, missing});
     EXPECT_EQ(r.status, 2) << r.err; // the missing manifest is an I/O error
-    vkt::Json log = vkt::Json::Parse(r.out);
-    ASSERT_TRUE(log.valid()) << r.out;
-    chk::SarifChecker checker;
-    for (const auto &e : checker.Check(log)) ADD_FAILURE() << e << "\n" << r.out;
+    vkt::Json log;
+    ASSERT_NO_FATAL_FAILURE(chk::ParseValidSarif(r.out, &log));
     vkt::Json run = log["runs"][0];
+    ASSERT_NO_FATAL_FAILURE(chk::ExpectSarifRules(run, "ldp-check", 17));
     vkt::Json rules = run["tool"]["driver"]["rules"];
-    ASSERT_EQ(rules.size(), 17u);
-    EXPECT_EQ(run["tool"]["driver"]["name"].str(), "ldp-check");
-    for (size_t i = 0; i < rules.size(); i++) {
-        SCOPED_TRACE(rules[i]["id"].str());
-        EXPECT_FALSE(rules[i]["shortDescription"]["text"].str().empty());
-        EXPECT_GT(rules[i]["fullDescription"]["text"].str().size(), 40u);
-        EXPECT_GT(rules[i]["help"]["text"].str().size(), 40u);
-    }
     // The policy text comes from the policy table, with its source.
-    EXPECT_NE(rules[9]["fullDescription"]["text"].str().find("At interface 5 or newer the driver must not fail"),
-              std::string::npos)
-        << rules[9].dump();
-    EXPECT_NE(rules[9]["fullDescription"]["text"].str().find("LoaderDriverInterface.md"), std::string::npos);
-    ASSERT_EQ(run["results"].size(), 2u) << r.out;
+    chk::ExpectRuleText(rules[9], "At interface 5 or newer the driver must not fail", "LoaderDriverInterface.md");
     std::map<std::string, vkt::Json> by_uri;
-    for (size_t i = 0; i < 2; i++) {
-        vkt::Json res = run["results"][i];
-        EXPECT_EQ(res["ruleId"].str(), "LDP_DRIVER_10");
-        EXPECT_EQ(rules[static_cast<size_t>(res["ruleIndex"].num())]["id"].str(), "LDP_DRIVER_10");
-        by_uri[res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str()] = res;
-    }
+    ASSERT_NO_FATAL_FAILURE(chk::SarifResultsByUri(run, 2, &by_uri));
+    for (const auto &kv : by_uri) EXPECT_EQ(kv.second["ruleId"].str(), "LDP_DRIVER_10") << kv.first;
     ASSERT_TRUE(by_uri.count("file://" + warn)) << r.out;
     ASSERT_TRUE(by_uri.count("file://" + fail)) << r.out;
     EXPECT_EQ(by_uri["file://" + warn]["level"].str(), "warning");
@@ -94,13 +77,7 @@ TEST(LdpCheckSarif, FindingsRulesAndLocations) {
     EXPECT_NE(by_uri["file://" + fail]["message"]["text"].str().find("VK_ERROR_INCOMPATIBLE_DRIVER"),
               std::string::npos);
     EXPECT_GT(by_uri["file://" + fail]["properties"]["evidence"].size(), 0u);
-    vkt::Json inv = run["invocations"][0];
-    EXPECT_FALSE(inv["executionSuccessful"].boolean(true));
-    EXPECT_EQ(inv["exitCode"].num(), 2);
-    EXPECT_NE(inv["toolExecutionNotifications"][0]["message"]["text"].str().find("No such file or directory"),
-              std::string::npos);
-    EXPECT_EQ(inv["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str(),
-              "file://" + sb.root() + "/no%20such.json");
+    chk::ExpectMissingFileNotification(run, "file://" + sb.root() + "/no%20such.json");
 }
 
 // A relative manifest path stays relative (against %SRCROOT%, the directory ldp-check ran in), so
@@ -112,13 +89,9 @@ TEST(LdpCheckSarif, RelativeManifestPathIsRelativeToSrcRoot) {
     std::string dir = warn.substr(0, warn.rfind('/'));
     CheckRun r = LdpCheck({"--format=sarif", "--check=LDP_DRIVER_10", "warn.json"}, dir);
     EXPECT_EQ(r.status, 0) << r.err;
-    vkt::Json log = vkt::Json::Parse(r.out);
-    chk::SarifChecker checker;
-    for (const auto &e : checker.Check(log)) ADD_FAILURE() << e;
-    vkt::Json loc = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
-    EXPECT_EQ(loc["uri"].str(), "warn.json") << r.out;
-    EXPECT_EQ(loc["uriBaseId"].str(), "%SRCROOT%");
-    EXPECT_EQ(log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"].str(), "file://" + dir + "/");
+    vkt::Json log;
+    ASSERT_NO_FATAL_FAILURE(chk::ParseValidSarif(r.out, &log));
+    chk::ExpectRelativeToSrcRoot(log, "warn.json", dir);
 }
 
 // --fail-on=warn turns a warn into exit 1; the default (--fail-on=fail) does not. A fail exits 1
@@ -141,9 +114,7 @@ TEST(LdpCheckFailOn, WarnFailsOnlyWhenAsked) {
     EXPECT_EQ(LdpCheck({"--format=sarif2", good}).status, 2);
     // The SARIF log records the mode and the exit status.
     CheckRun s = LdpCheck({"--format=sarif", "--fail-on=warn", "--check=LDP_DRIVER_10", warn});
-    vkt::Json log = vkt::Json::Parse(s.out);
-    EXPECT_EQ(log["runs"][0]["properties"]["failOn"].str(), "warn") << s.out;
-    EXPECT_EQ(log["runs"][0]["invocations"][0]["exitCode"].num(), 1);
+    chk::ExpectSarifFailOn(s.out, "warn", 1);
 }
 
 // JUnit: a warn is <skipped message="warn: ..."> by default (visible, not failing), a

@@ -16,12 +16,13 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <vulkan/vulkan.h>
 
+#include "conformance/checker_common/checker_output.h"
 #include "conformance/driver/cts_versions.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
@@ -31,20 +32,8 @@
 
 namespace {
 
-struct LdpRun {
-    int exit_status = -1;
-    std::string out, err;
-    vkt::Json json;
-    std::map<std::string, std::string> verdict, reason;
-    std::map<std::string, std::vector<std::string>> evidence;
-    std::string Describe() const {
-        std::ostringstream o;
-        o << "exit " << exit_status << "\n";
-        for (const auto &kv : verdict)
-            o << "  " << kv.first << " = " << kv.second << ": " << reason.at(kv.first) << "\n";
-        o << "stderr: " << err.substr(0, 2000);
-        return o.str();
-    }
+struct LdpRun : chk::CheckerRun {
+    std::string Describe() const { return CheckerRun::Describe(false); }
 };
 
 // Runs ldp-check with `args` (plus --loader/--mock unless `raw`) and collects its output.
@@ -60,21 +49,8 @@ LdpRun LdpCheck(const std::vector<std::string> &args, bool json = true, bool raw
     for (const auto &a : args) argv.push_back(a);
     vkt::ProcessOptions options;
     options.env = env;
-    vkt::ProcessResult p = vkt::RunProcess(argv, options);
     LdpRun r;
-    r.exit_status = p.status;
-    r.out = p.out;
-    r.err = p.err;
-    if (json) {
-        r.json = vkt::Json::Parse(r.out);
-        vkt::Json results = r.json["drivers"][0]["results"];
-        for (size_t i = 0; i < results.size(); i++) {
-            std::string id = results[i]["id"].str();
-            r.verdict[id] = results[i]["verdict"].str();
-            r.reason[id] = results[i]["reason"].str();
-            r.evidence[id] = results[i]["evidence"].strings();
-        }
-    }
+    r.Collect(vkt::RunProcess(argv, options), json, "drivers");
     return r;
 }
 
@@ -138,6 +114,13 @@ struct Config {
     // already loaded under the other name (same inode), as in a process that loaded the driver
     // before.
     bool preload_hard_link = false;
+
+    // A copy with one member changed, for the case table: V("v7", "{}").Set(&Config::missing_library, true).
+    template <typename T, typename U> Config Set(T Config::*member, U &&value) const {
+        Config c = *this;
+        c.*member = std::forward<U>(value);
+        return c;
+    }
 };
 
 std::string Replace(std::string s, const std::string &from, const std::string &to) {
@@ -195,6 +178,13 @@ struct Case {
     bool others_not_testable = false;        // the violation makes the driver unusable for the rest
     std::string evidence_contains;           // a piece of evidence the report must show
     std::string reason_contains;             // a piece of the targeted check's reason
+
+    // The case table's (Cases()) way to set what differs from Row()'s defaults.
+    Case &Check(const std::string &check_id) { return id = check_id, *this; }
+    Case &Also(const std::map<std::string, std::string> &ids) { return also = ids, *this; }
+    Case &OthersNotTestable() { return others_not_testable = true, *this; }
+    Case &Evidence(const std::string &text) { return evidence_contains = text, *this; }
+    Case &Reason(const std::string &text) { return reason_contains = text, *this; }
 };
 
 std::ostream &operator<<(std::ostream &o, const Case &c) { return o << c.name; }
@@ -206,6 +196,20 @@ Config V(const std::string &variant, const std::string &scenario, const std::str
     c.manifest_api = api;
     return c;
 }
+
+// A case of the table: check `policy` reports `expected` for the `bad` configuration, and pass or
+// not-applicable for `good` (the v7 mock, well configured, unless given); every other check keeps
+// its verdict. Case's setters add the rest.
+Case Row(const std::string &name, const char *policy, const std::string &expected, const Config &good,
+         const Config &bad) {
+    return Case{name, policy, policy, expected, good, bad, {}, false, "", ""};
+}
+Case Row(const std::string &name, const char *policy, const std::string &expected, const Config &bad) {
+    return Row(name, policy, expected, V("v7", "{}"), bad);
+}
+
+// The v7 mock, well configured, with the manifest `text` (library path placeholder @LIB@).
+Config ManifestText(const std::string &text) { return V("v7", "{}").Set(&Config::manifest_text, text); }
 
 // IDs built at run time: a string literal equal to a policy ID counts as a citation in this file
 // (coverage gate), and LDP_DRIVER_5 (untestable) / LDP_DRIVER_6 (removed) are not tested here.
@@ -219,635 +223,261 @@ const std::string kSurfaceExts = "\"instance_extensions\": [\"VK_KHR_surface\", 
 // names the verdict, a piece of its reason and an evidence line of the same check.
 template <typename Add> void MoreCases(Add add) {
     // ---- LDP_DRIVER_3
-    add({"Driver3IncompatibleAboveAcceptedOffer",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7_exports", "{}"),
-         V("v7_exports", R"({"interface": {"per_offer": {"6": "VK_ERROR_INCOMPATIBLE_DRIVER"}}})"),
-         {},
-         false,
-         "exported: offered 6 -> VK_ERROR_INCOMPATIBLE_DRIVER",
-         "returns VK_ERROR_INCOMPATIBLE_DRIVER for offered 6 although it accepted 0"});
-    add({"Driver3ChoiceIsNotMinOfOfferedAndMaximum",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "warn",
-         V("v7_exports", "{}"),
-         V("v7_exports", R"({"interface": {"per_offer": {"6": 4}}})"),
-         {},
-         false,
-         "exported: offered 6 -> VK_SUCCESS, version 4",
-         "with offered 6 chose 4; the protocol answers min(offered, driver maximum 7) = 6"});
-    add({"Driver3ExportAndGipaNegotiationDisagree",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "warn",
-         V("v7_exports", "{}"),
-         V("v7_exports", R"({"interface": {"max_through_gipa": 6}})"),
-         {},
-         false,
-         "through vk_icdGetInstanceProcAddr: minimum accepted offer 0, maximum interface 6",
-         "choose different versions (7 and 6)"});
-    {
-        // Negotiation exported but no vk_icdGetInstanceProcAddr: fine at interface 0 (the v0 exports
-        // serve), a violation once it negotiates more. Nothing can use the driver then.
-        Config good = V("v2_nogipa", kApi10 + R"(, "interface": {"max": 0}})", "1.0.0");
-        Config bad = V("v2_nogipa", kApi10 + "}", "1.0.0");
-        add({"Driver3NegotiatesWithoutIcdGipa",
-             "LDP_DRIVER_3",
-             "LDP_DRIVER_3",
-             "fail",
-             good,
-             bad,
-             {{"LDP_DRIVER_1", "pass"},
-              {"LDP_DRIVER_4", "pass"},
-              {"LINT_VK_EXPORTS", "warn"},
-              {"LINT_LOADER_MAGIC", "not-testable-here"},
-              {"LINT_GPDPA_NULL", "not-testable-here"},
-              {"LDP_DRIVER_9", "not-testable-here"},
-              {"LDP_DRIVER_10", "not-testable-here"}},
-             true,
-             "exports: vk_icdNegotiateLoaderICDInterfaceVersion yes, vk_icdGetInstanceProcAddr no",
-             "negotiates interface 2 but does not export vk_icdGetInstanceProcAddr"});
-    }
-    add({"Driver3NoEntryPointAtAll",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7", "{}"),
-         V("none", "{}"),
-         {{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_4", "pass"}, {"LINT_VK_EXPORTS", "pass"}},
-         true,
-         "exports: vk_icdNegotiateLoaderICDInterfaceVersion no, vk_icdGetInstanceProcAddr no",
-         "exports no loader/driver interface entry point"});
-    add({"Driver3GlobalsMissingAfterNegotiation",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"hidden_functions": ["vkEnumerateInstanceExtensionProperties"]})"),
-         // the lint asks the same question without negotiating first
-         {{"LINT_GLOBAL_NULL_INSTANCE", "fail"}},
-         false,
-         "offered 7, then vk_icdGetInstanceProcAddr(NULL, ...): vkCreateInstance non-NULL, "
-         "vkEnumerateInstanceExtensionProperties NULL",
-         "does not give vkCreateInstance and vkEnumerateInstanceExtensionProperties"});
+    add(Row("Driver3IncompatibleAboveAcceptedOffer", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+            V("v7_exports", R"({"interface": {"per_offer": {"6": "VK_ERROR_INCOMPATIBLE_DRIVER"}}})"))
+            .Evidence("exported: offered 6 -> VK_ERROR_INCOMPATIBLE_DRIVER")
+            .Reason("returns VK_ERROR_INCOMPATIBLE_DRIVER for offered 6 although it accepted 0"));
+    add(Row("Driver3ChoiceIsNotMinOfOfferedAndMaximum", "LDP_DRIVER_3", "warn", V("v7_exports", "{}"),
+            V("v7_exports", R"({"interface": {"per_offer": {"6": 4}}})"))
+            .Evidence("exported: offered 6 -> VK_SUCCESS, version 4")
+            .Reason("with offered 6 chose 4; the protocol answers min(offered, driver maximum 7) = 6"));
+    add(Row("Driver3ExportAndGipaNegotiationDisagree", "LDP_DRIVER_3", "warn", V("v7_exports", "{}"),
+            V("v7_exports", R"({"interface": {"max_through_gipa": 6}})"))
+            .Evidence("through vk_icdGetInstanceProcAddr: minimum accepted offer 0, maximum interface 6")
+            .Reason("choose different versions (7 and 6)"));
+    // Negotiation exported but no vk_icdGetInstanceProcAddr: fine at interface 0 (the v0 exports
+    // serve), a violation once it negotiates more. Nothing can use the driver then.
+    add(Row("Driver3NegotiatesWithoutIcdGipa", "LDP_DRIVER_3", "fail",
+            V("v2_nogipa", kApi10 + R"(, "interface": {"max": 0}})", "1.0.0"), V("v2_nogipa", kApi10 + "}", "1.0.0"))
+            .Also({{"LDP_DRIVER_1", "pass"},
+                   {"LDP_DRIVER_4", "pass"},
+                   {"LINT_VK_EXPORTS", "warn"},
+                   {"LINT_LOADER_MAGIC", "not-testable-here"},
+                   {"LINT_GPDPA_NULL", "not-testable-here"},
+                   {"LDP_DRIVER_9", "not-testable-here"},
+                   {"LDP_DRIVER_10", "not-testable-here"}})
+            .OthersNotTestable()
+            .Evidence("exports: vk_icdNegotiateLoaderICDInterfaceVersion yes, vk_icdGetInstanceProcAddr no")
+            .Reason("negotiates interface 2 but does not export vk_icdGetInstanceProcAddr"));
+    add(Row("Driver3NoEntryPointAtAll", "LDP_DRIVER_3", "fail", V("none", "{}"))
+            .Also({{"LDP_DRIVER_1", "pass"}, {"LDP_DRIVER_4", "pass"}, {"LINT_VK_EXPORTS", "pass"}})
+            .OthersNotTestable()
+            .Evidence("exports: vk_icdNegotiateLoaderICDInterfaceVersion no, vk_icdGetInstanceProcAddr no")
+            .Reason("exports no loader/driver interface entry point"));
+    add(Row("Driver3GlobalsMissingAfterNegotiation", "LDP_DRIVER_3", "fail",
+            V("v7", R"({"hidden_functions": ["vkEnumerateInstanceExtensionProperties"]})"))
+            // the lint asks the same question without negotiating first
+            .Also({{"LINT_GLOBAL_NULL_INSTANCE", "fail"}})
+            .Evidence("offered 7, then vk_icdGetInstanceProcAddr(NULL, ...): vkCreateInstance non-NULL, "
+                      "vkEnumerateInstanceExtensionProperties NULL")
+            .Reason("does not give vkCreateInstance and vkEnumerateInstanceExtensionProperties"));
     // ---- LDP_DRIVER_8
-    add({"Driver8SurfaceFunctionMissing",
-         "LDP_DRIVER_8",
-         "LDP_DRIVER_8",
-         "fail",
-         V("v7", "{" + kSurfaceExts + "}"),
-         V("v7", "{" + kSurfaceExts + R"(, "hidden_functions": ["vkGetPhysicalDeviceSurfaceSupportKHR"]})"),
-         {},
-         false,
-         "interface 7: surface functions vk_icdGetInstanceProcAddr answers NULL for: "
-         "vkGetPhysicalDeviceSurfaceSupportKHR",
-         "not queryable through vk_icdGetInstanceProcAddr: vkGetPhysicalDeviceSurfaceSupportKHR"});
+    add(Row("Driver8SurfaceFunctionMissing", "LDP_DRIVER_8", "fail", V("v7", "{" + kSurfaceExts + "}"),
+            V("v7", "{" + kSurfaceExts + R"(, "hidden_functions": ["vkGetPhysicalDeviceSurfaceSupportKHR"]})"))
+            .Evidence("interface 7: surface functions vk_icdGetInstanceProcAddr answers NULL for: "
+                      "vkGetPhysicalDeviceSurfaceSupportKHR")
+            .Reason("not queryable through vk_icdGetInstanceProcAddr: vkGetPhysicalDeviceSurfaceSupportKHR"));
     // ---- LDP_DRIVER_10
-    add({"Driver10RefusesOnlyApi2",
-         "LDP_DRIVER_10",
-         "LDP_DRIVER_10",
-         "warn",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"incompatible_for_api_2": true}})"),
-         {},
-         false,
-         "interface 7: vkCreateInstance(apiVersion 2.0.0) -> VK_ERROR_INCOMPATIBLE_DRIVER",
-         "refuses apiVersion 2.0.0 (every 1.x is accepted)"});
+    add(Row("Driver10RefusesOnlyApi2", "LDP_DRIVER_10", "warn",
+            V("v7", R"({"misbehave": {"incompatible_for_api_2": true}})"))
+            .Evidence("interface 7: vkCreateInstance(apiVersion 2.0.0) -> VK_ERROR_INCOMPATIBLE_DRIVER")
+            .Reason("refuses apiVersion 2.0.0 (every 1.x is accepted)"));
     // ---- LDP_DRIVER_11
-    {
-        Config bad = V("v7", "{}");
-        bad.preload_hard_link = true;
-        add({"Driver11DifferentFileLoaded",
-             "LDP_DRIVER_11",
-             "LDP_DRIVER_11",
-             "warn",
-             V("v7", "{}"),
-             bad,
-             {},
-             false,
-             "/libpreloaded_copy.so",
-             "/libpreloaded_copy.so was loaded"});
-    }
-    {
-        // A stale manifest of another driver in the search directories: listed as evidence; the
-        // driver under test is not at fault, so its verdict stays pass.
-        Config bad = V("v7", "{}");
-        bad.stale_sibling = true;
-        add({"Driver11ListsStaleManifests",
-             "LDP_DRIVER_11",
-             "LDP_DRIVER_11",
-             "pass",
-             V("v7", "{}"),
-             bad,
-             {},
-             false,
-             "/libremoved_driver.so, which does not exist",
-             "the library exists and matches the manifest"});
-    }
+    add(Row("Driver11DifferentFileLoaded", "LDP_DRIVER_11", "warn", V("v7", "{}").Set(&Config::preload_hard_link, true))
+            .Evidence("/libpreloaded_copy.so")
+            .Reason("/libpreloaded_copy.so was loaded"));
+    // A stale manifest of another driver in the search directories: listed as evidence; the
+    // driver under test is not at fault, so its verdict stays pass.
+    add(Row("Driver11ListsStaleManifests", "LDP_DRIVER_11", "pass", V("v7", "{}").Set(&Config::stale_sibling, true))
+            .Evidence("/libremoved_driver.so, which does not exist")
+            .Reason("the library exists and matches the manifest"));
     // ---- LDP_DRIVER_12
-    add({"Driver12RegistryOlderThanDriver",
-         "LDP_DRIVER_12",
-         "LDP_DRIVER_12",
-         "warn",
-         V("v7", R"({"api_version": "1.3.900"})"),
-         V("v7", R"({"api_version": "1.3.900", "instance_extensions": ["VK_KHR_get_physical_device_properties2", )"
-                 R"("VK_MOCK_acme_surface"]})"),
-         {},
-         false,
-         "instance extension VK_MOCK_acme_surface: not in the registry (platform/WSI extension)",
-         "is older than the driver (900); use --registry with a newer vk.xml"});
+    add(Row("Driver12RegistryOlderThanDriver", "LDP_DRIVER_12", "warn", V("v7", R"({"api_version": "1.3.900"})"),
+            V("v7", R"({"api_version": "1.3.900", "instance_extensions": ["VK_KHR_get_physical_device_properties2", )"
+                    R"("VK_MOCK_acme_surface"]})"))
+            .Evidence("instance extension VK_MOCK_acme_surface: not in the registry (platform/WSI extension)")
+            .Reason("is older than the driver (900); use --registry with a newer vk.xml"));
     // ---- interface lints
-    add({"LintGipaNullInstanceAnswersNonGlobalNames",
-         "LDP_DRIVER_3",
-         "LINT_GIPA_NULL",
-         "warn",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"gipa_null_instance_answers_all": true}})"),
-         {},
-         false,
-         "NULL instance, non-global names answered: vkCreateDevice, vkDestroyInstance, vkEnumeratePhysicalDevices, "
-         "vkGetPhysicalDeviceProperties",
-         "with a NULL instance it answers non-global names"});
-    add({"LintGipaMissingRequiredCommand",
-         "RULE_DRV_REQUIRED_ENTRYPOINTS",
-         "LINT_GIPA_NULL",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"hidden_functions": ["vkGetDeviceProcAddr"]})"),
-         {},
-         false,
-         "instance, the 12 commands a loader requires: NULL for vkGetDeviceProcAddr",
-         "is NULL for vkGetDeviceProcAddr, which a loader requires"});
-    add({"LintGipaMissingRequiredPhysicalDeviceQuery",
-         "RULE_DRV_REQUIRED_ENTRYPOINTS",
-         "LINT_GIPA_NULL",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"hidden_functions": ["vkGetPhysicalDeviceSparseImageFormatProperties"]})"),
-         {},
-         false,
-         "NULL for vkGetPhysicalDeviceSparseImageFormatProperties",
-         "is NULL for vkGetPhysicalDeviceSparseImageFormatProperties, which a loader requires"});
-    add({"LintGlobalCreateInstanceMissing",
-         "LDP_DRIVER_3",
-         "LINT_GLOBAL_NULL_INSTANCE",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"hidden_functions": ["vkCreateInstance"]})"),
-         // without vkCreateInstance nothing can be checked further; negotiation itself is fine
-         // (LDP_DRIVER_7 and 11 only compare versions and files)
-         {{"LDP_DRIVER_1", "pass"},
-          {"LDP_DRIVER_3", "fail"},
-          {"LDP_DRIVER_4", "pass"},
-          {"LDP_DRIVER_7", "pass"},
-          {"LDP_DRIVER_11", "pass"},
-          {"LINT_VK_EXPORTS", "pass"}},
-         true,
-         "NULL instance: vkCreateInstance -> NULL",
-         "vkCreateInstance is not queryable with a NULL instance"});
+    add(Row("LintGipaNullInstanceAnswersNonGlobalNames", "LDP_DRIVER_3", "warn",
+            V("v7", R"({"misbehave": {"gipa_null_instance_answers_all": true}})"))
+            .Check("LINT_GIPA_NULL")
+            .Evidence("NULL instance, non-global names answered: vkCreateDevice, vkDestroyInstance, "
+                      "vkEnumeratePhysicalDevices, vkGetPhysicalDeviceProperties")
+            .Reason("with a NULL instance it answers non-global names"));
+    add(Row("LintGipaMissingRequiredCommand", "RULE_DRV_REQUIRED_ENTRYPOINTS", "fail",
+            V("v7", R"({"hidden_functions": ["vkGetDeviceProcAddr"]})"))
+            .Check("LINT_GIPA_NULL")
+            .Evidence("instance, the 12 commands a loader requires: NULL for vkGetDeviceProcAddr")
+            .Reason("is NULL for vkGetDeviceProcAddr, which a loader requires"));
+    add(Row("LintGipaMissingRequiredPhysicalDeviceQuery", "RULE_DRV_REQUIRED_ENTRYPOINTS", "fail",
+            V("v7", R"({"hidden_functions": ["vkGetPhysicalDeviceSparseImageFormatProperties"]})"))
+            .Check("LINT_GIPA_NULL")
+            .Evidence("NULL for vkGetPhysicalDeviceSparseImageFormatProperties")
+            .Reason("is NULL for vkGetPhysicalDeviceSparseImageFormatProperties, which a loader requires"));
+    add(Row("LintGlobalCreateInstanceMissing", "LDP_DRIVER_3", "fail",
+            V("v7", R"({"hidden_functions": ["vkCreateInstance"]})"))
+            .Check("LINT_GLOBAL_NULL_INSTANCE")
+            // without vkCreateInstance nothing can be checked further; negotiation itself is fine
+            // (LDP_DRIVER_7 and 11 only compare versions and files)
+            .Also({{"LDP_DRIVER_1", "pass"},
+                   {"LDP_DRIVER_3", "fail"},
+                   {"LDP_DRIVER_4", "pass"},
+                   {"LDP_DRIVER_7", "pass"},
+                   {"LDP_DRIVER_11", "pass"},
+                   {"LINT_VK_EXPORTS", "pass"}})
+            .OthersNotTestable()
+            .Evidence("NULL instance: vkCreateInstance -> NULL")
+            .Reason("vkCreateInstance is not queryable with a NULL instance"));
 }
 
 std::vector<Case> Cases() {
     std::vector<Case> v;
     auto add = [&](Case c) { v.push_back(std::move(c)); };
     // ---- LDP_DRIVER_1
-    add({"Driver1CorruptsOtherDriver",
-         "LDP_DRIVER_1",
-         "LDP_DRIVER_1",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"corrupt_other_driver": true}})"),
-         {},
-         false,
-         "its devices are left out",
-         ""});
+    add(Row("Driver1CorruptsOtherDriver", "LDP_DRIVER_1", "fail",
+            V("v7", R"({"misbehave": {"corrupt_other_driver": true}})"))
+            .Evidence("its devices are left out"));
     // ---- LDP_DRIVER_2
-    add({"Driver2CrashWithZeroDevices",
-         "LDP_DRIVER_2",
-         "LDP_DRIVER_2",
-         "fail",
-         V("v7", R"({"physical_devices": []})"),
-         V("v7", R"({"physical_devices": [], "misbehave": {"crash_with_zero_devices": true}})"),
-         {},
-         false,
-         "vkEnumeratePhysicalDevices -> VK_SUCCESS, 0 devices",
-         ""});
+    add(Row("Driver2CrashWithZeroDevices", "LDP_DRIVER_2", "fail", V("v7", R"({"physical_devices": []})"),
+            V("v7", R"({"physical_devices": [], "misbehave": {"crash_with_zero_devices": true}})"))
+            .Evidence("vkEnumeratePhysicalDevices -> VK_SUCCESS, 0 devices"));
     // A driver that finds a device and aborts in one of its physical-device queries.
-    add({"Driver2CrashInPhysicalDeviceQuery",
-         "LDP_DRIVER_2",
-         "LDP_DRIVER_2",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"crash_in": ["vkGetPhysicalDeviceSparseImageFormatProperties"]})"),
-         {},
-         false,
-         "vkEnumeratePhysicalDevices -> VK_SUCCESS, 1 devices",
-         "killed by signal 6 (Aborted) during vkGetPhysicalDeviceSparseImageFormatProperties (device 0)"});
+    add(Row("Driver2CrashInPhysicalDeviceQuery", "LDP_DRIVER_2", "fail",
+            V("v7", R"({"crash_in": ["vkGetPhysicalDeviceSparseImageFormatProperties"]})"))
+            .Evidence("vkEnumeratePhysicalDevices -> VK_SUCCESS, 1 devices")
+            .Reason("killed by signal 6 (Aborted) during vkGetPhysicalDeviceSparseImageFormatProperties (device 0)"));
     // ---- LDP_DRIVER_3
-    add({"Driver3ReturnsVersionAboveOffered",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7_exports", "{}"),
-         V("v7_exports", R"({"interface": {"report_version": 9}})"),
-         // offered 4 it answers 9: the interface-4 check cannot run at 4.
-         {{"LDP_DRIVER_9", "not-applicable"}},
-         false,
-         "offered 4 -> VK_SUCCESS, version 9",
-         ""});
-    add({"Driver3NegotiateReturnsError",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7_exports", "{}"),
-         V("v7_exports", R"({"interface": {"negotiate_result": "VK_ERROR_INITIALIZATION_FAILED"}})"),
-         {},
-         false,
-         "VK_ERROR_INITIALIZATION_FAILED",
-         ""});
-    add({"Driver3RefusesEveryVersion",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7_exports", "{}"),
-         V("v7_exports",
-           R"({"results": {"vk_icdNegotiateLoaderICDInterfaceVersion": "VK_ERROR_INCOMPATIBLE_DRIVER"}})"),
-         // no loader can load it: every check that loads the driver cannot run
-         {{"LDP_DRIVER_1", "pass"},
-          {"LDP_DRIVER_4", "pass"},
-          {"LDP_DRIVER_9", "not-applicable"},
-          {"LDP_DRIVER_11", "not-testable-here"},
-          {"LINT_VK_EXPORTS", "pass"}},
-         true,
-         "offered 0 -> VK_ERROR_INCOMPATIBLE_DRIVER",
-         ""});
-    add({"Driver3GipaOnlyNegotiationBelow7",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "fail",
-         V("v7", "{}"),
-         // at interface 5 a loader looks for vk_icdGetPhysicalDeviceProcAddr only among the exports
-         V("v7", R"({"interface": {"max": 5}})"),
-         {{"LINT_GPDPA_NULL", "not-applicable"}},
-         false,
-         "through vk_icdGetInstanceProcAddr: offered 7 -> VK_SUCCESS, version 5",
-         ""});
-    add({"Driver3MinimumAboveOfferedIsFine",
-         "LDP_DRIVER_3",
-         "LDP_DRIVER_3",
-         "pass",
-         V("v7_exports", "{}"),
-         V("v7_exports", R"({"interface": {"min": 3}})"),
-         {},
-         false,
-         "offered 2 -> VK_ERROR_INCOMPATIBLE_DRIVER",
-         ""});
+    add(Row("Driver3ReturnsVersionAboveOffered", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+            V("v7_exports", R"({"interface": {"report_version": 9}})"))
+            // offered 4 it answers 9: the interface-4 check cannot run at 4.
+            .Also({{"LDP_DRIVER_9", "not-applicable"}})
+            .Evidence("offered 4 -> VK_SUCCESS, version 9"));
+    add(Row("Driver3NegotiateReturnsError", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+            V("v7_exports", R"({"interface": {"negotiate_result": "VK_ERROR_INITIALIZATION_FAILED"}})"))
+            .Evidence("VK_ERROR_INITIALIZATION_FAILED"));
+    add(Row("Driver3RefusesEveryVersion", "LDP_DRIVER_3", "fail", V("v7_exports", "{}"),
+            V("v7_exports",
+              R"({"results": {"vk_icdNegotiateLoaderICDInterfaceVersion": "VK_ERROR_INCOMPATIBLE_DRIVER"}})"))
+            // no loader can load it: every check that loads the driver cannot run
+            .Also({{"LDP_DRIVER_1", "pass"},
+                   {"LDP_DRIVER_4", "pass"},
+                   {"LDP_DRIVER_9", "not-applicable"},
+                   {"LDP_DRIVER_11", "not-testable-here"},
+                   {"LINT_VK_EXPORTS", "pass"}})
+            .OthersNotTestable()
+            .Evidence("offered 0 -> VK_ERROR_INCOMPATIBLE_DRIVER"));
+    // at interface 5 a loader looks for vk_icdGetPhysicalDeviceProcAddr only among the exports
+    add(Row("Driver3GipaOnlyNegotiationBelow7", "LDP_DRIVER_3", "fail", V("v7", R"({"interface": {"max": 5}})"))
+            .Also({{"LINT_GPDPA_NULL", "not-applicable"}})
+            .Evidence("through vk_icdGetInstanceProcAddr: offered 7 -> VK_SUCCESS, version 5"));
+    add(Row("Driver3MinimumAboveOfferedIsFine", "LDP_DRIVER_3", "pass", V("v7_exports", "{}"),
+            V("v7_exports", R"({"interface": {"min": 3}})"))
+            .Evidence("offered 2 -> VK_ERROR_INCOMPATIBLE_DRIVER"));
     // ---- LDP_DRIVER_4
-    {
-        Config bad = V("v7", "{}");
-        bad.manifest_text = "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\",, }}";
-        add({"Driver4NotJson",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "fail",
-             V("v7", "{}"),
-             bad,
-             {},
-             true,
-             "not valid JSON",
-             ""});
-    }
-    {
-        Config bad = V("v7", "{}");
-        bad.manifest_text = "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"@LIB@\"}}";
-        add({"Driver4MissingApiVersion",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "fail",
-             V("v7", "{}"),
-             bad,
-             {},
-             true,
-             "'ICD.api_version' is missing",
-             ""});
-    }
-    add({"Driver4BadVersionString",
-         "LDP_DRIVER_4",
-         "LDP_DRIVER_4",
-         "fail",
-         V("v7", "{}"),
-         V("v7", "{}", "1.3"),
-         {},
-         true,
-         "is not a major.minor.patch version",
-         ""});
-    {
-        Config bad = V("v7", "{}");
-        bad.manifest_text = "{\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"@LIB@\", "
-                            "\"api_version\": \"1.3.0\", \"library_arch\": \"32\"}}";
-        add({"Driver4LibraryArchMismatch",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "fail",
-             V("v7", "{}"),
-             bad,
-             {},
-             true,
-             "says 32-bit but the library is a 64-bit ELF file",
-             ""});
-    }
-    {
-        Config bad = V("v7", "{}");
-        bad.manifest_name = "driver.txt";
-        add({"Driver4NameNotJson",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "fail",
-             V("v7", "{}"),
-             bad,
-             {},
-             false,
-             "does not end in \\\".json\\\"",
-             ""});
-    }
-    {
-        Config bad = V("v7", "{}");
-        bad.manifest_text = "{\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"@LIB@\", "
-                            "\"api_version\": \"1.3.0\", \"is_portability_driver\": \"no\"}}";
-        // the loader's parser rejects the manifest too, so nothing else can run
-        add({"Driver4PortabilityNotBool",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "fail",
-             V("v7", "{}"),
-             bad,
-             {},
-             true,
-             "'ICD.is_portability_driver' is a string, not a boolean",
-             ""});
-    }
-    {
-        Config bad = V("v7", "{}");
-        bad.manifest_extra = ", \"library_arch\": \"64\""; // a 1.0.1 field in a 1.0.0 file
-        add({"Driver4NewerFieldInOldFormat",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "warn",
-             V("v7", "{}"),
-             bad,
-             {},
-             false,
-             "file format 1.0.1 field",
-             ""});
-    }
-    {
-        // A file_format_version the interface document does not define (1.2.0): loaders parse it with
-        // the fields they know and load the driver, so it is advisory; everything else is unchanged.
-        Config bad = V("v7", "{}");
-        bad.manifest_testdata = "unknown_file_format_version.json";
-        add({"Driver4UnknownFileFormatVersion",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "warn",
-             V("v7", "{}"),
-             bad,
-             {},
-             false,
-             "file_format_version 1.2.0 is not a supported version",
-             "'file_format_version' 1.2.0 is not one the interface document defines"});
-    }
-    {
-        Config bad = V("v7", "{}");
-        bad.missing_library = true;
-        add({"Driver4And11MissingLibrary",
-             "LDP_DRIVER_4",
-             "LDP_DRIVER_4",
-             "fail",
-             V("v7", "{}"),
-             bad,
-             {{"LDP_DRIVER_11", "fail"}},
-             true,
-             "does not exist",
-             ""});
-    }
+    add(Row("Driver4NotJson", "LDP_DRIVER_4", "fail",
+            ManifestText(R"({"file_format_version": "1.0.0", "ICD": {"library_path": "@LIB@",, }})"))
+            .OthersNotTestable()
+            .Evidence("not valid JSON"));
+    add(Row("Driver4MissingApiVersion", "LDP_DRIVER_4", "fail",
+            ManifestText(R"({"file_format_version": "1.0.0", "ICD": {"library_path": "@LIB@"}})"))
+            .OthersNotTestable()
+            .Evidence("'ICD.api_version' is missing"));
+    add(Row("Driver4BadVersionString", "LDP_DRIVER_4", "fail", V("v7", "{}", "1.3"))
+            .OthersNotTestable()
+            .Evidence("is not a major.minor.patch version"));
+    add(Row("Driver4LibraryArchMismatch", "LDP_DRIVER_4", "fail",
+            ManifestText(
+                R"({"file_format_version": "1.0.1", "ICD": {"library_path": "@LIB@", "api_version": "1.3.0", "library_arch": "32"}})"))
+            .OthersNotTestable()
+            .Evidence("says 32-bit but the library is a 64-bit ELF file"));
+    add(Row("Driver4NameNotJson", "LDP_DRIVER_4", "fail", V("v7", "{}").Set(&Config::manifest_name, "driver.txt"))
+            .Evidence("does not end in \\\".json\\\""));
+    // the loader's parser rejects the manifest too, so nothing else can run
+    add(Row("Driver4PortabilityNotBool", "LDP_DRIVER_4", "fail",
+            ManifestText(
+                R"({"file_format_version": "1.0.1", "ICD": {"library_path": "@LIB@", "api_version": "1.3.0", "is_portability_driver": "no"}})"))
+            .OthersNotTestable()
+            .Evidence("'ICD.is_portability_driver' is a string, not a boolean"));
+    // a 1.0.1 field in a 1.0.0 file
+    add(Row("Driver4NewerFieldInOldFormat", "LDP_DRIVER_4", "warn",
+            V("v7", "{}").Set(&Config::manifest_extra, ", \"library_arch\": \"64\""))
+            .Evidence("file format 1.0.1 field"));
+    // A file_format_version the interface document does not define (1.2.0): loaders parse it with
+    // the fields they know and load the driver, so it is advisory; everything else is unchanged.
+    add(Row("Driver4UnknownFileFormatVersion", "LDP_DRIVER_4", "warn",
+            V("v7", "{}").Set(&Config::manifest_testdata, "unknown_file_format_version.json"))
+            .Evidence("file_format_version 1.2.0 is not a supported version")
+            .Reason("'file_format_version' 1.2.0 is not one the interface document defines"));
+    add(Row("Driver4And11MissingLibrary", "LDP_DRIVER_4", "fail", V("v7", "{}").Set(&Config::missing_library, true))
+            .Also({{"LDP_DRIVER_11", "fail"}})
+            .OthersNotTestable()
+            .Evidence("does not exist"));
     // ---- LDP_DRIVER_7
-    add({"Driver7Vulkan13AtInterface4",
-         "LDP_DRIVER_7",
-         "LDP_DRIVER_7",
-         "fail",
-         V("v7_exports", R"({"interface": {"max": 5}})"),
-         V("v7_exports", R"({"interface": {"max": 4}})"),
-         {{"LDP_DRIVER_10", "not-applicable"}},
-         false,
-         "negotiated interface 4",
-         ""});
-    add({"Driver7Variant4",
-         "LDP_DRIVER_7",
-         "LDP_DRIVER_7",
-         "fail",
-         V("v4", kApi10 + "}", "1.0.0"),
-         V("v4", "{}"),
-         {},
-         false,
-         "manifest api_version 1.3.0",
-         ""});
+    add(Row("Driver7Vulkan13AtInterface4", "LDP_DRIVER_7", "fail", V("v7_exports", R"({"interface": {"max": 5}})"),
+            V("v7_exports", R"({"interface": {"max": 4}})"))
+            .Also({{"LDP_DRIVER_10", "not-applicable"}})
+            .Evidence("negotiated interface 4"));
+    add(Row("Driver7Variant4", "LDP_DRIVER_7", "fail", V("v4", kApi10 + "}", "1.0.0"), V("v4", "{}"))
+            .Evidence("manifest api_version 1.3.0"));
     // The manifest says 1.0 but the library's own vkEnumerateInstanceVersion says 1.1, at interface 4.
-    add({"Driver7LibraryVersionAboveManifest",
-         "LDP_DRIVER_7",
-         "LDP_DRIVER_7",
-         "fail",
-         V("v4", kApi10 + "}", "1.0.0"),
-         V("v4", R"({"api_version": "1.1.0", "physical_devices": [{"api_version": "1.0.0"}]})", "1.0.0"),
-         // the manifest no longer describes the library's version
-         {{"LDP_DRIVER_11", "warn"}},
-         false,
-         "manifest api_version 1.0.0; vkEnumerateInstanceVersion 1.1.0",
-         "supports Vulkan 1.1.0 but its highest interface version is 4"});
+    add(Row("Driver7LibraryVersionAboveManifest", "LDP_DRIVER_7", "fail", V("v4", kApi10 + "}", "1.0.0"),
+            V("v4", R"({"api_version": "1.1.0", "physical_devices": [{"api_version": "1.0.0"}]})", "1.0.0"))
+            // the manifest no longer describes the library's version
+            .Also({{"LDP_DRIVER_11", "warn"}})
+            .Evidence("manifest api_version 1.0.0; vkEnumerateInstanceVersion 1.1.0")
+            .Reason("supports Vulkan 1.1.0 but its highest interface version is 4"));
     // ---- LDP_DRIVER_8
-    add({"Driver8SurfacesBelowInterface3",
-         "LDP_DRIVER_8",
-         "LDP_DRIVER_8",
-         "fail",
-         V("v2", kApi10 + ", " + kSurfaceExts + "}", "1.0.0"),
-         V("v2", kApi10 + ", " + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})", "1.0.0"),
-         {},
-         false,
-         "interface 2: surface creation through vk_icdGetInstanceProcAddr: vkCreateXcbSurfaceKHR",
-         ""});
-    add({"Driver8SurfacesExposedToOldLoader",
-         "LDP_DRIVER_8",
-         "LDP_DRIVER_8",
-         "warn",
-         V("v7_exports", "{" + kSurfaceExts + "}"),
-         V("v7_exports", "{" + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})"),
-         {},
-         false,
-         "offered 2 -> interface 2: surface creation vkCreateXcbSurfaceKHR",
-         ""});
+    add(Row("Driver8SurfacesBelowInterface3", "LDP_DRIVER_8", "fail",
+            V("v2", kApi10 + ", " + kSurfaceExts + "}", "1.0.0"),
+            V("v2", kApi10 + ", " + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})", "1.0.0"))
+            .Evidence("interface 2: surface creation through vk_icdGetInstanceProcAddr: vkCreateXcbSurfaceKHR"));
+    add(Row("Driver8SurfacesExposedToOldLoader", "LDP_DRIVER_8", "warn", V("v7_exports", "{" + kSurfaceExts + "}"),
+            V("v7_exports", "{" + kSurfaceExts + R"(, "misbehave": {"surface_without_interface_3": true}})"))
+            .Evidence("offered 2 -> interface 2: surface creation vkCreateXcbSurfaceKHR"));
     // ---- LDP_DRIVER_9
-    add({"Driver9Vulkan10AcceptsNewerApi",
-         "LDP_DRIVER_9",
-         "LDP_DRIVER_9",
-         "fail",
-         V("v7", kApi10 + "}", "1.0.0"),
-         V("v7", kApi10 + R"(, "misbehave": {"accept_any_api_version": true}})", "1.0.0"),
-         {},
-         false,
-         "vkCreateInstance(apiVersion 1.1.0) -> VK_SUCCESS",
-         ""});
-    add({"Driver9Vulkan13AcceptsNewerApi",
-         "LDP_DRIVER_9",
-         "LDP_DRIVER_9",
-         "warn",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"accept_any_api_version": true}})"),
-         {},
-         false,
-         "vkCreateInstance(apiVersion 1.4.0) -> VK_SUCCESS",
-         ""});
+    add(Row("Driver9Vulkan10AcceptsNewerApi", "LDP_DRIVER_9", "fail", V("v7", kApi10 + "}", "1.0.0"),
+            V("v7", kApi10 + R"(, "misbehave": {"accept_any_api_version": true}})", "1.0.0"))
+            .Evidence("vkCreateInstance(apiVersion 1.1.0) -> VK_SUCCESS"));
+    add(Row("Driver9Vulkan13AcceptsNewerApi", "LDP_DRIVER_9", "warn",
+            V("v7", R"({"misbehave": {"accept_any_api_version": true}})"))
+            .Evidence("vkCreateInstance(apiVersion 1.4.0) -> VK_SUCCESS"));
     // ---- LDP_DRIVER_10
-    add({"Driver10RefusesApiAt5",
-         "LDP_DRIVER_10",
-         "LDP_DRIVER_10",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"incompatible_for_any_api_above_1_0": true}})"),
-         {},
-         false,
-         "vkCreateInstance(apiVersion 1.1.0) -> VK_ERROR_INCOMPATIBLE_DRIVER",
-         ""});
+    add(Row("Driver10RefusesApiAt5", "LDP_DRIVER_10", "fail",
+            V("v7", R"({"misbehave": {"incompatible_for_any_api_above_1_0": true}})"))
+            .Evidence("vkCreateInstance(apiVersion 1.1.0) -> VK_ERROR_INCOMPATIBLE_DRIVER"));
     // ---- LDP_DRIVER_11
-    add({"Driver11ManifestClaimsMoreThanLibrary",
-         "LDP_DRIVER_11",
-         "LDP_DRIVER_11",
-         "fail",
-         V("v7", R"({"api_version": "1.1.0"})", "1.1.0"),
-         V("v7", R"({"api_version": "1.1.0"})", "1.3.0"),
-         {},
-         false,
-         "manifest api_version 1.3.0, library vkEnumerateInstanceVersion 1.1.0",
-         ""});
-    add({"Driver11ManifestOlderThanLibrary",
-         "LDP_DRIVER_11",
-         "LDP_DRIVER_11",
-         "warn",
-         V("v7", "{}", "1.3.0"),
-         V("v7", "{}", "1.1.0"),
-         {},
-         false,
-         "manifest api_version 1.1.0, library vkEnumerateInstanceVersion 1.3.0",
-         ""});
-    {
-        Config bad = V("v7", "{}");
-        bad.duplicate_manifest = true;
-        add({"Driver11DuplicateManifest",
-             "LDP_DRIVER_11",
-             "LDP_DRIVER_11",
-             "warn",
-             V("v7", "{}"),
-             bad,
-             {},
-             false,
-             "zz_copy_of_driver.json names the same library",
-             ""});
-    }
+    add(Row("Driver11ManifestClaimsMoreThanLibrary", "LDP_DRIVER_11", "fail",
+            V("v7", R"({"api_version": "1.1.0"})", "1.1.0"), V("v7", R"({"api_version": "1.1.0"})", "1.3.0"))
+            .Evidence("manifest api_version 1.3.0, library vkEnumerateInstanceVersion 1.1.0"));
+    add(Row("Driver11ManifestOlderThanLibrary", "LDP_DRIVER_11", "warn", V("v7", "{}", "1.3.0"), V("v7", "{}", "1.1.0"))
+            .Evidence("manifest api_version 1.1.0, library vkEnumerateInstanceVersion 1.3.0"));
+    add(Row("Driver11DuplicateManifest", "LDP_DRIVER_11", "warn", V("v7", "{}").Set(&Config::duplicate_manifest, true))
+            .Evidence("zz_copy_of_driver.json names the same library"));
     // ---- LDP_DRIVER_12
-    add({"Driver12UnpublishedExtension",
-         "LDP_DRIVER_12",
-         "LDP_DRIVER_12",
-         "warn",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"unpublished_extension": true}})"),
-         {},
-         false,
-         "instance extension VK_MOCK_unpublished_extension: not in the registry",
-         ""});
-    add({"Driver12UnpublishedPlatformInstanceExtension",
-         "LDP_DRIVER_12",
-         "LDP_DRIVER_12",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"instance_extensions": ["VK_KHR_get_physical_device_properties2", "VK_MOCK_acme_surface"]})"),
-         {},
-         false,
-         "VK_MOCK_acme_surface: not in the registry (platform/WSI extension)",
-         ""});
-    add({"Driver12UnpublishedPlatformDeviceExtension",
-         "LDP_DRIVER_12",
-         "LDP_DRIVER_12",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"physical_devices": [{"extensions": ["VK_MOCK_acme_swapchain"]}]})"),
-         {},
-         false,
-         "device 0 'Mock Device 0' extension VK_MOCK_acme_swapchain",
-         ""});
+    add(Row("Driver12UnpublishedExtension", "LDP_DRIVER_12", "warn",
+            V("v7", R"({"misbehave": {"unpublished_extension": true}})"))
+            .Evidence("instance extension VK_MOCK_unpublished_extension: not in the registry"));
+    add(Row("Driver12UnpublishedPlatformInstanceExtension", "LDP_DRIVER_12", "fail",
+            V("v7", R"({"instance_extensions": ["VK_KHR_get_physical_device_properties2", "VK_MOCK_acme_surface"]})"))
+            .Evidence("VK_MOCK_acme_surface: not in the registry (platform/WSI extension)"));
+    add(Row("Driver12UnpublishedPlatformDeviceExtension", "LDP_DRIVER_12", "fail",
+            V("v7", R"({"physical_devices": [{"extensions": ["VK_MOCK_acme_swapchain"]}]})"))
+            .Evidence("device 0 'Mock Device 0' extension VK_MOCK_acme_swapchain"));
     // ---- interface lints (LDP_DRIVER_3: the interface's requirements; vk exports: LDP_DRIVER_1 hazard)
-    add({"LintNoLoaderMagic",
-         "LDP_DRIVER_3",
-         "LINT_LOADER_MAGIC",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"no_loader_magic": true}})"),
-         {},
-         false,
-         "not ICD_LOADER_MAGIC",
-         ""});
-    add({"LintGpdpaAnswersEverything",
-         "LDP_DRIVER_3",
-         "LINT_GPDPA_NULL",
-         "fail",
-         V("v7", "{}"),
-         V("v7", R"({"misbehave": {"gpdpa_answers_everything": true}})"),
-         {},
-         false,
-         "non-NULL for: vkCreateInstance",
-         ""});
-    add({"LintGipaAnswersUnknownName",
-         "LDP_DRIVER_3",
-         "LINT_GIPA_NULL",
-         "fail",
-         V("v7", "{}"),
-         V("v7", std::string(R"({"device_functions": [")") + kUnknownFn + "\"]}"),
-         {},
-         false,
-         "unknown name with NULL and with an instance: answered",
-         ""});
-    add({"LintNoEnumerateInstanceVersion",
-         "LDP_DRIVER_3",
-         "LINT_GLOBAL_NULL_INSTANCE",
-         "warn",
-         V("v7", "{}"),
-         V("v7", R"({"expose_enumerate_instance_version": false})"),
-         // without vkEnumerateInstanceVersion the library's version cannot be compared any more
-         {},
-         false,
-         "NULL instance: vkEnumerateInstanceVersion -> NULL",
-         ""});
-    add({"LintVkExportsWithoutBsymbolic",
-         "LDP_DRIVER_1",
-         "LINT_VK_EXPORTS",
-         "warn",
-         V("v7", "{}"),
-         V("v7_vkexports", "{}"),
-         {},
-         false,
-         "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): no",
-         ""});
+    add(Row("LintNoLoaderMagic", "LDP_DRIVER_3", "fail", V("v7", R"({"misbehave": {"no_loader_magic": true}})"))
+            .Check("LINT_LOADER_MAGIC")
+            .Evidence("not ICD_LOADER_MAGIC"));
+    add(Row("LintGpdpaAnswersEverything", "LDP_DRIVER_3", "fail",
+            V("v7", R"({"misbehave": {"gpdpa_answers_everything": true}})"))
+            .Check("LINT_GPDPA_NULL")
+            .Evidence("non-NULL for: vkCreateInstance"));
+    add(Row("LintGipaAnswersUnknownName", "LDP_DRIVER_3", "fail",
+            V("v7", std::string(R"({"device_functions": [")") + kUnknownFn + "\"]}"))
+            .Check("LINT_GIPA_NULL")
+            .Evidence("unknown name with NULL and with an instance: answered"));
+    // without vkEnumerateInstanceVersion the library's version cannot be compared any more
+    add(Row("LintNoEnumerateInstanceVersion", "LDP_DRIVER_3", "warn",
+            V("v7", R"({"expose_enumerate_instance_version": false})"))
+            .Check("LINT_GLOBAL_NULL_INSTANCE")
+            .Evidence("NULL instance: vkEnumerateInstanceVersion -> NULL"));
+    add(Row("LintVkExportsWithoutBsymbolic", "LDP_DRIVER_1", "warn", V("v7_vkexports", "{}"))
+            .Check("LINT_VK_EXPORTS")
+            .Evidence("-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): no"));
     // The same exports linked with -Bsymbolic are what the interface document asks for: not flagged.
-    add({"LintVkExportsWithBsymbolicPass",
-         "LDP_DRIVER_1",
-         "LINT_VK_EXPORTS",
-         "pass",
-         V("v7", "{}"),
-         V("v7_vkexports_symbolic", "{}"),
-         {},
-         false,
-         "-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): yes",
-         "exports 10 standard vk* functions and is linked with -Bsymbolic"});
+    add(Row("LintVkExportsWithBsymbolicPass", "LDP_DRIVER_1", "pass", V("v7_vkexports_symbolic", "{}"))
+            .Check("LINT_VK_EXPORTS")
+            .Evidence("-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): yes")
+            .Reason("exports 10 standard vk* functions and is linked with -Bsymbolic"));
     MoreCases(add);
     return v;
 }

@@ -9,11 +9,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "conformance/checker_common/sarif_check.h"
+#include "conformance/checker_common/checker_output.h"
 #include "conformance/framework/json.h"
 #include "conformance/framework/policy.h"
 #include "conformance/framework/process.h"
@@ -22,29 +21,8 @@
 
 namespace {
 
-struct LlpRun {
-    int exit_status = -1;
-    std::string out, err;
-    vkt::Json json;
-    std::map<std::string, std::string> verdict, reason;
-    std::map<std::string, std::vector<std::string>> evidence;
-    std::string Describe() const {
-        std::ostringstream o;
-        o << "exit " << exit_status << "\n";
-        for (const auto &kv : verdict) {
-            o << "  " << kv.first << " = " << kv.second << ": " << reason.at(kv.first) << "\n";
-            for (const auto &e : evidence.at(kv.first)) o << "      | " << e << "\n";
-        }
-        o << "stderr: " << err.substr(0, 2000);
-        return o.str();
-    }
-    bool EvidenceHas(const std::string &id, const std::string &text) const {
-        auto it = evidence.find(id);
-        if (it == evidence.end()) return false;
-        for (const auto &e : it->second)
-            if (e.find(text) != std::string::npos) return true;
-        return false;
-    }
+struct LlpRun : chk::CheckerRun {
+    std::string Describe() const { return CheckerRun::Describe(true); }
 };
 
 void WriteFile(const std::string &path, const std::string &text) {
@@ -76,21 +54,8 @@ LlpRun LlpCheck(const std::vector<std::string> &args, bool json = true,
     vkt::ProcessOptions options;
     options.env = env;
     options.cwd = cwd;
-    vkt::ProcessResult p = vkt::RunProcess(argv, options);
     LlpRun r;
-    r.exit_status = p.status;
-    r.out = p.out;
-    r.err = p.err;
-    if (json) {
-        r.json = vkt::Json::Parse(r.out);
-        vkt::Json results = r.json["manifests"][0]["results"];
-        for (size_t i = 0; i < results.size(); i++) {
-            std::string id = results[i]["id"].str();
-            r.verdict[id] = results[i]["verdict"].str();
-            r.reason[id] = results[i]["reason"].str();
-            r.evidence[id] = results[i]["evidence"].strings();
-        }
-    }
+    r.Collect(vkt::RunProcess(argv, options), json, "manifests");
     return r;
 }
 
@@ -654,33 +619,15 @@ TEST(LlpCheckSarif, FindingsRulesAndLocations) {
     std::string missing = m.dir + "/no such.json";
     LlpRun r = LlpCheck({"--format=sarif", "--check=LLP_LAYER_3,LLP_LAYER_6", m.warn, m.fail, missing}, false);
     EXPECT_EQ(r.exit_status, 2) << r.err; // the missing manifest is an I/O error
-    vkt::Json log = vkt::Json::Parse(r.out);
-    ASSERT_TRUE(log.valid()) << r.out;
-    chk::SarifChecker checker;
-    for (const auto &e : checker.Check(log)) ADD_FAILURE() << e << "\n" << r.out;
+    vkt::Json log;
+    ASSERT_NO_FATAL_FAILURE(chk::ParseValidSarif(r.out, &log));
     vkt::Json run = log["runs"][0];
-    EXPECT_EQ(run["tool"]["driver"]["name"].str(), "llp-check");
+    ASSERT_NO_FATAL_FAILURE(chk::ExpectSarifRules(run, "llp-check", 22, "LLP_LAYER_"));
     vkt::Json rules = run["tool"]["driver"]["rules"];
-    ASSERT_EQ(rules.size(), 22u) << r.out;
-    for (size_t i = 0; i < rules.size(); i++) {
-        SCOPED_TRACE(rules[i]["id"].str());
-        EXPECT_EQ(rules[i]["id"].str(), "LLP_LAYER_" + std::to_string(i + 1));
-        EXPECT_FALSE(rules[i]["shortDescription"]["text"].str().empty());
-        EXPECT_GT(rules[i]["fullDescription"]["text"].str().size(), 40u);
-        EXPECT_GT(rules[i]["help"]["text"].str().size(), 40u);
-    }
     // The policy text comes from the policy table, with its source.
-    EXPECT_NE(rules[19]["fullDescription"]["text"].str().find("Uninstalling or upgrading a layer must remove"),
-              std::string::npos)
-        << rules[19].dump();
-    EXPECT_NE(rules[19]["fullDescription"]["text"].str().find("LoaderLayerInterface.md"), std::string::npos);
-    ASSERT_EQ(run["results"].size(), 2u) << r.out;
+    chk::ExpectRuleText(rules[19], "Uninstalling or upgrading a layer must remove", "LoaderLayerInterface.md");
     std::map<std::string, vkt::Json> by_uri;
-    for (size_t i = 0; i < 2; i++) {
-        vkt::Json res = run["results"][i];
-        EXPECT_EQ(rules[static_cast<size_t>(res["ruleIndex"].num())]["id"].str(), res["ruleId"].str());
-        by_uri[res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str()] = res;
-    }
+    ASSERT_NO_FATAL_FAILURE(chk::SarifResultsByUri(run, 2, &by_uri));
     ASSERT_TRUE(by_uri.count("file://" + m.warn)) << r.out;
     ASSERT_TRUE(by_uri.count("file://" + m.fail)) << r.out;
     EXPECT_EQ(by_uri["file://" + m.warn]["ruleId"].str(), "LLP_LAYER_3");
@@ -689,13 +636,7 @@ TEST(LlpCheckSarif, FindingsRulesAndLocations) {
     EXPECT_EQ(by_uri["file://" + m.fail]["ruleId"].str(), "LLP_LAYER_6");
     EXPECT_EQ(by_uri["file://" + m.fail]["level"].str(), "error");
     EXPECT_GT(by_uri["file://" + m.fail]["properties"]["evidence"].size(), 0u) << r.out;
-    vkt::Json inv = run["invocations"][0];
-    EXPECT_FALSE(inv["executionSuccessful"].boolean(true));
-    EXPECT_EQ(inv["exitCode"].num(), 2);
-    EXPECT_NE(inv["toolExecutionNotifications"][0]["message"]["text"].str().find("No such file or directory"),
-              std::string::npos);
-    EXPECT_EQ(inv["toolExecutionNotifications"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str(),
-              "file://" + m.dir + "/no%20such.json");
+    chk::ExpectMissingFileNotification(run, "file://" + m.dir + "/no%20such.json");
 }
 
 // A relative manifest path stays relative (against %SRCROOT%, the directory llp-check ran in).
@@ -705,15 +646,11 @@ TEST(LlpCheckSarif, RelativeManifestPathIsRelativeToSrcRoot) {
     std::string dir = m.warn.substr(0, m.warn.rfind('/'));
     LlpRun r = LlpCheck({"--format=sarif", "--check=LLP_LAYER_3", "mock.json"}, false, {}, dir);
     EXPECT_EQ(r.exit_status, 0) << r.err;
-    vkt::Json log = vkt::Json::Parse(r.out);
-    chk::SarifChecker checker;
-    for (const auto &e : checker.Check(log)) ADD_FAILURE() << e;
-    vkt::Json loc = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
-    EXPECT_EQ(loc["uri"].str(), "mock.json") << r.out;
-    EXPECT_EQ(loc["uriBaseId"].str(), "%SRCROOT%");
+    vkt::Json log;
+    ASSERT_NO_FATAL_FAILURE(chk::ParseValidSarif(r.out, &log));
     char *real = realpath(dir.c_str(), nullptr); // the test's temporary directory may have a "//"
     ASSERT_NE(real, nullptr);
-    EXPECT_EQ(log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"].str(), "file://" + std::string(real) + "/");
+    chk::ExpectRelativeToSrcRoot(log, "mock.json", real);
     free(real);
 }
 
@@ -736,9 +673,7 @@ TEST(LlpCheckFailOn, WarnFailsOnlyWhenAsked) {
     EXPECT_EQ(LlpCheck({"--format=sarif2", m.good}, false).exit_status, 2);
     // The SARIF log and the JSON report record the mode; SARIF the exit status.
     LlpRun s = LlpCheck({"--format=sarif", "--fail-on=warn", "--check=LLP_LAYER_3", m.warn}, false);
-    vkt::Json log = vkt::Json::Parse(s.out);
-    EXPECT_EQ(log["runs"][0]["properties"]["failOn"].str(), "warn") << s.out;
-    EXPECT_EQ(log["runs"][0]["invocations"][0]["exitCode"].num(), 1);
+    chk::ExpectSarifFailOn(s.out, "warn", 1);
     LlpRun j = LlpCheck({"--fail-on=warn", "--check=LLP_LAYER_3", m.warn});
     EXPECT_EQ(j.json["fail_on"].str(), "warn") << j.out;
     EXPECT_EQ(j.json["manifests"][0]["summary"]["warn"].num(), 1) << j.out;

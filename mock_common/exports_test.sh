@@ -1,5 +1,7 @@
 #!/bin/bash
-# Checks each mock ICD variant's dynamic symbol table against variants.bzl.
+# Checks each mock variant's dynamic symbol table against its variants.bzl row: the one script
+# behind //mock_icd:exports_test and //mock_layers:exports_test (their variants.bzl macros pass
+# the arguments). Every library also has no text relocations.
 # Arguments: pairs of <library path> <comma-separated expected symbols>.
 set -u
 fail=0
