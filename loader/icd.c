@@ -19,6 +19,13 @@
 #include "loader/internal/search_paths.h"
 #include "loader/internal/settings.h"
 
+/* The manifest's file name, as the documents' filter messages show it ([Drv] "Driver Select
+ * Filtering": `Driver "intel_icd.x86_64.json" ignored because ...`); the path follows in ours. */
+static const char *manifest_file_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
 static pthread_mutex_t g_driver_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A driver of the manifest cache (manifest_cache.h): the cache entry (path, identity, verdict,
@@ -392,15 +399,15 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
                 case VKL_DRIVER_DISABLED:
                     vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                             "Driver \"%s\" ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE' "
-                            "[RULE_DRV_FILTER_DISABLE]",
-                            d->manifest_path);
+                            "(%s) [RULE_DRV_FILTER_DISABLE]",
+                            manifest_file_name(d->manifest_path), d->manifest_path);
                     keep = false;
                     break;
                 case VKL_DRIVER_NOT_SELECTED:
                     vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                             "Driver \"%s\" ignored because not selected by env var 'VK_LOADER_DRIVERS_SELECT' "
-                            "[RULE_DRV_FILTER_SELECT]",
-                            d->manifest_path);
+                            "(%s) [RULE_DRV_FILTER_SELECT]",
+                            manifest_file_name(d->manifest_path), d->manifest_path);
                     keep = false;
                     break;
                 default: break;

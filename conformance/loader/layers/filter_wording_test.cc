@@ -88,5 +88,34 @@ TEST(LoaderWording, InsertInstanceLayer) {
   EXPECT_NE(line.find(".so)"), std::string::npos) << line;  // the library it loaded
 }
 
+// The header of a line as spec §7.11 shows it: "[Vulkan Loader] <SEVERITY> | <CATEGORY>: ", the
+// message from column 32 (the header padded with spaces) or right after a longer header.
+TEST(LoaderWording, HeaderNamesSeverityAndCategory) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "keep");
+  AddNamedDriver(s, "gone");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "gone");
+  s.SetEnv("VK_LOADER_DRIVERS_DISABLE", "gone.json");
+  s.SetEnv("VK_LOADER_DEBUG", "all");
+  ProbeResult r = CreateAndEnumerate(s);
+  // a WARNING | DRIVER line whose header is longer than 32 columns
+  // (the documents' words first, the manifest's file name as [Drv] "Driver Disable Filtering" shows it;
+  // what follows is ours: the path and the rule)
+  std::string disabled = OneLine(r, "ignored because it was disabled by env var");
+  EXPECT_EQ(disabled.rfind("[Vulkan Loader] WARNING | DRIVER: Driver \"gone.json\" ignored because it was disabled "
+                           "by env var 'VK_LOADER_DRIVERS_DISABLE'",
+                           0),
+            0u)
+      << disabled;
+  // an ERROR line (no category) padded to column 32
+  Sandbox none;
+  ProbeResult n = CreateAndEnumerate(none);
+  std::string line = OneLine(n, "Found no drivers!");
+  EXPECT_EQ(line.rfind("[Vulkan Loader] ERROR", 0), 0u) << n.err;
+  EXPECT_EQ(line.find("vkCreateInstance: Found no drivers!"), 32u) << line;
+}
+
 }  // namespace
 }  // namespace vkt
