@@ -19,7 +19,10 @@ static enum vkl_file_kind kind_of_mode(mode_t mode) {
     return VKL_FILE_OTHER;
 }
 
-enum vkl_file_kind vkl_file_kind(const char *path) {
+/* vkl_file_kind; *st_ok says whether *st holds the status of the file the probe opened (false when
+ * the answer came from opendir/access). */
+static enum vkl_file_kind probe_kind(const char *path, struct stat *st, bool *st_ok) {
+    *st_ok = false;
     if (path == NULL || path[0] == '\0') {
         errno = ENOENT;
         return VKL_FILE_MISSING;
@@ -28,10 +31,9 @@ enum vkl_file_kind vkl_file_kind(const char *path) {
      * fstat()ed, never read. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd >= 0) {
-        struct stat st;
-        enum vkl_file_kind k = fstat(fd, &st) == 0 ? kind_of_mode(st.st_mode) : VKL_FILE_OTHER;
+        *st_ok = fstat(fd, st) == 0;
         close(fd);
-        return k;
+        return *st_ok ? kind_of_mode(st->st_mode) : VKL_FILE_OTHER;
     }
     int saved = errno;
     /* Not openable here: unreadable, or a path only an interposer knows. Ask the calls an
@@ -44,6 +46,12 @@ enum vkl_file_kind vkl_file_kind(const char *path) {
     if (access(path, F_OK) == 0) return VKL_FILE_REGULAR; /* fopen + fstat decide */
     errno = saved;
     return VKL_FILE_MISSING;
+}
+
+enum vkl_file_kind vkl_file_kind(const char *path) {
+    struct stat st;
+    bool st_ok;
+    return probe_kind(path, &st, &st_ok);
 }
 
 /* fopen()s a path known or probed to be a regular file; *st is the open stream's status. */
@@ -66,6 +74,9 @@ static FILE *open_regular(const char *path, enum vkl_file_kind known, struct sta
         errno = e;
         return NULL;
     }
+    /* Unbuffered: reads go straight into the caller's buffer (sized from st_size), so stdio
+     * allocates no buffer of its own (nor fstat()s the file again to size one). */
+    setvbuf(f, NULL, _IONBF, 0);
     return f;
 }
 
@@ -76,12 +87,30 @@ static void fill_id(const struct stat *st, struct vkl_file_id *out) {
     out->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
-bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_file_id *out) {
+bool vkl_file_open(const char *path, enum vkl_file_kind known, struct vkl_file *out) {
     struct stat st;
-    FILE *f = open_regular(path, known, &st);
-    if (f == NULL) return false;
-    fclose(f);
-    if (out != NULL) fill_id(&st, out);
+    out->stream = open_regular(path, known, &st);
+    if (out->stream == NULL) {
+        memset(&out->id, 0, sizeof(out->id));
+        return false;
+    }
+    fill_id(&st, &out->id);
+    return true;
+}
+
+void vkl_file_close(struct vkl_file *f) {
+    if (f == NULL || f->stream == NULL) return;
+    int saved = errno;
+    fclose(f->stream);
+    f->stream = NULL;
+    errno = saved;
+}
+
+bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_file_id *out) {
+    struct vkl_file f;
+    if (!vkl_file_open(path, known, &f)) return false;
+    vkl_file_close(&f);
+    if (out != NULL) *out = f.id;
     return true;
 }
 
@@ -104,26 +133,23 @@ bool vkl_library_identity(const char *path, struct vkl_file_id *out) {
     return true;
 }
 
-/* RULE_ADVERSARIAL_INPUT: files above `max`, FIFOs and devices are refused without reading. */
-VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf, size_t *out_len,
-                       struct vkl_file_id *out_id) {
+/* RULE_ADVERSARIAL_INPUT: files above `max`, FIFOs and devices are refused without reading (the
+ * open refused the latter two). */
+VkResult vkl_file_read_all(struct vkl_file *f, size_t max, char **out_buf, size_t *out_len) {
     if (out_buf) *out_buf = NULL;
     if (out_len) *out_len = 0;
-    if (out_buf == NULL || out_len == NULL) {
+    if (f == NULL || f->stream == NULL || out_buf == NULL || out_len == NULL) {
         errno = EINVAL;
         return VK_ERROR_INITIALIZATION_FAILED;
     }
-    struct stat st;
-    FILE *f = open_regular(path, known, &st);
-    if (f == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     VkResult result = VK_ERROR_INITIALIZATION_FAILED;
     char *buf = NULL;
-    if ((unsigned long long)st.st_size > max) {
+    if (f->id.size > max) {
         errno = EFBIG;
         goto out;
     }
     /* Read up to max + 1 bytes whatever st_size said (the file may grow under us). */
-    size_t cap = (size_t)st.st_size + 1, len = 0;
+    size_t cap = (size_t)f->id.size + 1, len = 0;
     buf = malloc(cap + 1);
     if (buf == NULL) {
         result = VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -141,10 +167,10 @@ VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, c
             buf = nbuf;
             cap = ncap;
         }
-        size_t n = fread(buf + len, 1, cap - len, f);
+        size_t want = cap - len, n = fread(buf + len, 1, want, f->stream);
         len += n;
-        if (n == 0) {
-            if (ferror(f)) {
+        if (n < want) { /* end of file or an error: no further fread (no second read(2) at EOF) */
+            if (ferror(f->stream)) {
                 if (errno == 0) errno = EIO;
                 goto out;
             }
@@ -158,17 +184,27 @@ VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, c
     buf[len] = '\0';
     *out_buf = buf;
     *out_len = len;
-    if (out_id != NULL) fill_id(&st, out_id);
     buf = NULL;
     result = VK_SUCCESS;
 out:
     free(buf);
-    {
-        int saved = errno;
-        fclose(f);
-        errno = saved;
-    }
     return result;
+}
+
+VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf, size_t *out_len,
+                       struct vkl_file_id *out_id) {
+    if (out_buf) *out_buf = NULL;
+    if (out_len) *out_len = 0;
+    if (out_buf == NULL || out_len == NULL) {
+        errno = EINVAL;
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    struct vkl_file f;
+    if (!vkl_file_open(path, known, &f)) return VK_ERROR_INITIALIZATION_FAILED;
+    VkResult r = vkl_file_read_all(&f, max, out_buf, out_len);
+    vkl_file_close(&f);
+    if (r == VK_SUCCESS && out_id != NULL) *out_id = f.id;
+    return r;
 }
 
 static bool has_suffix(const char *name, const char *suffix) {
@@ -243,14 +279,26 @@ void vkl_dir_list_free(struct vkl_dir_list *list) {
     list->count = 0;
 }
 
-void *vkl_library_open(const char *path, const char **err) {
+void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id *out_id,
+                          enum vkl_library_id *out_state) {
     if (err != NULL) *err = NULL;
+    if (out_state != NULL) *out_state = VKL_LIBRARY_ID_UNKNOWN;
     if (path == NULL) {
         if (err != NULL) *err = "no library path";
         return NULL;
     }
     if (strchr(path, '/') != NULL) {
-        enum vkl_file_kind k = vkl_file_kind(path);
+        struct stat st;
+        bool st_ok;
+        enum vkl_file_kind k = probe_kind(path, &st, &st_ok);
+        if (out_state != NULL) {
+            if (k == VKL_FILE_REGULAR && st_ok) {
+                *out_state = VKL_LIBRARY_ID_TAKEN;
+                if (out_id != NULL) fill_id(&st, out_id);
+            } else if (k != VKL_FILE_REGULAR) {
+                *out_state = VKL_LIBRARY_ID_NONE;
+            }
+        }
         if (k == VKL_FILE_DIRECTORY || k == VKL_FILE_OTHER) {
             if (err != NULL)
                 *err = k == VKL_FILE_DIRECTORY ? "is a directory, not a library"
@@ -265,3 +313,5 @@ void *vkl_library_open(const char *path, const char **err) {
     }
     return h;
 }
+
+void *vkl_library_open(const char *path, const char **err) { return vkl_library_open_id(path, err, NULL, NULL); }

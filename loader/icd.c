@@ -99,8 +99,13 @@ __attribute__((destructor)) static void vkl_drivers_shutdown(void) {
     pthread_mutex_unlock(&g_driver_lock);
 }
 
-/* Records the library file's identity at the load attempt. */
-static void library_identity(struct vkl_driver *d) {
+/* Records the library file's identity at the load attempt. `state`/`id`: what the file-kind check
+ * before dlopen learned about manifest.library_path (vkl_library_open_id); used as is when the
+ * library is known by that same path (a path with a '/' is loaded under the name given), so the
+ * library file is opened once per load, not twice (issue 18). Otherwise (a bare name the dynamic
+ * linker searched, a library already mapped under another name, a path only an interposer knows)
+ * the identity is taken here. */
+static void library_identity(struct vkl_driver *d, enum vkl_library_id state, const struct vkl_file_id *id) {
     free(d->lib_path);
     d->lib_path = NULL;
     d->lib_stat_ok = false;
@@ -110,7 +115,13 @@ static void library_identity(struct vkl_driver *d) {
         d->lib_path = strdup(lm->l_name);
     else if (d->manifest.library_path != NULL && strchr(d->manifest.library_path, '/') != NULL)
         d->lib_path = strdup(d->manifest.library_path);
-    if (d->lib_path == NULL || !vkl_library_identity(d->lib_path, &d->lib_id)) return;
+    if (d->lib_path == NULL) return;
+    if (state != VKL_LIBRARY_ID_UNKNOWN && strcmp(d->lib_path, d->manifest.library_path) == 0) {
+        d->lib_stat_ok = state == VKL_LIBRARY_ID_TAKEN;
+        if (d->lib_stat_ok) d->lib_id = *id;
+        return;
+    }
+    if (!vkl_library_identity(d->lib_path, &d->lib_id)) return;
     d->lib_stat_ok = true;
 }
 
@@ -130,12 +141,13 @@ static bool library_unchanged(const struct vkl_driver *d) {
  * call tries again (issue 19). */
 static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, struct cached_driver **out) {
     *out = NULL;
-    struct vkl_file_id id;
-    if (!vkl_file_identity(path, VKL_FILE_REGULAR, &id)) {
+    /* One fopen per manifest: its identity looks the cache up, and a miss reads the same stream. */
+    struct vkl_file file;
+    if (!vkl_file_open(path, VKL_FILE_REGULAR, &file)) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER, "driver manifest %s: cannot be read [LDP_DRIVER_4]", path);
         return VK_SUCCESS;
     }
-    struct vkl_mcache_entry *e = vkl_mcache_find(&g_cache, path, &id, log);
+    struct vkl_mcache_entry *e = vkl_mcache_find(&g_cache, path, &file.id, log);
     if (e != NULL && !library_unchanged(&((struct cached_driver *)(void *)e)->d)) {
         /* The library changed on disk: re-read the manifest and reopen the library. An entry no
          * instance holds is closed first, so dlopen maps the new file rather than returning the
@@ -145,17 +157,18 @@ static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, st
         e = NULL;
     }
     if (e != NULL) {
+        vkl_file_close(&file);
         *out = (struct cached_driver *)(void *)e;
         return VK_SUCCESS;
     }
     struct cached_driver *cd = calloc(1, sizeof(*cd));
-    if (cd == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    cd->d.manifest_path = strdup(path);
-    if (cd->d.manifest_path == NULL) {
+    if (cd == NULL || (cd->d.manifest_path = strdup(path)) == NULL) {
         free(cd);
+        vkl_file_close(&file);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
-    VkResult r = vkl_mcache_load(&g_cache, &cd->ce, path, &id, log);
+    VkResult r = vkl_mcache_load(&g_cache, &cd->ce, path, &file, log);
+    vkl_file_close(&file);
     if (r != VK_SUCCESS) return r; /* the record was destroyed */
     cd->d.manifest_ok = cd->ce.ok;
     *out = cd;
@@ -337,8 +350,10 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
     d->load_oom = false;
     /* RTLD_LOCAL keeps one driver's symbols from resolving another's (LDP_DRIVER_1). */
     const char *err = NULL;
-    d->lib = vkl_library_open(d->manifest.library_path, &err);
-    library_identity(d);
+    struct vkl_file_id lib_id;
+    enum vkl_library_id lib_id_state;
+    d->lib = vkl_library_open_id(d->manifest.library_path, &err, &lib_id, &lib_id_state);
+    library_identity(d, lib_id_state, &lib_id);
     if (d->lib == NULL) {
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",
                 d->manifest_path, d->manifest.library_path, err != NULL ? err : "unknown error");

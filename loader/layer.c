@@ -108,19 +108,21 @@ uint32_t vkl_layers_parse_count_for_testing(void) {
  * listed (search_paths.c classified it), VKL_FILE_MISSING for one named elsewhere. */
 static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit,
                                    enum vkl_file_kind known, VkResult *res) {
-    struct vkl_file_id id;
+    struct vkl_file file; /* one fopen: identity for the lookup, contents on a miss (issue 18) */
     *res = VK_SUCCESS;
-    if (!vkl_file_identity(path, known, &id)) return NULL;
+    if (!vkl_file_open(path, known, &file)) return NULL;
     struct vkl_mcache *c = &g_caches[implicit];
-    struct vkl_mcache_entry *e = vkl_mcache_find(c, path, &id, log);
-    if (e != NULL) return (struct layer_file *)(void *)e;
-    struct layer_file *f = calloc(1, sizeof(*f));
+    struct layer_file *f = (struct layer_file *)(void *)vkl_mcache_find(c, path, &file.id, log);
     if (f == NULL) {
-        *res = VK_ERROR_OUT_OF_HOST_MEMORY;
-        return NULL;
+        f = calloc(1, sizeof(*f));
+        if (f == NULL) {
+            *res = VK_ERROR_OUT_OF_HOST_MEMORY;
+        } else {
+            f->implicit = implicit;
+            if ((*res = vkl_mcache_load(c, &f->ce, path, &file, log)) != VK_SUCCESS) f = NULL;
+        }
     }
-    f->implicit = implicit;
-    if ((*res = vkl_mcache_load(c, &f->ce, path, &id, log)) != VK_SUCCESS) return NULL;
+    vkl_file_close(&file);
     return f;
 }
 

@@ -98,8 +98,9 @@ static void capture_emit(void *ctx, uint32_t flags, const char *line) {
     if (c->fwd != NULL && c->fwd->emit != NULL) c->fwd->emit(c->fwd->ctx, flags, line);
 }
 
-VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const char *path,
-                         const struct vkl_file_id *id, const struct vkl_log_sink *log) {
+VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const char *path, struct vkl_file *file,
+                         const struct vkl_log_sink *log) {
+    const struct vkl_file_id *id = &file->id;
     size_t plen = strlen(path);
     e->path = malloc(plen + 1);
     if (e->path == NULL || !reserve(c)) {
@@ -115,8 +116,9 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
     struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
     char *buf = NULL;
     size_t len = 0;
-    /* The identity recorded is the one of the bytes actually parsed. */
-    VkResult r = vkl_file_read(path, VKL_FILE_REGULAR, VKL_MANIFEST_MAX_SIZE, &buf, &len, &e->id);
+    /* The bytes parsed are read from the stream whose identity is recorded (issue 18: the lookup's
+     * fopen, not a second one). */
+    VkResult r = vkl_file_read_all(file, VKL_MANIFEST_MAX_SIZE, &buf, &len);
     if (r == VK_ERROR_INITIALIZATION_FAILED && errno == EFBIG) {
         /* Say why (issue 19): the size seen when the search classified the file (or, when it grew
          * since, "more than" the limit), and the limit. */

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <vulkan/vulkan.h>
 
 #ifdef __cplusplus
@@ -78,6 +79,29 @@ bool vkl_library_identity(const char *path, struct vkl_file_id *out);
 VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, char **out_buf, size_t *out_len,
                        struct vkl_file_id *out_id);
 
+/*
+ * One open regular file, for a caller that needs its identity first and maybe its contents after
+ * (the manifest caches: the identity looks the cache up, and only a miss reads the file). One fopen
+ * and one fstat serve both, instead of vkl_file_identity followed by vkl_file_read (two of each;
+ * issue 18: per driver manifest 2 openat, 2 fstat, 2 close fewer, docs/performance.md).
+ * Owned by the caller: every successful vkl_file_open is paired with one vkl_file_close.
+ */
+struct vkl_file {
+    FILE *stream;          /* private to fileio.c */
+    struct vkl_file_id id; /* the open file's identity (its fstat) */
+};
+
+/* fopen + fstat(fileno) of the regular file at `path`; `known` as for vkl_file_identity. False
+ * (errno set, nothing to close) when it is missing, unreadable or not a regular file. */
+bool vkl_file_open(const char *path, enum vkl_file_kind known, struct vkl_file *out);
+
+/* Reads the whole of `f` (at most `max` bytes) from where it was opened, as vkl_file_read does; the
+ * bytes are those of the file whose identity is f->id. Call at most once per vkl_file_open. */
+VkResult vkl_file_read_all(struct vkl_file *f, size_t max, char **out_buf, size_t *out_len);
+
+/* fclose; errno is preserved. Safe on a closed or zeroed struct. */
+void vkl_file_close(struct vkl_file *f);
+
 /* One directory listing: the names (not "." / "..") ending in `suffix` (NULL: all), sorted
  * bytewise, each with what d_type said (VKL_FILE_MISSING when d_type was DT_UNKNOWN or a symlink:
  * the caller classifies the full path). Through opendir/readdir/closedir only. */
@@ -100,6 +124,22 @@ void vkl_dir_list_free(struct vkl_dir_list *list);
  * failure *err (may be NULL) receives dlerror()'s text or our reason; it is valid until the next
  * call on this thread. */
 void *vkl_library_open(const char *path, const char **err);
+
+/* What vkl_library_open_id learned about the library file's identity. */
+enum vkl_library_id {
+    VKL_LIBRARY_ID_UNKNOWN = 0, /* not taken: a bare name (the dynamic linker searched), or a path
+                                   open(2) cannot reach (an interposed one): ask vkl_library_identity */
+    VKL_LIBRARY_ID_TAKEN,       /* *out_id: the file at `path` as the check before dlopen saw it */
+    VKL_LIBRARY_ID_NONE,        /* `path` was missing or not a regular file: it has no identity */
+};
+
+/* vkl_library_open, also returning the identity the file-kind check before dlopen took (one
+ * non-blocking open + fstat, as vkl_library_identity): the driver cache records it instead of
+ * opening the library file a second time after the load (issue 18). The identity is of the path
+ * as given; the file dlopen mapped may have been replaced in between, which the next
+ * vkl_library_identity comparison sees as a change (a reload, never a missed change). */
+void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id *out_id,
+                          enum vkl_library_id *out_state);
 
 #ifdef __cplusplus
 }
