@@ -315,3 +315,11 @@ void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id
 }
 
 void *vkl_library_open(const char *path, const char **err) { return vkl_library_open_id(path, err, NULL, NULL); }
+
+const char *vkl_self_exe(char *buf, size_t len) {
+    if (buf == NULL || len == 0) return "";
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n < 0) n = 0;
+    buf[n] = '\0';
+    return buf;
+}

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "loader/internal/env.h"
 #include "loader/internal/fileio.h"
@@ -346,13 +345,6 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
     return r;
 }
 
-static const char *self_exe(char *buf, size_t len) {
-    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    if (n < 0) return "";
-    buf[n] = '\0';
-    return buf;
-}
-
 /* The filter decision for one discovered layer ([Arch] "Layer Filtering", RULE_LYR_FILTER_*):
  * disabled = (~all~ || ~implicit~/~explicit~ || name matches DISABLE) && name does not match ALLOW;
  * a name matching ENABLE is always available. */
@@ -645,7 +637,7 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
             if (l->app_key_count == 0) {
                 if (global == NULL) global = l;
             } else if (specific == NULL) {
-                if (self == NULL) self = self_exe(exe, sizeof(exe));
+                if (self == NULL) self = vkl_self_exe(exe, sizeof(exe));
                 if (str_in(l->app_keys, l->app_key_count, self)) specific = l;
             }
         }

@@ -51,6 +51,10 @@ enum vkl_file_kind {
 /* access(path, F_OK) == 0. */
 bool vkl_file_exists(const char *path);
 
+/* The running executable's path ("/proc/self/exe" through readlink) in `buf` (NUL-terminated),
+ * or "" when it cannot be read: what settings-file and override-layer app_keys are compared with. */
+const char *vkl_self_exe(char *buf, size_t len);
+
 /* Classifies `path`: opendir() succeeds -> DIRECTORY; else a non-blocking probe decides REGULAR or
  * OTHER; a path the probe cannot open but access() finds is REGULAR (an interposed path: fopen
  * decides). errno is preserved for MISSING. */
