@@ -7,6 +7,7 @@
 // (its vk_icdGetInstanceProcAddr is exported as mock_icd_direct_GetInstanceProcAddr), so it works
 // only if the loader takes every interface function from the pointer, never from dlsym. It is
 // copied into the sandbox but no manifest names it.
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,31 @@ TEST_F(DirectDriver, InclusiveListedDriversAreNotFiltered) {
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"dd-dev"}) << r.Describe();
   EXPECT_FALSE(s_.WasLoaded("sys")) << r.Describe();
+}
+
+// EXCLUSIVE also skips the settings file's additional_drivers (spec 1.3, the Khronos loader's
+// loader.c:4095-4100; [Drv] "Interactions with other driver discovery mechanisms"); INCLUSIVE keeps
+// them beside the system drivers.
+TEST_F(DirectDriver, ExclusiveSkipsSettingsFileAdditionalDrivers) {
+  VKT_POLICY("LDP_LOADER_3", "RULE_DRV_DIRECT_LOADING", "RULE_SETTINGS_FILE");
+  AddNamedDriver(s_, "extra");
+  std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
+  s_.WriteFile(
+      s_.xdg_config_home() + "/vulkan/loader_settings.d/vk_loader_settings.json",
+      "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" + m + "\"}]}}");
+  ProbeResult control = Run({});  // without the list the file's driver is loaded
+  EXPECT_EQ(Sorted(control.DeviceNames()), (Names{"extra-dev", "sys-dev"})) << control.Describe();
+
+  ProbeResult inclusive = Run({Direct(s_.driver("dd"), "inclusive")});
+  EXPECT_EQ(CreateResult(inclusive), "VK_SUCCESS") << inclusive.Describe();
+  EXPECT_EQ(Sorted(inclusive.DeviceNames()), (Names{"dd-dev", "extra-dev", "sys-dev"})) << inclusive.Describe();
+
+  std::remove((s_.driver("extra").calls).c_str());
+  ProbeResult r = Run({Direct(s_.driver("dd"), "exclusive")});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"dd-dev"}) << r.Describe();
+  EXPECT_FALSE(s_.WasLoaded("extra")) << r.Describe();
+  EXPECT_TRUE(r.LogLines("extra.json").empty()) << r.Describe();  // not even read
 }
 
 // The extension without the list: a warning, the usual drivers.

@@ -231,5 +231,32 @@ TEST_F(FsShim, LoaderLogLinesGoThroughFputsAndFputc) {
   EXPECT_EQ(missing, 0u) << loader_lines.size() << " loader lines";
 }
 
+// The settings file in the system locations of the search (spec 7.10, docs/settings.md): with
+// XDG_CONFIG_DIRS and XDG_DATA_DIRS unset, the XDG_CONFIG_DIRS fallback (/etc/xdg), then
+// SYSCONFDIR (/etc), then the XDG_DATA_DIRS fallbacks (/usr/local/share, then /usr/share), each
+// <base>/vulkan/loader_settings.d; the first file found wins. Files are added from the last
+// location to the first, and each adds its own driver (manifest outside every search location),
+// so the devices show which file was used.
+TEST_F(FsShim, SettingsFileInSysconfdirAndDataDirsFallbacksFound) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3", "RULE_ENV_XDG_DATA_DIRS", "RULE_ENV_XDG_CONFIG_DIRS");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsbase3");
+  const char* const bases[][2] = {
+      {"/usr/share", "fsusr"}, {"/usr/local/share", "fslocal"}, {"/etc", "fsetc"}, {"/etc/xdg", "fsxdg"}};
+  for (const auto& base : bases) {
+    const std::string where = base[0], name = base[1];
+    AddNamedDriver(s_, name);
+    std::string m = s_.root() + "/loose/" + name + ".json";
+    s_.WriteFile(m, s_.ManifestFor(name).ToJson());
+    std::string settings = where + "/vulkan/loader_settings.d/vk_loader_settings.json";
+    s_.WriteFile(
+        Backing(settings),
+        "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": [{\"path\": \"" + m + "\"}]}}");
+    ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+    EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << where << "\n" << r.Describe();
+    EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"fsbase3-dev", name + "-dev"})) << where << "\n" << r.Describe();
+    EXPECT_TRUE(ShimSaw("fopen", settings)) << where << "\n" << ReadFileText(log_path());
+  }
+}
+
 }  // namespace
 }  // namespace vkt

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance/loader/common.h"
@@ -92,9 +94,9 @@ class SettingsFixture : public ::testing::Test {
                     {"instance-layers", app_layers.empty() ? "create-instance" : "create-instance:layers=" + app_layers,
                      "devices", "destroy-instance"});
   }
-  V Listed(const ProbeResult& r) {
+  V Listed(const ProbeResult& r, size_t nth = 0) {
     V out;
-    Json layers = r.Step("instance-layers")["layers"];
+    Json layers = r.Step("instance-layers", nth)["layers"];
     for (size_t i = 0; i < layers.size(); ++i)
       out.push_back(layers[i].is_string() ? layers[i].str() : layers[i]["name"].str());
     return out;
@@ -504,6 +506,228 @@ TEST_F(SettingsFixture, MalformedFileIsIgnoredWithOneLine) {
   EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_found"}) << r.Describe();
   EXPECT_EQ(r.DeviceNames(), V{"drv-dev"}) << r.Describe();
   EXPECT_FALSE(r.LogLines(path).empty()) << r.Describe();
+}
+
+// ---- combinations: the file over time, its controls against the environment ---------------------
+
+// The layer chain of one run: the call records of the mock layers are cleared first (they
+// accumulate across runs of one sandbox).
+class SettingsCombination : public SettingsFixture {
+ protected:
+  ProbeResult RunFresh(const std::string& app_layers = "") {
+    s_.WriteFile(s_.LayerCallsFile(), "");
+    return Run(app_layers);
+  }
+};
+
+// The file is looked for again at every global call (spec 7.10 "Re-read at every global call"):
+// in one process, rewriting it between two vkEnumerateInstanceLayerProperties calls changes the
+// list, and removing it restores the normal search.
+TEST_F(SettingsCombination, ReReadBetweenTwoGlobalCalls) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_reread_a");
+  std::string b = HiddenLayer("VK_LAYER_MOCK_set_reread_b");
+  FoundLayer("VK_LAYER_MOCK_set_reread_found", false);
+  std::string path = WriteSettings(Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_reread_a", a) + "]"));
+  std::string second = Settings(
+      "\"layers\": [" + Join({Entry("on", "VK_LAYER_MOCK_set_reread_b", b), Entry("unordered_layer_location")}) + "]");
+  ProbeResult r = RunProbe(s_, {"instance-layers", "write-file:" + path + ":" + second, "instance-layers",
+                                "remove-file:" + path, "instance-layers"});
+  ASSERT_TRUE(r.Step("write-file")["ok"].boolean()) << r.Describe();
+  ASSERT_TRUE(r.Step("remove-file")["ok"].boolean()) << r.Describe();
+  EXPECT_EQ(Listed(r, 0), V{"VK_LAYER_MOCK_set_reread_a"}) << r.Describe();
+  EXPECT_EQ(Listed(r, 1), (V{"VK_LAYER_MOCK_set_reread_b", "VK_LAYER_MOCK_set_reread_found"})) << r.Describe();
+  EXPECT_EQ(Listed(r, 2), V{"VK_LAYER_MOCK_set_reread_found"}) << r.Describe();
+}
+
+// treat_as_implicit_manifest alone decides how the same manifest is read: with it the layer is
+// implicit (enabled without a request, off while its disable_environment is set), without it
+// explicit (enabled only on request).
+TEST_F(SettingsCombination, TreatAsImplicitManifestAlone) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LLP_LOADER_7");
+  const std::string name = "VK_LAYER_MOCK_set_as_implicit";
+  std::string m = HiddenLayer(name, /*implicit=*/true);  // has disable_environment DISABLE_<name>
+  WriteSettings(Settings("\"layers\": [" + Entry("auto", name, m, ", \"treat_as_implicit_manifest\": true") + "]"));
+  ProbeResult implicit = RunFresh();
+  EXPECT_EQ(Listed(implicit), V{name}) << implicit.Describe();
+  EXPECT_EQ(CreateResult(implicit), "VK_SUCCESS") << implicit.Describe();
+  EXPECT_EQ(Chain(), V{name}) << implicit.Describe();
+
+  s_.SetEnv("DISABLE_" + name, "1");
+  ProbeResult disabled = RunFresh();
+  EXPECT_EQ(CreateResult(disabled), "VK_SUCCESS") << disabled.Describe();
+  EXPECT_TRUE(Chain().empty()) << disabled.Describe();
+  s_.UnsetEnv("DISABLE_" + name);
+
+  for (const std::string& flag : {std::string(), std::string(", \"treat_as_implicit_manifest\": false")}) {
+    WriteSettings(Settings("\"layers\": [" + Entry("auto", name, m, flag) + "]"));
+    ProbeResult plain = RunFresh();
+    EXPECT_EQ(Listed(plain), V{name}) << flag << "\n" << plain.Describe();
+    EXPECT_EQ(CreateResult(plain), "VK_SUCCESS") << plain.Describe();
+    EXPECT_TRUE(Chain().empty()) << flag << "\n" << plain.Describe();  // explicit: not by itself
+    ProbeResult asked = RunFresh(name);
+    EXPECT_EQ(CreateResult(asked), "VK_SUCCESS") << asked.Describe();
+    EXPECT_EQ(Chain(), V{name}) << flag << "\n" << asked.Describe();
+  }
+}
+
+// A layers entry whose name is not the name of a layer in the manifest at its path is dropped
+// alone (spec 7.10): the other entries stay, and neither name is available.
+TEST_F(SettingsCombination, EntryNameNotInItsManifestIsDropped) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string real = HiddenLayer("VK_LAYER_MOCK_set_real_name");
+  std::string good = HiddenLayer("VK_LAYER_MOCK_set_good");
+  WriteSettings(Settings(
+      "\"layers\": [" +
+      Join({Entry("on", "VK_LAYER_MOCK_set_other_name", real), Entry("on", "VK_LAYER_MOCK_set_good", good)}) + "]"));
+  ProbeResult r = RunFresh();
+  EXPECT_EQ(Listed(r), V{"VK_LAYER_MOCK_set_good"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_set_good"}) << r.Describe();
+  bool named = false;  // a line names the entry and the manifest it points at
+  for (const std::string& line : r.LogLines(real))
+    named = named || line.find("VK_LAYER_MOCK_set_other_name") != std::string::npos;
+  EXPECT_TRUE(named) << r.Describe();
+  for (const char* asked : {"VK_LAYER_MOCK_set_other_name", "VK_LAYER_MOCK_set_real_name"}) {
+    ProbeResult req = RunFresh(asked);
+    EXPECT_EQ(CreateResult(req), "VK_ERROR_LAYER_NOT_PRESENT") << asked << "\n" << req.Describe();
+    EXPECT_TRUE(Chain().empty()) << asked << "\n" << req.Describe();
+  }
+}
+
+// "auto" follows the normal rules (spec 7.10): VK_INSTANCE_LAYERS and VK_LOADER_LAYERS_ENABLE
+// enable an explicit layer, VK_LOADER_LAYERS_DISABLE turns off one (even an implicit one, even one
+// VK_INSTANCE_LAYERS names) unless VK_LOADER_LAYERS_ALLOW names it. Activation keeps the file's
+// order.
+TEST_F(SettingsCombination, AutoFollowsInstanceLayersAndTheLayerFilters) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_LYR_ENV_INSTANCE_LAYERS", "RULE_LYR_FILTER_ENABLE", "RULE_LYR_FILTER_DISABLE",
+             "RULE_LYR_FILTER_ALLOW");
+  const std::string ex = "VK_LAYER_MOCK_set_auto_explicit", im = "VK_LAYER_MOCK_set_auto_implicit";
+  std::string e = HiddenLayer(ex);
+  std::string i = HiddenLayer(im, /*implicit=*/true);
+  WriteSettings(Settings("\"layers\": [" +
+                         Join({Entry("auto", ex, e), Entry("auto", im, i, ", \"treat_as_implicit_manifest\": true")}) +
+                         "]"));
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+    V chain;
+  };
+  const Case cases[] = {
+      {{}, V{im}},
+      {{{"VK_INSTANCE_LAYERS", ex}}, V{ex, im}},
+      {{{"VK_LOADER_LAYERS_ENABLE", ex}}, V{ex, im}},
+      {{{"VK_LOADER_LAYERS_DISABLE", im}}, V{}},
+      {{{"VK_INSTANCE_LAYERS", ex}, {"VK_LOADER_LAYERS_DISABLE", ex}}, V{im}},
+      {{{"VK_INSTANCE_LAYERS", ex}, {"VK_LOADER_LAYERS_DISABLE", "~all~"}, {"VK_LOADER_LAYERS_ALLOW", ex}}, V{ex}},
+  };
+  for (const Case& c : cases) {
+    std::string what;
+    for (const auto& kv : c.env) {
+      s_.SetEnv(kv.first, kv.second);
+      what += kv.first + "=" + kv.second + " ";
+    }
+    ProbeResult r = RunFresh();
+    EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << what << "\n" << r.Describe();
+    EXPECT_EQ(Chain(), c.chain) << what << "\n" << r.Describe();
+    for (const auto& kv : c.env) s_.UnsetEnv(kv.first);
+  }
+}
+
+// "on" forces the layer on (spec 7.10): VK_LOADER_LAYERS_DISABLE does not turn it off.
+TEST_F(SettingsCombination, OnWinsOverLayersDisable) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_LYR_FILTER_DISABLE");
+  const std::string on = "VK_LAYER_MOCK_set_forced_on";
+  std::string m = HiddenLayer(on);
+  WriteSettings(Settings("\"layers\": [" + Entry("on", on, m) + "]"));
+  for (const std::string& filter : {on, std::string("~all~"), std::string("~explicit~")}) {
+    s_.SetEnv("VK_LOADER_LAYERS_DISABLE", filter);
+    ProbeResult r = RunFresh();
+    EXPECT_EQ(Listed(r), V{on}) << filter << "\n" << r.Describe();
+    EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << filter << "\n" << r.Describe();
+    EXPECT_EQ(Chain(), V{on}) << filter << "\n" << r.Describe();
+  }
+}
+
+// "off" hides the layer (spec 7.10): VK_INSTANCE_LAYERS and VK_LOADER_LAYERS_ENABLE cannot bring
+// it back; the layers around it are unaffected.
+TEST_F(SettingsCombination, OffWinsOverInstanceLayersAndLayersEnable) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_LYR_ENV_INSTANCE_LAYERS", "RULE_LYR_FILTER_ENABLE");
+  const std::string off = "VK_LAYER_MOCK_set_forced_off", keep = "VK_LAYER_MOCK_set_beside_off";
+  FoundLayer(off, false);
+  FoundLayer(keep, false);
+  WriteSettings(Settings("\"layers\": [" +
+                         Join({Entry("off", off, s_.root() + "/unused.json"), Entry("unordered_layer_location")}) +
+                         "]"));
+  for (const char* var : {"VK_INSTANCE_LAYERS", "VK_LOADER_LAYERS_ENABLE"}) {
+    s_.SetEnv(var, off + (std::string(var) == "VK_INSTANCE_LAYERS" ? ":" : ",") + keep);
+    ProbeResult r = RunFresh();
+    EXPECT_EQ(Listed(r), V{keep}) << var << "\n" << r.Describe();
+    EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << var << "\n" << r.Describe();
+    EXPECT_EQ(Chain(), V{keep}) << var << "\n" << r.Describe();
+    s_.UnsetEnv(var);
+  }
+}
+
+// additional_drivers_use_exclusively: the file's drivers replace the whole discovered list (spec
+// 7.10 "the discovered list is cleared first when exclusive"), so the drivers VK_DRIVER_FILES,
+// VK_ICD_FILENAMES and VK_ADD_DRIVER_FILES give are not loaded either; without the flag they are.
+TEST_F(SettingsCombination, AdditionalDriversExclusivelyOverDriverVariables) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3", "RULE_DRV_ENV_DRIVER_FILES_OVERRIDE",
+             "RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED", "RULE_DRV_ENV_ADD_DRIVER_FILES");
+  AddNamedDriver(s_, "extra");
+  std::string m = s_.WriteDriverManifest(Location::kLoose, "extra");
+  const std::pair<const char*, const char*> vars[] = {
+      {"VK_DRIVER_FILES", "files"}, {"VK_ICD_FILENAMES", "legacy"}, {"VK_ADD_DRIVER_FILES", "add"}};
+  for (const auto& v : vars) {
+    AddNamedDriver(s_, v.second);
+    s_.WriteDriverManifest(Location::kLoose, v.second);
+  }
+  const std::string drivers = "\"additional_drivers\": [{\"path\": " + Quote(m) + "}]";
+  // Control: not exclusive, the variable's driver is loaded beside the file's.
+  WriteSettings(Settings(drivers));
+  s_.SetEnv("VK_ADD_DRIVER_FILES", s_.root() + "/loose/add.json");
+  ProbeResult control = CreateAndEnumerate(s_);
+  EXPECT_EQ(Sorted(control.DeviceNames()), (V{"add-dev", "drv-dev", "extra-dev"})) << control.Describe();
+  s_.UnsetEnv("VK_ADD_DRIVER_FILES");
+
+  WriteSettings(Settings("\"additional_drivers_use_exclusively\": true, " + drivers));
+  for (const auto& v : vars) {
+    for (const Driver& d : s_.drivers()) std::remove(d.calls.c_str());  // WasLoaded: this run only
+    s_.SetEnv(v.first, s_.root() + "/loose/" + v.second + ".json");
+    ProbeResult r = CreateAndEnumerate(s_);
+    EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << v.first << "\n" << r.Describe();
+    EXPECT_EQ(r.DeviceNames(), V{"extra-dev"}) << v.first << "\n" << r.Describe();
+    EXPECT_FALSE(s_.WasLoaded(v.second)) << v.first << "\n" << r.Describe();
+    EXPECT_FALSE(s_.WasLoaded("drv")) << v.first << "\n" << r.Describe();
+    s_.UnsetEnv(v.first);
+  }
+}
+
+// With device_configurations the driver variables are not used (spec 1.3), those beside the two
+// SettingsDevices.DriverEnvironmentVariablesUnused covers: VK_ICD_FILENAMES (would replace the
+// search), VK_ADD_DRIVER_FILES (would add a driver), VK_LOADER_DRIVERS_SELECT (would select none).
+TEST_F(SettingsDevices, OtherDriverEnvironmentVariablesUnused) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED", "RULE_DRV_ENV_ADD_DRIVER_FILES",
+             "RULE_DRV_FILTER_SELECT");
+  WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(0, 7) + "]"));
+  AddNamedDriver(s_, "legacy");
+  AddNamedDriver(s_, "add");
+  const std::pair<std::string, std::string> vars[] = {
+      {"VK_ICD_FILENAMES", s_.WriteDriverManifest(Location::kLoose, "legacy")},
+      {"VK_ADD_DRIVER_FILES", s_.WriteDriverManifest(Location::kLoose, "add")},
+      {"VK_LOADER_DRIVERS_SELECT", "no-driver-is-named-this*"},
+  };
+  for (const auto& v : vars) {
+    for (const Driver& d : s_.drivers()) std::remove(d.calls.c_str());  // WasLoaded: this run only
+    s_.SetEnv(v.first, v.second);
+    ProbeResult r = Enumerate();
+    EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << v.first << "\n" << r.Describe();
+    EXPECT_EQ(r.DeviceNames(), V{"dev0"}) << v.first << "\n" << r.Describe();
+    EXPECT_TRUE(s_.WasLoaded("two")) << v.first << "\n" << r.Describe();
+    EXPECT_FALSE(s_.WasLoaded("legacy")) << v.first << "\n" << r.Describe();
+    EXPECT_FALSE(s_.WasLoaded("add")) << v.first << "\n" << r.Describe();
+    s_.UnsetEnv(v.first);
+  }
 }
 
 }  // namespace
