@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "loader/internal/env.h"
 #include "loader/internal/fileio.h"
@@ -642,10 +641,8 @@ void vkl_settings_cache_flush_for_testing(void) {
 
 static char *self_exe(void) {
     char buf[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    if (n < 0) return NULL;
-    buf[n] = '\0';
-    return str_dup(buf);
+    const char *path = vkl_self_exe(buf, sizeof(buf));
+    return path[0] != '\0' ? str_dup(path) : NULL;
 }
 
 /* The call scope (vkl_settings_scope_begin): the snapshot of the outermost open scope of this
@@ -713,23 +710,29 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
         drop_current();
         goto out;
     }
-    struct vkl_file_id id;
-    if (!vkl_file_identity(found, VKL_FILE_MISSING, &id)) {
+    /* One fopen: its fstat is the identity compared with the snapshot's, and only a new version of
+     * the file is read, from the same stream (no second open of an unchanged file). */
+    struct vkl_file file;
+    if (!vkl_file_open(found, VKL_FILE_MISSING, &file)) {
         vkl_log(log, VKL_LOG_WARN, "settings file %s: cannot be read (%s); no settings file is used " TAG, found,
                 strerror(errno));
         drop_current();
         goto out;
     }
     if (g_current == NULL || g_current->s.file_path == NULL || strcmp(g_current->s.file_path, found) != 0 ||
-        !vkl_file_id_equal(&g_current->id, &id)) {
+        !vkl_file_id_equal(&g_current->id, &file.id)) {
         drop_current();
         struct snapshot *sn = calloc(1, sizeof(*sn));
-        if (sn == NULL) goto out;
+        if (sn == NULL) {
+            vkl_file_close(&file);
+            goto out;
+        }
         sn->refs = 1;
         sn->exe = self_exe();
+        sn->id = file.id;
         char *buf = NULL;
         size_t len = 0;
-        VkResult r = vkl_file_read(found, VKL_FILE_MISSING, VKL_SETTINGS_MAX_SIZE, &buf, &len, &sn->id);
+        VkResult r = vkl_file_read_all(&file, VKL_SETTINGS_MAX_SIZE, &buf, &len);
         if (r != VK_SUCCESS) {
             vkl_log(log, VKL_LOG_WARN, "settings file %s: cannot be read (%s); no settings file is used " TAG, found,
                     strerror(errno));
@@ -748,6 +751,7 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
         }
         g_current = sn;
     }
+    vkl_file_close(&file);
     if (g_current->parsed_ok && g_current->s.active) {
         g_current->refs++;
         result = &g_current->s;
