@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loader/internal/env.h"
 #include "loader/internal/fileio.h"
+#include "loader/internal/manifest_cache.h" /* vkl_mcache_hash */
 
 VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl_strlist *out) {
     size_t before = out->count;
@@ -34,80 +36,251 @@ VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl
 
 static bool non_empty(const char *s) { return s != NULL && s[0] != '\0'; }
 
-/* Appends "<base>/<suffix>" (base without trailing '/', "/" kept as root) unless already present.
+/* ------------------------------------------------------------------ the bases of the directories */
+
+/*
+ * Every default search directory is "<base>/<suffix>" ("/<suffix>" for the root), and two of them
+ * are equal exactly when their bases are (trailing '/' removed, "/" kept): the suffix is the same
+ * on both sides. So the bases are found and de-duplicated once for every suffix, and kept
+ * compactly: each string they come from is copied once into one text, and a base is an (offset,
+ * length) pair into it, 8 bytes, whatever the number of suffixes. The "<base>/<suffix>" strings
+ * are written only when a list for one suffix is handed out (issue 18: with 50,000 XDG_DATA_DIRS
+ * entries a copy of every directory per suffix, each its own allocation, cost ~550 bytes per
+ * entry).
  */
-static VkResult add_dir(struct vkl_strlist *out, const char *base, size_t base_len, const char *suffix) {
-    while (base_len > 1 && base[base_len - 1] == '/') base_len--;
-    size_t suffix_len = strlen(suffix);
-    bool root = base_len == 1 && base[0] == '/';
-    size_t total = base_len + (root ? 0 : 1) + suffix_len;
-    char *dir = malloc(total + 1);
-    if (dir == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(dir, base, base_len);
-    size_t pos = base_len;
-    if (!root) dir[pos++] = '/';
-    memcpy(dir + pos, suffix, suffix_len + 1);
-    /* spec §1.2: the directory list is de-duplicated (first occurrence wins) */
-    if (vkl_strlist_contains(out, dir)) {
-        free(dir);
-        return VK_SUCCESS;
-    }
-    return vkl_strlist_append_owned(out, dir);
+#define ENV_KEYS 5
+#define NO_KEY UINT32_MAX
+#define MAX_SOURCES 6
+/* Up to this many bases are de-duplicated by a plain scan; more get a temporary hash index. */
+#define LINEAR_MAX 16u
+
+struct base_ref {
+    uint32_t off, len;
+};
+
+/* Where bases come from, in search order: one base (a variable used whole, a composed home
+ * location, a system directory) or a ':'-separated list. */
+struct base_source {
+    uint32_t off, len;
+    bool list;
+};
+
+/* The text's layout: the five variable values (the cache's key, also the sources of the bases that
+ * come from them), then the composed and compile-time sources. */
+struct layout {
+    size_t text_size; /* bytes */
+    size_t max_bases; /* upper bound on the number of bases */
+    uint32_t key[ENV_KEYS];
+    struct base_source src[MAX_SOURCES];
+    size_t nsrc;
+};
+
+static void env_values(const struct vkl_search_env *env, const char *out[ENV_KEYS]) {
+    out[0] = env->xdg_config_home;
+    out[1] = env->home;
+    out[2] = env->xdg_config_dirs;
+    out[3] = env->xdg_data_home;
+    out[4] = env->xdg_data_dirs;
+}
+
+/* Appends `n` bytes at *pos: written when text is non-NULL, only counted otherwise. */
+static void put(char *text, size_t *pos, const char *s, size_t n) {
+    if (text != NULL && n > 0) memcpy(text + *pos, s, n);
+    *pos += n;
+}
+
+static size_t count_char(const char *s, size_t n, char c) {
+    size_t k = 0;
+    const char *end = s + n;
+    for (const char *p = s; p < end && (p = memchr(p, c, (size_t)(end - p))) != NULL; p++) k++;
+    return k;
+}
+
+/* A source written into the text: `a` then `b` (either may be empty), NUL-terminated. */
+static void add_source(struct layout *L, char *text, size_t *pos, const char *a, size_t alen, const char *b,
+                       size_t blen, bool list) {
+    struct base_source *s = &L->src[L->nsrc++];
+    s->off = (uint32_t)*pos; /* truncated only in the measuring pass, which checks the size */
+    s->len = (uint32_t)(alen + blen);
+    s->list = list;
+    put(text, pos, a, alen);
+    put(text, pos, b, blen);
+    put(text, pos, "", 1);
+    L->max_bases += list ? count_char(a, alen, ':') + count_char(b, blen, ':') + 1 : 1;
+}
+
+/* A source that is variable `k`'s value, already in the text. */
+static void key_source(struct layout *L, int k, const char *value, size_t len, bool list) {
+    struct base_source *s = &L->src[L->nsrc++];
+    s->off = L->key[k];
+    s->len = (uint32_t)len;
+    s->list = list;
+    L->max_bases += list ? count_char(value, len, ':') + 1 : 1;
 }
 
 /* RULE_ENV_XDG_CONFIG_HOME, RULE_ENV_XDG_DATA_HOME, RULE_ENV_HOME */
-static VkResult add_home(struct vkl_strlist *out, const char *xdg_home, const char *home, const char *home_rel,
-                         const char *suffix) {
+static void home_source(struct layout *L, char *text, size_t *pos, int k, const char *value, size_t len,
+                        const char *home, const char *home_rel) {
     /* XDG Base Directory: use $XDG_*_HOME unless unset or empty, else $HOME/<home_rel>; with
      * neither, the user location is skipped (spec §1.2 item 3). */
-    if (non_empty(xdg_home)) return add_dir(out, xdg_home, strlen(xdg_home), suffix);
-    if (!non_empty(home)) return VK_SUCCESS;
-    size_t hl = strlen(home), rl = strlen(home_rel);
-    while (hl > 1 && home[hl - 1] == '/') hl--;
-    char *base = malloc(hl + 1 + rl + 1);
-    if (base == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(base, home, hl); /* NOLINT(bugprone-not-null-terminated-result): terminated below */
-    base[hl] = '/';
-    memcpy(base + hl + 1, home_rel, rl + 1); /* copies the NUL */
-    VkResult r = add_dir(out, base, strlen(base), suffix);
-    free(base);
-    return r;
+    if (len > 0) {
+        key_source(L, k, value, len, false);
+    } else if (non_empty(home)) {
+        size_t hl = strlen(home);
+        while (hl > 1 && home[hl - 1] == '/') hl--;
+        add_source(L, text, pos, home, hl, home_rel, strlen(home_rel), false);
+    }
 }
 
 /* RULE_ENV_XDG_CONFIG_DIRS, RULE_ENV_XDG_DATA_DIRS */
-static VkResult add_dirs_list(struct vkl_strlist *out, const char *list, const char *fallback, const char *suffix) {
+static void list_source(struct layout *L, char *text, size_t *pos, int k, const char *value, size_t len,
+                        const char *fallback) {
     /* "$XDG_*_DIRS ... fallback ... if the corresponding environment variable is not defined";
      * an empty value counts as not defined (XDG Base Directory spec; Khronos does the same). */
-    const char *value = non_empty(list) ? list : fallback;
-    size_t len = strlen(value), start = 0;
-    while (start < len) {
-        size_t end = start;
-        while (end < len && value[end] != ':') end++;
-        if (end > start) {
-            VkResult r = add_dir(out, value + start, end - start, suffix);
-            if (r != VK_SUCCESS) return r;
-        }
-        start = end + 1;
+    if (len > 0)
+        key_source(L, k, value, len, true);
+    else
+        add_source(L, text, pos, fallback, strlen(fallback), NULL, 0, true);
+}
+
+/* Measures (text NULL) or writes the text and fills *L; the two passes give the same layout. */
+static void lay_out(const struct vkl_search_env *env, char *text, struct layout *L) {
+    const char *vals[ENV_KEYS];
+    size_t len[ENV_KEYS], pos = 0;
+    env_values(env, vals);
+    memset(L, 0, sizeof(*L));
+    for (int k = 0; k < ENV_KEYS; k++) {
+        len[k] = 0;
+        L->key[k] = NO_KEY;
+        if (vals[k] == NULL) continue;
+        len[k] = strlen(vals[k]);
+        L->key[k] = (uint32_t)pos;
+        put(text, &pos, vals[k], len[k]);
+        put(text, &pos, "", 1);
     }
-    return VK_SUCCESS;
+    /* [Drv] "Driver Discovery on Linux" table order (same for layers, [Lyr]). */
+    home_source(L, text, &pos, 0, vals[0], len[0], env->home, "/.config");
+    list_source(L, text, &pos, 2, vals[2], len[2], VKL_FALLBACK_CONFIG_DIRS);
+    if (non_empty(env->sysconfdir)) add_source(L, text, &pos, env->sysconfdir, strlen(env->sysconfdir), NULL, 0, false);
+    if (non_empty(env->extrasysconfdir))
+        add_source(L, text, &pos, env->extrasysconfdir, strlen(env->extrasysconfdir), NULL, 0, false);
+    home_source(L, text, &pos, 3, vals[3], len[3], env->home, "/.local/share");
+    list_source(L, text, &pos, 4, vals[4], len[4], VKL_FALLBACK_DATA_DIRS);
+    L->text_size = pos;
+}
+
+/* The de-duplicated bases of a written text, into `ref` (room for max_bases). */
+struct bases {
+    const char *text;
+    struct base_ref *ref;
+    size_t count;
+    uint32_t *index; /* base number + 1, 0 = empty; NULL: a plain scan */
+    size_t mask;
+};
+
+static void add_base(struct bases *b, size_t off, size_t len) {
+    const char *s = b->text + off;
+    while (len > 1 && s[len - 1] == '/') len--;
+    /* spec §1.2: the directory list is de-duplicated (first occurrence wins) */
+    size_t h = 0;
+    if (b->index == NULL) {
+        for (size_t i = 0; i < b->count; i++)
+            if (b->ref[i].len == len && memcmp(b->text + b->ref[i].off, s, len) == 0) return;
+    } else {
+        for (h = (size_t)vkl_mcache_hash(s, len) & b->mask; b->index[h] != 0; h = (h + 1) & b->mask) {
+            const struct base_ref *r = &b->ref[b->index[h] - 1];
+            if (r->len == len && memcmp(b->text + r->off, s, len) == 0) return;
+        }
+        b->index[h] = (uint32_t)(b->count + 1);
+    }
+    b->ref[b->count].off = (uint32_t)off;
+    b->ref[b->count].len = (uint32_t)len;
+    b->count++;
+}
+
+/* false when out of memory (for the index). */
+static bool find_bases(const struct layout *L, struct bases *b) {
+    b->count = 0;
+    b->index = NULL;
+    b->mask = 0;
+    if (L->max_bases > LINEAR_MAX) {
+        size_t slots = 64;
+        while (slots < 2 * L->max_bases) slots *= 2;
+        if ((b->index = calloc(slots, sizeof(*b->index))) == NULL) return false;
+        b->mask = slots - 1;
+    }
+    for (size_t i = 0; i < L->nsrc; i++) {
+        const struct base_source *s = &L->src[i];
+        if (!s->list) {
+            add_base(b, s->off, s->len);
+            continue;
+        }
+        /* empty entries ("a::b", leading/trailing ':') are dropped */
+        const char *v = b->text + s->off;
+        size_t start = 0;
+        while (start < s->len) {
+            size_t end = start;
+            while (end < s->len && v[end] != ':') end++;
+            if (end > start) add_base(b, s->off + start, end - start);
+            start = end + 1;
+        }
+    }
+    free(b->index);
+    b->index = NULL;
+    return true;
+}
+
+/* Bytes of "<base>/<suffix>\0" for base `r`. */
+static size_t dir_size(const char *text, const struct base_ref *r, size_t suffix_len) {
+    bool root = r->len == 1 && text[r->off] == '/';
+    return r->len + (root ? 0 : 1) + suffix_len + 1;
+}
+
+/* Writes "<base>/<suffix>\0" at p; returns the end. */
+static char *dir_write(char *p, const char *text, const struct base_ref *r, const char *suffix, size_t suffix_len) {
+    bool root = r->len == 1 && text[r->off] == '/';
+    memcpy(p, text + r->off, r->len);
+    p += r->len;
+    if (!root) *p++ = '/';
+    memcpy(p, suffix, suffix_len + 1);
+    return p + suffix_len + 1;
+}
+
+/* The measuring pass, with the size limit of the 32-bit offsets. */
+static bool lay_out_measure(const struct vkl_search_env *env, struct layout *L) {
+    lay_out(env, NULL, L);
+    return L->text_size <= UINT32_MAX / 2;
 }
 
 VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix, struct vkl_strlist *out) {
-    VkResult r;
-    size_t before = out->count;
-    /* [Drv] "Driver Discovery on Linux" table order (same for layers, [Lyr]). */
-    if ((r = add_home(out, env->xdg_config_home, env->home, ".config", suffix)) != VK_SUCCESS) goto out;
-    if ((r = add_dirs_list(out, env->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS, suffix)) != VK_SUCCESS) goto out;
-    if (non_empty(env->sysconfdir) &&
-        (r = add_dir(out, env->sysconfdir, strlen(env->sysconfdir), suffix)) != VK_SUCCESS)
-        goto out;
-    if (non_empty(env->extrasysconfdir) &&
-        (r = add_dir(out, env->extrasysconfdir, strlen(env->extrasysconfdir), suffix)) != VK_SUCCESS)
-        goto out;
-    if ((r = add_home(out, env->xdg_data_home, env->home, ".local/share", suffix)) != VK_SUCCESS) goto out;
-    r = add_dirs_list(out, env->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS, suffix);
-out:
+    VkResult r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    struct layout L;
+    if (!lay_out_measure(env, &L)) return r;
+    char *text = malloc(L.text_size);
+    struct base_ref *ref = malloc((L.max_bases + 1) * sizeof(*ref));
+    struct bases b = {.text = text, .ref = ref};
+    size_t before = out->count, suffix_len = strlen(suffix);
+    if (text == NULL || ref == NULL) goto out;
+    lay_out(env, text, &L);
+    if (!find_bases(&L, &b)) goto out;
+    r = VK_SUCCESS;
+    for (size_t i = 0; i < b.count && r == VK_SUCCESS; i++) {
+        char *dir = malloc(dir_size(text, &ref[i], suffix_len));
+        if (dir == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            break;
+        }
+        dir_write(dir, text, &ref[i], suffix, suffix_len);
+        /* the bases are distinct; `out` may hold directories from before */
+        if (vkl_strlist_contains(out, dir))
+            free(dir);
+        else
+            r = vkl_strlist_append_owned(out, dir);
+    }
     if (r != VK_SUCCESS) vkl_strlist_truncate(out, before);
+out:
+    free(text);
+    free(ref);
     return r;
 }
 
@@ -131,100 +304,167 @@ VkResult vkl_search_env_from_process(struct vkl_search_env *out) {
 
 /* ------------------------------------------------------------------ cached search directories */
 
-/* One built list and the environment values it was built from (owned copies; NULL = unset). An
- * entry is immutable once published; a newer one replaces it in the slot when a value differs, and
- * the old one is freed when its last holder releases it. */
-#define ENV_KEYS 5
-struct vkl_search_dirs_entry {
+/*
+ * One entry: the bases for the current values of the five variables (their copies are its key),
+ * shared by every suffix. The list for a suffix is written on demand, into one allocation; a small
+ * one (the usual few directories) is kept in the entry and shared by every holder, so an unchanged
+ * environment costs a lookup; a large one is written for its holder and freed at release, so the
+ * directories of 50,000 bases are not kept four times over. An entry is immutable once published
+ * (its kept lists only added, under the lock); a newer one replaces it when a value differs, and
+ * the old one is freed when its last holder releases it.
+ */
+#define SUFFIX_SLOTS 4
+#define VIEW_KEEP_MAX 16384 /* bytes of a list that is kept in the entry */
+
+struct dirs_entry;
+struct dirs_view {
     struct vkl_search_dirs pub; /* first member: the public view */
-    unsigned refs;              /* holders, plus one while it is the slot's current entry */
-    const char *suffix;         /* borrowed: one of the VKL_*_SUFFIX literals */
-    char *env[ENV_KEYS];
+    struct dirs_entry *owner;   /* the entry that keeps it, or NULL: written for one holder */
+};
+
+struct dirs_entry {
+    unsigned refs; /* holders of its kept lists, plus one while it is the current entry */
+    char *text;
+    struct base_ref *ref;
+    size_t count;
+    size_t max_len; /* the longest base */
+    uint32_t key[ENV_KEYS];
+    const char *suffix[SUFFIX_SLOTS]; /* borrowed: VKL_*_SUFFIX literals */
+    struct dirs_view *view[SUFFIX_SLOTS];
 };
 
 static pthread_mutex_t g_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vkl_search_dirs_entry *g_dirs_slots[4];
+static struct dirs_entry *g_dirs;
 
-static void env_values(const struct vkl_search_env *env, const char *out[ENV_KEYS]) {
-    out[0] = env->xdg_config_home;
-    out[1] = env->home;
-    out[2] = env->xdg_config_dirs;
-    out[3] = env->xdg_data_home;
-    out[4] = env->xdg_data_dirs;
+static bool same_key(const struct dirs_entry *e, int k, const char *value) {
+    if (e->key[k] == NO_KEY) return value == NULL;
+    return value != NULL && strcmp(e->text + e->key[k], value) == 0;
 }
 
-static bool same_value(const char *a, const char *b) { return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0; }
-
-static void dirs_entry_free(struct vkl_search_dirs_entry *e) {
-    vkl_strlist_finish(&e->pub.dirs);
-    for (int i = 0; i < ENV_KEYS; i++) free(e->env[i]);
+static void dirs_entry_free(struct dirs_entry *e) {
+    for (int i = 0; i < SUFFIX_SLOTS; i++) free(e->view[i]);
     free(e);
 }
 
 __attribute__((destructor)) static void search_dirs_shutdown(void) {
     pthread_mutex_lock(&g_dirs_lock);
-    for (size_t i = 0; i < sizeof(g_dirs_slots) / sizeof(g_dirs_slots[0]); i++) {
-        struct vkl_search_dirs_entry *e = g_dirs_slots[i];
-        g_dirs_slots[i] = NULL;
-        if (e != NULL && --e->refs == 0) dirs_entry_free(e);
-    }
+    struct dirs_entry *e = g_dirs;
+    g_dirs = NULL;
+    if (e != NULL && --e->refs == 0) dirs_entry_free(e);
     pthread_mutex_unlock(&g_dirs_lock);
 }
 
-static struct vkl_search_dirs_entry *dirs_entry_build(const struct vkl_search_env *env, const char *suffix) {
-    struct vkl_search_dirs_entry *e = calloc(1, sizeof(*e));
+/* One allocation: the entry, room for the bases, the text. */
+static struct dirs_entry *dirs_entry_build(const struct vkl_search_env *env) {
+    struct layout L;
+    if (!lay_out_measure(env, &L)) return NULL;
+    size_t ref_bytes = L.max_bases * sizeof(struct base_ref);
+    struct dirs_entry *e = calloc(1, sizeof(*e) + ref_bytes + L.text_size);
     if (e == NULL) return NULL;
-    e->suffix = suffix;
-    const char *vals[ENV_KEYS];
-    env_values(env, vals);
-    for (int i = 0; i < ENV_KEYS; i++) {
-        if (vals[i] != NULL && (e->env[i] = strdup(vals[i])) == NULL) {
-            dirs_entry_free(e);
-            return NULL;
-        }
-    }
-    if (vkl_search_dirs_build(env, suffix, &e->pub.dirs) != VK_SUCCESS) {
-        dirs_entry_free(e);
+    e->ref = (struct base_ref *)(void *)(e + 1);
+    e->text = (char *)(e + 1) + ref_bytes;
+    lay_out(env, e->text, &L);
+    memcpy(e->key, L.key, sizeof(e->key));
+    struct bases b = {.text = e->text, .ref = e->ref};
+    if (!find_bases(&L, &b)) {
+        free(e);
         return NULL;
     }
+    e->count = b.count;
+    for (size_t i = 0; i < e->count; i++)
+        if (e->ref[i].len > e->max_len) e->max_len = e->ref[i].len;
     return e;
 }
 
-const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix) {
+/* Bytes of the list for a suffix of `suffix_len` bytes: the view, the item pointers, the strings. */
+static size_t view_size(const struct dirs_entry *e, size_t suffix_len) {
+    size_t size = sizeof(struct dirs_view) + e->count * sizeof(char *);
+    for (size_t i = 0; i < e->count; i++) size += dir_size(e->text, &e->ref[i], suffix_len);
+    return size;
+}
+
+/* The list for `suffix` in one allocation of `size` (view_size) bytes, for no owner yet. */
+static struct dirs_view *view_write(const struct dirs_entry *e, const char *suffix, size_t size) {
+    size_t suffix_len = strlen(suffix);
+    struct dirs_view *v = malloc(size);
+    if (v == NULL) return NULL;
+    char **items = (char **)(void *)(v + 1);
+    char *p = (char *)(items + e->count);
+    for (size_t i = 0; i < e->count; i++) {
+        items[i] = p;
+        p = dir_write(p, e->text, &e->ref[i], suffix, suffix_len);
+    }
+    /* read-only for the holders: no hash index (nothing looks up in it) */
+    v->pub.dirs = (struct vkl_strlist){items, e->count, e->count, NULL, 0};
+    v->owner = NULL;
+    return v;
+}
+
+/* The list for `suffix` that `e` keeps, written now if it is small enough to keep; NULL when it is
+ * not kept (large, no free slot, out of memory). Under the lock. */
+static struct dirs_view *kept_view_locked(struct dirs_entry *e, const char *suffix) {
+    size_t slot = 0;
+    for (; slot < SUFFIX_SLOTS; slot++)
+        if (e->suffix[slot] == NULL || e->suffix[slot] == suffix || strcmp(e->suffix[slot], suffix) == 0) break;
+    if (slot == SUFFIX_SLOTS) return NULL;
+    if (e->view[slot] != NULL) return e->view[slot];
+    size_t size = view_size(e, strlen(suffix));
+    if (size > VIEW_KEEP_MAX) return NULL;
+    struct dirs_view *v = view_write(e, suffix, size);
+    if (v == NULL) return NULL;
+    v->owner = e;
+    e->suffix[slot] = suffix;
+    e->view[slot] = v;
+    return v;
+}
+
+/* The current entry for the process environment, rebuilt when a value differs; under the lock.
+ * NULL only when out of memory. */
+static struct dirs_entry *current_entry_locked(void) {
     struct vkl_search_env env;
     vkl_search_env_from_process(&env);
     const char *vals[ENV_KEYS];
     env_values(&env, vals);
-    struct vkl_search_dirs_entry *e = NULL;
-    pthread_mutex_lock(&g_dirs_lock);
-    size_t slot = 0, nslots = sizeof(g_dirs_slots) / sizeof(g_dirs_slots[0]);
-    for (; slot < nslots; slot++)
-        if (g_dirs_slots[slot] == NULL || strcmp(g_dirs_slots[slot]->suffix, suffix) == 0) break;
-    struct vkl_search_dirs_entry *cur = slot < nslots ? g_dirs_slots[slot] : NULL;
-    bool same = cur != NULL;
-    for (int i = 0; same && i < ENV_KEYS; i++) same = same_value(cur->env[i], vals[i]);
-    if (same) {
-        e = cur;
-        e->refs++;
-    } else if ((e = dirs_entry_build(&env, suffix)) != NULL) {
-        e->refs = 1; /* the caller's */
-        if (slot < nslots) {
-            if (cur != NULL && --cur->refs == 0) dirs_entry_free(cur);
-            e->refs++; /* the slot's */
-            g_dirs_slots[slot] = e;
-        }
-    }
-    pthread_mutex_unlock(&g_dirs_lock);
-    return e != NULL ? &e->pub : NULL;
+    struct dirs_entry *e = g_dirs;
+    bool same = e != NULL;
+    for (int k = 0; same && k < ENV_KEYS; k++) same = same_key(e, k, vals[k]);
+    if (same) return e;
+    struct dirs_entry *n = dirs_entry_build(&env);
+    if (n == NULL) return NULL;
+    if (e != NULL && --e->refs == 0) dirs_entry_free(e);
+    n->refs = 1; /* the current entry's */
+    g_dirs = n;
+    return n;
 }
 
-void vkl_search_dirs_release(const struct vkl_search_dirs *dirs) {
-    if (dirs == NULL) return;
-    struct vkl_search_dirs_entry *e = (struct vkl_search_dirs_entry *)(void *)dirs;
+static void entry_release(struct dirs_entry *e) {
     pthread_mutex_lock(&g_dirs_lock);
     bool last = --e->refs == 0;
     pthread_mutex_unlock(&g_dirs_lock);
     if (last) dirs_entry_free(e);
+}
+
+const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix) {
+    struct dirs_view *v = NULL;
+    pthread_mutex_lock(&g_dirs_lock);
+    struct dirs_entry *e = current_entry_locked();
+    if (e != NULL && (v = kept_view_locked(e, suffix)) != NULL)
+        e->refs++; /* the holder's */
+    else if (e != NULL)
+        v = view_write(e, suffix, view_size(e, strlen(suffix))); /* for this holder alone */
+    pthread_mutex_unlock(&g_dirs_lock);
+    return v != NULL ? &v->pub : NULL;
+}
+
+void vkl_search_dirs_release(const struct vkl_search_dirs *dirs) {
+    if (dirs == NULL) return;
+    struct dirs_view *v = (struct dirs_view *)(void *)dirs;
+    struct dirs_entry *e = v->owner;
+    if (e == NULL) {
+        free(v); /* written for this holder alone */
+        return;
+    }
+    entry_release(e);
 }
 
 static bool ends_with_json(const char *s) {
@@ -359,6 +599,39 @@ out:
     return r;
 }
 
+VkResult vkl_search_dirs_scan(const struct vkl_log_sink *log, const char *suffix, bool layers,
+                              struct vkl_strlist *out) {
+    struct dirs_view *kept = NULL;
+    pthread_mutex_lock(&g_dirs_lock);
+    struct dirs_entry *e = current_entry_locked();
+    if (e != NULL) {
+        e->refs++; /* held while the directories are searched, outside the lock */
+        kept = kept_view_locked(e, suffix);
+    }
+    pthread_mutex_unlock(&g_dirs_lock);
+    if (e == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    const struct search_kind *k = layers ? &k_layer_search : &k_driver_search;
+    VkResult r = VK_SUCCESS;
+    if (kept != NULL) {
+        /* the usual few directories: the list the entry keeps, written once */
+        for (size_t i = 0; r == VK_SUCCESS && i < kept->pub.dirs.count; i++)
+            r = search_entry(log, k, kept->pub.dirs.items[i], NULL, out);
+    } else {
+        /* a long list: one buffer for every directory, on the stack unless a base is long */
+        char stack[512];
+        char *buf = stack;
+        size_t suffix_len = strlen(suffix), need = e->max_len + 1 + suffix_len + 1;
+        if (need > sizeof(stack) && (buf = malloc(need)) == NULL) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        for (size_t i = 0; r == VK_SUCCESS && i < e->count; i++) {
+            dir_write(buf, e->text, &e->ref[i], suffix, suffix_len);
+            r = search_entry(log, k, buf, NULL, out);
+        }
+        if (buf != stack) free(buf);
+    }
+    entry_release(e);
+    return r;
+}
+
 static VkResult search_env_list(const struct vkl_log_sink *log, const char *var, const char *value,
                                 struct vkl_strlist *out) {
     struct vkl_strlist entries = VKL_STRLIST_INIT;
@@ -413,14 +686,8 @@ VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_st
 
     if (add != NULL && (r = search_env_list(log, "VK_ADD_DRIVER_FILES", add, &found)) != VK_SUCCESS) goto out;
 
-    const struct vkl_search_dirs *dirs = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
-    if (dirs == NULL) {
-        r = VK_ERROR_OUT_OF_HOST_MEMORY;
-        goto out;
-    }
-    for (size_t i = 0; r == VK_SUCCESS && i < dirs->dirs.count; i++)
-        r = vkl_manifest_search_entry(log, dirs->dirs.items[i], NULL, &found);
-    vkl_search_dirs_release(dirs);
+    /* The default directories, each written into one buffer as it is searched. */
+    r = vkl_search_dirs_scan(log, VKL_ICD_SUFFIX, false, &found);
 
 out:
     if (r == VK_SUCCESS)

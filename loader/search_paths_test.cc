@@ -1,11 +1,14 @@
 // Unit tests for loader/search_paths.c (and strlist.c): path lists, the default search
 // directories in documented order, and driver-manifest discovery with every env-var interaction.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,6 +127,95 @@ TEST(SearchDirs, DuplicatesAndTrailingSlashes) {
 TEST(SearchDirs, SysconfdirEmptyOrNullSkipped) {
     vkl_search_env env{nullptr, nullptr, "/c", nullptr, "/d", "", nullptr};
     EXPECT_EQ(Dirs(env), (Strings{"/c/vulkan/icd.d", "/d/vulkan/icd.d"}));
+}
+
+// The documented algorithm written plainly (one std::string per directory, a linear duplicate
+// check), against which the compact implementation (bases kept once, de-duplicated by a hash
+// index past 16) is compared on random inputs.
+Strings ReferenceDirs(const vkl_search_env &env, const std::string &suffix) {
+    Strings out;
+    auto add = [&](std::string base) {
+        while (base.size() > 1 && base.back() == '/') base.pop_back();
+        std::string d = base == "/" ? "/" + suffix : base + "/" + suffix;
+        if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    };
+    auto set = [](const char *v) { return v != nullptr && v[0] != '\0'; };
+    auto home = [&](const char *xdg, const char *rel) {
+        if (set(xdg)) return add(xdg);
+        if (!set(env.home)) return;
+        std::string h = env.home;
+        while (h.size() > 1 && h.back() == '/') h.pop_back();
+        add(h + "/" + rel);
+    };
+    auto list = [&](const char *v, const char *fallback) {
+        std::string s = set(v) ? v : fallback;
+        size_t start = 0;
+        while (start <= s.size()) {
+            size_t end = s.find(':', start);
+            if (end == std::string::npos) end = s.size();
+            if (end > start) add(s.substr(start, end - start));
+            start = end + 1;
+        }
+    };
+    home(env.xdg_config_home, ".config");
+    list(env.xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS);
+    if (set(env.sysconfdir)) add(env.sysconfdir);
+    if (set(env.extrasysconfdir)) add(env.extrasysconfdir);
+    home(env.xdg_data_home, ".local/share");
+    list(env.xdg_data_dirs, VKL_FALLBACK_DATA_DIRS);
+    return out;
+}
+
+// Random values: entries from a small vocabulary (repeats, trailing and doubled '/', the root,
+// relative ones), lists of 0 to 60 entries (past the plain-scan limit of 16), unset or empty.
+struct RandomEnv {
+    std::string v[7];
+    bool null[7];
+    vkl_search_env env;
+    explicit RandomEnv(std::mt19937 &rng) {
+        static const char *const kWords[] = {
+            "/a",  "/a/",  "/a//", "/",        "//",         "/b/c",        "/b/c/",
+            "rel", "rel/", "/etc", "/etc/xdg", "/usr/share", "/usr/share/", "/home/me/.config"};
+        auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+        auto word = [&]() -> std::string {
+            if (pick(3) == 0) return "/n" + std::to_string(pick(40)) + (pick(4) == 0 ? "/" : "");
+            return kWords[pick(sizeof(kWords) / sizeof(kWords[0]))];
+        };
+        for (int i = 0; i < 7; i++) {
+            null[i] = pick(5) == 0;
+            bool list = i == 2 || i == 4;
+            if (!list) {
+                v[i] = pick(6) == 0 ? "" : word();
+                continue;
+            }
+            size_t n = pick(4) == 0 ? pick(61) : pick(6);
+            for (size_t k = 0; k < n; k++)
+                v[i] += (k ? (pick(8) == 0 ? "::" : ":") : (pick(8) == 0 ? ":" : "")) + word();
+        }
+        const char *p[7];
+        for (int i = 0; i < 7; i++) p[i] = null[i] ? nullptr : v[i].c_str();
+        env = vkl_search_env{p[0], p[1], p[2], p[3], p[4], p[5], p[6]};
+    }
+};
+
+TEST(SearchDirs, RandomInputsMatchTheDocumentedAlgorithm) {
+    std::mt19937 rng(18);
+    for (int round = 0; round < 2000; round++) {
+        RandomEnv r(rng);
+        for (const char *suffix : {VKL_ICD_SUFFIX, VKL_IMPLICIT_LAYER_SUFFIX, VKL_EXPLICIT_LAYER_SUFFIX})
+            ASSERT_EQ(Dirs(r.env, suffix), ReferenceDirs(r.env, suffix))
+                << "round " << round << " config dirs '" << r.v[2] << "' data dirs '" << r.v[4] << "'";
+    }
+}
+
+// vkl_search_dirs_build appends: a directory already in the list is not added again.
+TEST(SearchDirs, BuildSkipsWhatTheListAlreadyHolds) {
+    vkl_search_env env{nullptr, nullptr, "/c", nullptr, "/d", "", nullptr};
+    vkl_strlist l = VKL_STRLIST_INIT;
+    ASSERT_EQ(vkl_strlist_append(&l, "/d/vulkan/icd.d"), VK_SUCCESS);
+    ASSERT_EQ(vkl_search_dirs_build(&env, VKL_ICD_SUFFIX, &l), VK_SUCCESS);
+    EXPECT_EQ(ToVec(l), (Strings{"/d/vulkan/icd.d", "/c/vulkan/icd.d"}));
+    vkl_strlist_finish(&l);
 }
 
 // ---- process environment ----
@@ -391,6 +483,137 @@ TEST_F(DriverSearch, SearchDirsCacheFollowsTheEnvironment) {
     ASSERT_NE(d, nullptr);
     EXPECT_EQ(ToVec(d->dirs).back(), "/d2/vulkan/icd.d");
     vkl_search_dirs_release(d);
+}
+
+// The lists handed out by vkl_search_dirs_acquire (kept in the cache when small, written for each
+// holder when large) and the directories vkl_search_dirs_scan searches equal vkl_search_dirs_build's
+// for the same environment, for every suffix.
+TEST_F(DriverSearch, AcquiredListsEqualBuiltOnesSmallAndLarge) {
+    for (size_t n : {size_t{3}, size_t{40}, size_t{3000}}) {
+        std::string dirs;
+        for (size_t i = 0; i < n; i++) dirs += (i ? ":" : "") + root_ + "/x/" + std::to_string(i % (n / 3 + 1)) + "/";
+        Set("XDG_DATA_DIRS", dirs);
+        vkl_search_env env;
+        ASSERT_EQ(vkl_search_env_from_process(&env), VK_SUCCESS);
+        for (const char *suffix : {VKL_ICD_SUFFIX, VKL_IMPLICIT_LAYER_SUFFIX, VKL_EXPLICIT_LAYER_SUFFIX}) {
+            Strings want = Dirs(env, suffix);
+            EXPECT_EQ(want, ReferenceDirs(env, suffix));
+            const vkl_search_dirs *a = vkl_search_dirs_acquire(suffix);
+            const vkl_search_dirs *b = vkl_search_dirs_acquire(suffix); // held together
+            ASSERT_NE(a, nullptr);
+            ASSERT_NE(b, nullptr);
+            EXPECT_EQ(ToVec(a->dirs), want) << n;
+            EXPECT_EQ(ToVec(b->dirs), want) << n;
+            vkl_search_dirs_release(a);
+            EXPECT_EQ(ToVec(b->dirs), want) << n; // still valid for its holder
+            vkl_search_dirs_release(b);
+        }
+    }
+}
+
+// vkl_search_dirs_scan finds what acquire + vkl_manifest_search_entry / vkl_layer_manifest_search_entry
+// over the list finds, with the same log lines (every directory named), for both kinds, including
+// bases longer than its stack buffer.
+TEST_F(DriverSearch, ScanEqualsTheLoopOverTheAcquiredList) {
+    std::string long_base =
+        root_ + "/" + std::string(200, 'l') + "/" + std::string(200, 'm') + "/" + std::string(200, 'n');
+    File("dd1/vulkan/icd.d/b.json");
+    File("dd1/vulkan/icd.d/a.json");
+    File("dd2/vulkan/explicit_layer.d/l.json");
+    File(long_base.substr(root_.size() + 1) + "/vulkan/icd.d/long.json");
+    for (size_t absent : {size_t{0}, size_t{600}}) { // a kept list; one too long to keep (~40 KiB)
+        std::string dirs = root_ + "/dd1:" + root_ + "/dd2/:" + long_base + ":" + root_ + "/dd1";
+        for (size_t i = 0; i < absent; i++) dirs += ":" + root_ + "/absent/" + std::to_string(i);
+        Set("XDG_DATA_DIRS", dirs);
+        for (bool layers : {false, true}) {
+            for (const char *suffix : {VKL_ICD_SUFFIX, VKL_EXPLICIT_LAYER_SUFFIX}) {
+                std::vector<std::pair<uint32_t, std::string>> scan_lines, loop_lines;
+                vkl_log_sink scan_sink{Emit, &scan_lines}, loop_sink{Emit, &loop_lines};
+                vkl_strlist scanned = VKL_STRLIST_INIT, looped = VKL_STRLIST_INIT;
+                ASSERT_EQ(vkl_search_dirs_scan(&scan_sink, suffix, layers, &scanned), VK_SUCCESS);
+                const vkl_search_dirs *d = vkl_search_dirs_acquire(suffix);
+                ASSERT_NE(d, nullptr);
+                for (size_t i = 0; i < d->dirs.count; i++)
+                    ASSERT_EQ(layers ? vkl_layer_manifest_search_entry(&loop_sink, d->dirs.items[i], nullptr, &looped)
+                                     : vkl_manifest_search_entry(&loop_sink, d->dirs.items[i], nullptr, &looped),
+                              VK_SUCCESS);
+                vkl_search_dirs_release(d);
+                EXPECT_EQ(ToVec(scanned), ToVec(looped));
+                EXPECT_EQ(scan_lines, loop_lines);
+                std::string what = layers ? "layer search: searching " : "driver search: searching ";
+                // (a line is cut at VKL_LOG_MAX_MESSAGE bytes: the long directory's line is matched by
+                // its start)
+                EXPECT_TRUE(std::any_of(scan_lines.begin(), scan_lines.end(), [&](const auto &l) {
+                    return l.second.rfind(what + root_ + "/" + std::string(200, 'l'), 0) == 0;
+                }));
+                Strings found = ToVec(scanned);
+                ASSERT_FALSE(found.empty());
+                if (suffix == std::string(VKL_ICD_SUFFIX))
+                    EXPECT_EQ(Strings(found.end() - std::min<size_t>(3, found.size()), found.end()),
+                              (Strings{root_ + "/dd1/vulkan/icd.d/a.json", root_ + "/dd1/vulkan/icd.d/b.json",
+                                       long_base + "/vulkan/icd.d/long.json"}));
+                else
+                    EXPECT_EQ(found.back(), root_ + "/dd2/vulkan/explicit_layer.d/l.json");
+                vkl_strlist_finish(&scanned);
+                vkl_strlist_finish(&looped);
+            }
+        }
+    }
+}
+
+// Issue 18: heap in proportion to XDG_DATA_DIRS. The bytes live (glibc's count of heap and mmap'd
+// blocks) once the directory lists of the three suffixes have been acquired and released (what the
+// cache keeps), and while one is held, grow by at most the entry's own bytes in the value plus a
+// small constant per entry. Entries of 10 bytes ("/x/000123:"): the cache keeps 18 bytes per entry
+// (the value copied once, an 8-byte base), a held list 42 more (a pointer and
+// "/x/000123/<suffix>"). The code before (one allocated string per directory per suffix, its
+// pointer and hash slot, a copy of the value per suffix) kept 196 bytes per entry here.
+size_t LiveHeap() {
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
+TEST_F(DriverSearch, HeapPerXdgDataDirsEntryIsBounded) {
+    static const char *const kSuffixes[] = {VKL_ICD_SUFFIX, VKL_IMPLICIT_LAYER_SUFFIX, VKL_EXPLICIT_LAYER_SUFFIX};
+    {
+        size_t before = LiveHeap();
+        void *probe = malloc(1 << 20);
+        bool counted = LiveHeap() >= before + (1 << 20);
+        free(probe);
+        // Under AddressSanitizer malloc is not glibc's and mallinfo2 counts nothing.
+        if (!counted) GTEST_SKIP() << "mallinfo2 does not count this process's allocations";
+    }
+    auto measure = [&](size_t n, size_t *kept, size_t *held) {
+        std::string dirs;
+        char entry[32];
+        for (size_t i = 0; i < n; i++) {
+            snprintf(entry, sizeof(entry), "/x/%06zu", i);
+            dirs += (i ? ":" : "") + std::string(entry);
+        }
+        Set("XDG_DATA_DIRS", "/y"); // a different value: the lists of the last size are dropped
+        for (const char *suffix : kSuffixes) vkl_search_dirs_release(vkl_search_dirs_acquire(suffix));
+        size_t base = LiveHeap();
+        Set("XDG_DATA_DIRS", dirs); // setenv's copy is counted in both sizes alike
+        size_t env_bytes = LiveHeap() - base;
+        for (const char *suffix : kSuffixes) {
+            const vkl_search_dirs *d = vkl_search_dirs_acquire(suffix);
+            ASSERT_NE(d, nullptr);
+            ASSERT_GT(d->dirs.count, n); // the n entries and the fixture's other locations
+            vkl_search_dirs_release(d);
+        }
+        *kept = LiveHeap() - base - env_bytes;
+        const vkl_search_dirs *d = vkl_search_dirs_acquire(VKL_EXPLICIT_LAYER_SUFFIX);
+        *held = LiveHeap() - base - env_bytes;
+        vkl_search_dirs_release(d);
+    };
+    size_t kept1 = 0, held1 = 0, kept2 = 0, held2 = 0;
+    ASSERT_NO_FATAL_FAILURE(measure(1000, &kept1, &held1));
+    ASSERT_NO_FATAL_FAILURE(measure(2000, &kept2, &held2));
+    double kept = (double)(kept2 - kept1) / 1000, held = (double)(held2 - held1) / 1000;
+    RecordProperty("kept_bytes_per_entry", std::to_string(kept));
+    RecordProperty("held_bytes_per_entry", std::to_string(held));
+    EXPECT_LE(kept, 10 + 16) << "bytes kept per 10-byte entry";
+    EXPECT_LE(held, 10 + 16 + 60) << "bytes per 10-byte entry while a list is held";
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #ifndef VKL_INTERNAL_SEARCH_PATHS_H
 #define VKL_INTERNAL_SEARCH_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <vulkan/vulkan.h>
 
@@ -75,6 +76,18 @@ struct vkl_search_dirs {
 };
 const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix);
 void vkl_search_dirs_release(const struct vkl_search_dirs *dirs);
+
+/* Memory: what is kept per environment is the directories' bases, once for every suffix (the
+ * variable values copied once, 8 bytes per base); the list for a suffix is kept only while it is
+ * small (a few KiB), else written for each acquire and freed at its release. */
+
+/* Searches every default search directory for `suffix`, in vkl_search_dirs_acquire's order, with
+ * vkl_layer_manifest_search_entry (layers) or vkl_manifest_search_entry (!layers), from_env NULL:
+ * the same as acquire + that loop + release, but a list too long to keep is never written: each
+ * "<base>/<suffix>" is written into one reused buffer as it is searched (a long XDG_DATA_DIRS
+ * costs no list per search). VK_ERROR_OUT_OF_HOST_MEMORY when out of memory, else the first
+ * failing search's result. Thread-safe. */
+VkResult vkl_search_dirs_scan(const struct vkl_log_sink *log, const char *suffix, bool layers, struct vkl_strlist *out);
 
 /* Fills *out from the process environment through vkl_getenv (so all five read as NULL when
  * elevated) and from VKL_SYSCONFDIR / VKL_EXTRASYSCONFDIR. The strings are borrowed from the
