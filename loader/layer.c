@@ -170,13 +170,9 @@ static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implic
         goto out;
     }
     if (add != NULL && (r = search_list(log, avar, add, out)) != VK_SUCCESS) goto out;
-    /* Built once per environment (search_paths.c), not per call. */
-    const struct vkl_search_dirs *dirs =
-        vkl_search_dirs_acquire(implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX);
-    if (dirs == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    for (size_t i = 0; r == VK_SUCCESS && i < dirs->dirs.count; i++)
-        r = vkl_layer_manifest_search_entry(log, dirs->dirs.items[i], NULL, out);
-    vkl_search_dirs_release(dirs);
+    /* The default directories: their bases are kept once per environment (search_paths.c); a
+     * list too long to keep is written directory by directory as it is searched. */
+    r = vkl_search_dirs_scan(log, implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX, true, out);
 out:
     return r;
 }
