@@ -502,55 +502,176 @@ out:
 
 /* ------------------------------------------------------------------ search */
 
-static VkResult add_candidate(struct vkl_strlist *out, const char *base, size_t len) {
-    while (len > 1 && base[len - 1] == '/') len--;
-    if (len == 0) return VK_SUCCESS;
-    bool root = len == 1 && base[0] == '/';
-    size_t total = len + 1 + strlen(VKL_SETTINGS_SUFFIX) + 1 + strlen(VKL_SETTINGS_FILE_NAME) + 1;
-    char *p = malloc(total);
-    if (p == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    snprintf(p, total, "%.*s%s%s/%s", (int)len, base, root ? "" : "/", VKL_SETTINGS_SUFFIX, VKL_SETTINGS_FILE_NAME);
-    if (vkl_strlist_contains(out, p)) {
-        free(p);
-        return VK_SUCCESS;
-    }
-    return vkl_strlist_append_owned(out, p);
-}
+/* The candidates are "<base>/vulkan/loader_settings.d/vk_loader_settings.json" ("/vulkan/..." for
+ * the root) for every base, in search order, duplicates dropped. Two candidates are equal exactly
+ * when their bases are (trailing '/' removed, "/" kept), so the bases are what is kept: each as a
+ * source string (one of the search variables' values or a "$HOME/<rel>" string) and an offset and
+ * a length into it, 12 bytes per base, with the path composed on a stack buffer when it is tried
+ * (issue 18: with 50,000 XDG_DATA_DIRS entries a list of allocated paths cost ~150 bytes each). */
+#define SRC_COUNT 9 /* the 7 keys below, then "$HOME/.config" and "$HOME/.local/share" */
+struct base_ref {
+    uint32_t off, len;
+    uint8_t src;
+};
+struct base_set {
+    const char *src[SRC_COUNT];
+    struct base_ref *refs;
+    size_t count, cap;
+    uint32_t *slots; /* open addressing over refs (index + 1; 0 empty), only while building */
+    size_t nslots;
+};
 
 static bool set(const char *s) { return s != NULL && s[0] != '\0'; }
 
-static VkResult add_home(struct vkl_strlist *out, const char *xdg, const char *home, const char *rel) {
-    if (set(xdg)) return add_candidate(out, xdg, strlen(xdg));
-    if (!set(home)) return VK_SUCCESS;
-    char buf[PATH_MAX];
-    int n = snprintf(buf, sizeof buf, "%s/%s", home, rel);
-    if (n < 0 || (size_t)n >= sizeof buf) return VK_SUCCESS;
-    return add_candidate(out, buf, (size_t)n);
+static const char *ref_text(const struct base_set *b, const struct base_ref *r) { return b->src[r->src] + r->off; }
+
+static uint64_t hash_bytes(const char *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
 }
 
-static VkResult add_list(struct vkl_strlist *out, const char *list, const char *fallback) {
-    if (!set(list)) list = fallback;
-    struct vkl_strlist parts = VKL_STRLIST_INIT;
-    VkResult r = vkl_path_list_split(list, strlen(list), ':', &parts);
-    for (size_t i = 0; r == VK_SUCCESS && i < parts.count; i++)
-        r = add_candidate(out, parts.items[i], strlen(parts.items[i]));
-    vkl_strlist_finish(&parts);
+static VkResult slots_grow(struct base_set *b) {
+    size_t n = b->nslots ? b->nslots * 2 : 64;
+    uint32_t *slots = calloc(n, sizeof(*slots));
+    if (slots == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    for (size_t i = 0; i < b->count; i++) {
+        const struct base_ref *r = &b->refs[i];
+        size_t at = (size_t)hash_bytes(ref_text(b, r), r->len) & (n - 1);
+        while (slots[at] != 0) at = (at + 1) & (n - 1);
+        slots[at] = (uint32_t)(i + 1);
+    }
+    free(b->slots);
+    b->slots = slots;
+    b->nslots = n;
+    return VK_SUCCESS;
+}
+
+static VkResult add_base(struct base_set *b, uint8_t src, size_t off, size_t len) {
+    const char *text = b->src[src] + off;
+    while (len > 1 && text[len - 1] == '/') len--;
+    if (len == 0 || len >= PATH_MAX || off > UINT32_MAX || b->count >= UINT32_MAX - 1) return VK_SUCCESS;
+    if ((b->count + 1) * 2 > b->nslots && slots_grow(b) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    size_t at = (size_t)hash_bytes(text, len) & (b->nslots - 1);
+    for (; b->slots[at] != 0; at = (at + 1) & (b->nslots - 1)) {
+        const struct base_ref *r = &b->refs[b->slots[at] - 1];
+        if (r->len == len && memcmp(ref_text(b, r), text, len) == 0) return VK_SUCCESS; /* a duplicate */
+    }
+    if (b->count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        struct base_ref *refs = realloc(b->refs, cap * sizeof(*refs));
+        if (refs == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        b->refs = refs;
+        b->cap = cap;
+    }
+    b->refs[b->count] = (struct base_ref){(uint32_t)off, (uint32_t)len, src};
+    b->slots[at] = (uint32_t)++b->count;
+    return VK_SUCCESS;
+}
+
+static VkResult add_list(struct base_set *b, uint8_t src) {
+    const char *list = b->src[src];
+    if (list == NULL) return VK_SUCCESS;
+    size_t len = strlen(list), start = 0;
+    while (start < len) { /* empty entries ("a::b", leading/trailing ':') are dropped */
+        size_t end = start;
+        while (end < len && list[end] != ':') end++;
+        VkResult r = end > start ? add_base(b, src, start, end - start) : VK_SUCCESS;
+        if (r != VK_SUCCESS) return r;
+        start = end + 1;
+    }
+    return VK_SUCCESS;
+}
+
+/* Fills b->refs from b->src (the sources must outlive b). User locations first (the Khronos
+ * loader's order, a superset of [Set]'s list); they are absent when elevated because vkl_getenv
+ * hides XDG_*_HOME and HOME. */
+enum {
+    SRC_CONFIG_HOME,
+    SRC_DATA_HOME,
+    SRC_CONFIG_DIRS,
+    SRC_SYSCONF,
+    SRC_EXTRASYSCONF,
+    SRC_DATA_DIRS,
+    SRC_HOME,
+    SRC_HOME_CONFIG,
+    SRC_HOME_DATA
+};
+static VkResult bases_build(struct base_set *b) {
+    VkResult r = VK_SUCCESS;
+    const char *config_home = set(b->src[SRC_CONFIG_HOME]) ? NULL : b->src[SRC_HOME_CONFIG];
+    const char *data_home = set(b->src[SRC_DATA_HOME]) ? NULL : b->src[SRC_HOME_DATA];
+    if (set(b->src[SRC_CONFIG_HOME]))
+        r = add_base(b, SRC_CONFIG_HOME, 0, strlen(b->src[SRC_CONFIG_HOME]));
+    else if (config_home != NULL)
+        r = add_base(b, SRC_HOME_CONFIG, 0, strlen(config_home));
+    if (r == VK_SUCCESS && set(b->src[SRC_DATA_HOME]))
+        r = add_base(b, SRC_DATA_HOME, 0, strlen(b->src[SRC_DATA_HOME]));
+    else if (r == VK_SUCCESS && data_home != NULL)
+        r = add_base(b, SRC_HOME_DATA, 0, strlen(data_home));
+    if (r == VK_SUCCESS) r = add_list(b, SRC_CONFIG_DIRS);
+    if (r == VK_SUCCESS && set(b->src[SRC_SYSCONF])) r = add_base(b, SRC_SYSCONF, 0, strlen(b->src[SRC_SYSCONF]));
+    if (r == VK_SUCCESS && set(b->src[SRC_EXTRASYSCONF]))
+        r = add_base(b, SRC_EXTRASYSCONF, 0, strlen(b->src[SRC_EXTRASYSCONF]));
+    if (r == VK_SUCCESS) r = add_list(b, SRC_DATA_DIRS);
+    free(b->slots); /* the lookup is needed only while building */
+    b->slots = NULL;
+    b->nslots = 0;
     return r;
 }
 
+/* "<base>/vulkan/loader_settings.d/vk_loader_settings.json" into buf (PATH_MAX bytes); false when
+ * it does not fit. */
+static bool candidate_path(const struct base_set *b, size_t i, char *buf, size_t size) {
+    const struct base_ref *r = &b->refs[i];
+    bool root = r->len == 1 && ref_text(b, r)[0] == '/';
+    int n = snprintf(buf, size, "%.*s%s%s/%s", (int)r->len, ref_text(b, r), root ? "" : "/", VKL_SETTINGS_SUFFIX,
+                     VKL_SETTINGS_FILE_NAME);
+    return n > 0 && (size_t)n < size;
+}
+
+/* The "$HOME/<rel>" sources (when HOME is set) and the variables' values as sources. */
+static VkResult sources_from_env(const struct vkl_search_env *env, char **home_config, char **home_data,
+                                 const char *src[SRC_COUNT]) {
+    const char *fallback_config = VKL_FALLBACK_CONFIG_DIRS, *fallback_data = VKL_FALLBACK_DATA_DIRS;
+    src[SRC_CONFIG_HOME] = env->xdg_config_home;
+    src[SRC_DATA_HOME] = env->xdg_data_home;
+    src[SRC_CONFIG_DIRS] = set(env->xdg_config_dirs) ? env->xdg_config_dirs : fallback_config;
+    src[SRC_SYSCONF] = env->sysconfdir;
+    src[SRC_EXTRASYSCONF] = env->extrasysconfdir;
+    src[SRC_DATA_DIRS] = set(env->xdg_data_dirs) ? env->xdg_data_dirs : fallback_data;
+    src[SRC_HOME] = env->home;
+    *home_config = *home_data = NULL;
+    if (set(env->home)) {
+        size_t n = strlen(env->home) + sizeof("/.local/share");
+        *home_config = malloc(n);
+        *home_data = malloc(n);
+        if (*home_config == NULL || *home_data == NULL) {
+            free(*home_config);
+            free(*home_data);
+            *home_config = *home_data = NULL;
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        snprintf(*home_config, n, "%s/.config", env->home);
+        snprintf(*home_data, n, "%s/.local/share", env->home);
+    }
+    src[SRC_HOME_CONFIG] = *home_config;
+    src[SRC_HOME_DATA] = *home_data;
+    return VK_SUCCESS;
+}
+
 VkResult vkl_settings_candidates(const struct vkl_search_env *env, struct vkl_strlist *out) {
-    VkResult r;
-    /* User locations first (the Khronos loader's order, a superset of [Set]'s list); they are
-     * absent when elevated because vkl_getenv hides XDG_*_HOME and HOME. */
-    if ((r = add_home(out, env->xdg_config_home, env->home, ".config")) != VK_SUCCESS) return r;
-    if ((r = add_home(out, env->xdg_data_home, env->home, ".local/share")) != VK_SUCCESS) return r;
-    if ((r = add_list(out, env->xdg_config_dirs, VKL_FALLBACK_CONFIG_DIRS)) != VK_SUCCESS) return r;
-    if (set(env->sysconfdir) && (r = add_candidate(out, env->sysconfdir, strlen(env->sysconfdir))) != VK_SUCCESS)
-        return r;
-    if (set(env->extrasysconfdir) &&
-        (r = add_candidate(out, env->extrasysconfdir, strlen(env->extrasysconfdir))) != VK_SUCCESS)
-        return r;
-    return add_list(out, env->xdg_data_dirs, VKL_FALLBACK_DATA_DIRS);
+    struct base_set b = {0};
+    char *home_config = NULL, *home_data = NULL;
+    VkResult r = sources_from_env(env, &home_config, &home_data, b.src);
+    if (r == VK_SUCCESS) r = bases_build(&b);
+    char path[PATH_MAX];
+    for (size_t i = 0; r == VK_SUCCESS && i < b.count; i++)
+        if (candidate_path(&b, i, path, sizeof(path))) r = vkl_strlist_append(out, path);
+    free(b.refs);
+    free(home_config);
+    free(home_data);
+    return r;
 }
 
 bool vkl_settings_use_driver_env(const struct vkl_settings *s) {
@@ -570,41 +691,59 @@ struct snapshot {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct snapshot *g_current;
 
-/* The candidate paths depend only on the search variables: kept while they are unchanged, so a
- * global call that finds no settings file allocates nothing here (docs/performance.md). Under g_lock. */
+/* The candidates' bases depend only on the search variables: kept while they are unchanged (with
+ * copies of the values they point into), so a global call that finds no settings file allocates
+ * nothing here (docs/performance.md). Under g_lock. */
 #define CAND_KEYS 7
 static struct {
     bool valid;
     char *key[CAND_KEYS];
-    struct vkl_strlist list;
-} g_cands = {.list = VKL_STRLIST_INIT};
+    char *home_config, *home_data;
+    struct base_set bases;
+} g_cands;
 
 static bool same_str(const char *a, const char *b) {
     return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-static const struct vkl_strlist *candidates(const struct vkl_search_env *env) {
+static void cands_clear(void) {
+    for (int i = 0; i < CAND_KEYS; i++) {
+        free(g_cands.key[i]);
+        g_cands.key[i] = NULL;
+    }
+    free(g_cands.home_config);
+    free(g_cands.home_data);
+    free(g_cands.bases.refs);
+    memset(&g_cands, 0, sizeof(g_cands));
+}
+
+static const struct base_set *candidates(const struct vkl_search_env *env) {
     const char *k[CAND_KEYS] = {env->xdg_config_home, env->home,       env->xdg_config_dirs, env->xdg_data_home,
                                 env->xdg_data_dirs,   env->sysconfdir, env->extrasysconfdir};
     if (g_cands.valid) {
         bool same = true;
         for (int i = 0; i < CAND_KEYS && same; i++) same = same_str(g_cands.key[i], k[i]);
-        if (same) return &g_cands.list;
+        if (same) return &g_cands.bases;
     }
-    for (int i = 0; i < CAND_KEYS; i++) {
-        free(g_cands.key[i]);
-        g_cands.key[i] = NULL;
-    }
-    vkl_strlist_finish(&g_cands.list);
-    g_cands.valid = false;
+    cands_clear();
     for (int i = 0; i < CAND_KEYS; i++)
         if (k[i] != NULL && (g_cands.key[i] = str_dup(k[i])) == NULL) return NULL;
-    if (vkl_settings_candidates(env, &g_cands.list) != VK_SUCCESS) {
-        vkl_strlist_finish(&g_cands.list);
+    /* the bases point into the copies */
+    struct vkl_search_env copy = *env;
+    copy.xdg_config_home = g_cands.key[0];
+    copy.home = g_cands.key[1];
+    copy.xdg_config_dirs = g_cands.key[2];
+    copy.xdg_data_home = g_cands.key[3];
+    copy.xdg_data_dirs = g_cands.key[4];
+    copy.sysconfdir = g_cands.key[5];
+    copy.extrasysconfdir = g_cands.key[6];
+    if (sources_from_env(&copy, &g_cands.home_config, &g_cands.home_data, g_cands.bases.src) != VK_SUCCESS ||
+        bases_build(&g_cands.bases) != VK_SUCCESS) {
+        cands_clear();
         return NULL;
     }
     g_cands.valid = true;
-    return &g_cands.list;
+    return &g_cands.bases;
 }
 
 static void snap_unref(struct snapshot *sn) {
@@ -623,12 +762,7 @@ static void drop_current(void) {
  * leak checkers would report once the static roots are gone. */
 __attribute__((destructor)) static void settings_unload(void) {
     pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < CAND_KEYS; i++) {
-        free(g_cands.key[i]);
-        g_cands.key[i] = NULL;
-    }
-    vkl_strlist_finish(&g_cands.list);
-    g_cands.valid = false;
+    cands_clear();
     drop_current();
     pthread_mutex_unlock(&g_lock);
 }
@@ -693,18 +827,20 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
     uint32_t level = 0;
     vkl_search_env_from_process(&env);
     pthread_mutex_lock(&g_lock);
-    const struct vkl_strlist *cands = candidates(&env);
+    const struct base_set *cands = candidates(&env);
     if (cands == NULL) {
         pthread_mutex_unlock(&g_lock);
         return NULL;
     }
     const char *found = NULL;
+    char path[PATH_MAX];
     bool debug = vkl_log_wants(log, VKL_LOG_DEBUG); /* asked once, not per location */
     for (size_t i = 0; i < cands->count && found == NULL; i++) {
-        if (vkl_file_exists(cands->items[i]))
-            found = cands->items[i];
+        if (!candidate_path(cands, i, path, sizeof(path))) continue;
+        if (vkl_file_exists(path))
+            found = path;
         else if (debug)
-            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", cands->items[i]);
+            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", path);
     }
     if (found == NULL) {
         drop_current();

@@ -1,6 +1,8 @@
 // Unit tests for loader/settings.c: the settings-file parser (every key, every rejection and its one
 // log line), the search candidates, and the snapshot cache over real files under $TEST_TMPDIR.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -467,6 +469,42 @@ TEST(SettingsSearch, NoUserLocationsWithoutHomeOrXdg) {
     auto v = Candidates(env);
     ASSERT_FALSE(v.empty());
     EXPECT_EQ(v[0], "/etc/xdg" + kTail);
+}
+
+// Duplicates dropped (the first one kept), trailing '/' trimmed, "/" and "//" the same root, over
+// lists long enough for the look-up table to grow several times: the candidates equal a plain
+// reference (split, trim, compare with every earlier one).
+TEST(SettingsSearch, DuplicatesDroppedInLongListsAsTheReferenceDoes) {
+    std::vector<std::string> entries;
+    for (int i = 0; i < 3000; i++) {
+        int k = (i * 7919) % 1200; // every base appears more than once, in scattered order
+        std::string e = "/b" + std::to_string(k);
+        if (i % 3 == 0) e += "/";
+        if (i % 5 == 0) e += "//";
+        entries.push_back(e);
+        if (i % 500 == 0) entries.push_back(i % 1000 == 0 ? "/" : "//");
+        if (i % 250 == 0) entries.push_back("");
+    }
+    std::string data_dirs;
+    for (size_t i = 0; i < entries.size(); i++) data_dirs += (i ? ":" : "") + entries[i];
+    vkl_search_env env{};
+    env.xdg_config_home = "/b7/";
+    env.home = "/home/u";
+    env.xdg_config_dirs = "/b3:/c:/c/";
+    env.sysconfdir = "/etc";
+    env.xdg_data_dirs = data_dirs.c_str();
+    // the reference
+    std::vector<std::string> bases = {"/b7/", "/home/u/.local/share", "/b3", "/c", "/c/", "/etc"};
+    bases.insert(bases.end(), entries.begin(), entries.end());
+    std::vector<std::string> want;
+    for (std::string b : bases) {
+        while (b.size() > 1 && b.back() == '/') b.pop_back();
+        if (b.empty()) continue;
+        std::string p = (b == "/" ? "" : b) + kTail;
+        if (std::find(want.begin(), want.end(), p) == want.end()) want.push_back(p);
+    }
+    EXPECT_EQ(want.size(), 1200u + 4u); // 1,200 /bN (b3 and b7 among them), home, /c, /etc, the root
+    EXPECT_EQ(Candidates(env), want);
 }
 
 // ---- the snapshot cache over real files --------------------------------------------------------
