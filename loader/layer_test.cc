@@ -135,7 +135,7 @@ TEST_F(LayerTest, DefaultSearchLocations) {
     bool found = false;
     for (auto &l : lines_) {
         EXPECT_EQ(l.second.find("driver search"), std::string::npos) << l.second;
-        if (l.second.find("layer search: found manifest") != std::string::npos) {
+        if (l.second.find("layer search: Found manifest file") != std::string::npos) {
             found = true;
             EXPECT_TRUE(l.first & VKL_LOG_LAYER) << l.second;
             EXPECT_FALSE(l.first & VKL_LOG_DRIVER) << l.second;

@@ -491,7 +491,7 @@ static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct 
         return VK_SUCCESS;
     }
     VkResult r = vkl_strlist_append_owned(out, path);
-    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: found manifest %s", k->what, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: Found manifest file %s", k->what, path);
     return r;
 }
 
@@ -502,7 +502,7 @@ static VkResult add_manifest(const struct vkl_log_sink *log, const struct search
         return VK_SUCCESS;
     }
     VkResult r = vkl_strlist_append(out, path);
-    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: found manifest %s", k->what, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: Found manifest file %s", k->what, path);
     return r;
 }
 

@@ -88,6 +88,20 @@ TEST(LoaderWording, InsertInstanceLayer) {
   EXPECT_NE(line.find(".so)"), std::string::npos) << line;  // the library it loaded
 }
 
+// Each layer manifest found is named in the words the Khronos loader's own tests grep for (spec
+// §7.12), with VK_LOADER_DEBUG=all (the Khronos loader writes the line at INFO).
+TEST(LoaderWording, FoundManifestFile) {
+  VKT_POLICY("RULE_LOG_FORMAT", "LLP_LOADER_1");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  std::string manifest = AddMockLayer(s, "VK_LAYER_VKT_word_found", false);
+  s.SetEnv("VK_LOADER_DEBUG", "all");
+  ProbeResult r = RunProbe(s, {"instance-layers", "create-instance", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_NE(OneLine(r, "Found manifest file " + manifest), "") << r.err;
+}
+
 // The header of a line as spec §7.11 shows it: "[Vulkan Loader] <SEVERITY> | <CATEGORY>: ", the
 // message from column 32 (the header padded with spaces) or right after a longer header.
 TEST(LoaderWording, HeaderNamesSeverityAndCategory) {
