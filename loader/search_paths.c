@@ -469,7 +469,7 @@ void vkl_search_dirs_release(const struct vkl_search_dirs *dirs) {
 
 static bool ends_with_json(const char *s) {
     size_t n = strlen(s);
-    return n >= 5 && strcmp(s + n - 5, ".json") == 0; /* case-sensitive, as Khronos is_json */
+    return n >= 5 && memcmp(s + n - 5, ".json", 5) == 0; /* case-sensitive, as Khronos is_json */
 }
 
 /* What a search is for: the log category, the words of its lines and the rule they cite. */

@@ -620,14 +620,16 @@ static VkResult bases_build(struct base_set *b) {
     return r;
 }
 
-/* "<base>/vulkan/loader_settings.d/vk_loader_settings.json" into buf (PATH_MAX bytes); false when
- * it does not fit. */
+/* "<base>/vulkan/loader_settings.d/vk_loader_settings.json" into buf; false when it does not fit. */
 static bool candidate_path(const struct base_set *b, size_t i, char *buf, size_t size) {
+    static const char tail[] = "/" VKL_SETTINGS_SUFFIX "/" VKL_SETTINGS_FILE_NAME;
     const struct base_ref *r = &b->refs[i];
-    bool root = r->len == 1 && ref_text(b, r)[0] == '/';
-    int n = snprintf(buf, size, "%.*s%s%s/%s", (int)r->len, ref_text(b, r), root ? "" : "/", VKL_SETTINGS_SUFFIX,
-                     VKL_SETTINGS_FILE_NAME);
-    return n > 0 && (size_t)n < size;
+    const char *text = ref_text(b, r);
+    size_t len = r->len == 1 && text[0] == '/' ? 0 : r->len; /* the root: "/vulkan/..." */
+    if (len + sizeof(tail) > size) return false;
+    memcpy(buf, text, len);
+    memcpy(buf + len, tail, sizeof(tail));
+    return true;
 }
 
 /* The "$HOME/<rel>" sources (when HOME is set) and the variables' values as sources. */
@@ -700,7 +702,8 @@ static struct {
     char *key[CAND_KEYS];
     char *home_config, *home_data;
     struct base_set bases;
-} g_cands;
+    struct vkl_strlist paths; /* the composed candidates, kept while they are few (at most 16 KiB) */
+} g_cands = {.paths = VKL_STRLIST_INIT};
 
 static bool same_str(const char *a, const char *b) {
     return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
@@ -714,7 +717,9 @@ static void cands_clear(void) {
     free(g_cands.home_config);
     free(g_cands.home_data);
     free(g_cands.bases.refs);
+    vkl_strlist_finish(&g_cands.paths);
     memset(&g_cands, 0, sizeof(g_cands));
+    g_cands.paths = (struct vkl_strlist)VKL_STRLIST_INIT;
 }
 
 static const struct base_set *candidates(const struct vkl_search_env *env) {
@@ -741,6 +746,20 @@ static const struct base_set *candidates(const struct vkl_search_env *env) {
         bases_build(&g_cands.bases) != VK_SUCCESS) {
         cands_clear();
         return NULL;
+    }
+    /* Few candidates (the usual 5): composed once and kept, so a call only compares and tries
+     * them; many: composed one by one as they are tried (search_and_acquire). */
+    size_t bytes = 0;
+    for (size_t i = 0; i < g_cands.bases.count; i++) bytes += g_cands.bases.refs[i].len + 64;
+    if (bytes <= 16384) {
+        char path[PATH_MAX];
+        for (size_t i = 0; i < g_cands.bases.count; i++) {
+            if (!candidate_path(&g_cands.bases, i, path, sizeof(path))) continue;
+            if (vkl_strlist_append(&g_cands.paths, path) != VK_SUCCESS) {
+                cands_clear();
+                return NULL;
+            }
+        }
     }
     g_cands.valid = true;
     return &g_cands.bases;
@@ -835,12 +854,18 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
     const char *found = NULL;
     char path[PATH_MAX];
     bool debug = vkl_log_wants(log, VKL_LOG_DEBUG); /* asked once, not per location */
-    for (size_t i = 0; i < cands->count && found == NULL; i++) {
-        if (!candidate_path(cands, i, path, sizeof(path))) continue;
-        if (vkl_file_exists(path))
-            found = path;
+    bool kept = g_cands.paths.count > 0 || cands->count == 0;
+    size_t n = kept ? g_cands.paths.count : cands->count;
+    for (size_t i = 0; i < n && found == NULL; i++) {
+        const char *p = path;
+        if (kept)
+            p = g_cands.paths.items[i];
+        else if (!candidate_path(cands, i, path, sizeof(path)))
+            continue;
+        if (vkl_file_exists(p))
+            found = p;
         else if (debug)
-            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", path);
+            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", p);
     }
     if (found == NULL) {
         drop_current();
