@@ -674,6 +674,10 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     for (uint32_t i = 0; i < out->count;) {
         const struct vkl_layer_manifest *l = out->layers[i];
         const struct vkl_layer_manifest *ov = out->override_layer;
+        if (l == NULL) { /* never stored (set_push takes manifests); keeps the analyzer's paths honest */
+            remove_at(out, i);
+            continue;
+        }
         if (l != ov && ov != NULL && str_in(ov->blacklisted_layers, ov->blacklisted_layer_count, l->props.layerName)) {
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
