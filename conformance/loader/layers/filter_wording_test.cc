@@ -15,14 +15,19 @@ std::string OneLine(const ProbeResult& r, const std::string& needle) {
   return lines.empty() ? std::string() : lines[0];
 }
 
-TEST(FilterWording, DriverFilters) {
-  VKT_POLICY("RULE_DRV_FILTER_DISABLE", "RULE_DRV_FILTER_SELECT");
-  Sandbox s;
+// Two drivers, "keep" and "gone", the second disabled through VK_LOADER_DRIVERS_DISABLE.
+void KeepAndDisabledDriver(Sandbox& s) {
   AddNamedDriver(s, "keep");
   AddNamedDriver(s, "gone");
   s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
   s.WriteDriverManifest(Location::kXdgConfigHome, "gone");
   s.SetEnv("VK_LOADER_DRIVERS_DISABLE", "gone.json");
+}
+
+TEST(FilterWording, DriverFilters) {
+  VKT_POLICY("RULE_DRV_FILTER_DISABLE", "RULE_DRV_FILTER_SELECT");
+  Sandbox s;
+  KeepAndDisabledDriver(s);
   ProbeResult r = CreateAndEnumerate(s);
   std::string line = OneLine(r, "ignored because it was disabled by env var 'VK_LOADER_DRIVERS_DISABLE'");
   EXPECT_NE(line.find("Driver \""), std::string::npos) << r.err;
@@ -107,11 +112,7 @@ TEST(LoaderWording, FoundManifestFile) {
 TEST(LoaderWording, HeaderNamesSeverityAndCategory) {
   VKT_POLICY("RULE_LOG_FORMAT");
   Sandbox s;
-  AddNamedDriver(s, "keep");
-  AddNamedDriver(s, "gone");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "gone");
-  s.SetEnv("VK_LOADER_DRIVERS_DISABLE", "gone.json");
+  KeepAndDisabledDriver(s);
   s.SetEnv("VK_LOADER_DEBUG", "all");
   ProbeResult r = CreateAndEnumerate(s);
   // a WARNING | DRIVER line whose header is longer than 32 columns
