@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "loader/test_support.h"
+
 namespace {
 
 std::mutex g_mu;
@@ -82,21 +84,13 @@ __attribute__((visibility("default"))) FILE *fopen64(const char *path, const cha
 
 namespace {
 
-std::string Runfile(const std::string &rel) {
-    const char *srcdir = getenv("TEST_SRCDIR");
-    const char *ws = getenv("TEST_WORKSPACE");
-    return std::string(srcdir ? srcdir : ".") + "/" + (ws ? ws : "vk_loader_harness") + "/" + rel;
-}
+using vkl_test::Runfile;
 
 class FileOpenCount : public ::testing::Test {
   protected:
     void SetUp() override {
-        const char *tmp = getenv("TEST_TMPDIR");
-        std::string base = std::string(tmp ? tmp : "/tmp") + "/file_open_count_XXXXXX";
-        std::vector<char> b(base.begin(), base.end());
-        b.push_back('\0');
-        ASSERT_NE(mkdtemp(b.data()), nullptr);
-        root_ = b.data();
+        root_ = vkl_test::MakeTempDir("file_open_count");
+        ASSERT_FALSE(root_.empty());
         for (const char *d : {"icd", "lib", "exp", "imp", "home", "xdg"}) Sh("mkdir -p '" + root_ + "/" + d + "'");
         Sh("cp '" + Runfile("mock_icd/libmock_icd_v7.so") + "' '" + root_ + "/lib/drv_a.so'");
         Sh("cp '" + Runfile("mock_icd/libmock_icd_v7.so") + "' '" + root_ + "/lib/drv_b.so'");
@@ -126,7 +120,7 @@ class FileOpenCount : public ::testing::Test {
         if (loader_) dlclose(loader_);
         Sh("rm -rf '" + root_ + "'");
     }
-    static void Sh(const std::string &c) { ASSERT_EQ(system(c.c_str()), 0) << c; }
+    static void Sh(const std::string &c) { vkl_test::Sh(c); }
     void Write(const std::string &rel, const std::string &text) { std::ofstream(root_ + "/" + rel) << text; }
     void Driver(const std::string &name, const std::string &lib) {
         Write("icd/" + name + ".json", "{\"file_format_version\": \"1.0.1\", \"ICD\": {\"library_path\": \"" + root_ +

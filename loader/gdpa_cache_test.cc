@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "loader/test_support.h"
+
 namespace {
 
 const char kExt[] = "VK_EXT_gdpa_cache_test";
@@ -29,11 +31,7 @@ const char kTop[] = "VK_LAYER_gdpa_top";
 const char kMid[] = "VK_LAYER_gdpa_mid";
 const char kLow[] = "VK_LAYER_gdpa_low";
 
-std::string Runfile(const std::string &rel) {
-    const char *srcdir = getenv("TEST_SRCDIR");
-    const char *ws = getenv("TEST_WORKSPACE");
-    return std::string(srcdir ? srcdir : ".") + "/" + (ws ? ws : "vk_loader_harness") + "/" + rel;
-}
+using vkl_test::Runfile;
 
 // Allocation callbacks that fail every allocation from the `fail_at`-th on (0: never).
 struct FailingAlloc {
@@ -70,12 +68,8 @@ struct FailingAlloc {
 class GdpaCache : public ::testing::Test {
   protected:
     void SetUp() override {
-        const char *tmp = getenv("TEST_TMPDIR");
-        std::string base = std::string(tmp ? tmp : "/tmp") + "/gdpa_cache_XXXXXX";
-        std::vector<char> b(base.begin(), base.end());
-        b.push_back('\0');
-        ASSERT_NE(mkdtemp(b.data()), nullptr);
-        root_ = b.data();
+        root_ = vkl_test::MakeTempDir("gdpa_cache");
+        ASSERT_FALSE(root_.empty());
         Sh("mkdir -p '" + root_ + "/icd' '" + root_ + "/exp' '" + root_ + "/imp' '" + root_ + "/home'");
         Sh("cp '" + Runfile("mock_icd/libmock_icd_v7.so") + "' '" + root_ + "/icd/drv.so'");
         std::ofstream(root_ + "/icd/drv.so.scenario")
@@ -107,7 +101,7 @@ class GdpaCache : public ::testing::Test {
         if (loader_) dlclose(loader_);
         Sh("rm -rf '" + root_ + "'");
     }
-    static void Sh(const std::string &c) { ASSERT_EQ(system(c.c_str()), 0) << c; }
+    static void Sh(const std::string &c) { vkl_test::Sh(c); }
     void AddLayer(const std::string &name, const std::string &variant, const std::string &manifest_extra = "",
                   const std::string &scenario_extra = "") {
         std::string lib = root_ + "/exp/" + name + ".so";

@@ -13,23 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "loader/test_support.h"
+
 namespace {
 
-std::string Runfile(const std::string &rel) {
-    const char *srcdir = getenv("TEST_SRCDIR");
-    const char *ws = getenv("TEST_WORKSPACE");
-    return std::string(srcdir ? srcdir : ".") + "/" + (ws ? ws : "vk_loader_harness") + "/" + rel;
-}
+using vkl_test::Runfile;
 
 class ChainTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        const char *tmp = getenv("TEST_TMPDIR");
-        std::string base = std::string(tmp ? tmp : "/tmp") + "/chain_XXXXXX";
-        std::vector<char> b(base.begin(), base.end());
-        b.push_back('\0');
-        ASSERT_NE(mkdtemp(b.data()), nullptr);
-        root_ = b.data();
+        root_ = vkl_test::MakeTempDir("chain");
+        ASSERT_FALSE(root_.empty());
         Sh("mkdir -p '" + root_ + "/icd' '" + root_ + "/exp' '" + root_ + "/imp' '" + root_ + "/home'");
         Sh("cp '" + Runfile("mock_icd/libmock_icd_v7.so") + "' '" + root_ + "/icd/drv.so'");
         std::ofstream(root_ + "/icd/drv.json")
@@ -50,7 +44,7 @@ class ChainTest : public ::testing::Test {
         if (loader_) dlclose(loader_);
         Sh("rm -rf '" + root_ + "'");
     }
-    static void Sh(const std::string &c) { ASSERT_EQ(system(c.c_str()), 0) << c; }
+    static void Sh(const std::string &c) { vkl_test::Sh(c); }
     // Installs a mock layer copy named `name` (explicit unless `implicit`).
     void AddLayer(const std::string &name, const std::string &variant, const std::string &misbehave = "{}",
                   const std::string &extra = "", const std::string &ffv = "1.1.2", bool implicit = false) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 extern "C" {
+#include "loader/test_support.h"
 #include "loader/internal/env.h"
 #include "loader/internal/layer.h"
 }
@@ -43,12 +44,8 @@ const char *kVars[] = {"VK_LAYER_PATH",
 class LayerTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        const char *tmp = getenv("TEST_TMPDIR");
-        std::string base = std::string(tmp ? tmp : "/tmp") + "/layer_test_XXXXXX";
-        std::vector<char> b(base.begin(), base.end());
-        b.push_back('\0');
-        ASSERT_NE(mkdtemp(b.data()), nullptr);
-        root_ = b.data();
+        root_ = vkl_test::MakeTempDir("layer_test");
+        ASSERT_FALSE(root_.empty());
         for (const char *v : kVars) unsetenv(v);
         // Keep the host's layers out: every default location points into the sandbox.
         setenv("HOME", (root_ + "/home").c_str(), 1);
