@@ -508,7 +508,7 @@ out:
  * source string (one of the search variables' values or a "$HOME/<rel>" string) and an offset and
  * a length into it, 12 bytes per base, with the path composed on a stack buffer when it is tried
  * (issue 18: with 50,000 XDG_DATA_DIRS entries a list of allocated paths cost ~150 bytes each). */
-#define SRC_COUNT 9 /* the 7 keys below, then "$HOME/.config" and "$HOME/.local/share" */
+#define SRC_COUNT 8 /* the 6 values of bases_build, then "$HOME/.config" and "$HOME/.local/share" */
 struct base_ref {
     uint32_t off, len;
     uint8_t src;
@@ -593,26 +593,20 @@ enum {
     SRC_SYSCONF,
     SRC_EXTRASYSCONF,
     SRC_DATA_DIRS,
-    SRC_HOME,
     SRC_HOME_CONFIG,
     SRC_HOME_DATA
 };
+static VkResult add_whole(struct base_set *b, uint8_t src) {
+    return set(b->src[src]) ? add_base(b, src, 0, strlen(b->src[src])) : VK_SUCCESS;
+}
+
 static VkResult bases_build(struct base_set *b) {
-    VkResult r = VK_SUCCESS;
-    const char *config_home = set(b->src[SRC_CONFIG_HOME]) ? NULL : b->src[SRC_HOME_CONFIG];
-    const char *data_home = set(b->src[SRC_DATA_HOME]) ? NULL : b->src[SRC_HOME_DATA];
-    if (set(b->src[SRC_CONFIG_HOME]))
-        r = add_base(b, SRC_CONFIG_HOME, 0, strlen(b->src[SRC_CONFIG_HOME]));
-    else if (config_home != NULL)
-        r = add_base(b, SRC_HOME_CONFIG, 0, strlen(config_home));
-    if (r == VK_SUCCESS && set(b->src[SRC_DATA_HOME]))
-        r = add_base(b, SRC_DATA_HOME, 0, strlen(b->src[SRC_DATA_HOME]));
-    else if (r == VK_SUCCESS && data_home != NULL)
-        r = add_base(b, SRC_HOME_DATA, 0, strlen(data_home));
+    /* "$HOME/.config" / "$HOME/.local/share" stand in where the XDG home is unset or empty */
+    VkResult r = add_whole(b, set(b->src[SRC_CONFIG_HOME]) ? SRC_CONFIG_HOME : SRC_HOME_CONFIG);
+    if (r == VK_SUCCESS) r = add_whole(b, set(b->src[SRC_DATA_HOME]) ? SRC_DATA_HOME : SRC_HOME_DATA);
     if (r == VK_SUCCESS) r = add_list(b, SRC_CONFIG_DIRS);
-    if (r == VK_SUCCESS && set(b->src[SRC_SYSCONF])) r = add_base(b, SRC_SYSCONF, 0, strlen(b->src[SRC_SYSCONF]));
-    if (r == VK_SUCCESS && set(b->src[SRC_EXTRASYSCONF]))
-        r = add_base(b, SRC_EXTRASYSCONF, 0, strlen(b->src[SRC_EXTRASYSCONF]));
+    if (r == VK_SUCCESS) r = add_whole(b, SRC_SYSCONF);
+    if (r == VK_SUCCESS) r = add_whole(b, SRC_EXTRASYSCONF);
     if (r == VK_SUCCESS) r = add_list(b, SRC_DATA_DIRS);
     free(b->slots); /* the lookup is needed only while building */
     b->slots = NULL;
@@ -642,7 +636,6 @@ static VkResult sources_from_env(const struct vkl_search_env *env, char **home_c
     src[SRC_SYSCONF] = env->sysconfdir;
     src[SRC_EXTRASYSCONF] = env->extrasysconfdir;
     src[SRC_DATA_DIRS] = set(env->xdg_data_dirs) ? env->xdg_data_dirs : fallback_data;
-    src[SRC_HOME] = env->home;
     *home_config = *home_data = NULL;
     if (set(env->home)) {
         size_t n = strlen(env->home) + sizeof("/.local/share");
