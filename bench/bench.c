@@ -18,7 +18,9 @@
  *   - under `strace -f` (when installed): the system calls of each block, between two marker
  *     writes to descriptor -1 ("VKLBENCH-Z" / "VKLBENCH-D key|n"), per operation;
  *   - once per driver scenario, the loader-free floor: the drivers' own negotiation, then their
- *     vkCreateInstance + vkDestroyInstance called directly (no loader at all).
+ *     vkCreateInstance + vkDestroyInstance called directly (no loader at all); and the start-up
+ *     floor, the same process's cold opening, negotiation and first create + destroy of every driver
+ *     (the dynamic linker's share of the start-up rows, which no loader can avoid).
  * The scenario "lavapipe (1 real driver)" puts Mesa's lavapipe (a copy of its installed manifest) in
  * place of the null driver and measures the start-up sequence and create + destroy against the same
  * floor; it is skipped, saying why, where lavapipe is not installed.
@@ -493,6 +495,8 @@ static void real_icd_library(const char *sandbox, char *out, size_t cap) {
  * loader does; the measured operation calls every driver's vkCreateInstance and vkDestroyInstance
  * directly. */
 #define FLOOR_MAX 1000
+#define FLOOR_STARTUP                                                                                                  \
+    "loader-free floor: start-up (cold process; each driver dlopen'ed, negotiated, created + destroyed)"
 static struct {
     PFN_vkCreateInstance create;
     PFN_vkDestroyInstance destroy;
@@ -514,6 +518,12 @@ static int floor_main(struct ctx *c) {
     ci.ppEnabledLayerNames = NULL;
     c->ici = ci;
     g_floor_n = c->sc->drivers < FLOOR_MAX ? c->sc->drivers : FLOOR_MAX;
+    /* The start-up floor (cold process, nothing loaded yet): what opening, negotiating and one
+     * create + destroy of every driver cost without a loader. Its growth from 100 to 1,000 drivers
+     * is the dynamic linker's (each dlopen compares its name with every library loaded), which no
+     * loader can avoid: the "start-up sequence (cold process)" rows minus this one are the loader's. */
+    if (c->ir) CALLGRIND_ZERO_STATS;
+    double t0 = now_ns();
     for (int k = 0; k < g_floor_n; k++) {
         char p[4200];
         snprintf(p, sizeof(p), "%s/drivers/libbench_null_icd_%d.so", c->sandbox, k);
@@ -533,6 +543,11 @@ static int floor_main(struct ctx *c) {
         if (g_floor[k].destroy == NULL) die("floor: no vkDestroyInstance");
         g_floor[k].destroy(inst, NULL);
     }
+    double cold = now_ns() - t0;
+    if (c->ir)
+        CALLGRIND_DUMP_STATS_AT(FLOOR_STARTUP "|1");
+    else
+        printf("TIME\t%s\t%.3f\t%.3f\t%.3f\n", FLOOR_STARTUP, cold, cold, cold);
     c->count_allocs = 1;
     measure(c, "loader-free floor: each driver's vkCreateInstance + vkDestroyInstance, called directly", op_floor,
             c->sc->heavy ? 1 : 3, c->sc->heavy ? 5 : 50);

@@ -9,4 +9,6 @@ bench="${RUNFILES_DIR:-$PWD/..}/vk_loader_harness/bench/bench"
 test -s "$out/table.md"
 grep -q "vkCreateInstance + vkDestroyInstance" "$out/table.md"
 grep -q "vkCmdDraw: exported trampoline" "$out/table.md"
+# The loader-free start-up floor: instructions under callgrind, otherwise its one cold wall time.
+grep -E -q "^\| 1 driver \| loader-free floor: start-up \(cold process; .*\| [0-9.]+[kM]? \|" "$out/table.md"
 echo "bench smoke: ok"
