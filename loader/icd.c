@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "loader/internal/env.h"
@@ -66,6 +67,7 @@ static void driver_unload(struct vkl_driver *d) {
 }
 
 static void driver_free_fields(struct vkl_driver *d) {
+    free(atomic_exchange(&d->spare, NULL)); /* allocated by the default allocator (malloc) */
     driver_unload(d);
     free(d->lib_path);
     vkl_icd_manifest_finish(&d->manifest);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "loader/internal/direct_driver.h"
@@ -512,6 +513,26 @@ void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd)
         vkl_invalid_handle(cmd, "physicalDevice");
 }
 
+/* A driver's per-instance record is kept by the driver when its instance goes and reused by the
+ * next instance, when both use the default allocator: at 100 drivers the records were 267 KB that
+ * glibc's heap grew by and trimmed back at every vkCreateInstance + vkDestroyInstance (33 page
+ * faults and 2 brk per pair, docs/performance.md round seven). One record per driver at most. */
+static struct vkl_icd_instance *icd_instance_alloc(const struct vkl_alloc *a, struct vkl_driver *d) {
+    if (!a->app) {
+        struct vkl_icd_instance *ii = atomic_exchange(&d->spare, NULL);
+        if (ii != NULL) {
+            memset(ii, 0, sizeof(*ii));
+            return ii;
+        }
+    }
+    return vkl_calloc(a, sizeof(struct vkl_icd_instance), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+}
+
+static void icd_instance_free(const struct vkl_alloc *a, struct vkl_icd_instance *ii) {
+    if (!a->app) ii = atomic_exchange(&ii->driver->spare, ii); /* the one it replaces, if any, is freed */
+    if (ii != NULL) vkl_free(a, ii);
+}
+
 static void instance_free(struct vkl_instance *inst) {
     struct vkl_alloc a = inst->alloc;
     vkl_settings_release(inst->settings);
@@ -522,7 +543,7 @@ static void instance_free(struct vkl_instance *inst) {
     }
     for (struct vkl_icd_instance *ii = inst->icds, *n; ii != NULL; ii = n) {
         n = ii->next;
-        vkl_free(&a, ii);
+        icd_instance_free(&a, ii);
     }
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++) vkl_free(&a, inst->enabled_extensions[i]);
     vkl_free(&a, inst->enabled_extensions);
@@ -801,7 +822,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
                     vkl_driver_name(d), vkl_result_str(dr), (int)dr);
             continue;
         }
-        struct vkl_icd_instance *ii = vkl_calloc(a, sizeof(*ii), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        struct vkl_icd_instance *ii = icd_instance_alloc(a, d);
         if (ii == NULL) {
             PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)d->gipa(handle, "vkDestroyInstance");
             if (destroy != NULL) destroy(handle, pAllocator);
@@ -834,7 +855,7 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
                     "driver %s: vkGetInstanceProcAddr gives no %s; driver skipped [RULE_DRV_REQUIRED_ENTRYPOINTS]",
                     vkl_driver_name(d), missing);
             if (ii->disp.DestroyInstance != NULL) ii->disp.DestroyInstance(handle, pAllocator);
-            vkl_free(a, ii);
+            icd_instance_free(a, ii);
             continue;
         }
         *tail = ii;

@@ -81,6 +81,10 @@ struct vkl_driver {
     uint32_t api_version; /* what the driver supports (manifest + vkEnumerateInstanceVersion) */
     VkExtensionProperties *extensions;
     uint32_t extension_count;
+    /* One per-instance record of this driver (struct vkl_icd_instance, 2.7 KB: mostly its dispatch
+     * table) kept from a destroyed instance for the next one created without application
+     * allocation callbacks (instance.c); freed with the entry. */
+    _Atomic(struct vkl_icd_instance *) spare;
 };
 
 /* The drivers usable for one call: search, parse (cached), filter, load and negotiate (cached). */

@@ -438,6 +438,30 @@ TEST(Instance, AllocationCallbacksBalanced) {
   EXPECT_TRUE(ci[0]["allocator"].boolean()) << "pAllocator is passed to drivers: " << ci[0].dump();
 }
 
+// Instances with and without allocation callbacks, alternating in one process: what the loader
+// allocates through the application's callbacks it frees through them, and nothing it allocated
+// otherwise reaches them. (Our loader keeps a driver's per-instance record from a destroyed instance
+// for the next one created without callbacks; an instance with callbacks must neither take that
+// record, which its pfnFree would then receive without having allocated it, nor leave its own
+// behind.)
+TEST(Instance, AllocationCallbacksBalancedBetweenInstancesWithout) {
+  VKT_POLICY("RULE_INST_ALLOCATOR");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  AddNamedDriver(s, "b", "v5");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance", "create-instance:alloc=counting",
+                               "devices", "destroy-instance", "create-instance", "devices", "destroy-instance",
+                               "create-instance:alloc=counting", "devices", "destroy-instance"});
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"a-dev", "b-dev"})) << r.Describe();
+  Json a = r.Alloc();
+  EXPECT_GT(a["allocations"].num(), 0) << a.dump();
+  EXPECT_EQ(a["outstanding"].num(), 0) << a.dump();
+  EXPECT_EQ(a["bad_frees"].num(), 0) << a.dump();
+  EXPECT_EQ(a["bad_reallocs"].num(), 0) << a.dump();
+}
+
 TEST(Instance, DebugUtilsMessengerInPNextReceivesCreateMessages) {
   VKT_POLICY("RULE_INST_DEBUG_MESSENGER");
   Sandbox s;
