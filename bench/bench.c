@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -259,13 +260,21 @@ static void measure(struct ctx *c, const char *key, op_fn fn, long n_ir, long n_
     uint64_t allocs = bench_alloc_count() - a0;
     double t[64];
     int reps = c->reps > 64 ? 64 : c->reps;
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_SELF, &ru0);
     for (int i = 0; i < reps; i++) {
         double t0 = now_ns();
         fn(c, n_time);
         t[i] = (now_ns() - t0) / (double)n_time;
     }
+    getrusage(RUSAGE_SELF, &ru1);
     qsort(t, (size_t)reps, sizeof(t[0]), cmp_double);
     printf("TIME\t%s\t%.3f\t%.3f\t%.3f\n", key, t[reps / 2], t[0], t[reps - 1]);
+    /* Minor page faults per operation over the timed runs: memory the heap gave back to the kernel
+     * and takes again (issue 18: "the heap grows and is trimmed on every pair"). */
+    if (c->count_allocs && strcmp(key, "vkCreateInstance + vkDestroyInstance") == 0)
+        printf("PLAIN\tminor page faults: %s\t%.2f\n", key,
+               (double)(ru1.ru_minflt - ru0.ru_minflt) / ((double)reps * (double)n_time));
     if (bench_alloc_counting() && c->count_allocs) printf("ALLOCS\t%s\t%llu\n", key, (unsigned long long)allocs);
 }
 
@@ -1115,10 +1124,12 @@ static void print_table(FILE *f, int nl, char labels[][32]) {
         const struct row *w = &g_rows[r];
         int syscalls = strncmp(w->key, "system calls", 12) == 0;
         int ratio = strncmp(w->key, "throughput", 10) == 0;
-        int allocs = strncmp(w->key, "heap allocations", 16) == 0 || syscalls || ratio;
+        int faults = strncmp(w->key, "minor page faults", 17) == 0;
+        int allocs = strncmp(w->key, "heap allocations", 16) == 0 || syscalls || ratio || faults;
         fprintf(f, "| %s | %s | %s |", w->scenario, w->key,
                 syscalls ? "syscalls/op"
                 : ratio  ? "ratio"
+                : faults ? "faults/op"
                 : allocs ? "allocs/op"
                          : "per op");
         char s[64];
