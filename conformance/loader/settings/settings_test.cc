@@ -703,6 +703,123 @@ TEST_F(SettingsCombination, AdditionalDriversExclusivelyOverDriverVariables) {
   }
 }
 
+// ---- additional_drivers against VK_LOADER_DRIVERS_SELECT / VK_LOADER_DRIVERS_DISABLE ------------
+//
+// Reading chosen: the driver filters apply to the drivers the settings file adds exactly as to the
+// discovered ones, exclusive or not, matched by the manifest's file name. The notes say so by
+// construction, not in one sentence: spec 7.10 has each additional driver pushed onto the same
+// discovered manifest list (settings.c:1283-1303; with additional_drivers_use_exclusively that
+// list is cleared first), spec 1.3 evaluates select/disable per manifest of that list after
+// parsing (loader.c:4140-4172), and the only things that switch the filters off are
+// device_configurations (spec 1.3, loader_settings_should_use_driver_environment_variables) and
+// direct driver loading in EXCLUSIVE mode; [Arch] "Filter Environment Variable Behaviors" has a
+// driver filter compare every driver manifest's file name. (Khronos's own
+// SettingsFile.AdditionalDriversReplacesVK_LOADER_DRIVERS_DISABLE has an empty body: spec 8.1.)
+// Each test first runs without a filter (both loaded, or "extra" alone when exclusive) so a loader
+// that ignores the settings file cannot pass by loading "drv" alone, and names "drv.json" as well
+// as "extra.json" so a loader that exempted the file's drivers from the filters fails too.
+
+// The settings file adds "extra" (<sandbox>/loose/extra.json, on no search path) beside "drv"
+// (drv.json in XDG_CONFIG_HOME, the fixture's); returns the file's text.
+std::string ExtraDriverSettings(Sandbox& s, bool exclusive) {
+  AddNamedDriver(s, "extra");
+  std::string m = s.WriteDriverManifest(Location::kLoose, "extra");
+  return Settings(std::string(exclusive ? "\"additional_drivers_use_exclusively\": true, " : "") +
+                  "\"additional_drivers\": [{\"path\": " + Quote(m) + "}]");
+}
+
+// create-instance + devices with `var`=`value` (unset when empty); WasLoaded tells of this run only.
+ProbeResult RunFiltered(Sandbox& s, const std::string& var, const std::string& value) {
+  for (const Driver& d : s.drivers()) std::remove(d.calls.c_str());
+  if (value.empty())
+    s.UnsetEnv(var);
+  else
+    s.SetEnv(var, value);
+  ProbeResult r = CreateAndEnumerate(s);
+  s.UnsetEnv(var);
+  return r;
+}
+
+TEST_F(SettingsCombination, DriversSelectAppliesToAdditionalDrivers) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_DRV_FILTER_SELECT", "LDP_LOADER_3");
+  WriteSettings(ExtraDriverSettings(s_, /*exclusive=*/false));
+  const std::string var = "VK_LOADER_DRIVERS_SELECT";
+  ProbeResult control = RunFiltered(s_, var, "");
+  EXPECT_EQ(Sorted(control.DeviceNames()), (V{"drv-dev", "extra-dev"})) << control.Describe();
+
+  ProbeResult extra = RunFiltered(s_, var, "extra.json");
+  EXPECT_EQ(CreateResult(extra), "VK_SUCCESS") << extra.Describe();
+  EXPECT_EQ(extra.DeviceNames(), V{"extra-dev"}) << extra.Describe();
+  EXPECT_FALSE(s_.WasLoaded("drv")) << extra.Describe();
+  EXPECT_TRUE(extra.LogContains("Driver \"drv.json\" ignored because not selected by env var '" + var + "'"))
+      << extra.Describe();
+
+  ProbeResult drv = RunFiltered(s_, var, "drv.json");  // the file's driver is not selected
+  EXPECT_EQ(CreateResult(drv), "VK_SUCCESS") << drv.Describe();
+  EXPECT_EQ(drv.DeviceNames(), V{"drv-dev"}) << drv.Describe();
+  EXPECT_FALSE(s_.WasLoaded("extra")) << drv.Describe();
+  EXPECT_TRUE(drv.LogContains("Driver \"extra.json\" ignored because not selected by env var '" + var + "'"))
+      << drv.Describe();
+}
+
+TEST_F(SettingsCombination, DriversDisableAppliesToAdditionalDrivers) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_DRV_FILTER_DISABLE", "LDP_LOADER_3");
+  WriteSettings(ExtraDriverSettings(s_, /*exclusive=*/false));
+  const std::string var = "VK_LOADER_DRIVERS_DISABLE";
+  ProbeResult control = RunFiltered(s_, var, "");
+  EXPECT_EQ(Sorted(control.DeviceNames()), (V{"drv-dev", "extra-dev"})) << control.Describe();
+
+  ProbeResult extra = RunFiltered(s_, var, "extra.json");
+  EXPECT_EQ(CreateResult(extra), "VK_SUCCESS") << extra.Describe();
+  EXPECT_EQ(extra.DeviceNames(), V{"drv-dev"}) << extra.Describe();
+  EXPECT_FALSE(s_.WasLoaded("extra")) << extra.Describe();
+  EXPECT_TRUE(extra.LogContains("Driver \"extra.json\" ignored because it was disabled by env var '" + var + "'"))
+      << extra.Describe();
+
+  ProbeResult drv = RunFiltered(s_, var, "drv.json");  // the file's driver stays
+  EXPECT_EQ(CreateResult(drv), "VK_SUCCESS") << drv.Describe();
+  EXPECT_EQ(drv.DeviceNames(), V{"extra-dev"}) << drv.Describe();
+  EXPECT_FALSE(s_.WasLoaded("drv")) << drv.Describe();
+}
+
+// Exclusive: the filters see the file's drivers only, so SELECT cannot bring a discovered driver
+// back, and a filter that drops every driver of the file leaves none (VK_ERROR_INCOMPATIBLE_DRIVER,
+// as DriverFilter.DisableEverythingGivesIncompatibleDriver).
+TEST_F(SettingsCombination, DriversSelectAppliesToExclusiveAdditionalDrivers) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_DRV_FILTER_SELECT", "LDP_LOADER_3");
+  WriteSettings(ExtraDriverSettings(s_, /*exclusive=*/true));
+  const std::string var = "VK_LOADER_DRIVERS_SELECT";
+  ProbeResult control = RunFiltered(s_, var, "");
+  EXPECT_EQ(control.DeviceNames(), V{"extra-dev"}) << control.Describe();
+
+  ProbeResult extra = RunFiltered(s_, var, "extra.json");
+  EXPECT_EQ(CreateResult(extra), "VK_SUCCESS") << extra.Describe();
+  EXPECT_EQ(extra.DeviceNames(), V{"extra-dev"}) << extra.Describe();
+  EXPECT_FALSE(s_.WasLoaded("drv")) << extra.Describe();
+
+  ProbeResult drv = RunFiltered(s_, var, "drv.json");
+  EXPECT_EQ(CreateResult(drv), "VK_ERROR_INCOMPATIBLE_DRIVER") << drv.Describe();
+  EXPECT_FALSE(s_.WasLoaded("drv")) << drv.Describe();
+  EXPECT_FALSE(s_.WasLoaded("extra")) << drv.Describe();
+  EXPECT_TRUE(drv.LogContains("Driver \"extra.json\" ignored because not selected by env var '" + var + "'"))
+      << drv.Describe();
+}
+
+TEST_F(SettingsCombination, DriversDisableAppliesToExclusiveAdditionalDrivers) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "RULE_DRV_FILTER_DISABLE", "LDP_LOADER_3");
+  WriteSettings(ExtraDriverSettings(s_, /*exclusive=*/true));
+  const std::string var = "VK_LOADER_DRIVERS_DISABLE";
+  ProbeResult control = RunFiltered(s_, var, "");
+  EXPECT_EQ(control.DeviceNames(), V{"extra-dev"}) << control.Describe();
+
+  ProbeResult extra = RunFiltered(s_, var, "extra.json");
+  EXPECT_EQ(CreateResult(extra), "VK_ERROR_INCOMPATIBLE_DRIVER") << extra.Describe();
+  EXPECT_FALSE(s_.WasLoaded("extra")) << extra.Describe();
+  EXPECT_FALSE(s_.WasLoaded("drv")) << extra.Describe();
+  EXPECT_TRUE(extra.LogContains("Driver \"extra.json\" ignored because it was disabled by env var '" + var + "'"))
+      << extra.Describe();
+}
+
 // With device_configurations the driver variables are not used (spec 1.3), those beside the two
 // SettingsDevices.DriverEnvironmentVariablesUnused covers: VK_ICD_FILENAMES (would replace the
 // search), VK_ADD_DRIVER_FILES (would add a driver), VK_LOADER_DRIVERS_SELECT (would select none).
