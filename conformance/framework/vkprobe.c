@@ -44,29 +44,16 @@ static void put_json_string(const char *s) {
     return;
   }
   putchar('"');
+  static const char kSpecial[] = "\"\\\n\r\t";
+  static const char *const kEscaped[] = {"\\\"", "\\\\", "\\n", "\\r", "\\t"};
   for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-    switch (*p) {
-      case '"':
-        fputs("\\\"", stdout);
-        break;
-      case '\\':
-        fputs("\\\\", stdout);
-        break;
-      case '\n':
-        fputs("\\n", stdout);
-        break;
-      case '\r':
-        fputs("\\r", stdout);
-        break;
-      case '\t':
-        fputs("\\t", stdout);
-        break;
-      default:
-        if (*p < 0x20) {
-          printf("\\u%04x", *p);
-        } else {
-          putchar(*p);
-        }
+    const char *special = strchr(kSpecial, *p);
+    if (special != NULL) {
+      fputs(kEscaped[special - kSpecial], stdout);
+    } else if (*p < 0x20) {
+      printf("\\u%04x", *p);
+    } else {
+      putchar(*p);
     }
   }
   putchar('"');
@@ -117,6 +104,12 @@ static const char *result_name(VkResult r) {
 
 static void kv_result(const char *key, VkResult r) { kv_str(key, result_name(r)); }
 
+/* What a vkCreate* call gave: RESULT_KEY, its VkResult, and HANDLE_KEY, whether the handle is set. */
+static void kv_created(const char *result_key, VkResult r, const char *handle_key, bool handle) {
+  kv_result(result_key, r);
+  kv_bool(handle_key, handle);
+}
+
 static void kv_version(const char *key, uint32_t v) {
   char buf[48];
   if (VK_API_VERSION_VARIANT(v) != 0) {
@@ -128,10 +121,21 @@ static void kv_version(const char *key, uint32_t v) {
   kv_str(key, buf);
 }
 
-static void emit_error(const char *step, const char *msg) {
-  obj_begin(step);
+/* Ends the current step's line with "error":MSG. */
+static void end_error(const char *msg) {
   kv_str("error", msg);
   obj_end();
+}
+
+/* end_error(MSG) unless `ok`; returns `ok`. */
+static bool need(bool ok, const char *msg) {
+  if (!ok) end_error(msg);
+  return ok;
+}
+
+static void emit_error(const char *step, const char *msg) {
+  obj_begin(step);
+  end_error(msg);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -352,6 +356,22 @@ static int g_driver_lib_count;
 static PFN_vkVoidFunction iproc(const char *name) { return g_gipa(g_instance, name); }
 
 #define IPROC(type, name) ((type)iproc(name))
+/* Declares `PFN_<cmd> var`: vkGetInstanceProcAddr(instance, "<cmd>") (NULL when the loader has none). */
+#define GIPA_VAR(var, cmd, instance) PFN_##cmd var = (PFN_##cmd)g_gipa(instance, #cmd)
+/* GIPA_VAR with the probe's instance. */
+#define IPROC_VAR(var, cmd) GIPA_VAR(var, cmd, g_instance)
+
+/* iproc(name), else iproc(alias) (the extension's name for a promoted command); `which` = the name
+ * asked last. */
+static PFN_vkVoidFunction iproc_or_alias(const char *name, const char *alias, const char **which) {
+  PFN_vkVoidFunction fn = iproc(name);
+  *which = name;
+  if (fn == NULL) {
+    fn = iproc(alias);
+    *which = alias;
+  }
+  return fn;
+}
 
 /* Splits `s` (modified in place) on `sep`; returns the number of pieces (empty ones dropped). */
 static int split(char *s, char sep, char **out, int max) {
@@ -424,6 +444,30 @@ static void kv_extensions(const char *key, const VkExtensionProperties *e, uint3
   putchar(']');
 }
 
+/* Prints "result", "count" and "layers" for the second call of a vkEnumerate*LayerProperties pair
+ * that returned `r`: the names, or with `versions` objects with the name and both versions. */
+static void kv_layers(VkResult r, const VkLayerProperties *props, uint32_t got, bool versions) {
+  kv_result("result", r);
+  kv_int("count", got);
+  put_key("layers");
+  putchar('[');
+  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
+    if (i) putchar(',');
+    if (!versions) {
+      put_json_string(props[i].layerName);
+      continue;
+    }
+    fputs("{\"name\":", stdout);
+    put_json_string(props[i].layerName);
+    putchar(',');
+    g_first_field = true;
+    kv_version("spec_version", props[i].specVersion);
+    printf(",\"implementation_version\":%u}", props[i].implementationVersion);
+  }
+  putchar(']');
+  g_first_field = false;
+}
+
 /* Describes where a function pointer lives: "object" (file name of the ELF object holding it), and
  * "in_loader" / "in_driver" (index into --driver-lib, or -1). */
 static void kv_pointer_origin(PFN_vkVoidFunction fn) {
@@ -462,7 +506,7 @@ static void kv_pointer_origin(PFN_vkVoidFunction fn) {
 
 static void step_version(void) {
   obj_begin("version");
-  PFN_vkEnumerateInstanceVersion fn = (PFN_vkEnumerateInstanceVersion)g_gipa(NULL, "vkEnumerateInstanceVersion");
+  GIPA_VAR(fn, vkEnumerateInstanceVersion, NULL);
   kv_bool("available", fn != NULL);
   if (fn) {
     uint32_t v = 0;
@@ -477,13 +521,8 @@ static void step_version(void) {
 static void step_instance_extensions(const char *layer) {
   obj_begin("instance-extensions");
   kv_str("layer", layer);
-  PFN_vkEnumerateInstanceExtensionProperties fn =
-      (PFN_vkEnumerateInstanceExtensionProperties)g_gipa(NULL, "vkEnumerateInstanceExtensionProperties");
-  if (fn == NULL) {
-    kv_str("error", "vkEnumerateInstanceExtensionProperties is NULL");
-    obj_end();
-    return;
-  }
+  GIPA_VAR(fn, vkEnumerateInstanceExtensionProperties, NULL);
+  if (!need(fn != NULL, "vkEnumerateInstanceExtensionProperties is NULL")) return;
   uint32_t count = 0;
   VkResult r = fn(layer, &count, NULL);
   kv_result("count_result", r);
@@ -499,33 +538,14 @@ static void step_instance_extensions(const char *layer) {
 
 static void step_instance_layers(void) {
   obj_begin("instance-layers");
-  PFN_vkEnumerateInstanceLayerProperties fn =
-      (PFN_vkEnumerateInstanceLayerProperties)g_gipa(NULL, "vkEnumerateInstanceLayerProperties");
-  if (fn == NULL) {
-    kv_str("error", "vkEnumerateInstanceLayerProperties is NULL");
-    obj_end();
-    return;
-  }
+  GIPA_VAR(fn, vkEnumerateInstanceLayerProperties, NULL);
+  if (!need(fn != NULL, "vkEnumerateInstanceLayerProperties is NULL")) return;
   uint32_t count = 0;
   VkResult r = fn(&count, NULL);
   VkLayerProperties *props = calloc(count ? count : 1, sizeof *props);
   uint32_t got = count;
   if (r == VK_SUCCESS) r = fn(&got, props);
-  kv_result("result", r);
-  kv_int("count", got);
-  put_key("layers");
-  putchar('[');
-  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
-    if (i) putchar(',');
-    fputs("{\"name\":", stdout);
-    put_json_string(props[i].layerName);
-    putchar(',');
-    g_first_field = true;
-    kv_version("spec_version", props[i].specVersion);
-    printf(",\"implementation_version\":%u}", props[i].implementationVersion);
-  }
-  putchar(']');
-  g_first_field = false;
+  kv_layers(r, props, got, true);
   free(props);
   obj_end();
 }
@@ -546,11 +566,7 @@ static void step_direct(char *arg) {
   obj_begin("direct");
   char *pieces[3];
   int n = arg ? split(arg, ':', pieces, 3) : 0;
-  if (n < 2) {
-    kv_str("error", "expected LIB:MODE[:OPTS]");
-    obj_end();
-    return;
-  }
+  if (!need(n >= 2, "expected LIB:MODE[:OPTS]")) return;
   const char *lib = pieces[0], *mode = pieces[1];
   const char *sym = "vk_icdGetInstanceProcAddr";
   char *opts[8];
@@ -565,8 +581,7 @@ static void step_direct(char *arg) {
     } else if (strcmp(opts[i], "zero-count") == 0) {
       g_direct_zero_count = true;
     } else {
-      kv_str("error", "unknown option");
-      obj_end();
+      end_error("unknown option");
       return;
     }
   }
@@ -578,24 +593,18 @@ static void step_direct(char *arg) {
   } else if (parse_uint(mode, &num)) {
     g_direct_mode = (VkDirectDriverLoadingModeLUNARG)num;
   } else {
-    kv_str("error", "bad mode");
-    obj_end();
+    end_error("bad mode");
     return;
   }
   g_direct_used = true;
   if (strcmp(lib, "none") != 0) {
-    if (g_direct_count == MAX_DIRECT) {
-      kv_str("error", "too many direct drivers");
-      obj_end();
-      return;
-    }
+    if (!need(g_direct_count < MAX_DIRECT, "too many direct drivers")) return;
     PFN_vkGetInstanceProcAddr fn = NULL;
     if (strcmp(lib, "null") != 0) {
       void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
       kv_bool("loaded", h != NULL);
       if (h == NULL) {
-        kv_str("error", dlerror());
-        obj_end();
+        end_error(dlerror());
         return;
       }
       void *p = dlsym(h, sym);
@@ -726,13 +735,9 @@ static void step_create_instance(char *opts) {
       .enabledExtensionCount = (uint32_t)ext_count,
       .ppEnabledExtensionNames = (const char *const *)exts,
   };
-  PFN_vkCreateInstance create = (PFN_vkCreateInstance)g_gipa(NULL, "vkCreateInstance");
+  GIPA_VAR(create, vkCreateInstance, NULL);
   obj_begin("create-instance");
-  if (create == NULL) {
-    kv_str("error", "vkCreateInstance is NULL");
-    obj_end();
-    return;
-  }
+  if (!need(create != NULL, "vkCreateInstance is NULL")) return;
   g_allocator = counting ? &g_counting_callbacks : NULL;
   g_alloc_used = g_alloc_used || counting;
   VkInstance inst = VK_NULL_HANDLE;
@@ -759,13 +764,11 @@ static bool need_instance(const char *step) {
 
 static void step_devices(void) {
   if (!need_instance("devices")) return;
-  PFN_vkEnumeratePhysicalDevices enumerate = IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
-  PFN_vkGetPhysicalDeviceProperties props_fn =
-      IPROC(PFN_vkGetPhysicalDeviceProperties, "vkGetPhysicalDeviceProperties");
+  IPROC_VAR(enumerate, vkEnumeratePhysicalDevices);
+  IPROC_VAR(props_fn, vkGetPhysicalDeviceProperties);
   obj_begin("devices");
-  if (enumerate == NULL || props_fn == NULL) {
-    kv_str("error", "vkEnumeratePhysicalDevices or vkGetPhysicalDeviceProperties is NULL");
-    obj_end();
+  if (!need(enumerate != NULL && props_fn != NULL,
+            "vkEnumeratePhysicalDevices or vkGetPhysicalDeviceProperties is NULL")) {
     return;
   }
   uint32_t count = 0;
@@ -829,14 +832,13 @@ static bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
   }
   if (!need_instance(step)) return false;
   if (!g_physdevs_known) {
-    PFN_vkEnumeratePhysicalDevices enumerate = IPROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
+    IPROC_VAR(enumerate, vkEnumeratePhysicalDevices);
     uint32_t got = MAX_PHYSDEVS;
     if (enumerate && enumerate(g_instance, &got, g_physdevs) >= 0) g_physdev_count = got;
     g_physdevs_known = true;
   }
   if (by_name) {
-    PFN_vkGetPhysicalDeviceProperties props_fn =
-        IPROC(PFN_vkGetPhysicalDeviceProperties, "vkGetPhysicalDeviceProperties");
+    IPROC_VAR(props_fn, vkGetPhysicalDeviceProperties);
     v = g_physdev_count;
     for (uint32_t i = 0; props_fn != NULL && i < g_physdev_count && v == g_physdev_count; ++i) {
       VkPhysicalDeviceProperties p;
@@ -863,8 +865,7 @@ static void step_device_extensions(char *arg) {
   if (layer) *layer++ = '\0';
   uint32_t idx;
   if (!physdev_arg("device-extensions", arg, &idx)) return;
-  PFN_vkEnumerateDeviceExtensionProperties fn =
-      IPROC(PFN_vkEnumerateDeviceExtensionProperties, "vkEnumerateDeviceExtensionProperties");
+  IPROC_VAR(fn, vkEnumerateDeviceExtensionProperties);
   obj_begin("device-extensions");
   kv_int("index", idx);
   kv_str("layer", layer);
@@ -894,31 +895,17 @@ static void step_device_extensions(char *arg) {
 static void step_device_layers(char *arg) {
   uint32_t idx;
   if (!physdev_arg("device-layers", arg, &idx)) return;
-  PFN_vkEnumerateDeviceLayerProperties fn =
-      IPROC(PFN_vkEnumerateDeviceLayerProperties, "vkEnumerateDeviceLayerProperties");
+  IPROC_VAR(fn, vkEnumerateDeviceLayerProperties);
   obj_begin("device-layers");
   kv_int("index", idx);
-  if (fn == NULL) {
-    kv_str("error", "vkEnumerateDeviceLayerProperties is NULL");
-    obj_end();
-    return;
-  }
+  if (!need(fn != NULL, "vkEnumerateDeviceLayerProperties is NULL")) return;
   uint32_t count = 0;
   VkResult r = fn(g_physdevs[idx], &count, NULL);
   kv_result("count_result", r);
   VkLayerProperties *props = calloc(count ? count : 1, sizeof *props);
   uint32_t got = count;
   if (r == VK_SUCCESS) r = fn(g_physdevs[idx], &got, props);
-  kv_result("result", r);
-  kv_int("count", got);
-  put_key("layers");
-  putchar('[');
-  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
-    if (i) putchar(',');
-    put_json_string(props[i].layerName);
-  }
-  putchar(']');
-  g_first_field = false;
+  kv_layers(r, props, got, false);
   free(props);
   obj_end();
 }
@@ -929,25 +916,36 @@ static int physdev_index_of(VkPhysicalDevice pd) {
   return -1;
 }
 
+/* Prints KEY: for each of the `n` groups the list of its members, as indices into the last `devices`
+ * step's list or with `handles` as the handles' "%p" text. */
+static void kv_group_members(const char *key, const VkPhysicalDeviceGroupProperties *g, uint32_t n, bool handles) {
+  put_key(key);
+  putchar('[');
+  for (uint32_t i = 0; i < n; ++i) {
+    if (i) putchar(',');
+    putchar('[');
+    for (uint32_t j = 0; j < g[i].physicalDeviceCount; ++j) {
+      if (handles)
+        printf("%s\"%p\"", j ? "," : "", (void *)g[i].physicalDevices[j]);
+      else
+        printf("%s%d", j ? "," : "", physdev_index_of(g[i].physicalDevices[j]));
+    }
+    putchar(']');
+  }
+  putchar(']');
+}
+
 /* groups[:pnext] -- with "pnext", each group's pNext points at a structure of the made-up sType
  * VKT_PROBE_PNEXT_STYPE (a driver that knows none of it leaves it alone): what a loader hands down. */
 #define VKT_PROBE_PNEXT_STYPE 1000999000
 static void step_groups(const char *arg) {
   if (!need_instance("groups")) return;
   bool with_pnext = arg != NULL && strcmp(arg, "pnext") == 0;
-  PFN_vkEnumeratePhysicalDeviceGroups fn =
-      IPROC(PFN_vkEnumeratePhysicalDeviceGroups, "vkEnumeratePhysicalDeviceGroups");
-  const char *which = "vkEnumeratePhysicalDeviceGroups";
-  if (fn == NULL) {
-    fn = IPROC(PFN_vkEnumeratePhysicalDeviceGroups, "vkEnumeratePhysicalDeviceGroupsKHR");
-    which = "vkEnumeratePhysicalDeviceGroupsKHR";
-  }
+  const char *which = NULL;
+  PFN_vkEnumeratePhysicalDeviceGroups fn = (PFN_vkEnumeratePhysicalDeviceGroups)iproc_or_alias(
+      "vkEnumeratePhysicalDeviceGroups", "vkEnumeratePhysicalDeviceGroupsKHR", &which);
   obj_begin("groups");
-  if (fn == NULL) {
-    kv_str("error", "vkEnumeratePhysicalDeviceGroups is NULL");
-    obj_end();
-    return;
-  }
+  if (!need(fn != NULL, "vkEnumeratePhysicalDeviceGroups is NULL")) return;
   kv_str("function", which);
   uint32_t count = 0;
   VkResult r = fn(g_instance, &count, NULL);
@@ -963,28 +961,11 @@ static void step_groups(const char *arg) {
   if (r == VK_SUCCESS) r = fn(g_instance, &got, g);
   kv_result("result", r);
   kv_int("count", got);
-  put_key("groups");
-  putchar('[');
-  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
-    if (i) putchar(',');
-    putchar('[');
-    for (uint32_t j = 0; j < g[i].physicalDeviceCount; ++j)
-      printf("%s%d", j ? "," : "", physdev_index_of(g[i].physicalDevices[j]));
-    putchar(']');
-  }
-  putchar(']');
+  uint32_t shown = r == VK_SUCCESS ? got : 0;
+  kv_group_members("groups", g, shown, false);
   /* The member handles themselves (the indices above are -1 for a handle the last `devices` step
    * did not return): compared across calls when devices come and go (issue 13). */
-  put_key("handles");
-  putchar('[');
-  for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) {
-    if (i) putchar(',');
-    putchar('[');
-    for (uint32_t j = 0; j < g[i].physicalDeviceCount; ++j)
-      printf("%s\"%p\"", j ? "," : "", (void *)g[i].physicalDevices[j]);
-    putchar(']');
-  }
-  putchar(']');
+  kv_group_members("handles", g, shown, true);
   if (with_pnext) {
     bool kept = true;
     for (uint32_t i = 0; r == VK_SUCCESS && i < got; ++i) kept = kept && g[i].pNext == &chain[i];
@@ -998,19 +979,12 @@ static void step_groups(const char *arg) {
 static void step_properties2(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("properties2", arg, &idx)) return;
-  PFN_vkGetPhysicalDeviceProperties2 fn = IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2");
-  const char *which = "vkGetPhysicalDeviceProperties2";
-  if (fn == NULL) {
-    fn = IPROC(PFN_vkGetPhysicalDeviceProperties2, "vkGetPhysicalDeviceProperties2KHR");
-    which = "vkGetPhysicalDeviceProperties2KHR";
-  }
+  const char *which = NULL;
+  PFN_vkGetPhysicalDeviceProperties2 fn = (PFN_vkGetPhysicalDeviceProperties2)iproc_or_alias(
+      "vkGetPhysicalDeviceProperties2", "vkGetPhysicalDeviceProperties2KHR", &which);
   obj_begin("properties2");
   kv_int("index", idx);
-  if (fn == NULL) {
-    kv_str("error", "vkGetPhysicalDeviceProperties2 is NULL");
-    obj_end();
-    return;
-  }
+  if (!need(fn != NULL, "vkGetPhysicalDeviceProperties2 is NULL")) return;
   kv_str("function", which);
   VkPhysicalDeviceDriverProperties drv;
   memset(&drv, 0, sizeof drv);
@@ -1053,7 +1027,7 @@ static void step_create_device(char *arg) {
     emit_error("create-device", "a device already exists");
     return;
   }
-  PFN_vkCreateDevice create = IPROC(PFN_vkCreateDevice, "vkCreateDevice");
+  IPROC_VAR(create, vkCreateDevice);
   float priority = 1.0f;
   VkDeviceQueueCreateInfo q = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -1072,8 +1046,7 @@ static void step_create_device(char *arg) {
   kv_int("index", idx);
   VkDevice dev = VK_NULL_HANDLE;
   VkResult r = create(g_physdevs[idx], &ci, g_allocator, &dev);
-  kv_result("result", r);
-  kv_bool("device", dev != VK_NULL_HANDLE);
+  kv_created("result", r, "device", dev != VK_NULL_HANDLE);
   obj_end();
   if (r == VK_SUCCESS) {
     g_device = dev;
@@ -1096,27 +1069,25 @@ static void step_gipa(const char *name, bool force_null) {
   obj_end();
 }
 
+/* The messenger the messenger step creates: errors and warnings, general and validation. */
+static const VkDebugUtilsMessengerCreateInfoEXT kMessengerInfo = {
+    .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+    .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+    .pfnUserCallback = utils_callback,
+};
+
 /* vkCreateDebugUtilsMessengerEXT on the instance (VK_EXT_debug_utils must be enabled), then
  * vkDestroyDebugUtilsMessengerEXT: {"step":"messenger","create":R,"non_null":bool}. */
 static void step_messenger(void) {
   obj_begin("messenger");
-  PFN_vkCreateDebugUtilsMessengerEXT create =
-      (PFN_vkCreateDebugUtilsMessengerEXT)g_gipa(g_instance, "vkCreateDebugUtilsMessengerEXT");
-  PFN_vkDestroyDebugUtilsMessengerEXT destroy =
-      (PFN_vkDestroyDebugUtilsMessengerEXT)g_gipa(g_instance, "vkDestroyDebugUtilsMessengerEXT");
+  IPROC_VAR(create, vkCreateDebugUtilsMessengerEXT);
+  IPROC_VAR(destroy, vkDestroyDebugUtilsMessengerEXT);
   kv_bool("available", g_instance != VK_NULL_HANDLE && create != NULL && destroy != NULL);
   if (g_instance != VK_NULL_HANDLE && create != NULL && destroy != NULL) {
-    VkDebugUtilsMessengerCreateInfoEXT ci = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity =
-            VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
-        .pfnUserCallback = utils_callback,
-    };
     VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
-    VkResult r = create(g_instance, &ci, NULL, &m);
-    kv_result("create", r);
-    kv_bool("non_null", m != VK_NULL_HANDLE);
+    VkResult r = create(g_instance, &kMessengerInfo, NULL, &m);
+    kv_created("create", r, "non_null", m != VK_NULL_HANDLE);
     if (r == VK_SUCCESS) destroy(g_instance, m, NULL);
   }
   obj_end();
@@ -1130,13 +1101,10 @@ static void step_messenger(void) {
 static void step_robust(const char *which) {
   obj_begin("robust");
   kv_str("case", which ? which : "");
-  PFN_vkCreateInstance create = (PFN_vkCreateInstance)g_gipa(VK_NULL_HANDLE, "vkCreateInstance");
-  PFN_vkEnumerateInstanceExtensionProperties eie =
-      (PFN_vkEnumerateInstanceExtensionProperties)g_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
-  PFN_vkEnumerateInstanceLayerProperties eil =
-      (PFN_vkEnumerateInstanceLayerProperties)g_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceLayerProperties");
-  PFN_vkEnumerateInstanceVersion eiv =
-      (PFN_vkEnumerateInstanceVersion)g_gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+  GIPA_VAR(create, vkCreateInstance, VK_NULL_HANDLE);
+  GIPA_VAR(eie, vkEnumerateInstanceExtensionProperties, VK_NULL_HANDLE);
+  GIPA_VAR(eil, vkEnumerateInstanceLayerProperties, VK_NULL_HANDLE);
+  GIPA_VAR(eiv, vkEnumerateInstanceVersion, VK_NULL_HANDLE);
   const char *null_names[1] = {NULL};
   VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   VkInstance inst = VK_NULL_HANDLE;
@@ -1174,15 +1142,15 @@ static void step_robust(const char *which) {
       obj_end();
       return;
     }
-    PFN_vkEnumeratePhysicalDevices epd = (PFN_vkEnumeratePhysicalDevices)g_gipa(inst, "vkEnumeratePhysicalDevices");
-    PFN_vkEnumeratePhysicalDeviceGroups epg =
-        (PFN_vkEnumeratePhysicalDeviceGroups)g_gipa(inst, "vkEnumeratePhysicalDeviceGroups");
-    PFN_vkEnumerateDeviceExtensionProperties ede =
-        (PFN_vkEnumerateDeviceExtensionProperties)g_gipa(inst, "vkEnumerateDeviceExtensionProperties");
-    PFN_vkEnumerateDeviceLayerProperties edl =
-        (PFN_vkEnumerateDeviceLayerProperties)g_gipa(inst, "vkEnumerateDeviceLayerProperties");
-    PFN_vkCreateDevice cd = (PFN_vkCreateDevice)g_gipa(inst, "vkCreateDevice");
-    PFN_vkDestroyDevice dd = (PFN_vkDestroyDevice)g_gipa(inst, "vkDestroyDevice");
+    /* The commands on this step's own instance. */
+#define INST_PROC(var, cmd) GIPA_VAR(var, cmd, inst)
+    INST_PROC(epd, vkEnumeratePhysicalDevices);
+    INST_PROC(epg, vkEnumeratePhysicalDeviceGroups);
+    INST_PROC(ede, vkEnumerateDeviceExtensionProperties);
+    INST_PROC(edl, vkEnumerateDeviceLayerProperties);
+    INST_PROC(cd, vkCreateDevice);
+    INST_PROC(dd, vkDestroyDevice);
+#undef INST_PROC
     VkPhysicalDevice pd = VK_NULL_HANDLE;
     uint32_t one = 1;
     VkResult pr = epd(inst, &one, &pd);
@@ -1289,11 +1257,9 @@ static void step_mock_scenario(const char *arg) {
   obj_begin("mock-scenario");
   char *end = NULL;
   long n = arg ? strtol(arg, &end, 10) : -1;
-  if (arg == NULL || end == arg || *end != ':' || n < 0 || n >= g_driver_lib_count) {
-    kv_str("error", "usage: mock-scenario:N:JSON");
-    obj_end();
+  if (!need(arg != NULL && end != arg && *end == ':' && n >= 0 && n < g_driver_lib_count,
+            "usage: mock-scenario:N:JSON"))
     return;
-  }
   kv_int("driver", (int)n);
   void *h = dlopen(g_driver_libs[n], RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
   kv_bool("loaded", h != NULL);
@@ -1324,11 +1290,7 @@ static PFN_vkGetDeviceProcAddr driver_gdpa(int driver) {
 static void step_gdpa(const char *name) {
   obj_begin("gdpa");
   kv_str("name", name);
-  if (g_device == VK_NULL_HANDLE) {
-    kv_str("error", "no device");
-    obj_end();
-    return;
-  }
+  if (!need(g_device != VK_NULL_HANDLE, "no device")) return;
   PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
   PFN_vkVoidFunction fn = gdpa ? gdpa(g_device, name) : NULL;
   kv_bool("non_null", fn != NULL);
@@ -1347,6 +1309,51 @@ static void step_gdpa(const char *name) {
   obj_end();
 }
 
+/* The handle a command the loader does not know is called with: the current device, or physical
+ * device PHYSDEV (an index or @NAME, as physdev_arg). False, with the step's error line, when
+ * there is none. */
+static bool unknown_target(const char *step, bool device, const char *physdev, void **handle) {
+  if (!need_instance(step)) return false;
+  if (!device) {
+    uint32_t idx = 0;
+    if (!physdev_arg(step, physdev, &idx)) return false;
+    *handle = g_physdevs[idx];
+    return true;
+  }
+  if (g_device == VK_NULL_HANDLE) {
+    emit_error(step, "no device");
+    return false;
+  }
+  *handle = g_device;
+  return true;
+}
+
+/* Calls `fn` as uint32_t fn(handle, arg) (mock_icd_ctl.h's signature of the made-up commands). */
+static uint32_t call_unknown(PFN_vkVoidFunction fn, void *handle, uint32_t arg) {
+  typedef uint32_t (*unknown_fn)(void *, uint32_t);
+  return ((unknown_fn)(void (*)(void))fn)(handle, arg);
+}
+
+/* Prints "returned": what each of the `count` pointers returned when called with `handle` and
+ * `arg` (null for a NULL pointer); returns how many were called. */
+static unsigned long kv_unknown_returns(const PFN_vkVoidFunction *fns, unsigned long count, void *handle,
+                                        uint32_t arg) {
+  unsigned long called = 0;
+  put_key("returned");
+  putchar('[');
+  for (unsigned long i = 0; i < count; ++i) {
+    if (i) putchar(',');
+    if (fns[i] == NULL) {
+      fputs("null", stdout);
+      continue;
+    }
+    ++called;
+    printf("%u", call_unknown(fns[i], handle, arg));
+  }
+  putchar(']');
+  return called;
+}
+
 /* NAME,ARG[,via] for devices (via = gdpa|gipa); NAME,ARG[,N] for physical devices. */
 static void step_call_unknown(char *arg, bool device) {
   const char *step = device ? "call-unknown-device" : "call-unknown-physdev";
@@ -1357,38 +1364,22 @@ static void step_call_unknown(char *arg, bool device) {
     emit_error(step, "expected NAME,ARG");
     return;
   }
-  if (!need_instance(step)) return;
-  PFN_vkVoidFunction fn = NULL;
   void *handle = NULL;
+  if (!unknown_target(step, device, n >= 3 ? pieces[2] : "0", &handle)) return;
   const char *via = "gipa";
-  if (device) {
-    if (g_device == VK_NULL_HANDLE) {
-      emit_error(step, "no device");
-      return;
-    }
-    handle = g_device;
-    if (n < 3 || strcmp(pieces[2], "gdpa") == 0) {
-      via = "gdpa";
-      PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
-      fn = gdpa ? gdpa(g_device, pieces[0]) : NULL;
-    } else {
-      fn = g_gipa(g_instance, pieces[0]);
-    }
+  PFN_vkVoidFunction fn = NULL;
+  if (device && (n < 3 || strcmp(pieces[2], "gdpa") == 0)) {
+    via = "gdpa";
+    PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+    fn = gdpa ? gdpa(g_device, pieces[0]) : NULL;
   } else {
-    uint32_t idx = 0;
-    if (!physdev_arg(step, n >= 3 ? pieces[2] : "0", &idx)) return;
-    handle = g_physdevs[idx];
     fn = g_gipa(g_instance, pieces[0]);
   }
   obj_begin(step);
   kv_str("name", pieces[0]);
   kv_str("via", via);
   kv_bool("non_null", fn != NULL);
-  if (fn != NULL) {
-    typedef uint32_t (*unknown_fn)(void *, uint32_t);
-    uint32_t ret = ((unknown_fn)(void (*)(void))fn)(handle, (uint32_t)x);
-    kv_int("returned", ret);
-  }
+  if (fn != NULL) kv_int("returned", call_unknown(fn, handle, (uint32_t)x));
   obj_end();
 }
 
@@ -1403,21 +1394,9 @@ static void step_unknown_many(char *arg) {
     return;
   }
   bool device = strcmp(pieces[0], "device") == 0;
-  if (!need_instance("unknown-many")) return;
   void *handle = NULL;
-  PFN_vkGetDeviceProcAddr gdpa = NULL;
-  if (device) {
-    if (g_device == VK_NULL_HANDLE) {
-      emit_error("unknown-many", "no device");
-      return;
-    }
-    handle = g_device;
-    gdpa = loader_gdpa();
-  } else {
-    uint32_t idx = 0;
-    if (!physdev_arg("unknown-many", "0", &idx)) return;
-    handle = g_physdevs[idx];
-  }
+  if (!unknown_target("unknown-many", device, "0", &handle)) return;
+  PFN_vkGetDeviceProcAddr gdpa = device ? loader_gdpa() : NULL;
   PFN_vkVoidFunction *fns = calloc(count ? count : 1, sizeof *fns);
   char name[256];
   for (unsigned long i = 0; i < count; ++i) {
@@ -1428,20 +1407,7 @@ static void step_unknown_many(char *arg) {
   kv_str("kind", device ? "device" : "physdev");
   kv_str("prefix", pieces[1]);
   kv_int("count", (long long)count);
-  unsigned long resolved = 0;
-  put_key("returned");
-  putchar('[');
-  for (unsigned long i = 0; i < count; ++i) {
-    if (i) putchar(',');
-    if (fns[i] == NULL) {
-      fputs("null", stdout);
-      continue;
-    }
-    ++resolved;
-    typedef uint32_t (*unknown_fn)(void *, uint32_t);
-    printf("%u", ((unknown_fn)(void (*)(void))fns[i])(handle, (uint32_t)x));
-  }
-  putchar(']');
+  unsigned long resolved = kv_unknown_returns(fns, count, handle, (uint32_t)x);
   kv_int("resolved", (long long)resolved);
   free(fns);
   obj_end();
@@ -1499,33 +1465,11 @@ static void step_call_resolved(char *arg) {
     return;
   }
   bool device = strcmp(pieces[0], "device") == 0;
-  if (!need_instance("call-resolved")) return;
   void *handle = NULL;
-  if (device) {
-    if (g_device == VK_NULL_HANDLE) {
-      emit_error("call-resolved", "no device");
-      return;
-    }
-    handle = g_device;
-  } else {
-    uint32_t idx = 0;
-    if (!physdev_arg("call-resolved", "0", &idx)) return;
-    handle = g_physdevs[idx];
-  }
+  if (!unknown_target("call-resolved", device, "0", &handle)) return;
   obj_begin("call-resolved");
   kv_str("kind", device ? "device" : "physdev");
-  put_key("returned");
-  putchar('[');
-  for (unsigned long i = 0; i < g_resolved_count; ++i) {
-    if (i) putchar(',');
-    if (g_resolved[i] == NULL) {
-      fputs("null", stdout);
-      continue;
-    }
-    typedef uint32_t (*unknown_fn)(void *, uint32_t);
-    printf("%u", ((unknown_fn)(void (*)(void))g_resolved[i])(handle, (uint32_t)x));
-  }
-  putchar(']');
+  kv_unknown_returns(g_resolved, g_resolved_count, handle, (uint32_t)x);
   obj_end();
 }
 
@@ -1534,11 +1478,7 @@ static void step_call_resolved(char *arg) {
  * ICD_LOADER_MAGIC, NULL, and whether queue/command buffer carry the same word as the device. */
 static void step_dispatch_words(void) {
   obj_begin("dispatch-words");
-  if (g_device == VK_NULL_HANDLE) {
-    kv_str("error", "no device");
-    obj_end();
-    return;
-  }
+  if (!need(g_device != VK_NULL_HANDLE, "no device")) return;
   const uint64_t magic = 0x01CDC0DEu; /* ICD_LOADER_MAGIC (vk_icd.h) */
   PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
   uintptr_t dev_word = *(const uintptr_t *)(const void *)g_device;
@@ -1591,11 +1531,7 @@ static void step_command_buffers(const char *arg) {
   bool exported = arg != NULL && strcmp(arg, "export") == 0;
   obj_begin("command-buffers");
   kv_str("via", exported ? "export" : "gdpa");
-  if (g_device == VK_NULL_HANDLE) {
-    kv_str("error", "no device");
-    obj_end();
-    return;
-  }
+  if (!need(g_device != VK_NULL_HANDLE, "no device")) return;
   PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
 #define CB_PROC(type, name) \
   type name##_fn = exported ? (type)dlsym(g_loader, #name) : gdpa ? (type)gdpa(g_device, #name) : NULL
@@ -1675,11 +1611,7 @@ static void step_command_buffers(const char *arg) {
 static void step_write_file(const char *arg) {
   obj_begin("write-file");
   const char *colon = arg ? strchr(arg, ':') : NULL;
-  if (colon == NULL || colon == arg) {
-    kv_str("error", "expected PATH:CONTENT");
-    obj_end();
-    return;
-  }
+  if (!need(colon != NULL && colon != arg, "expected PATH:CONTENT")) return;
   char path[4096];
   snprintf(path, sizeof path, "%.*s", (int)(colon - arg), arg);
   kv_str("path", path);
@@ -1696,11 +1628,7 @@ static void step_write_file(const char *arg) {
 static void step_replace_file(const char *arg) {
   obj_begin("replace-file");
   const char *colon = arg ? strchr(arg, ':') : NULL;
-  if (colon == NULL || colon == arg || colon[1] == '\0') {
-    kv_str("error", "expected DST:SRC");
-    obj_end();
-    return;
-  }
+  if (!need(colon != NULL && colon != arg && colon[1] != '\0', "expected DST:SRC")) return;
   char dst[4096], tmp[4200];
   snprintf(dst, sizeof dst, "%.*s", (int)(colon - arg), arg);
   snprintf(tmp, sizeof tmp, "%s.vkprobe-tmp", dst);
@@ -1728,6 +1656,23 @@ static void step_remove_file(const char *arg) {
 }
 
 /* ---- WSI: surfaces with fake platform handles, queries, swapchains ---- */
+
+/* The two-call idiom on a local array: FN(ARGS..., &N, NULL) printed as COUNT_KEY, then N capped at
+ * the array's length and FN(ARGS..., &N, ARRAY) printed as RESULT_KEY. */
+#define TWO_CALL(count_key, result_key, n, array, fn, ...)          \
+  do {                                                              \
+    kv_result(count_key, fn(__VA_ARGS__, &(n), NULL));              \
+    uint32_t cap_ = (uint32_t)(sizeof(array) / sizeof((array)[0])); \
+    if ((n) > cap_) (n) = cap_;                                     \
+    kv_result(result_key, fn(__VA_ARGS__, &(n), (array)));          \
+  } while (0)
+
+/* Zeroes `count` output structures of `size` bytes at `array` and sets the sType (the first member)
+ * of each. */
+static void init_stype(void *array, size_t count, size_t size, VkStructureType type) {
+  memset(array, 0, count * size);
+  for (size_t i = 0; i < count; ++i) memcpy((char *)array + i * size, &type, sizeof type);
+}
 static VkSurfaceKHR g_surface;
 
 /* create-surface:KIND[,export]: KIND's vkCreate*Surface* through GIPA, or with ",export" the
@@ -1735,6 +1680,14 @@ static VkSurfaceKHR g_surface;
 static PFN_vkVoidFunction surface_proc(const char *name, bool exported) {
   return exported ? (PFN_vkVoidFunction)dlsym(g_loader, name) : iproc(name);
 }
+
+/* resolved = whether CMD (a vkCreate*Surface* command, through surface_proc) is there; when it is,
+ * r = CMD(g_instance, &CI, g_allocator, &surface). */
+#define CREATE_SURFACE(cmd, ci)                                                  \
+  do {                                                                           \
+    PFN_##cmd f = (PFN_##cmd)surface_proc(#cmd, exported);                       \
+    if ((resolved = f != NULL)) r = f(g_instance, &(ci), g_allocator, &surface); \
+  } while (0)
 
 static void step_create_surface(const char *arg) {
   char kind[32] = "";
@@ -1750,42 +1703,30 @@ static void step_create_surface(const char *arg) {
   obj_begin("create-surface");
   kv_str("kind", kind);
   kv_bool("export", exported);
-  if (g_instance == VK_NULL_HANDLE) {
-    kv_str("error", "no instance");
-    obj_end();
-    return;
-  }
+  if (!need(g_instance != VK_NULL_HANDLE, "no instance")) return;
   VkSurfaceKHR surface = VK_NULL_HANDLE;
   VkResult r = VK_ERROR_FEATURE_NOT_PRESENT;
   bool resolved = false;
   if (strcmp(kind, "headless") == 0) {
-    PFN_vkCreateHeadlessSurfaceEXT f =
-        (PFN_vkCreateHeadlessSurfaceEXT)surface_proc("vkCreateHeadlessSurfaceEXT", exported);
     VkHeadlessSurfaceCreateInfoEXT ci = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
-    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+    CREATE_SURFACE(vkCreateHeadlessSurfaceEXT, ci);
   } else if (strcmp(kind, "xcb") == 0) {
-    PFN_vkCreateXcbSurfaceKHR f = (PFN_vkCreateXcbSurfaceKHR)surface_proc("vkCreateXcbSurfaceKHR", exported);
     VkXcbSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
                                     .connection = (xcb_connection_t *)(uintptr_t)0x7c0001,
                                     .window = 0x4242};
-    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+    CREATE_SURFACE(vkCreateXcbSurfaceKHR, ci);
   } else if (strcmp(kind, "xlib") == 0) {
-    PFN_vkCreateXlibSurfaceKHR f = (PFN_vkCreateXlibSurfaceKHR)surface_proc("vkCreateXlibSurfaceKHR", exported);
     VkXlibSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_XLIB_SURFACE_CREATE_INFO_KHR,
                                      .dpy = (Display *)(uintptr_t)0x7c0002,
                                      .window = 0x4243};
-    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+    CREATE_SURFACE(vkCreateXlibSurfaceKHR, ci);
   } else if (strcmp(kind, "wayland") == 0) {
-    PFN_vkCreateWaylandSurfaceKHR f =
-        (PFN_vkCreateWaylandSurfaceKHR)surface_proc("vkCreateWaylandSurfaceKHR", exported);
     VkWaylandSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_WAYLAND_SURFACE_CREATE_INFO_KHR,
                                         .display = (struct wl_display *)(uintptr_t)0x7c0003,
                                         .surface = (struct wl_surface *)(uintptr_t)0x7c0004};
-    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+    CREATE_SURFACE(vkCreateWaylandSurfaceKHR, ci);
   } else if (strcmp(kind, "display") == 0) {
     /* A made-up display mode handle: the loader passes it through without looking at it. */
-    PFN_vkCreateDisplayPlaneSurfaceKHR f =
-        (PFN_vkCreateDisplayPlaneSurfaceKHR)surface_proc("vkCreateDisplayPlaneSurfaceKHR", exported);
     VkDisplaySurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_DISPLAY_SURFACE_CREATE_INFO_KHR,
                                         .displayMode = (VkDisplayModeKHR)(uintptr_t)0x7c0005,
                                         .planeIndex = 1,
@@ -1793,10 +1734,9 @@ static void step_create_surface(const char *arg) {
                                         .globalAlpha = 1.0f,
                                         .alphaMode = VK_DISPLAY_PLANE_ALPHA_OPAQUE_BIT_KHR,
                                         .imageExtent = {640, 480}};
-    if ((resolved = f != NULL)) r = f(g_instance, &ci, g_allocator, &surface);
+    CREATE_SURFACE(vkCreateDisplayPlaneSurfaceKHR, ci);
   } else {
-    kv_str("error", "unknown kind (headless, xcb, xlib, wayland, display)");
-    obj_end();
+    end_error("unknown kind (headless, xcb, xlib, wayland, display)");
     return;
   }
   kv_bool("resolved", resolved);
@@ -1805,23 +1745,20 @@ static void step_create_surface(const char *arg) {
   obj_end();
   if (resolved && r == VK_SUCCESS) g_surface = surface;
 }
+#undef CREATE_SURFACE
 
 static void step_surface_queries(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("surface-queries", arg ? arg : "", &idx)) return;
-  VkPhysicalDevice pd = g_physdevs[idx];
-  PFN_vkGetPhysicalDeviceSurfaceSupportKHR support =
-      IPROC(PFN_vkGetPhysicalDeviceSurfaceSupportKHR, "vkGetPhysicalDeviceSurfaceSupportKHR");
-  PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR caps =
-      IPROC(PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
-  PFN_vkGetPhysicalDeviceSurfaceFormatsKHR formats =
-      IPROC(PFN_vkGetPhysicalDeviceSurfaceFormatsKHR, "vkGetPhysicalDeviceSurfaceFormatsKHR");
-  PFN_vkGetPhysicalDeviceSurfacePresentModesKHR modes =
-      IPROC(PFN_vkGetPhysicalDeviceSurfacePresentModesKHR, "vkGetPhysicalDeviceSurfacePresentModesKHR");
+  IPROC_VAR(support, vkGetPhysicalDeviceSurfaceSupportKHR);
+  IPROC_VAR(caps, vkGetPhysicalDeviceSurfaceCapabilitiesKHR);
+  IPROC_VAR(formats, vkGetPhysicalDeviceSurfaceFormatsKHR);
+  IPROC_VAR(modes, vkGetPhysicalDeviceSurfacePresentModesKHR);
   obj_begin("surface-queries");
   kv_int("index", idx);
   kv_bool("resolved", support && caps && formats && modes);
   if (support && caps && formats && modes) {
+    VkPhysicalDevice pd = g_physdevs[idx];
     VkBool32 ok = VK_FALSE;
     kv_result("support_result", support(pd, 0, g_surface, &ok));
     kv_bool("supported", ok == VK_TRUE);
@@ -1830,16 +1767,12 @@ static void step_surface_queries(const char *arg) {
     kv_result("capabilities_result", caps(pd, g_surface, &c));
     kv_int("min_image_count", c.minImageCount);
     uint32_t n = 0;
-    kv_result("formats_count_result", formats(pd, g_surface, &n, NULL));
     VkSurfaceFormatKHR fmts[16];
-    if (n > 16) n = 16;
-    kv_result("formats_result", formats(pd, g_surface, &n, fmts));
+    TWO_CALL("formats_count_result", "formats_result", n, fmts, formats, pd, g_surface);
     kv_int("format_count", n);
     uint32_t m = 0;
-    kv_result("present_modes_count_result", modes(pd, g_surface, &m, NULL));
     VkPresentModeKHR pms[16];
-    if (m > 16) m = 16;
-    kv_result("present_modes_result", modes(pd, g_surface, &m, pms));
+    TWO_CALL("present_modes_count_result", "present_modes_result", m, pms, modes, pd, g_surface);
     kv_int("present_mode_count", m);
   }
   obj_end();
@@ -1847,11 +1780,7 @@ static void step_surface_queries(const char *arg) {
 
 static void step_create_swapchain(void) {
   obj_begin("create-swapchain");
-  if (g_device == VK_NULL_HANDLE) {
-    kv_str("error", "no device");
-    obj_end();
-    return;
-  }
+  if (!need(g_device != VK_NULL_HANDLE, "no device")) return;
   PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
   PFN_vkCreateSwapchainKHR create = (PFN_vkCreateSwapchainKHR)gdpa(g_device, "vkCreateSwapchainKHR");
   PFN_vkDestroySwapchainKHR destroy = (PFN_vkDestroySwapchainKHR)gdpa(g_device, "vkDestroySwapchainKHR");
@@ -1874,8 +1803,7 @@ static void step_create_swapchain(void) {
     };
     VkSwapchainKHR sc = VK_NULL_HANDLE;
     VkResult r = create(g_device, &ci, NULL, &sc);
-    kv_result("result", r);
-    kv_bool("swapchain", sc != VK_NULL_HANDLE);
+    kv_created("result", r, "swapchain", sc != VK_NULL_HANDLE);
     if (r == VK_SUCCESS) destroy(g_device, sc, NULL);
   }
   obj_end();
@@ -1892,11 +1820,9 @@ static void step_null_count(const char *cmd) {
   obj_begin("null-count");
   const char *c = cmd ? cmd : "";
   kv_str("command", c);
-  if (g_instance == VK_NULL_HANDLE || !g_physdevs_known || g_physdev_count == 0) {
-    kv_str("error", "needs an instance and its physical devices");
-    obj_end();
+  if (!need(g_instance != VK_NULL_HANDLE && g_physdevs_known && g_physdev_count != 0,
+            "needs an instance and its physical devices"))
     return;
-  }
   VkPhysicalDevice pd = g_physdevs[0];
   void *sym = dlsym(g_loader, c);
   kv_bool("resolved", sym != NULL);
@@ -1967,8 +1893,7 @@ static void step_null_count(const char *cmd) {
   } else if (strcmp(c, "vkGetPhysicalDevicePresentRectanglesKHR") == 0) {
     r = ((PFN_vkGetPhysicalDevicePresentRectanglesKHR)sym)(pd, g_surface, NULL, NULL);
   } else if (g_device == VK_NULL_HANDLE || gdpa == NULL) {
-    kv_str("error", "needs a device (create-device)");
-    obj_end();
+    end_error("needs a device (create-device)");
     return;
   } else if (strcmp(c, "vkGetImageSparseMemoryRequirements") == 0) {
     ((PFN_vkGetImageSparseMemoryRequirements)sym)(g_device, VK_NULL_HANDLE, NULL, NULL);
@@ -1995,8 +1920,7 @@ static void step_null_count(const char *cmd) {
   } else if (strcmp(c, "vkGetSwapchainImagesKHR") == 0) {
     r = ((PFN_vkGetSwapchainImagesKHR)sym)(g_device, VK_NULL_HANDLE, NULL, NULL);
   } else {
-    kv_str("error", "not a count/array command this step knows");
-    obj_end();
+    end_error("not a count/array command this step knows");
     return;
   }
   if (has_result) kv_result("result", r);
@@ -2030,24 +1954,16 @@ static void step_display_queries(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("display-queries", arg ? arg : "", &idx)) return;
   VkPhysicalDevice pd = g_physdevs[idx];
-  PFN_vkGetPhysicalDeviceDisplayPropertiesKHR props =
-      IPROC(PFN_vkGetPhysicalDeviceDisplayPropertiesKHR, "vkGetPhysicalDeviceDisplayPropertiesKHR");
-  PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR planes =
-      IPROC(PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR");
-  PFN_vkGetDisplayPlaneSupportedDisplaysKHR supported =
-      IPROC(PFN_vkGetDisplayPlaneSupportedDisplaysKHR, "vkGetDisplayPlaneSupportedDisplaysKHR");
-  PFN_vkGetDisplayModePropertiesKHR modes = IPROC(PFN_vkGetDisplayModePropertiesKHR, "vkGetDisplayModePropertiesKHR");
-  PFN_vkGetDisplayPlaneCapabilitiesKHR caps =
-      IPROC(PFN_vkGetDisplayPlaneCapabilitiesKHR, "vkGetDisplayPlaneCapabilitiesKHR");
-  PFN_vkCreateDisplayModeKHR create_mode = IPROC(PFN_vkCreateDisplayModeKHR, "vkCreateDisplayModeKHR");
-  PFN_vkGetPhysicalDeviceDisplayProperties2KHR props2 =
-      IPROC(PFN_vkGetPhysicalDeviceDisplayProperties2KHR, "vkGetPhysicalDeviceDisplayProperties2KHR");
-  PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR planes2 =
-      IPROC(PFN_vkGetPhysicalDeviceDisplayPlaneProperties2KHR, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR");
-  PFN_vkGetDisplayModeProperties2KHR modes2 =
-      IPROC(PFN_vkGetDisplayModeProperties2KHR, "vkGetDisplayModeProperties2KHR");
-  PFN_vkGetDisplayPlaneCapabilities2KHR caps2 =
-      IPROC(PFN_vkGetDisplayPlaneCapabilities2KHR, "vkGetDisplayPlaneCapabilities2KHR");
+  IPROC_VAR(props, vkGetPhysicalDeviceDisplayPropertiesKHR);
+  IPROC_VAR(planes, vkGetPhysicalDeviceDisplayPlanePropertiesKHR);
+  IPROC_VAR(supported, vkGetDisplayPlaneSupportedDisplaysKHR);
+  IPROC_VAR(modes, vkGetDisplayModePropertiesKHR);
+  IPROC_VAR(caps, vkGetDisplayPlaneCapabilitiesKHR);
+  IPROC_VAR(create_mode, vkCreateDisplayModeKHR);
+  IPROC_VAR(props2, vkGetPhysicalDeviceDisplayProperties2KHR);
+  IPROC_VAR(planes2, vkGetPhysicalDeviceDisplayPlaneProperties2KHR);
+  IPROC_VAR(modes2, vkGetDisplayModeProperties2KHR);
+  IPROC_VAR(caps2, vkGetDisplayPlaneCapabilities2KHR);
   obj_begin("display-queries");
   kv_int("index", idx);
   kv_bool("resolved", props && planes && supported && modes && caps && create_mode);
@@ -2055,20 +1971,16 @@ static void step_display_queries(const char *arg) {
   VkDisplayKHR display = VK_NULL_HANDLE;
   if (props && planes && supported && modes && caps && create_mode) {
     uint32_t n = 0;
-    kv_result("displays_count_result", props(pd, &n, NULL));
     VkDisplayPropertiesKHR d[4];
     memset(d, 0, sizeof d);
-    if (n > 4) n = 4;
-    kv_result("displays_result", props(pd, &n, d));
+    TWO_CALL("displays_count_result", "displays_result", n, d, props, pd);
     kv_int("display_count", n);
     kv_str("display_name", n > 0 ? d[0].displayName : NULL);
     kv_int("display_width", n > 0 ? d[0].physicalResolution.width : 0);
     if (n > 0) display = d[0].display;
     uint32_t p = 0;
-    kv_result("planes_count_result", planes(pd, &p, NULL));
     VkDisplayPlanePropertiesKHR pl[4];
-    if (p > 4) p = 4;
-    kv_result("planes_result", planes(pd, &p, pl));
+    TWO_CALL("planes_count_result", "planes_result", p, pl, planes, pd);
     kv_int("plane_count", p);
     kv_bool("plane_display_matches", p > 0 && pl[0].currentDisplay == display && display != VK_NULL_HANDLE);
     uint32_t s = 0;
@@ -2077,9 +1989,7 @@ static void step_display_queries(const char *arg) {
     uint32_t m = 0;
     VkDisplayModePropertiesKHR mp[4];
     memset(mp, 0, sizeof mp);
-    kv_result("modes_count_result", modes(pd, display, &m, NULL));
-    if (m > 4) m = 4;
-    kv_result("modes_result", modes(pd, display, &m, mp));
+    TWO_CALL("modes_count_result", "modes_result", m, mp, modes, pd, display);
     kv_int("mode_count", m);
     kv_int("refresh_rate", m > 0 ? mp[0].parameters.refreshRate : 0);
     VkDisplayPlaneCapabilitiesKHR c;
@@ -2094,34 +2004,25 @@ static void step_display_queries(const char *arg) {
   }
   if (props2 && planes2 && modes2 && caps2) {
     uint32_t n = 0;
-    kv_result("displays2_count_result", props2(pd, &n, NULL));
     VkDisplayProperties2KHR d[4];
-    memset(d, 0, sizeof d);
-    for (int i = 0; i < 4; ++i) d[i].sType = VK_STRUCTURE_TYPE_DISPLAY_PROPERTIES_2_KHR;
-    if (n > 4) n = 4;
-    kv_result("displays2_result", props2(pd, &n, d));
+    init_stype(d, 4, sizeof d[0], VK_STRUCTURE_TYPE_DISPLAY_PROPERTIES_2_KHR);
+    TWO_CALL("displays2_count_result", "displays2_result", n, d, props2, pd);
     kv_int("display2_count", n);
     kv_str("display2_name", n > 0 ? d[0].displayProperties.displayName : NULL);
     kv_int("display2_width", n > 0 ? d[0].displayProperties.physicalResolution.width : 0);
     kv_bool("display2_stype_kept", d[0].sType == VK_STRUCTURE_TYPE_DISPLAY_PROPERTIES_2_KHR);
     VkDisplayKHR display2 = n > 0 ? d[0].displayProperties.display : VK_NULL_HANDLE;
     uint32_t p = 0;
-    kv_result("planes2_count_result", planes2(pd, &p, NULL));
     VkDisplayPlaneProperties2KHR pl[4];
-    memset(pl, 0, sizeof pl);
-    for (int i = 0; i < 4; ++i) pl[i].sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_PROPERTIES_2_KHR;
-    if (p > 4) p = 4;
-    kv_result("planes2_result", planes2(pd, &p, pl));
+    init_stype(pl, 4, sizeof pl[0], VK_STRUCTURE_TYPE_DISPLAY_PLANE_PROPERTIES_2_KHR);
+    TWO_CALL("planes2_count_result", "planes2_result", p, pl, planes2, pd);
     kv_int("plane2_count", p);
     kv_bool("plane2_display_matches",
             p > 0 && pl[0].displayPlaneProperties.currentDisplay == display2 && display2 != VK_NULL_HANDLE);
     uint32_t m = 0;
     VkDisplayModeProperties2KHR mp[4];
-    memset(mp, 0, sizeof mp);
-    for (int i = 0; i < 4; ++i) mp[i].sType = VK_STRUCTURE_TYPE_DISPLAY_MODE_PROPERTIES_2_KHR;
-    kv_result("modes2_count_result", modes2(pd, display2, &m, NULL));
-    if (m > 4) m = 4;
-    kv_result("modes2_result", modes2(pd, display2, &m, mp));
+    init_stype(mp, 4, sizeof mp[0], VK_STRUCTURE_TYPE_DISPLAY_MODE_PROPERTIES_2_KHR);
+    TWO_CALL("modes2_count_result", "modes2_result", m, mp, modes2, pd, display2);
     kv_int("mode2_count", m);
     kv_int("refresh_rate2", m > 0 ? mp[0].displayModeProperties.parameters.refreshRate : 0);
     VkDisplayPlaneInfo2KHR info = {.sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_INFO_2_KHR,
@@ -2153,8 +2054,7 @@ static void step_tool_properties(char *arg) {
     kv_result("count_result", fn(g_physdevs[idx], &n, NULL));
     kv_int("count", n);
     VkPhysicalDeviceToolProperties t[8];
-    memset(t, 0, sizeof t);
-    for (int i = 0; i < 8; ++i) t[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
+    init_stype(t, 8, sizeof t[0], VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES);
     if (n > 8) n = 8;
     kv_result("result", fn(g_physdevs[idx], &n, t));
     put_key("tools");
@@ -2179,8 +2079,7 @@ static void kv_caps(const VkSurfaceCapabilitiesKHR *c) {
 static void step_surface_caps2ext(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("surface-caps2ext", arg ? arg : "", &idx)) return;
-  PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT fn =
-      IPROC(PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
+  IPROC_VAR(fn, vkGetPhysicalDeviceSurfaceCapabilities2EXT);
   obj_begin("surface-caps2ext");
   kv_int("index", idx);
   kv_bool("resolved", fn != NULL);
@@ -2209,8 +2108,7 @@ static void step_surface_caps2(char *arg) {
   const char *opt = split_opt(arg);
   uint32_t idx;
   if (!physdev_arg("surface-caps2", arg, &idx)) return;
-  PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR fn =
-      IPROC(PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
+  IPROC_VAR(fn, vkGetPhysicalDeviceSurfaceCapabilities2KHR);
   bool with_mode = false, null_array = false;
   unsigned long mode = 0, cap = 8;
   if (opt != NULL) {
@@ -2295,27 +2193,19 @@ static void step_xlib_display(const char *arg) {
 
 static void step_destroy_device(void) {
   obj_begin("destroy-device");
-  if (g_device == VK_NULL_HANDLE) {
-    kv_str("error", "no device");
-    obj_end();
-    return;
-  }
-  PFN_vkDestroyDevice fn = IPROC(PFN_vkDestroyDevice, "vkDestroyDevice");
+  if (!need(g_device != VK_NULL_HANDLE, "no device")) return;
+  IPROC_VAR(fn, vkDestroyDevice);
   if (fn) fn(g_device, g_allocator);
-  kv_bool("called", fn != NULL);
   g_device = VK_NULL_HANDLE;
   g_device_index = -1;
+  kv_bool("called", fn != NULL);
   obj_end();
 }
 
 static void step_destroy_instance(void) {
   obj_begin("destroy-instance");
-  if (g_instance == VK_NULL_HANDLE) {
-    kv_str("error", "no instance");
-    obj_end();
-    return;
-  }
-  PFN_vkDestroyInstance fn = IPROC(PFN_vkDestroyInstance, "vkDestroyInstance");
+  if (!need(g_instance != VK_NULL_HANDLE, "no instance")) return;
+  IPROC_VAR(fn, vkDestroyInstance);
   if (fn) fn(g_instance, g_allocator);
   kv_bool("called", fn != NULL);
   g_instance = VK_NULL_HANDLE;
@@ -2334,11 +2224,9 @@ static void step_setenv_repeat(const char *arg) {
   const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
   char count_text[32];
   unsigned long count = 0;
-  if (c2 == NULL || c1 == arg || (size_t)(c2 - c1 - 1) >= sizeof count_text) {
-    kv_str("error", "usage: setenv-repeat:NAME:COUNT:PIECE");
-    obj_end();
+  if (!need(c2 != NULL && c1 != arg && (size_t)(c2 - c1 - 1) < sizeof count_text,
+            "usage: setenv-repeat:NAME:COUNT:PIECE"))
     return;
-  }
   memcpy(count_text, c1 + 1, (size_t)(c2 - c1 - 1));
   count_text[c2 - c1 - 1] = '\0';
   const char *piece = c2 + 1;
@@ -2442,6 +2330,67 @@ static void emit_alloc_stats(void) {
   obj_end();
 }
 
+static void step_gipa_instance(const char *name) { step_gipa(name, false); }
+static void step_gipa_null(const char *name) { step_gipa(name, true); }
+static void step_call_unknown_device(char *arg) { step_call_unknown(arg, true); }
+static void step_call_unknown_physdev(char *arg) { step_call_unknown(arg, false); }
+
+/* The steps: NAME or NAME:ARG on the command line. Each row sets one of `run` (no argument),
+ * `text` (the argument as given: NULL when there is none) or `edit` (a copy the step may modify,
+ * freed after it: NULL when there is no argument); `or_empty` passes "" instead of NULL. */
+struct step {
+  const char *name;
+  void (*run)(void);
+  void (*text)(const char *arg);
+  void (*edit)(char *arg);
+  bool or_empty;
+};
+
+static const struct step kSteps[] = {
+    {.name = "version", .run = step_version, .or_empty = false},
+    {.name = "instance-extensions", .text = step_instance_extensions, .or_empty = false},
+    {.name = "instance-layers", .run = step_instance_layers, .or_empty = false},
+    {.name = "create-instance", .edit = step_create_instance, .or_empty = false},
+    {.name = "devices", .run = step_devices, .or_empty = false},
+    {.name = "device-extensions", .edit = step_device_extensions, .or_empty = true},
+    {.name = "groups", .text = step_groups, .or_empty = false},
+    {.name = "properties2", .text = step_properties2, .or_empty = false},
+    {.name = "create-device", .edit = step_create_device, .or_empty = true},
+    {.name = "gipa", .text = step_gipa_instance, .or_empty = true},
+    {.name = "gipa-null", .text = step_gipa_null, .or_empty = true},
+    {.name = "gdpa", .text = step_gdpa, .or_empty = true},
+    {.name = "call-unknown-device", .edit = step_call_unknown_device, .or_empty = true},
+    {.name = "call-unknown-physdev", .edit = step_call_unknown_physdev, .or_empty = true},
+    {.name = "unknown-many", .edit = step_unknown_many, .or_empty = true},
+    {.name = "destroy-device", .run = step_destroy_device, .or_empty = false},
+    {.name = "destroy-instance", .run = step_destroy_instance, .or_empty = false},
+    {.name = "env-dump", .run = step_env_dump, .or_empty = false},
+    {.name = "resolve-unknown", .edit = step_resolve_unknown, .or_empty = true},
+    {.name = "call-resolved", .edit = step_call_resolved, .or_empty = true},
+    {.name = "dispatch-words", .run = step_dispatch_words, .or_empty = false},
+    {.name = "command-buffers", .text = step_command_buffers, .or_empty = false},
+    {.name = "write-file", .text = step_write_file, .or_empty = false},
+    {.name = "replace-file", .text = step_replace_file, .or_empty = false},
+    {.name = "remove-file", .text = step_remove_file, .or_empty = false},
+    {.name = "device-layers", .edit = step_device_layers, .or_empty = true},
+    {.name = "create-surface", .text = step_create_surface, .or_empty = false},
+    {.name = "surface-queries", .text = step_surface_queries, .or_empty = false},
+    {.name = "create-swapchain", .run = step_create_swapchain, .or_empty = false},
+    {.name = "destroy-surface", .run = step_destroy_surface, .or_empty = false},
+    {.name = "messenger", .run = step_messenger, .or_empty = false},
+    {.name = "robust", .text = step_robust, .or_empty = false},
+    {.name = "null-count", .text = step_null_count, .or_empty = false},
+    {.name = "bad-handle", .text = step_bad_handle, .or_empty = false},
+    {.name = "direct", .edit = step_direct, .or_empty = false},
+    {.name = "mock-scenario", .text = step_mock_scenario, .or_empty = false},
+    {.name = "display-queries", .text = step_display_queries, .or_empty = false},
+    {.name = "tool-properties", .edit = step_tool_properties, .or_empty = true},
+    {.name = "surface-caps2ext", .text = step_surface_caps2ext, .or_empty = false},
+    {.name = "surface-caps2", .edit = step_surface_caps2, .or_empty = true},
+    {.name = "xlib-display", .text = step_xlib_display, .or_empty = false},
+    {.name = "setenv-repeat", .text = step_setenv_repeat, .or_empty = false},
+};
+
 static int usage(const char *msg) {
   fprintf(stderr,
           "vkprobe: %s\nusage: vkprobe --loader=PATH [--driver-lib=PATH]... STEP...\n"
@@ -2464,6 +2413,25 @@ static bool is_step(const char *name, const char *step, const char **arg) {
   return false;
 }
 
+static const struct step *find_step(const char *text, const char **arg) {
+  for (size_t k = 0; k < sizeof kSteps / sizeof kSteps[0]; ++k)
+    if (is_step(kSteps[k].name, text, arg)) return &kSteps[k];
+  return NULL;
+}
+
+static void run_step(const struct step *step, const char *arg) {
+  if (arg == NULL && step->or_empty) arg = "";
+  if (step->run != NULL) {
+    step->run();
+  } else if (step->text != NULL) {
+    step->text(arg);
+  } else {
+    char *copy = arg != NULL ? strdup(arg) : NULL;
+    step->edit(copy);
+    free(copy);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *loader = NULL;
   int first_step = argc;
@@ -2481,53 +2449,9 @@ int main(int argc, char **argv) {
     }
   }
   if (loader == NULL || *loader == '\0') return usage("--loader=PATH is required");
-  static const char *const known[] = {"version",
-                                      "instance-extensions",
-                                      "instance-layers",
-                                      "create-instance",
-                                      "devices",
-                                      "device-extensions",
-                                      "groups",
-                                      "properties2",
-                                      "create-device",
-                                      "gipa",
-                                      "gipa-null",
-                                      "gdpa",
-                                      "call-unknown-device",
-                                      "call-unknown-physdev",
-                                      "unknown-many",
-                                      "destroy-device",
-                                      "destroy-instance",
-                                      "env-dump",
-                                      "resolve-unknown",
-                                      "call-resolved",
-                                      "dispatch-words",
-                                      "command-buffers",
-                                      "write-file",
-                                      "replace-file",
-                                      "remove-file",
-                                      "device-layers",
-                                      "create-surface",
-                                      "surface-queries",
-                                      "create-swapchain",
-                                      "destroy-surface",
-                                      "messenger",
-                                      "robust",
-                                      "null-count",
-                                      "bad-handle",
-                                      "direct",
-                                      "mock-scenario",
-                                      "display-queries",
-                                      "tool-properties",
-                                      "surface-caps2ext",
-                                      "surface-caps2",
-                                      "xlib-display",
-                                      "setenv-repeat"};
   for (int i = first_step; i < argc; ++i) {
-    bool ok = false;
     const char *arg;
-    for (size_t k = 0; k < sizeof known / sizeof known[0] && !ok; ++k) ok = is_step(known[k], argv[i], &arg);
-    if (!ok) {
+    if (find_step(argv[i], &arg) == NULL) {
       fprintf(stderr, "vkprobe: unknown step '%s'\n", argv[i]);
       return usage("unknown step");
     }
@@ -2535,121 +2459,19 @@ int main(int argc, char **argv) {
 
   g_loader = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
   if (g_loader == NULL) {
-    obj_begin("load");
-    kv_str("error", dlerror());
-    obj_end();
+    emit_error("load", dlerror());
     return 3;
   }
   g_gipa = (PFN_vkGetInstanceProcAddr)dlsym(g_loader, "vkGetInstanceProcAddr");
   if (g_gipa == NULL) {
-    obj_begin("load");
-    kv_str("error", "vkGetInstanceProcAddr not exported");
-    obj_end();
+    emit_error("load", "vkGetInstanceProcAddr not exported");
     return 3;
   }
 
   for (int i = first_step; i < argc; ++i) {
     const char *arg = NULL;
-    char *copy = NULL;
-    const char *s = argv[i];
-    if (is_step("version", s, &arg)) {
-      step_version();
-    } else if (is_step("instance-extensions", s, &arg)) {
-      step_instance_extensions(arg);
-    } else if (is_step("instance-layers", s, &arg)) {
-      step_instance_layers();
-    } else if (is_step("messenger", s, &arg)) {
-      step_messenger();
-    } else if (is_step("robust", s, &arg)) {
-      step_robust(arg);
-    } else if (is_step("null-count", s, &arg)) {
-      step_null_count(arg);
-    } else if (is_step("bad-handle", s, &arg)) {
-      step_bad_handle(arg);
-    } else if (is_step("mock-scenario", s, &arg)) {
-      step_mock_scenario(arg);
-    } else if (is_step("direct", s, &arg)) {
-      copy = arg ? strdup(arg) : NULL;
-      step_direct(copy);
-    } else if (is_step("create-instance", s, &arg)) {
-      copy = arg ? strdup(arg) : NULL;
-      step_create_instance(copy);
-    } else if (is_step("devices", s, &arg)) {
-      step_devices();
-    } else if (is_step("device-extensions", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_device_extensions(copy);
-    } else if (is_step("device-layers", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_device_layers(copy);
-    } else if (is_step("groups", s, &arg)) {
-      step_groups(arg);
-    } else if (is_step("properties2", s, &arg)) {
-      step_properties2(arg);
-    } else if (is_step("create-device", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_create_device(copy);
-    } else if (is_step("gipa-null", s, &arg)) {
-      step_gipa(arg ? arg : "", true);
-    } else if (is_step("gipa", s, &arg)) {
-      step_gipa(arg ? arg : "", false);
-    } else if (is_step("gdpa", s, &arg)) {
-      step_gdpa(arg ? arg : "");
-    } else if (is_step("call-unknown-device", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_call_unknown(copy, true);
-    } else if (is_step("call-unknown-physdev", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_call_unknown(copy, false);
-    } else if (is_step("unknown-many", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_unknown_many(copy);
-    } else if (is_step("destroy-device", s, &arg)) {
-      step_destroy_device();
-    } else if (is_step("destroy-instance", s, &arg)) {
-      step_destroy_instance();
-    } else if (is_step("setenv-repeat", s, &arg)) {
-      step_setenv_repeat(arg);
-    } else if (is_step("env-dump", s, &arg)) {
-      step_env_dump();
-    } else if (is_step("resolve-unknown", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_resolve_unknown(copy);
-    } else if (is_step("call-resolved", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_call_resolved(copy);
-    } else if (is_step("dispatch-words", s, &arg)) {
-      step_dispatch_words();
-    } else if (is_step("command-buffers", s, &arg)) {
-      step_command_buffers(arg);
-    } else if (is_step("write-file", s, &arg)) {
-      step_write_file(arg);
-    } else if (is_step("replace-file", s, &arg)) {
-      step_replace_file(arg);
-    } else if (is_step("remove-file", s, &arg)) {
-      step_remove_file(arg);
-    } else if (is_step("create-surface", s, &arg)) {
-      step_create_surface(arg);
-    } else if (is_step("surface-queries", s, &arg)) {
-      step_surface_queries(arg);
-    } else if (is_step("create-swapchain", s, &arg)) {
-      step_create_swapchain();
-    } else if (is_step("destroy-surface", s, &arg)) {
-      step_destroy_surface();
-    } else if (is_step("display-queries", s, &arg)) {
-      step_display_queries(arg);
-    } else if (is_step("tool-properties", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_tool_properties(copy);
-    } else if (is_step("surface-caps2ext", s, &arg)) {
-      step_surface_caps2ext(arg);
-    } else if (is_step("surface-caps2", s, &arg)) {
-      copy = strdup(arg ? arg : "");
-      step_surface_caps2(copy);
-    } else if (is_step("xlib-display", s, &arg)) {
-      step_xlib_display(arg);
-    }
-    free(copy);
+    const struct step *step = find_step(argv[i], &arg);
+    run_step(step, arg);
   }
   emit_messages();
   emit_alloc_stats();

@@ -65,31 +65,25 @@ static void kv_result(const char *k, VkResult r) {
 
 #define H(x) ((uint64_t)(uintptr_t)(x))
 #define PROC(type, name) ((type)g_gipa(g_instance, name))
+/* Declares `PFN_<cmd> var`, the command through the instance's GIPA. */
+#define PROC_VAR(var, cmd) PFN_##cmd var = PROC(PFN_##cmd, #cmd)
 
 static void *const kFakeDpy = (void *)(uintptr_t)0x7c0002;
 
 static void displays_and_modes(VkPhysicalDevice pd) {
-  PFN_vkGetPhysicalDeviceDisplayPropertiesKHR props =
-      PROC(PFN_vkGetPhysicalDeviceDisplayPropertiesKHR, "vkGetPhysicalDeviceDisplayPropertiesKHR");
-  PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR planes =
-      PROC(PFN_vkGetPhysicalDeviceDisplayPlanePropertiesKHR, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR");
-  PFN_vkGetPhysicalDeviceDisplayProperties2KHR props2 =
-      PROC(PFN_vkGetPhysicalDeviceDisplayProperties2KHR, "vkGetPhysicalDeviceDisplayProperties2KHR");
-  PFN_vkGetDisplayPlaneSupportedDisplaysKHR supported =
-      PROC(PFN_vkGetDisplayPlaneSupportedDisplaysKHR, "vkGetDisplayPlaneSupportedDisplaysKHR");
+  PROC_VAR(props, vkGetPhysicalDeviceDisplayPropertiesKHR);
+  PROC_VAR(planes, vkGetPhysicalDeviceDisplayPlanePropertiesKHR);
+  PROC_VAR(props2, vkGetPhysicalDeviceDisplayProperties2KHR);
+  PROC_VAR(supported, vkGetDisplayPlaneSupportedDisplaysKHR);
   probe_PFN_GetRandROutputDisplayEXT randr = PROC(probe_PFN_GetRandROutputDisplayEXT, "vkGetRandROutputDisplayEXT");
   probe_PFN_AcquireXlibDisplayEXT acquire = PROC(probe_PFN_AcquireXlibDisplayEXT, "vkAcquireXlibDisplayEXT");
-  PFN_vkGetDisplayModePropertiesKHR modes = PROC(PFN_vkGetDisplayModePropertiesKHR, "vkGetDisplayModePropertiesKHR");
-  PFN_vkGetDisplayModeProperties2KHR modes2 =
-      PROC(PFN_vkGetDisplayModeProperties2KHR, "vkGetDisplayModeProperties2KHR");
-  PFN_vkCreateDisplayModeKHR create_mode = PROC(PFN_vkCreateDisplayModeKHR, "vkCreateDisplayModeKHR");
-  PFN_vkGetDisplayPlaneCapabilitiesKHR caps =
-      PROC(PFN_vkGetDisplayPlaneCapabilitiesKHR, "vkGetDisplayPlaneCapabilitiesKHR");
-  PFN_vkGetDisplayPlaneCapabilities2KHR caps2 =
-      PROC(PFN_vkGetDisplayPlaneCapabilities2KHR, "vkGetDisplayPlaneCapabilities2KHR");
-  PFN_vkCreateDisplayPlaneSurfaceKHR create_surface =
-      PROC(PFN_vkCreateDisplayPlaneSurfaceKHR, "vkCreateDisplayPlaneSurfaceKHR");
-  PFN_vkDestroySurfaceKHR destroy_surface = PROC(PFN_vkDestroySurfaceKHR, "vkDestroySurfaceKHR");
+  PROC_VAR(modes, vkGetDisplayModePropertiesKHR);
+  PROC_VAR(modes2, vkGetDisplayModeProperties2KHR);
+  PROC_VAR(create_mode, vkCreateDisplayModeKHR);
+  PROC_VAR(caps, vkGetDisplayPlaneCapabilitiesKHR);
+  PROC_VAR(caps2, vkGetDisplayPlaneCapabilities2KHR);
+  PROC_VAR(create_surface, vkCreateDisplayPlaneSurfaceKHR);
+  PROC_VAR(destroy_surface, vkDestroySurfaceKHR);
   bool resolved = props && planes && props2 && supported && randr && acquire && modes && modes2 && create_mode &&
                   caps && caps2 && create_surface && destroy_surface;
   begin("displays");
@@ -171,24 +165,24 @@ static void platform_surface(VkPhysicalDevice pd, const char *kind) {
   VkResult r = VK_ERROR_EXTENSION_NOT_PRESENT;
   bool resolved = false;
   if (strcmp(kind, "xcb") == 0) {
-    PFN_vkCreateXcbSurfaceKHR f = PROC(PFN_vkCreateXcbSurfaceKHR, "vkCreateXcbSurfaceKHR");
+    PROC_VAR(f, vkCreateXcbSurfaceKHR);
     VkXcbSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
                                     .connection = (xcb_connection_t *)(uintptr_t)0x7c0001,
                                     .window = 0x42};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, NULL, &s);
   } else if (strcmp(kind, "xlib") == 0) {
-    PFN_vkCreateXlibSurfaceKHR f = PROC(PFN_vkCreateXlibSurfaceKHR, "vkCreateXlibSurfaceKHR");
+    PROC_VAR(f, vkCreateXlibSurfaceKHR);
     VkXlibSurfaceCreateInfoKHR ci = {
         .sType = VK_STRUCTURE_TYPE_XLIB_SURFACE_CREATE_INFO_KHR, .dpy = (Display *)kFakeDpy, .window = 0x43};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, NULL, &s);
   } else if (strcmp(kind, "wayland") == 0) {
-    PFN_vkCreateWaylandSurfaceKHR f = PROC(PFN_vkCreateWaylandSurfaceKHR, "vkCreateWaylandSurfaceKHR");
+    PROC_VAR(f, vkCreateWaylandSurfaceKHR);
     VkWaylandSurfaceCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_WAYLAND_SURFACE_CREATE_INFO_KHR,
                                         .display = (struct wl_display *)(uintptr_t)0x7c0003,
                                         .surface = (struct wl_surface *)(uintptr_t)0x7c0004};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, NULL, &s);
   } else {
-    PFN_vkCreateHeadlessSurfaceEXT f = PROC(PFN_vkCreateHeadlessSurfaceEXT, "vkCreateHeadlessSurfaceEXT");
+    PROC_VAR(f, vkCreateHeadlessSurfaceEXT);
     VkHeadlessSurfaceCreateInfoEXT ci = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
     if ((resolved = f != NULL)) r = f(g_instance, &ci, NULL, &s);
   }
@@ -197,9 +191,8 @@ static void platform_surface(VkPhysicalDevice pd, const char *kind) {
   kv_bool("resolved", resolved);
   kv_result("create_result", r);
   kv_handle("surface", H(s));
-  PFN_vkGetPhysicalDeviceSurfaceSupportKHR support =
-      PROC(PFN_vkGetPhysicalDeviceSurfaceSupportKHR, "vkGetPhysicalDeviceSurfaceSupportKHR");
-  PFN_vkDestroySurfaceKHR destroy = PROC(PFN_vkDestroySurfaceKHR, "vkDestroySurfaceKHR");
+  PROC_VAR(support, vkGetPhysicalDeviceSurfaceSupportKHR);
+  PROC_VAR(destroy, vkDestroySurfaceKHR);
   if (s != VK_NULL_HANDLE && support != NULL && destroy != NULL) {
     VkBool32 ok = VK_FALSE;
     kv_result("support_result", support(pd, 0, s, &ok));
@@ -252,7 +245,7 @@ int main(int argc, char **argv) {
   kv_result("result", r);
   end();
   if (r != VK_SUCCESS) return 1;
-  PFN_vkEnumeratePhysicalDevices enumerate = PROC(PFN_vkEnumeratePhysicalDevices, "vkEnumeratePhysicalDevices");
+  PROC_VAR(enumerate, vkEnumeratePhysicalDevices);
   VkPhysicalDevice pd = VK_NULL_HANDLE;
   uint32_t n = 1;
   r = enumerate ? enumerate(g_instance, &n, &pd) : VK_ERROR_INITIALIZATION_FAILED;
@@ -265,7 +258,7 @@ int main(int argc, char **argv) {
     static const char *const kKinds[] = {"xcb", "xlib", "wayland", "headless"};
     for (size_t i = 0; i < sizeof kKinds / sizeof kKinds[0]; i++) platform_surface(pd, kKinds[i]);
   }
-  PFN_vkDestroyInstance destroy = PROC(PFN_vkDestroyInstance, "vkDestroyInstance");
+  PROC_VAR(destroy, vkDestroyInstance);
   if (destroy) destroy(g_instance, NULL);
   begin("destroy-instance");
   kv_bool("called", destroy != NULL);
