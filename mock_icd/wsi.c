@@ -148,16 +148,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysica
                                                                        VkSurfaceFormatKHR *formats) {
     GET_PD("vkGetPhysicalDeviceSurfaceFormatsKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfaceFormatsKHR", pd, surface);
-    if (!count) return VK_ERROR_INITIALIZATION_FAILED;
-    if (!formats) {
-        *count = 1;
-        return VK_SUCCESS;
-    }
-    if (*count == 0) return VK_INCOMPLETE;
-    formats[0].format = VK_FORMAT_B8G8R8A8_UNORM;
-    formats[0].colorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
-    *count = 1;
-    return VK_SUCCESS;
+    static const VkSurfaceFormatKHR k_format = {VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+    ONE_ELEMENT(count, formats, formats[0] = k_format);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physicalDevice,
@@ -165,15 +157,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesKHR(VkPh
                                                                             VkPresentModeKHR *modes) {
     GET_PD("vkGetPhysicalDeviceSurfacePresentModesKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfacePresentModesKHR", pd, surface);
-    if (!count) return VK_ERROR_INITIALIZATION_FAILED;
-    if (!modes) {
-        *count = 1;
-        return VK_SUCCESS;
-    }
-    if (*count == 0) return VK_INCOMPLETE;
-    modes[0] = VK_PRESENT_MODE_FIFO_KHR;
-    *count = 1;
-    return VK_SUCCESS;
+    ONE_ELEMENT(count, modes, modes[0] = VK_PRESENT_MODE_FIFO_KHR);
 }
 
 /* ---- VK_KHR_display / VK_KHR_get_display_properties2 (one display, plane and mode per device) ---- */
@@ -215,37 +199,19 @@ static void fill_plane_caps(VkDisplayPlaneCapabilitiesKHR *c) {
     c->minDstExtent = (VkExtent2D){1, 1};
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPropertiesKHR(VkPhysicalDevice physicalDevice,
-                                                                          uint32_t *count,
-                                                                          VkDisplayPropertiesKHR *out) {
-    GET_PD("vkGetPhysicalDeviceDisplayPropertiesKHR", VK_ERROR_INITIALIZATION_FAILED);
-    rec_display_call("vkGetPhysicalDeviceDisplayPropertiesKHR", pd);
-    ONE_ELEMENT(count, out, fill_display(pd, &out[0]));
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayProperties2KHR(VkPhysicalDevice physicalDevice,
-                                                                           uint32_t *count,
-                                                                           VkDisplayProperties2KHR *out) {
-    GET_PD("vkGetPhysicalDeviceDisplayProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
-    rec_display_call("vkGetPhysicalDeviceDisplayProperties2KHR", pd);
-    ONE_ELEMENT(count, out, fill_display(pd, &out[0].displayProperties));
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlanePropertiesKHR(VkPhysicalDevice physicalDevice,
-                                                                               uint32_t *count,
-                                                                               VkDisplayPlanePropertiesKHR *out) {
-    GET_PD("vkGetPhysicalDeviceDisplayPlanePropertiesKHR", VK_ERROR_INITIALIZATION_FAILED);
-    rec_display_call("vkGetPhysicalDeviceDisplayPlanePropertiesKHR", pd);
-    ONE_ELEMENT(count, out, fill_plane(pd, &out[0]));
-}
-
-VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceDisplayPlaneProperties2KHR(VkPhysicalDevice physicalDevice,
-                                                                                uint32_t *count,
-                                                                                VkDisplayPlaneProperties2KHR *out) {
-    GET_PD("vkGetPhysicalDeviceDisplayPlaneProperties2KHR", VK_ERROR_INITIALIZATION_FAILED);
-    rec_display_call("vkGetPhysicalDeviceDisplayPlaneProperties2KHR", pd);
-    ONE_ELEMENT(count, out, fill_plane(pd, &out[0].displayPlaneProperties));
-}
+/* The display and plane queries: one element each, `fill` writes out[0] (pd is the device). */
+#define DISPLAY_QUERY(name, Type, fill)                                                                                \
+    VKAPI_ATTR VkResult VKAPI_CALL mock_##name(VkPhysicalDevice physicalDevice, uint32_t *count, Type *out) {          \
+        GET_PD("vk" #name, VK_ERROR_INITIALIZATION_FAILED);                                                            \
+        rec_display_call("vk" #name, pd);                                                                              \
+        ONE_ELEMENT(count, out, fill);                                                                                 \
+    }
+DISPLAY_QUERY(GetPhysicalDeviceDisplayPropertiesKHR, VkDisplayPropertiesKHR, fill_display(pd, &out[0]))
+DISPLAY_QUERY(GetPhysicalDeviceDisplayProperties2KHR, VkDisplayProperties2KHR,
+              fill_display(pd, &out[0].displayProperties))
+DISPLAY_QUERY(GetPhysicalDeviceDisplayPlanePropertiesKHR, VkDisplayPlanePropertiesKHR, fill_plane(pd, &out[0]))
+DISPLAY_QUERY(GetPhysicalDeviceDisplayPlaneProperties2KHR, VkDisplayPlaneProperties2KHR,
+              fill_plane(pd, &out[0].displayPlaneProperties))
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetDisplayPlaneSupportedDisplaysKHR(VkPhysicalDevice physicalDevice, uint32_t plane,
                                                                         uint32_t *count, VkDisplayKHR *out) {

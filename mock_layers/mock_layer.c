@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,28 @@ static void scenario_defaults(void) {
 
 static bool jbool(const cJSON *o, const char *k) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k)); }
 
+/* The scenario's switches, each a member of the same name (true, or absent for false): members of
+ * the scenario, and of its "misbehave" object. */
+struct scenario_switch {
+    const char *key;
+    bool *flag;
+};
+/* clang-format off */
+#define SWITCH(field) {#field, &g_sc.field}
+static const struct scenario_switch k_switches[] = {
+    SWITCH(wrap_handles), SWITCH(wrap_command_pools), SWITCH(tool), SWITCH(wrap_instance), SWITCH(call_globals),
+    SWITCH(create_own_device), SWITCH(own_device_next_gipa)};
+static const struct scenario_switch k_misbehave_switches[] = {
+    SWITCH(fail_negotiation), SWITCH(no_advance_link), SWITCH(clobber_instance), SWITCH(clobber_device),
+    SWITCH(no_call_down), SWITCH(fail_unknown_extensions), SWITCH(return_disabled_functions),
+    SWITCH(fail_device_after_call_down)};
+#undef SWITCH
+/* clang-format on */
+
+static void set_switches(const cJSON *o, const struct scenario_switch *s, size_t n) {
+    for (size_t i = 0; i < n; i++) *s[i].flag = jbool(o, s[i].key);
+}
+
 static int scenario_apply(const char *text) {
     cJSON *doc = cJSON_Parse(text);
     if (doc == NULL || !cJSON_IsObject(doc)) {
@@ -100,13 +123,7 @@ static int scenario_apply(const char *text) {
     if (cJSON_IsString(cf)) snprintf(g_sc.calls_file, sizeof(g_sc.calls_file), "%s", cf->valuestring);
     const cJSON *ic = cJSON_GetObjectItemCaseSensitive(doc, "intercept");
     g_sc.intercept = cJSON_IsArray(ic) ? (cJSON *)ic : NULL;
-    g_sc.wrap_handles = jbool(doc, "wrap_handles");
-    g_sc.wrap_command_pools = jbool(doc, "wrap_command_pools");
-    g_sc.tool = jbool(doc, "tool");
-    g_sc.wrap_instance = jbool(doc, "wrap_instance");
-    g_sc.call_globals = jbool(doc, "call_globals");
-    g_sc.create_own_device = jbool(doc, "create_own_device");
-    g_sc.own_device_next_gipa = jbool(doc, "own_device_next_gipa");
+    set_switches(doc, k_switches, sizeof(k_switches) / sizeof(k_switches[0]));
     const cJSON *df = cJSON_GetObjectItemCaseSensitive(doc, "device_functions");
     int slot = 0;
     const cJSON *e;
@@ -133,14 +150,7 @@ static int scenario_apply(const char *text) {
     if (cJSON_IsString(pl)) snprintf(g_sc.pre_add_layer, sizeof(g_sc.pre_add_layer), "%s", pl->valuestring);
     g_sc.pre_no_call_down = jbool(pre, "no_call_down");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "misbehave");
-    g_sc.fail_negotiation = jbool(m, "fail_negotiation");
-    g_sc.no_advance_link = jbool(m, "no_advance_link");
-    g_sc.clobber_instance = jbool(m, "clobber_instance");
-    g_sc.clobber_device = jbool(m, "clobber_device");
-    g_sc.no_call_down = jbool(m, "no_call_down");
-    g_sc.fail_unknown_extensions = jbool(m, "fail_unknown_extensions");
-    g_sc.return_disabled_functions = jbool(m, "return_disabled_functions");
-    g_sc.fail_device_after_call_down = jbool(m, "fail_device_after_call_down");
+    set_switches(m, k_misbehave_switches, sizeof(k_misbehave_switches) / sizeof(k_misbehave_switches[0]));
     const cJSON *nv = cJSON_GetObjectItemCaseSensitive(m, "negotiate_version");
     if (cJSON_IsNumber(nv)) g_sc.negotiate_version = (int)nv->valuedouble;
     return 0;
@@ -308,6 +318,20 @@ static struct dev_data g_dev[MAX_OBJECTS];
 
 static void *key_of(const void *h) { return *(void *const *)h; }
 
+_Static_assert(offsetof(struct inst_data, key) == 0 && offsetof(struct dev_data, key) == 0, "key first");
+/* Copies `rec` (size bytes, a struct inst_data or dev_data) into the first free record (NULL key)
+ * of `table` (MAX_OBJECTS of them), under the lock; with none free the object is not tracked. */
+static void store_record(void *table, size_t size, const void *rec) {
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MAX_OBJECTS; i++) {
+        char *slot = (char *)table + (size_t)i * size;
+        if (key_of(slot) != NULL) continue;
+        memcpy(slot, rec, size);
+        break;
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
 /* clobber_instance / clobber_device: what the layer writes into *pInstance / *pDevice before
  * calling down (LLP_LAYER_21/22). A readable, aligned dummy object, not a raw bogus value: once a
  * create call returns VK_SUCCESS, layers (this one included, when a layer below answered without
@@ -346,6 +370,16 @@ static VkPhysicalDevice unwrap_pd(const struct inst_data *d, VkPhysicalDevice pd
 }
 static VkDevice unwrap_dev(const struct dev_data *d, VkDevice device) {
     return d != NULL && d->wrapped != NULL && (VkDevice)(void *)d->wrapped == device ? d->wrapped->real : device;
+}
+
+/* Takes the lock (the caller releases it): the layer's record of `device` (NULL: none), and in
+ * *below the handle to pass down. */
+static struct dev_data *dev_lock(VkDevice device, VkDevice *below) {
+    pthread_mutex_lock(&g_lock);
+    ensure_init();
+    struct dev_data *d = dev_find(device);
+    *below = unwrap_dev(d, device);
+    return d;
 }
 
 /* wrap_instance: the handle the layer below knows for `instance`; records in `o` whether the loader
@@ -564,13 +598,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreat
                 (PFN_vkGetPhysicalDeviceMemoryProperties)next_gipa(in, "vkGetPhysicalDeviceMemoryProperties");
         }
     }
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MAX_OBJECTS; i++) {
-        if (g_inst[i].key != NULL) continue;
-        g_inst[i] = tmp;
-        break;
-    }
-    pthread_mutex_unlock(&g_lock);
+    store_record(g_inst, sizeof(g_inst[0]), &tmp);
     return VK_SUCCESS;
 }
 
@@ -654,24 +682,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumeratePhysicalDeviceGroupsKHR(VkI
     return wrap_groups(instance, pCount, pGroups, true);
 }
 
-/* wrap_handles only: the physical-device queries the mock unwraps (anything else taking a
- * VkPhysicalDevice is not offered by a wrapping mock: its vkGetInstanceProcAddr answers NULL). */
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2(VkPhysicalDevice pd,
-                                                                     VkPhysicalDeviceProperties2 *p) {
-    rec("vkGetPhysicalDeviceProperties2");
-    struct inst_data *d = inst_find(pd);
-    if (d && d->GetPhysicalDeviceProperties2) d->GetPhysicalDeviceProperties2(unwrap_pd(d, pd), p);
-}
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2KHR(VkPhysicalDevice pd,
-                                                                        VkPhysicalDeviceProperties2 *p) {
-    rec("vkGetPhysicalDeviceProperties2KHR");
-    struct inst_data *d = inst_find(pd);
-    if (d && d->GetPhysicalDeviceProperties2KHR) d->GetPhysicalDeviceProperties2KHR(unwrap_pd(d, pd), p);
-}
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceFeatures(VkPhysicalDevice pd, VkPhysicalDeviceFeatures *f) {
-    struct inst_data *d = inst_find(pd);
-    if (d && d->GetPhysicalDeviceFeatures) d->GetPhysicalDeviceFeatures(unwrap_pd(d, pd), f);
-}
+/* Physical-device queries passed down with the handle unwrapped (and recorded when `recorded`):
+ * vkGetPhysicalDeviceProperties, and for wrap_handles only the others, the physical-device queries
+ * the mock unwraps (anything else taking a VkPhysicalDevice is not offered by a wrapping mock: its
+ * vkGetInstanceProcAddr answers NULL). */
+#define PD_QUERY(recorded, Name, Type)                                                                                 \
+    static VKAPI_ATTR void VKAPI_CALL layer_##Name(VkPhysicalDevice pd, Type *p) {                                     \
+        if (recorded) rec("vk" #Name);                                                                                 \
+        struct inst_data *d = inst_find(pd);                                                                           \
+        if (d && d->Name) d->Name(unwrap_pd(d, pd), p);                                                                \
+    }
+PD_QUERY(true, GetPhysicalDeviceProperties, VkPhysicalDeviceProperties)
+PD_QUERY(true, GetPhysicalDeviceProperties2, VkPhysicalDeviceProperties2)
+PD_QUERY(true, GetPhysicalDeviceProperties2KHR, VkPhysicalDeviceProperties2)
+PD_QUERY(false, GetPhysicalDeviceFeatures, VkPhysicalDeviceFeatures)
+PD_QUERY(false, GetPhysicalDeviceMemoryProperties, VkPhysicalDeviceMemoryProperties)
 static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceQueueFamilyProperties(VkPhysicalDevice pd, uint32_t *pCount,
                                                                                VkQueueFamilyProperties *p) {
     struct inst_data *d = inst_find(pd);
@@ -679,11 +704,6 @@ static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceQueueFamilyProperties(V
         d->GetPhysicalDeviceQueueFamilyProperties(unwrap_pd(d, pd), pCount, p);
     else
         *pCount = 0;
-}
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceMemoryProperties(VkPhysicalDevice pd,
-                                                                          VkPhysicalDeviceMemoryProperties *p) {
-    struct inst_data *d = inst_find(pd);
-    if (d && d->GetPhysicalDeviceMemoryProperties) d->GetPhysicalDeviceMemoryProperties(unwrap_pd(d, pd), p);
 }
 
 /* "tool": the entries of the chain below (vkGetPhysicalDeviceToolProperties, or its EXT alias, from
@@ -724,13 +744,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_GetPhysicalDeviceToolProperties(VkPh
     snprintf(t->layer, sizeof(t->layer), "%s", g_sc.name);
     *pCount = n + 1;
     return r;
-}
-
-static VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties(VkPhysicalDevice pd,
-                                                                    VkPhysicalDeviceProperties *p) {
-    rec("vkGetPhysicalDeviceProperties");
-    struct inst_data *d = inst_find(pd);
-    if (d && d->GetPhysicalDeviceProperties) d->GetPhysicalDeviceProperties(unwrap_pd(d, pd), p);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd,
@@ -813,9 +826,11 @@ static void free_queue_cb_wrappers(struct dev_data *d) {
     }
 }
 
-/* After vkGetDeviceQueue(2) called down: a wrapping layer returns its wrapper of the queue below
- * (the same wrapper every time) and records {"device_unwrapped", "wrapped"}. */
-static void wrap_got_queue(const char *call, VkDevice device, VkDevice below, VkQueue *pQueue) {
+/* After vkGetDeviceQueue(2) called down (`called`; else the answer is VK_NULL_HANDLE): a wrapping
+ * layer returns its wrapper of the queue below (the same wrapper every time) and records
+ * {"device_unwrapped", "wrapped"}. */
+static void wrap_got_queue(const char *call, bool called, VkDevice device, VkDevice below, VkQueue *pQueue) {
+    if (!called) *pQueue = VK_NULL_HANDLE;
     pthread_mutex_lock(&g_lock);
     ensure_init();
     if (!g_sc.wrap_handles) {
@@ -975,23 +990,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
         tmp.AllocateCommandBuffers = (PFN_vkAllocateCommandBuffers)next_gdpa(real, "vkAllocateCommandBuffers");
         tmp.FreeCommandBuffers = (PFN_vkFreeCommandBuffers)next_gdpa(real, "vkFreeCommandBuffers");
     }
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MAX_OBJECTS; i++) {
-        if (g_dev[i].key != NULL) continue;
-        g_dev[i] = tmp;
-        break;
-    }
-    pthread_mutex_unlock(&g_lock);
+    store_record(g_dev, sizeof(g_dev[0]), &tmp);
     return VK_SUCCESS;
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkAllocationCallbacks *a) {
     if (device == VK_NULL_HANDLE) return;
     rec("vkDestroyDevice");
-    pthread_mutex_lock(&g_lock);
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkDestroyDevice next = d ? d->DestroyDevice : NULL;
-    VkDevice below = unwrap_dev(d, device);
     struct wrapped_dev *w = d ? d->wrapped : NULL;
     struct alloc_cb ac = d ? d->alloc : alloc_from(NULL);
     if (d) free_queue_cb_wrappers(d);
@@ -1003,61 +1011,45 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyDevice(VkDevice device, const VkA
 
 static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
                                                        VkQueue *pQueue) {
-    pthread_mutex_lock(&g_lock);
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkGetDeviceQueue next = d ? d->GetDeviceQueue : NULL;
-    VkDevice below = unwrap_dev(d, device);
     pthread_mutex_unlock(&g_lock);
-    if (next)
-        next(below, family, index, pQueue);
-    else
-        *pQueue = VK_NULL_HANDLE;
-    wrap_got_queue("vkGetDeviceQueue", device, below, pQueue);
+    if (next) next(below, family, index, pQueue);
+    wrap_got_queue("vkGetDeviceQueue", next != NULL, device, below, pQueue);
 }
 
 static VKAPI_ATTR void VKAPI_CALL layer_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info,
                                                         VkQueue *pQueue) {
-    pthread_mutex_lock(&g_lock);
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkGetDeviceQueue2 next = d ? d->GetDeviceQueue2 : NULL;
-    VkDevice below = unwrap_dev(d, device);
     pthread_mutex_unlock(&g_lock);
-    if (next)
-        next(below, info, pQueue);
-    else
-        *pQueue = VK_NULL_HANDLE;
-    wrap_got_queue("vkGetDeviceQueue2", device, below, pQueue);
+    if (next) next(below, info, pQueue);
+    wrap_got_queue("vkGetDeviceQueue2", next != NULL, device, below, pQueue);
+}
+
+/* Records a call of a device_functions / physdev_functions slot command. Lock held. */
+static void record_slot_call(const char *name, uint32_t x, bool unwrapped, bool called_down) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "arg", x);
+    cJSON_AddBoolToObject(o, "unwrapped", unwrapped);
+    cJSON_AddBoolToObject(o, "called_down", called_down);
+    record(name, o);
 }
 
 /* "device_functions": commands with the mock ICD's unknown-function signature
  * (uint32_t fn(VkDevice, uint32_t), mock_icd_ctl.h) that the layer answers itself: it records
  * {"call": name, "arg": x, "unwrapped": bool} and calls down with the handle the layer below knows. */
 static uint32_t call_device_function(int slot, VkDevice device, uint32_t x) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkVoidFunction next = d ? d->fn_next[slot] : NULL;
-    VkDevice below = unwrap_dev(d, device);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "arg", x);
-    cJSON_AddBoolToObject(o, "unwrapped", below != device);
-    cJSON_AddBoolToObject(o, "called_down", next != NULL);
-    record(g_sc.device_functions[slot], o);
+    record_slot_call(g_sc.device_functions[slot], x, below != device, next != NULL);
     pthread_mutex_unlock(&g_lock);
     typedef uint32_t(VKAPI_PTR * PFN_mock_device_function)(VkDevice, uint32_t);
     return next ? ((PFN_mock_device_function)next)(below, x) : MOCK_LAYER_OWN_DEVICE_RESULT(x);
 }
-#define DEVICE_FUNCTION(n)                                                                                             \
-    static VKAPI_ATTR uint32_t VKAPI_CALL device_function_##n(VkDevice d, uint32_t x) {                                \
-        return call_device_function(n, d, x);                                                                          \
-    }
-DEVICE_FUNCTION(0)
-DEVICE_FUNCTION(1)
-DEVICE_FUNCTION(2)
-DEVICE_FUNCTION(3)
-static const PFN_vkVoidFunction g_device_function_slots[FN_SLOTS] = {
-    (PFN_vkVoidFunction)device_function_0, (PFN_vkVoidFunction)device_function_1, (PFN_vkVoidFunction)device_function_2,
-    (PFN_vkVoidFunction)device_function_3};
 
 /* "physdev_functions": physical-device commands (uint32_t fn(VkPhysicalDevice, uint32_t), the mock
  * ICD's physical-device pool signature) the layer answers through vkGetInstanceProcAddr and its
@@ -1077,23 +1069,27 @@ static uint32_t call_physdev_function(int slot, VkPhysicalDevice pd, uint32_t x)
     /* Asked without the lock: the next layer may be this very library. */
     PFN_vkVoidFunction next = next_gpdpa != NULL ? next_gpdpa(instance, name) : NULL;
     pthread_mutex_lock(&g_lock);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "arg", x);
-    cJSON_AddBoolToObject(o, "unwrapped", below != pd);
-    cJSON_AddBoolToObject(o, "called_down", next != NULL);
-    record(name, o);
+    record_slot_call(name, x, below != pd, next != NULL);
     pthread_mutex_unlock(&g_lock);
     typedef uint32_t(VKAPI_PTR * PFN_mock_physdev_function)(VkPhysicalDevice, uint32_t);
     return next ? ((PFN_mock_physdev_function)next)(below, x) : MOCK_LAYER_OWN_PHYSDEV_RESULT(x);
 }
-#define PHYSDEV_FUNCTION(n)                                                                                            \
+
+/* The entry points of slot n: a device_functions and a physdev_functions command. */
+#define SLOT_FUNCTIONS(n)                                                                                              \
+    static VKAPI_ATTR uint32_t VKAPI_CALL device_function_##n(VkDevice d, uint32_t x) {                                \
+        return call_device_function(n, d, x);                                                                          \
+    }                                                                                                                  \
     static VKAPI_ATTR uint32_t VKAPI_CALL physdev_function_##n(VkPhysicalDevice p, uint32_t x) {                       \
         return call_physdev_function(n, p, x);                                                                         \
     }
-PHYSDEV_FUNCTION(0)
-PHYSDEV_FUNCTION(1)
-PHYSDEV_FUNCTION(2)
-PHYSDEV_FUNCTION(3)
+SLOT_FUNCTIONS(0)
+SLOT_FUNCTIONS(1)
+SLOT_FUNCTIONS(2)
+SLOT_FUNCTIONS(3)
+static const PFN_vkVoidFunction g_device_function_slots[FN_SLOTS] = {
+    (PFN_vkVoidFunction)device_function_0, (PFN_vkVoidFunction)device_function_1, (PFN_vkVoidFunction)device_function_2,
+    (PFN_vkVoidFunction)device_function_3};
 static const PFN_vkVoidFunction g_physdev_function_slots[FN_SLOTS] = {
     (PFN_vkVoidFunction)physdev_function_0, (PFN_vkVoidFunction)physdev_function_1,
     (PFN_vkVoidFunction)physdev_function_2, (PFN_vkVoidFunction)physdev_function_3};
@@ -1122,14 +1118,26 @@ struct wrapped_pool {
 };
 static struct wrapped_pool *g_pools[MAX_POOLS]; /* lock held */
 
-static VkCommandPool unwrap_pool(VkCommandPool pool, bool *was_wrapped) {
-    *was_wrapped = false;
+/* The slot of g_pools whose wrapper `pool` is, or -1. Lock held. */
+static int pool_slot(VkCommandPool pool) {
     for (int i = 0; i < MAX_POOLS; i++)
-        if (g_pools[i] != NULL && (VkCommandPool)(uintptr_t)g_pools[i] == pool) {
-            *was_wrapped = true;
-            return g_pools[i]->real;
-        }
-    return pool;
+        if (g_pools[i] != NULL && (VkCommandPool)(uintptr_t)g_pools[i] == pool) return i;
+    return -1;
+}
+
+static VkCommandPool unwrap_pool(VkCommandPool pool, bool *was_wrapped) {
+    int i = pool_slot(pool);
+    *was_wrapped = i >= 0;
+    return i >= 0 ? g_pools[i]->real : pool;
+}
+
+/* vkDestroyCommandPool: unwraps `pool` and takes its wrapper (NULL: it was none) out of g_pools. */
+static VkCommandPool take_pool(VkCommandPool pool, struct wrapped_pool **w) {
+    int i = pool_slot(pool);
+    *w = i >= 0 ? g_pools[i] : NULL;
+    if (i < 0) return pool;
+    g_pools[i] = NULL;
+    return (*w)->real;
 }
 
 static void rec_pool(const char *call, bool unwrapped) {
@@ -1140,11 +1148,9 @@ static void rec_pool(const char *call, bool unwrapped) {
 
 static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device, const VkCommandPoolCreateInfo *ci,
                                                               const VkAllocationCallbacks *a, VkCommandPool *pPool) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkCreateCommandPool next = d ? d->CreateCommandPool : NULL;
-    VkDevice below = unwrap_dev(d, device);
     bool wrap_pools = g_sc.wrap_command_pools;
     pthread_mutex_unlock(&g_lock);
     if (next == NULL) return VK_ERROR_INITIALIZATION_FAILED;
@@ -1179,19 +1185,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateCommandPool(VkDevice device, c
 
 static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCommandPool pool,
                                                            const VkAllocationCallbacks *a) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkDestroyCommandPool next = d ? d->DestroyCommandPool : NULL;
-    VkDevice below = unwrap_dev(d, device);
-    bool wrapped;
-    VkCommandPool real = unwrap_pool(pool, &wrapped);
-    struct wrapped_pool *w = NULL;
-    for (int i = 0; i < MAX_POOLS && wrapped; i++)
-        if ((VkCommandPool)(uintptr_t)g_pools[i] == pool) {
-            w = g_pools[i];
-            g_pools[i] = NULL;
-        }
+    struct wrapped_pool *w;
+    VkCommandPool real = take_pool(pool, &w);
+    bool wrapped = w != NULL;
     rec_pool("vkDestroyCommandPool", wrapped);
     /* The pool's command buffers go with it, and so do their wrappers. */
     for (int k = 0; d != NULL && k < MAX_WRAPPED_CBS; k++)
@@ -1210,11 +1209,9 @@ static VKAPI_ATTR void VKAPI_CALL layer_DestroyCommandPool(VkDevice device, VkCo
 static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice device,
                                                                    const VkCommandBufferAllocateInfo *info,
                                                                    VkCommandBuffer *pBuffers) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkAllocateCommandBuffers next = d ? d->AllocateCommandBuffers : NULL;
-    VkDevice below = unwrap_dev(d, device);
     VkCommandBufferAllocateInfo copy = *info;
     bool wrapped;
     copy.commandPool = unwrap_pool(info->commandPool, &wrapped);
@@ -1272,11 +1269,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_AllocateCommandBuffers(VkDevice devi
 
 static VKAPI_ATTR void VKAPI_CALL layer_FreeCommandBuffers(VkDevice device, VkCommandPool pool, uint32_t count,
                                                            const VkCommandBuffer *pBuffers) {
-    pthread_mutex_lock(&g_lock);
-    ensure_init();
-    struct dev_data *d = dev_find(device);
+    VkDevice below;
+    struct dev_data *d = dev_lock(device, &below);
     PFN_vkFreeCommandBuffers next = d ? d->FreeCommandBuffers : NULL;
-    VkDevice below = unwrap_dev(d, device);
     bool wrapped;
     VkCommandPool real = unwrap_pool(pool, &wrapped);
     /* wrap_handles: the layer below gets its own command buffers; the wrappers go. */
@@ -1468,6 +1463,18 @@ static PFN_vkVoidFunction own_device_fn(const char *name) {
     return NULL;
 }
 
+/* What the next element of `instance`'s chain answers for `name` through its vkGetInstanceProcAddr,
+ * or its vk_layerGetPhysicalDeviceProcAddr when `physdev` (NULL when it has none). Asked with the
+ * handle it knows (wrap_instance: the element below knows its own). */
+static PFN_vkVoidFunction ask_next(VkInstance instance, const char *name, bool physdev) {
+    pthread_mutex_lock(&g_lock);
+    struct inst_data *d = inst_find(instance);
+    VkInstance below = unwrap_inst(d, instance, NULL);
+    PFN_vkGetInstanceProcAddr next = d == NULL ? NULL : physdev ? d->next_gpdpa : d->next_gipa;
+    pthread_mutex_unlock(&g_lock);
+    return next ? next(below, name) : NULL;
+}
+
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInstance instance, const char *name) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
@@ -1481,12 +1488,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInst
     if (hidden) return NULL;
     if (bad && strstr(name, "KHR") != NULL) return FN(layer_DestroyInstance); /* LLP_LAYER_18 violation */
     if (instance == VK_NULL_HANDLE) return NULL;
-    pthread_mutex_lock(&g_lock);
-    struct inst_data *d = inst_find(instance);
-    VkInstance below = unwrap_inst(d, instance, NULL);
-    PFN_vkGetInstanceProcAddr next = d ? d->next_gipa : NULL;
-    pthread_mutex_unlock(&g_lock);
-    return next ? next(below, name) : NULL;
+    return ask_next(instance, name, false);
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
@@ -1497,12 +1499,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(
     bool wrap = g_sc.wrap_handles;
     pthread_mutex_unlock(&g_lock);
     if (f != NULL || wrap) return f; /* a wrapping mock offers no physical-device command it cannot unwrap */
-    pthread_mutex_lock(&g_lock);
-    struct inst_data *d = inst_find(instance);
-    VkInstance below = unwrap_inst(d, instance, NULL); /* wrap_instance: the element below knows its own */
-    PFN_GetPhysicalDeviceProcAddr next = d ? d->next_gpdpa : NULL;
-    pthread_mutex_unlock(&g_lock);
-    return next ? next(below, name) : NULL;
+    return ask_next(instance, name, true);
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice device, const char *name) {
@@ -1669,6 +1666,29 @@ static VkResult pre_answer_own(uint32_t own, const void *one, size_t size, uint3
     return n < own ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
+/* The count to give the level below: when the layer adds an entry of its own (`add`), room is left
+ * for it, so the level below fills at most *pCount - 1. */
+static uint32_t pre_room(bool add, const uint32_t *pCount, const void *pProps) {
+    uint32_t cap = *pCount;
+    return (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
+}
+
+/* After the level below answered `r` with `n` entries: appends the layer's own entry `one` (size
+ * bytes) when `add` (VK_INCOMPLETE when *pCount leaves no room) and gives the count in *pCount. */
+static VkResult pre_add_own(bool add, VkResult r, const void *one, size_t size, uint32_t n, uint32_t *pCount,
+                            void *pProps) {
+    if (add && r == VK_SUCCESS) {
+        if (pProps == NULL)
+            n++;
+        else if (n < *pCount)
+            memcpy((char *)pProps + (size_t)n++ * size, one, size);
+        else
+            r = VK_INCOMPLETE;
+    }
+    *pCount = n;
+    return r;
+}
+
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceExtensionProperties(
     const VkEnumerateInstanceExtensionPropertiesChain *chain, const char *pLayerName, uint32_t *pCount,
     VkExtensionProperties *pProps) {
@@ -1681,21 +1701,10 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceExtensionP
     bool add = sc.pre_add_extension[0] != '\0' && pLayerName == NULL;
     if (sc.pre_no_call_down) return pre_answer_own(add ? 1 : 0, &mine, sizeof(mine), pCount, pProps);
     if (chain->pfnNextLayer == NULL) return VK_ERROR_INITIALIZATION_FAILED; /* recorded: has_next false */
-    /* Leave room for our entry: the level below fills at most *pCount - 1. */
-    uint32_t cap = *pCount;
-    uint32_t n = (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
+    uint32_t n = pre_room(add, pCount, pProps);
     VkResult r = chain->pfnNextLayer(chain->pNextLink, pLayerName, &n, pProps);
     pre_down("pre_vkEnumerateInstanceExtensionProperties_down", r, "count", n);
-    if (add && r == VK_SUCCESS) {
-        if (pProps == NULL)
-            n++;
-        else if (n < cap)
-            pProps[n++] = mine;
-        else
-            r = VK_INCOMPLETE;
-    }
-    *pCount = n;
-    return r;
+    return pre_add_own(add, r, &mine, sizeof(mine), n, pCount, pProps);
 }
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceLayerProperties(
     const VkEnumerateInstanceLayerPropertiesChain *chain, uint32_t *pCount, VkLayerProperties *pProps) {
@@ -1710,20 +1719,10 @@ EXPORT VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceLayerPrope
     bool add = sc.pre_add_layer[0] != '\0';
     if (sc.pre_no_call_down) return pre_answer_own(add ? 1 : 0, &mine, sizeof(mine), pCount, pProps);
     if (chain->pfnNextLayer == NULL) return VK_ERROR_INITIALIZATION_FAILED; /* recorded: has_next false */
-    uint32_t cap = *pCount;
-    uint32_t n = (add && pProps != NULL && cap > 0) ? cap - 1 : cap;
+    uint32_t n = pre_room(add, pCount, pProps);
     VkResult r = chain->pfnNextLayer(chain->pNextLink, &n, pProps);
     pre_down("pre_vkEnumerateInstanceLayerProperties_down", r, "count", n);
-    if (add && r == VK_SUCCESS) {
-        if (pProps == NULL)
-            n++;
-        else if (n < cap)
-            pProps[n++] = mine;
-        else
-            r = VK_INCOMPLETE;
-    }
-    *pCount = n;
-    return r;
+    return pre_add_own(add, r, &mine, sizeof(mine), n, pCount, pProps);
 }
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL
 mock_layer_pre_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *chain, uint32_t *pApiVersion) {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,81 @@ static void device_name(struct ldp_drv *d, VkInstance inst, VkPhysicalDevice pd,
     if (gp != NULL) gp(pd, out);
 }
 
+/* Whether the driver lists the instance extension name. */
+static bool instance_has_ext(struct ldp_drv *d, const char *name) {
+    uint32_t ne = 0;
+    VkExtensionProperties *e = ldp_instance_extensions(d, &ne);
+    bool has = ldp_has_ext(e, ne, name);
+    free(e);
+    return has;
+}
+
+/* vkCreateDevice with one queue of family 0 and nothing enabled (the caller names the step). */
+static VkResult create_device_family0(PFN_vkCreateDevice cd, VkPhysicalDevice pd, VkDevice *dev) {
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                 .queueFamilyIndex = 0,
+                                 .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
+    *dev = VK_NULL_HANDLE;
+    return cd(pd, &dci, NULL, dev);
+}
+
+/* Appends item to the comma-separated list (as much as fits in size). */
+static void list_add(char *list, size_t size, const char *item) {
+    strncat(list, list[0] ? ", " : "", size - strlen(list) - 1);
+    strncat(list, item, size - strlen(list) - 1);
+}
+
+/* Asks vk_icdGetInstanceProcAddr(inst, name) for each of the n names (one step each) and lists in
+ * list those it answers NULL for (want_null) or non-NULL for (!want_null). */
+static void gipa_list(struct ldp_ctx *c, struct ldp_drv *d, VkInstance inst, const char *const *names, size_t n,
+                      bool want_null, char *list, size_t size) {
+    for (size_t i = 0; i < n; i++) {
+        ldp_step(c, "vk_icdGetInstanceProcAddr(%s, \"%s\")", inst == VK_NULL_HANDLE ? "NULL" : "instance", names[i]);
+        if ((ldp_gipa(d, inst, names[i]) == NULL) == want_null) list_add(list, size, names[i]);
+    }
+}
+
+/* The verdict of a check that kept its first failure and first warning (NULL or "" when there is
+ * none): FAIL with the failure, else WARN with the warning, else PASS with pass_fmt. */
+static void verdict_first(struct ldp_ctx *c, const char *fail, const char *warn, const char *pass_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void verdict_first(struct ldp_ctx *c, const char *fail, const char *warn, const char *pass_fmt, ...) {
+    if (fail != NULL && fail[0]) {
+        ldp_verdict(c, LDP_FAIL, "%s", fail);
+    } else if (warn != NULL && warn[0]) {
+        ldp_verdict(c, LDP_WARN, "%s", warn);
+    } else {
+        char pass[2400];
+        va_list ap;
+        va_start(ap, pass_fmt);
+        vsnprintf(pass, sizeof pass, pass_fmt, ap);
+        va_end(ap);
+        ldp_verdict(c, LDP_PASS, "%s", pass);
+    }
+}
+
+/* Whether a probe child crashed, hung or exited non-zero (then described in buf). */
+static bool probe_failed(const struct ldp_child *ch, char *buf, size_t len) {
+    if (ch->kind == LDP_EXITED && ch->code == 0) return false;
+    ldp_child_describe(ch, buf, len);
+    return true;
+}
+
+/* A probe child that reported key (why it could not use the driver) makes the check not testable:
+ * true with the evidence (prefix and the report) and the verdict given and the child freed. */
+static bool probe_not_testable(struct ldp_ctx *c, struct ldp_child *ch, const char *key, char *buf, size_t len,
+                               const char *prefix, const char *why) {
+    if (ldp_child_get(ch, key, buf, len) == NULL) return false;
+    ldp_evidence(c, "%s%s", prefix, buf);
+    ldp_verdict(c, LDP_NOT_TESTABLE, "%s", why);
+    ldp_child_free(ch);
+    return true;
+}
+
 /* ================================================================================================
  * LDP_DRIVER_4: the manifest
  * ============================================================================================== */
@@ -144,25 +220,27 @@ static int lib_class(const char *manifest, const char *lib) {
     return cls;
 }
 
+/* One problem of the manifest, as evidence "KIND: ..."; the first of its kind is kept in first. */
+static void manifest_problem(struct ldp_ctx *c, const char *kind, int *count, char *first, size_t len, const char *fmt,
+                             ...) __attribute__((format(printf, 6, 7)));
+static void manifest_problem(struct ldp_ctx *c, const char *kind, int *count, char *first, size_t len, const char *fmt,
+                             ...) {
+    char m[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    ldp_evidence(c, "%s: %s", kind, m);
+    if ((*count)++ == 0) snprintf(first, len, "%s", m);
+}
+
 static void check_manifest(struct ldp_ctx *c, void *arg) {
     (void)arg;
     const char *path = c->drv->manifest_path;
     int fails = 0, warns = 0;
     char first_fail[600] = "", first_warn[600] = "";
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        char m_[600];                                                                                                  \
-        snprintf(m_, sizeof m_, __VA_ARGS__);                                                                          \
-        ldp_evidence(c, "FAIL: %s", m_);                                                                               \
-        if (fails++ == 0) snprintf(first_fail, sizeof first_fail, "%s", m_);                                           \
-    } while (0)
-#define WARN(...)                                                                                                      \
-    do {                                                                                                               \
-        char m_[600];                                                                                                  \
-        snprintf(m_, sizeof m_, __VA_ARGS__);                                                                          \
-        ldp_evidence(c, "WARN: %s", m_);                                                                               \
-        if (warns++ == 0) snprintf(first_warn, sizeof first_warn, "%s", m_);                                           \
-    } while (0)
+#define FAIL(...) manifest_problem(c, "FAIL", &fails, first_fail, sizeof first_fail, __VA_ARGS__)
+#define WARN(...) manifest_problem(c, "WARN", &warns, first_warn, sizeof first_warn, __VA_ARGS__)
     size_t pl = strlen(path);
     if (pl < 5 || strcmp(path + pl - 5, ".json") != 0)
         FAIL("file name %s does not end in \".json\" (a loader scanning a directory never reads it)", path);
@@ -373,19 +451,15 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
     struct ldp_child ex;
     ldp_probe(c, probe_exports, NULL, &ex);
     char buf[1024];
-    if (ex.kind != LDP_EXITED || ex.code != 0) {
-        ldp_child_describe(&ex, buf, sizeof buf);
+    if (probe_failed(&ex, buf, sizeof buf)) {
         ldp_evidence(c, "loading the library and looking up its entry points: %s", buf);
         ldp_verdict(c, LDP_FAIL, "the driver %s while being loaded (%s)", ldp_child_outcome(&ex), buf);
         ldp_child_free(&ex);
         return;
     }
-    if (ldp_child_get(&ex, "dlerror", buf, sizeof buf) != NULL) {
-        ldp_evidence(c, "dlopen: %s", buf);
-        ldp_verdict(c, LDP_NOT_TESTABLE, "the library cannot be loaded (see LDP_DRIVER_4)");
-        ldp_child_free(&ex);
+    if (probe_not_testable(c, &ex, "dlerror", buf, sizeof buf,
+                           "dlopen: ", "the library cannot be loaded (see LDP_DRIVER_4)"))
         return;
-    }
     bool neg_exp = child_int(&ex, "vk_icdNegotiateLoaderICDInterfaceVersion", 0);
     bool icd_gipa = child_int(&ex, "vk_icdGetInstanceProcAddr", 0);
     bool via_gipa = child_int(&ex, "negotiate_via_gipa", 0);
@@ -424,8 +498,7 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
             struct neg_arg a = {(uint32_t)offer, gipa_mode};
             struct ldp_child ch;
             ldp_probe(c, probe_negotiate, &a, &ch);
-            if (ch.kind != LDP_EXITED || ch.code != 0) {
-                ldp_child_describe(&ch, buf, sizeof buf);
+            if (probe_failed(&ch, buf, sizeof buf)) {
                 ldp_evidence(c, "%s: offered %d: %s", how, offer, buf);
                 if (fails++ == 0)
                     snprintf(fail_msg, sizeof fail_msg, "negotiation (%s) with offered version %d: %.500s", how, offer,
@@ -515,15 +588,10 @@ static void check_negotiation(struct ldp_ctx *c, void *arg) {
         any_max = max;
         ldp_evidence(c, "%s: minimum accepted offer %d, maximum interface %d", how, min_ok, max);
     }
-    if (fails > 0)
-        ldp_verdict(c, LDP_FAIL, "%s", fail_msg);
-    else if (warns > 0)
-        ldp_verdict(c, LDP_WARN, "%s", warn_msg);
-    else
-        ldp_verdict(c, LDP_PASS,
-                    "negotiates interface %d; every offer 7..0 answered by the protocol (returned <= offered, "
-                    "INCOMPATIBLE only below its minimum)",
-                    first_max);
+    verdict_first(c, fails > 0 ? fail_msg : NULL, warns > 0 ? warn_msg : NULL,
+                  "negotiates interface %d; every offer 7..0 answered by the protocol (returned <= offered, "
+                  "INCOMPATIBLE only below its minimum)",
+                  first_max);
 }
 
 /* ================================================================================================
@@ -610,22 +678,12 @@ static void probe_surface(struct ldp_ctx *c, void *arg) {
         return;
     }
     char list[2048] = "";
-    for (size_t i = 0; i < sizeof k_surface_create / sizeof k_surface_create[0]; i++) {
-        ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", k_surface_create[i]);
-        if (ldp_gipa(&d, inst, k_surface_create[i]) != NULL) {
-            strncat(list, list[0] ? ", " : "", sizeof list - strlen(list) - 1);
-            strncat(list, k_surface_create[i], sizeof list - strlen(list) - 1);
-        }
-    }
+    gipa_list(c, &d, inst, k_surface_create, sizeof k_surface_create / sizeof k_surface_create[0], false, list,
+              sizeof list);
     ldp_result(c, "create", "%s", list);
     char missing[2048] = "";
-    for (size_t i = 0; i < sizeof k_surface_required / sizeof k_surface_required[0]; i++) {
-        ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", k_surface_required[i]);
-        if (ldp_gipa(&d, inst, k_surface_required[i]) == NULL) {
-            strncat(missing, missing[0] ? ", " : "", sizeof missing - strlen(missing) - 1);
-            strncat(missing, k_surface_required[i], sizeof missing - strlen(missing) - 1);
-        }
-    }
+    gipa_list(c, &d, inst, k_surface_required, sizeof k_surface_required / sizeof k_surface_required[0], true, missing,
+              sizeof missing);
     /* vkCreateSwapchainKHR: only when some device offers VK_KHR_swapchain. */
     uint32_t npd = 0;
     VkResult er;
@@ -638,8 +696,7 @@ static void probe_surface(struct ldp_ctx *c, void *arg) {
         free(de);
     }
     if (swapchain && ldp_gipa(&d, inst, "vkCreateSwapchainKHR") == NULL)
-        strncat(missing, missing[0] ? ", vkCreateSwapchainKHR" : "vkCreateSwapchainKHR",
-                sizeof missing - strlen(missing) - 1);
+        list_add(missing, sizeof missing, "vkCreateSwapchainKHR");
     ldp_result(c, "missing", "%s", missing);
     free(pds);
     free(e);
@@ -651,19 +708,13 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     struct ldp_child hi, lo;
     char buf[2048], buf2[2048];
     ldp_probe(c, probe_surface, &offer, &hi);
-    if (hi.kind != LDP_EXITED || hi.code != 0) {
-        ldp_child_describe(&hi, buf, sizeof buf);
+    if (probe_failed(&hi, buf, sizeof buf)) {
         ldp_verdict(c, LDP_FAIL, "the driver %s while its surface functions were queried: %s", ldp_child_outcome(&hi),
                     buf);
         ldp_child_free(&hi);
         return;
     }
-    if (ldp_child_get(&hi, "open", buf, sizeof buf) != NULL) {
-        ldp_evidence(c, "%s", buf);
-        ldp_verdict(c, LDP_NOT_TESTABLE, "no instance to query surface functions with");
-        ldp_child_free(&hi);
-        return;
-    }
+    if (probe_not_testable(c, &hi, "open", buf, sizeof buf, "", "no instance to query surface functions with")) return;
     int iface = child_int(&hi, "iface", 0);
     const char *create = ldp_child_get(&hi, "create", buf, sizeof buf);
     const char *missing = ldp_child_get(&hi, "missing", buf2, sizeof buf2);
@@ -702,8 +753,7 @@ static void check_own_surfaces(struct ldp_ctx *c, void *arg) {
     char reason[1200];
     snprintf(reason, sizeof reason, "creates its own surfaces at interface %d and every surface function is queryable",
              iface);
-    if (lo.kind != LDP_EXITED || lo.code != 0) {
-        ldp_child_describe(&lo, buf, sizeof buf);
+    if (probe_failed(&lo, buf, sizeof buf)) {
         v = LDP_FAIL;
         snprintf(reason, sizeof reason, "with a loader offering interface 2 the driver %s: %.900s",
                  ldp_child_outcome(&lo), buf);
@@ -928,16 +978,9 @@ static int exercise_physdev(struct ldp_ctx *c, struct ldp_drv *d, VkInstance ins
     /* A device on queue family 0. */
     PFN_vkCreateDevice cd = GET(d, inst, vkCreateDevice);
     if (cd != NULL && n > 0) {
-        float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                     .queueFamilyIndex = 0,
-                                     .queueCount = 1,
-                                     .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {
-            .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
-        VkDevice dev = VK_NULL_HANDLE;
+        VkDevice dev;
         ldp_step(c, "vkCreateDevice (device %u)", idx);
-        VkResult r = cd(pd, &dci, NULL, &dev);
+        VkResult r = create_device_family0(cd, pd, &dev);
         calls++;
         ldp_evidence(c, "device %u '%s': vkCreateDevice -> %s", idx, props.deviceName, ldp_vkresult(r));
         if (r == VK_SUCCESS && dev != VK_NULL_HANDLE) {
@@ -1030,12 +1073,9 @@ static void check_zero_devices(struct ldp_ctx *c, void *arg) {
     (void)arg;
     struct ldp_drv d;
     if (!open_driver(c, LDP_MAX_OFFER, &d)) return;
-    uint32_t ne = 0;
-    VkExtensionProperties *e = ldp_instance_extensions(&d, &ne);
-    const char *exts[2];
+    const char *exts[1];
     uint32_t nx = 0;
-    if (ldp_has_ext(e, ne, "VK_EXT_debug_utils")) exts[nx++] = "VK_EXT_debug_utils";
-    free(e);
+    if (instance_has_ext(&d, "VK_EXT_debug_utils")) exts[nx++] = "VK_EXT_debug_utils";
     int calls = 0;
     uint32_t ndev = 0;
     for (int round = 0; round < 2; round++) {
@@ -1158,16 +1198,9 @@ static void probe_coexist(struct ldp_ctx *c, void *arg) {
                    p.deviceID, VK_API_VERSION_MAJOR(p.apiVersion), VK_API_VERSION_MINOR(p.apiVersion),
                    VK_API_VERSION_PATCH(p.apiVersion), p.driverVersion);
         if (strcmp(p.deviceName, MOCK_DEVICE_NAME) != 0) continue;
-        float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                     .queueFamilyIndex = 0,
-                                     .queueCount = 1,
-                                     .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {
-            .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
-        VkDevice dev = VK_NULL_HANDLE;
+        VkDevice dev;
         ldp_step(c, "vkCreateDevice on the mock's device");
-        VkResult dr = cd(pds[i], &dci, NULL, &dev);
+        VkResult dr = create_device_family0(cd, pds[i], &dev);
         ldp_result(c, "create_device", "%s", ldp_vkresult(dr));
         if (dr == VK_SUCCESS) {
             PFN_vkGetDeviceQueue gq = (PFN_vkGetDeviceQueue)gdpa(dev, "vkGetDeviceQueue");
@@ -1342,13 +1375,10 @@ static void check_conformance_version(struct ldp_ctx *c, void *arg) {
     (void)arg;
     struct ldp_drv d;
     if (!open_driver(c, LDP_MAX_OFFER, &d)) return;
-    uint32_t ne = 0;
-    VkExtensionProperties *e = ldp_instance_extensions(&d, &ne);
-    const char *exts[1];
-    uint32_t nx = 0;
-    bool khr2 = MM(d.api) < VK_API_VERSION_1_1 && ldp_has_ext(e, ne, "VK_KHR_get_physical_device_properties2");
-    if (khr2) exts[nx++] = "VK_KHR_get_physical_device_properties2";
-    free(e);
+    bool has_khr2 = instance_has_ext(&d, "VK_KHR_get_physical_device_properties2");
+    bool khr2 = MM(d.api) < VK_API_VERSION_1_1 && has_khr2;
+    const char *exts[1] = {"VK_KHR_get_physical_device_properties2"};
+    uint32_t nx = khr2 ? 1 : 0;
     VkInstance inst;
     if (!make_instance(c, &d, exts, nx, &inst)) return;
     uint32_t n = 0;
@@ -1521,10 +1551,8 @@ static void check_stale_manifest(struct ldp_ctx *c, void *arg) {
                      "with the library?)",
                      vs(m->api_version, a), vs(d.api, b));
     }
-    if (warns > 0)
-        ldp_verdict(c, LDP_WARN, "%s", warn);
-    else
-        ldp_verdict(c, LDP_PASS, "the library exists and matches the manifest; no other manifest names it");
+    verdict_first(c, NULL, warns > 0 ? warn : NULL,
+                  "the library exists and matches the manifest; no other manifest names it");
 }
 
 /* ================================================================================================
@@ -1604,13 +1632,8 @@ static void check_unpublished_extensions(struct ldp_ctx *c, void *arg) {
     }
     free(ie);
     ldp_evidence(c, "%u instance extensions, %d device extensions checked", ne, total_dev);
-    if (fails)
-        ldp_verdict(c, LDP_FAIL, "%s", fail);
-    else if (warns)
-        ldp_verdict(c, LDP_WARN, "%s", warn);
-    else
-        ldp_verdict(c, LDP_PASS, "all %u instance and %d device extensions are published in the registry", ne,
-                    total_dev);
+    verdict_first(c, fails ? fail : NULL, warns ? warn : NULL,
+                  "all %u instance and %d device extensions are published in the registry", ne, total_dev);
 }
 
 /* ================================================================================================
@@ -1653,16 +1676,9 @@ static void lint_loader_magic(struct ldp_ctx *c, void *arg) {
     if (n > 0) {
         PFN_vkCreateDevice cd = GET(&d, inst, vkCreateDevice);
         PFN_vkGetDeviceProcAddr gdpa = GET(&d, inst, vkGetDeviceProcAddr);
-        float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                     .queueFamilyIndex = 0,
-                                     .queueCount = 1,
-                                     .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {
-            .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
         VkDevice dev = VK_NULL_HANDLE;
         ldp_step(c, "vkCreateDevice");
-        if (cd != NULL && gdpa != NULL && cd(pds[0], &dci, NULL, &dev) == VK_SUCCESS) {
+        if (cd != NULL && gdpa != NULL && create_device_family0(cd, pds[0], &dev) == VK_SUCCESS) {
             MAGIC(dev, "VkDevice");
             PFN_vkGetDeviceQueue gq = (PFN_vkGetDeviceQueue)gdpa(dev, "vkGetDeviceQueue");
             PFN_vkCreateCommandPool ccp = (PFN_vkCreateCommandPool)gdpa(dev, "vkCreateCommandPool");
@@ -1725,10 +1741,7 @@ static void lint_gpdpa_null(struct ldp_ctx *c, void *arg) {
     char bad[1500] = "";
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ldp_step(c, "vk_icdGetPhysicalDeviceProcAddr(instance, \"%s\")", names[i]);
-        if (d.gpdpa(inst, names[i]) != NULL) {
-            strncat(bad, bad[0] ? ", " : "", sizeof bad - strlen(bad) - 1);
-            strncat(bad, names[i], sizeof bad - strlen(bad) - 1);
-        }
+        if (d.gpdpa(inst, names[i]) != NULL) list_add(bad, sizeof bad, names[i]);
     }
     ldp_step(c, "vk_icdGetPhysicalDeviceProcAddr(instance, \"vkGetPhysicalDeviceProperties\")");
     ldp_evidence(c, "vk_icdGetPhysicalDeviceProcAddr (%s): vkGetPhysicalDeviceProperties -> %s",
@@ -1757,13 +1770,7 @@ static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
     static const char *const non_global[] = {"vkCreateDevice", "vkDestroyInstance", "vkEnumeratePhysicalDevices",
                                              "vkGetPhysicalDeviceProperties", "vkCmdDraw"};
     char ng[600] = "";
-    for (size_t i = 0; i < sizeof non_global / sizeof non_global[0]; i++) {
-        ldp_step(c, "vk_icdGetInstanceProcAddr(NULL, \"%s\")", non_global[i]);
-        if (ldp_gipa(&d, VK_NULL_HANDLE, non_global[i]) != NULL) {
-            strncat(ng, ng[0] ? ", " : "", sizeof ng - strlen(ng) - 1);
-            strncat(ng, non_global[i], sizeof ng - strlen(ng) - 1);
-        }
-    }
+    gipa_list(c, &d, VK_NULL_HANDLE, non_global, sizeof non_global / sizeof non_global[0], false, ng, sizeof ng);
     ldp_evidence(c, "NULL instance, non-global names answered: %s", ng[0] ? ng : "none");
     if (ng[0])
         snprintf(warn, sizeof warn,
@@ -1793,13 +1800,7 @@ static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
                                            "vkEnumerateDeviceExtensionProperties",
                                            "vkGetPhysicalDeviceSparseImageFormatProperties"};
     char missing[800] = "";
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
-        ldp_step(c, "vk_icdGetInstanceProcAddr(instance, \"%s\")", required[i]);
-        if (ldp_gipa(&d, inst, required[i]) == NULL) {
-            strncat(missing, missing[0] ? ", " : "", sizeof missing - strlen(missing) - 1);
-            strncat(missing, required[i], sizeof missing - strlen(missing) - 1);
-        }
-    }
+    gipa_list(c, &d, inst, required, sizeof required / sizeof required[0], true, missing, sizeof missing);
     ldp_evidence(c, "instance, the %zu commands a loader requires: %s%s", sizeof required / sizeof required[0],
                  missing[0] ? "NULL for " : "all answered", missing);
     if (missing[0] && !fail[0])
@@ -1807,14 +1808,9 @@ static void lint_gipa_null(struct ldp_ctx *c, void *arg) {
                  "vk_icdGetInstanceProcAddr(instance, ...) is NULL for %s, which a loader requires "
                  "(loaders drop such a driver)",
                  missing);
-    if (fail[0])
-        ldp_verdict(c, LDP_FAIL, "%s", fail);
-    else if (warn[0])
-        ldp_verdict(c, LDP_WARN, "%s", warn);
-    else
-        ldp_verdict(c, LDP_PASS,
-                    "NULL for unknown names (NULL instance and instance) and for non-global names with a NULL "
-                    "instance; every command a loader requires is answered");
+    verdict_first(c, fail, warn,
+                  "NULL for unknown names (NULL instance and instance) and for non-global names with a NULL "
+                  "instance; every command a loader requires is answered");
 }
 
 static void lint_global_null_instance(struct ldp_ctx *c, void *arg) {
@@ -1867,10 +1863,7 @@ static void lint_vk_exports(struct ldp_ctx *c, void *arg) {
         return;
     }
     char list[1500] = "";
-    for (size_t i = 0; i < e.vk_export_count && strlen(list) < 1200; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, e.vk_exports[i], sizeof list - strlen(list) - 1);
-    }
+    for (size_t i = 0; i < e.vk_export_count && strlen(list) < 1200; i++) list_add(list, sizeof list, e.vk_exports[i]);
     ldp_evidence(c,
                  "%s: %zu exported vk* functions%s%s; -Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): %s; exported vk* "
                  "functions the library references through its own dynamic relocations: %zu",
