@@ -25,6 +25,46 @@ std::string Ext(const std::vector<std::string>& names) {
   return s + "]";
 }
 
+// Driver `name` (`variant`, `extra` spliced into its scenario) with its manifest in XDG_CONFIG_HOME.
+void AddDriver(Sandbox& s, const std::string& name, const std::string& variant = "v7_exports",
+               const std::string& extra = "") {
+  AddNamedDriver(s, name, variant, extra);
+  s.WriteDriverManifest(Location::kXdgConfigHome, name);
+}
+
+// Drivers a (interface 7, every export) and b (interface 5).
+void AddDriversAB(Sandbox& s) {
+  AddDriver(s, "a");
+  AddDriver(s, "b", "v5");
+}
+
+// Driver a alone: create-instance[:opts] returns `want`.
+void ExpectCreateResultWithOneDriver(const std::string& opts, const std::string& want) {
+  Sandbox s;
+  AddDriver(s, "a");
+  ProbeResult r = CreateAndEnumerate(s, opts);
+  EXPECT_EQ(CreateResult(r), want) << r.Describe();
+}
+
+std::set<std::string> SetOf(const Names& v) { return std::set<std::string>(v.begin(), v.end()); }
+
+// The names the "instance-extensions" step listed, in order.
+Names InstanceExtensionNames(const ProbeResult& r) {
+  Json list = r.Step("instance-extensions")["extensions"];
+  Names names;
+  for (size_t i = 0; i < list.size(); ++i) names.push_back(list[i]["name"].str());
+  return names;
+}
+
+// The counting allocator's totals: something was allocated, all of it freed, nothing freed or
+// reallocated that it did not hand out.
+void ExpectBalanced(const Json& a) {
+  EXPECT_GT(a["allocations"].num(), 0) << a.dump();
+  EXPECT_EQ(a["outstanding"].num(), 0) << a.dump();
+  EXPECT_EQ(a["bad_frees"].num(), 0) << a.dump();
+  EXPECT_EQ(a["bad_reallocs"].num(), 0) << a.dump();
+}
+
 TEST(Instance, NoDriverGivesIncompatibleDriver) {
   VKT_POLICY("LDP_LOADER_1");
   VKT_REQUIRE_ISOLATION();
@@ -37,8 +77,7 @@ TEST(Instance, NoDriverGivesIncompatibleDriver) {
 TEST(Instance, EveryDriverFailingCreateInstanceGivesIncompatibleDriver) {
   VKT_POLICY("LDP_LOADER_1");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports", "\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a", "v7_exports", "\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
   s.SetEnv("VK_LOADER_DEBUG", "warn");
   ProbeResult r = CreateAndEnumerate(s);
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
@@ -66,16 +105,22 @@ void AddApi10Driver(Sandbox& s, const std::string& name, const std::string& vari
   s.WriteManifest(Location::kXdgConfigHome, name + ".json", m.ToJson());
 }
 
+// "old", a Vulkan 1.0 driver (`old_variant`), beside "new", a 1.3 one: create-instance:`opts` finds
+// both devices.
+ProbeResult CreateWithOldAndNewDrivers(Sandbox& s, const std::string& old_variant, const std::string& opts) {
+  AddApi10Driver(s, "old", old_variant);
+  AddDriver(s, "new");
+  ProbeResult r = CreateAndEnumerate(s, opts);
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"new-dev", "old-dev"})) << r.Describe();
+  return r;
+}
+
 // LDP_LOADER_7: a 1.0-only driver receives apiVersion 1.0 even when the app asks for 1.3, so it
 // does not fail; a 1.3 sibling receives 1.3.
 TEST(Instance, Api10DriverReceivesApi10) {
   VKT_POLICY("LDP_LOADER_7", "LDP_DRIVER_9");
   Sandbox s;
-  AddApi10Driver(s, "old", "v4");
-  AddNamedDriver(s, "new", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "new");
-  ProbeResult r = CreateAndEnumerate(s, "api=1.3");
-  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"new-dev", "old-dev"})) << r.Describe();
+  ProbeResult r = CreateWithOldAndNewDrivers(s, "v4", "api=1.3");
   std::vector<Json> old_ci = s.CallsTo("old", "vkCreateInstance");
   ASSERT_FALSE(old_ci.empty());
   EXPECT_EQ(old_ci[0]["api_version"].str().substr(0, 4), "1.0.") << old_ci[0].dump();
@@ -94,10 +139,7 @@ class ApiAboveDriver : public ::testing::TestWithParam<const char*> {};
 TEST_P(ApiAboveDriver, Vulkan13DriversAcceptAnyApiVersion) {
   VKT_POLICY("LDP_LOADER_6", "LDP_DRIVER_10");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  AddNamedDriver(s, "b", "v5");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  AddDriversAB(s);
   s.SetEnv("VK_LOADER_DEBUG", "error,warn");
   ProbeResult r = CreateAndEnumerate(s, std::string("api=") + GetParam());
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -146,12 +188,8 @@ TEST(Instance, OnlyVulkan10DriversAcceptApi10) {
 TEST(Instance, MixedVulkan10And13DriversAcceptApi14) {
   VKT_POLICY("LDP_LOADER_6", "LDP_LOADER_7");
   Sandbox s;
-  AddApi10Driver(s, "old", "v7_exports");
-  AddNamedDriver(s, "new", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "new");
-  ProbeResult r = CreateAndEnumerate(s, "api=1.4");
+  ProbeResult r = CreateWithOldAndNewDrivers(s, "v7_exports", "api=1.4");
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
-  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"new-dev", "old-dev"})) << r.Describe();
   std::vector<Json> old_ci = s.CallsTo("old", "vkCreateInstance"), new_ci = s.CallsTo("new", "vkCreateInstance");
   ASSERT_FALSE(old_ci.empty());
   ASSERT_FALSE(new_ci.empty());
@@ -161,21 +199,15 @@ TEST(Instance, MixedVulkan10And13DriversAcceptApi14) {
 
 TEST(Instance, ApiVersionSupportedBySomeDriverSucceeds) {
   VKT_POLICY("LDP_LOADER_6", "LDP_DRIVER_10");
-  Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = CreateAndEnumerate(s, "api=1.3");
-  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  ExpectCreateResultWithOneDriver("api=1.3", "VK_SUCCESS");
 }
 
 // LDP_LOADER_9: each driver receives only the extensions it advertises.
 TEST(Instance, DriverReceivesOnlyItsOwnExtensions) {
   VKT_POLICY("LDP_LOADER_9", "RULE_INST_EXT_AGGREGATE");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
-  AddNamedDriver(s, "b", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2"}));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  AddDriver(s, "a", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
+  AddDriver(s, "b", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2"}));
   ProbeResult r = CreateAndEnumerate(
       s, "ext=VK_KHR_get_physical_device_properties2,VK_KHR_device_group_creation,VK_EXT_debug_utils");
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -193,8 +225,7 @@ TEST(Instance, DriverReceivesOnlyItsOwnExtensions) {
 TEST(Instance, NoLayerNameReachesDriver) {
   VKT_POLICY("LDP_LOADER_12");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = RunProbe(s, {"instance-extensions:VK_LAYER_VKT_nonexistent", "instance-extensions", "create-instance",
                                "devices", "device-extensions:0"});
   EXPECT_EQ(r.Step("instance-extensions", 0)["count_result"].str(), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
@@ -206,38 +237,26 @@ TEST(Instance, NoLayerNameReachesDriver) {
 
 TEST(Instance, UnknownExtensionNotPresent) {
   VKT_POLICY("RULE_INST_UNKNOWN_EXT");
-  Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = CreateAndEnumerate(s, "ext=VK_VKT_no_such_extension");
-  EXPECT_EQ(CreateResult(r), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+  ExpectCreateResultWithOneDriver("ext=VK_VKT_no_such_extension", "VK_ERROR_EXTENSION_NOT_PRESENT");
 }
 
 TEST(Instance, KnownExtensionNoDriverHasNotPresent) {
   VKT_POLICY("RULE_INST_UNKNOWN_EXT", "LDP_LOADER_9");
-  Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = CreateAndEnumerate(s, "ext=VK_KHR_device_group_creation");
-  EXPECT_EQ(CreateResult(r), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
+  ExpectCreateResultWithOneDriver("ext=VK_KHR_device_group_creation", "VK_ERROR_EXTENSION_NOT_PRESENT");
 }
 
 TEST(Instance, ExtensionsAggregatedWithoutDuplicates) {
   VKT_POLICY("RULE_INST_EXT_AGGREGATE");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
-  AddNamedDriver(s, "b", "v7_exports",
-                 Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_external_fence_capabilities"}));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  AddDriver(s, "a", "v7_exports", Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation"}));
+  AddDriver(s, "b", "v7_exports",
+            Ext({"VK_KHR_get_physical_device_properties2", "VK_KHR_external_fence_capabilities"}));
   ProbeResult r = RunProbe(s, {"instance-extensions"});
-  Json list = r.Step("instance-extensions")["extensions"];
-  std::multiset<std::string> names;
-  for (size_t i = 0; i < list.size(); ++i) names.insert(list[i]["name"].str());
+  const Names names = InstanceExtensionNames(r);
   for (const char* e :
        {"VK_KHR_get_physical_device_properties2", "VK_KHR_device_group_creation", "VK_KHR_external_fence_capabilities",
         "VK_EXT_debug_utils", "VK_EXT_debug_report", "VK_KHR_portability_enumeration"})
-    EXPECT_EQ(names.count(e), 1u) << e << "\n" << r.Describe();
+    EXPECT_EQ(std::count(names.begin(), names.end(), e), 1) << e << "\n" << r.Describe();
 }
 
 // RULE_INST_EXT_FILTER: a driver's instance extension that vk.xml does not define is hidden from
@@ -252,14 +271,11 @@ TEST_P(InstanceExtensionFilter, UnknownDriverExtension) {
   const bool disabled = !value.empty() && value != "0";
   const char kUnknown[] = "VK_EXT_mock_not_in_the_registry";
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_surface", kUnknown}));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a", "v7_exports", Ext({"VK_KHR_surface", kUnknown}));
   if (!value.empty()) s.SetEnv("VK_LOADER_DISABLE_INST_EXT_FILTER", value);
   ProbeResult r = RunProbe(s, {"instance-extensions", std::string("create-instance:ext=") + kUnknown,
                                "destroy-instance", "create-instance:ext=VK_KHR_surface", "destroy-instance"});
-  Json list = r.Step("instance-extensions")["extensions"];
-  std::set<std::string> names;
-  for (size_t i = 0; i < list.size(); ++i) names.insert(list[i]["name"].str());
+  const std::set<std::string> names = SetOf(InstanceExtensionNames(r));
   EXPECT_EQ(names.count(kUnknown), disabled ? 1u : 0u) << r.Describe();
   EXPECT_EQ(names.count("VK_KHR_surface"), 1u) << r.Describe();
   EXPECT_EQ(r.Step("create-instance", 0)["result"].str(), disabled ? "VK_SUCCESS" : "VK_ERROR_EXTENSION_NOT_PRESENT")
@@ -281,12 +297,9 @@ INSTANTIATE_TEST_SUITE_P(Instance, InstanceExtensionFilter, ::testing::Values(""
 TEST(Instance, LoaderExtensionsInTheKhronosOrder) {
   VKT_POLICY("RULE_INST_EXT_AGGREGATE");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports", Ext({"VK_KHR_surface"}));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a", "v7_exports", Ext({"VK_KHR_surface"}));
   ProbeResult r = RunProbe(s, {"instance-extensions"});
-  Json list = r.Step("instance-extensions")["extensions"];
-  Names order;
-  for (size_t i = 0; i < list.size(); ++i) order.push_back(list[i]["name"].str());
+  const Names order = InstanceExtensionNames(r);
   auto pos = [&](const char* n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
   ASSERT_LT(pos("VK_EXT_debug_report"), static_cast<long>(order.size())) << r.Describe();
   EXPECT_LT(pos("VK_KHR_surface"), pos("VK_EXT_debug_report")) << r.Describe();
@@ -305,8 +318,7 @@ class LoaderDebugWords : public ::testing::TestWithParam<DebugWordCase> {};
 TEST_P(LoaderDebugWords, ErrorLineOfAMissingLayer) {
   VKT_POLICY("RULE_LOG_FORMAT");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   s.SetEnv("VK_LOADER_DEBUG", GetParam().value);
   ProbeResult r = CreateAndEnumerate(s, "layers=VK_LAYER_MOCK_not_installed");
   EXPECT_EQ(CreateResult(r), "VK_ERROR_LAYER_NOT_PRESENT") << r.Describe();
@@ -370,18 +382,15 @@ TEST_F(Portability, PreInstanceEnumerationIncludesPortabilityDriver) {
   s_.SetScenario("port",
                  DeviceScenario({"port-dev"}, Ext({"VK_KHR_portability_enumeration", "VK_KHR_device_group_creation"})));
   ProbeResult r = RunProbe(s_, {"instance-extensions"});
-  Json list = r.Step("instance-extensions")["extensions"];
-  bool found = false;
-  for (size_t i = 0; i < list.size(); ++i) found = found || list[i]["name"].str() == "VK_KHR_device_group_creation";
-  EXPECT_TRUE(found) << r.Describe();
+  const Names names = InstanceExtensionNames(r);
+  EXPECT_NE(std::find(names.begin(), names.end(), "VK_KHR_device_group_creation"), names.end()) << r.Describe();
 }
 
 // Flag and extension, but the only driver is an ordinary one: it is used, without the flag.
 TEST_F(Portability, FlagAndExtensionWithOrdinaryDriverOnly) {
   VKT_POLICY("RULE_INST_PORTABILITY", "LDP_LOADER_9");
   Sandbox s;
-  AddNamedDriver(s, "plain", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "plain");
+  AddDriver(s, "plain");
   ProbeResult r = CreateAndEnumerate(s, "flags=portability;ext=VK_KHR_portability_enumeration");
   EXPECT_EQ(r.DeviceNames(), Names{"plain-dev"}) << r.Describe();
   std::vector<Json> ci = s.CallsTo("plain", "vkCreateInstance");
@@ -399,8 +408,7 @@ TEST_F(Portability, EnumeratedWithFlagAndExtension) {
 
 TEST_F(Portability, OrdinaryDriverUnaffected) {
   VKT_POLICY("RULE_INST_PORTABILITY", "LDP_LOADER_9");
-  AddNamedDriver(s_, "plain", "v7_exports");
-  s_.WriteDriverManifest(Location::kXdgConfigHome, "plain");
+  AddDriver(s_, "plain");
   ProbeResult r = CreateAndEnumerate(s_);
   EXPECT_EQ(r.DeviceNames(), Names{"plain-dev"}) << r.Describe();
   ProbeResult both = CreateAndEnumerate(s_, "flags=portability;ext=VK_KHR_portability_enumeration");
@@ -420,18 +428,12 @@ TEST_F(Portability, OrdinaryDriverUnaffected) {
 TEST(Instance, AllocationCallbacksBalanced) {
   VKT_POLICY("RULE_INST_ALLOCATOR");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  AddNamedDriver(s, "b", "v5");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  AddDriversAB(s);
   ProbeResult r = RunProbe(s, {"create-instance:alloc=counting;api=1.1", "devices", "groups", "create-device:0",
                                "destroy-device", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   Json a = r.Alloc();
-  EXPECT_GT(a["allocations"].num(), 0) << a.dump();
-  EXPECT_EQ(a["outstanding"].num(), 0) << a.dump();
-  EXPECT_EQ(a["bad_frees"].num(), 0) << a.dump();
-  EXPECT_EQ(a["bad_reallocs"].num(), 0) << a.dump();
+  ExpectBalanced(a);
   EXPECT_EQ(a["misaligned_requests"].num(), 0) << a.dump();
   std::vector<Json> ci = s.CallsTo("a", "vkCreateInstance");
   ASSERT_FALSE(ci.empty());
@@ -447,26 +449,18 @@ TEST(Instance, AllocationCallbacksBalanced) {
 TEST(Instance, AllocationCallbacksBalancedBetweenInstancesWithout) {
   VKT_POLICY("RULE_INST_ALLOCATOR");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  AddNamedDriver(s, "b", "v5");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "b");
+  AddDriversAB(s);
   ProbeResult r = RunProbe(s, {"create-instance", "devices", "destroy-instance", "create-instance:alloc=counting",
                                "devices", "destroy-instance", "create-instance", "devices", "destroy-instance",
                                "create-instance:alloc=counting", "devices", "destroy-instance"});
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"a-dev", "b-dev"})) << r.Describe();
-  Json a = r.Alloc();
-  EXPECT_GT(a["allocations"].num(), 0) << a.dump();
-  EXPECT_EQ(a["outstanding"].num(), 0) << a.dump();
-  EXPECT_EQ(a["bad_frees"].num(), 0) << a.dump();
-  EXPECT_EQ(a["bad_reallocs"].num(), 0) << a.dump();
+  ExpectBalanced(r.Alloc());
 }
 
 TEST(Instance, DebugUtilsMessengerInPNextReceivesCreateMessages) {
   VKT_POLICY("RULE_INST_DEBUG_MESSENGER");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   s.SetEnv("VK_LOADER_DEBUG", "error");  // the messenger must not depend on VK_LOADER_DEBUG
   ProbeResult r = RunProbe(s, {"create-instance:messenger=debug-utils", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -482,8 +476,7 @@ TEST(Instance, DebugUtilsMessengerInPNextReceivesCreateMessages) {
 TEST(Instance, DebugReportCallbackInPNextReceivesCreateMessages) {
   VKT_POLICY("RULE_INST_DEBUG_MESSENGER");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = RunProbe(s, {"create-instance:messenger=debug-report", "destroy-instance"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_FALSE(r.Messages("debug-report").empty()) << r.Describe();
@@ -492,8 +485,7 @@ TEST(Instance, DebugReportCallbackInPNextReceivesCreateMessages) {
 TEST(Instance, MessengerSeesFailedCreateReason) {
   VKT_POLICY("RULE_INST_DEBUG_MESSENGER", "RULE_INST_UNKNOWN_EXT");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = RunProbe(s, {"create-instance:messenger=debug-utils;ext=VK_VKT_no_such_extension"});
   EXPECT_EQ(CreateResult(r), "VK_ERROR_EXTENSION_NOT_PRESENT") << r.Describe();
   EXPECT_TRUE(r.MessagesContain("VK_VKT_no_such_extension")) << r.Describe();
@@ -502,8 +494,7 @@ TEST(Instance, MessengerSeesFailedCreateReason) {
 TEST(Instance, LogLinesUseLoaderPrefix) {
   VKT_POLICY("RULE_LOG_FORMAT");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = CreateAndEnumerate(s);
   ASSERT_FALSE(r.err.empty());
   EXPECT_TRUE(r.LogContains("[Vulkan Loader] INFO")) << r.Describe();

@@ -56,79 +56,68 @@ const char* const kRules[] = {
     "RULE_ENV_ELEVATED_DRIVERS_DISABLE",
 };
 
-std::vector<Row> Cells() { return matrix::LoadTsv("conformance/loader/matrix/driver_matrix.tsv"); }
-
-class DriverMatrix : public ::testing::TestWithParam<Row> {};
+class DriverMatrix : public matrix::CellTest {};
 
 TEST_P(DriverMatrix, Cell) {
-  Row row = GetParam();
-  std::vector<std::string> rules = matrix::Words(row["rules"]);
-  VKT_POLICY(rules);
-  const std::string problem = matrix::RowProblem(row, rules, kRules, "driver_matrix.tsv");
-  ASSERT_TRUE(problem.empty()) << problem;
-  VKT_REQUIRE_ISOLATION();
-
-  Sandbox s;
-  std::string skip;
-  matrix::Cell c(s, matrix::ParsePrivilege(row["privilege"]), &skip);
-  if (!skip.empty()) GTEST_SKIP() << skip;
-
-  const std::string var = row["var"];
+  VKT_POLICY(Rules());
+  matrix::Cell* c = OpenCell(kRules, "driver_matrix.tsv");
+  if (c == nullptr) return;  // failed (a wrong row) or skipped (cannot run here)
+  const std::string var = row_["var"];
   const bool filter = var == "VK_LOADER_DRIVERS_SELECT" || var == "VK_LOADER_DRIVERS_DISABLE";
   ManifestSpec m;
-  m.file_format_version = row["manifest"];
-  m.library_path = c.AddDriver("m", row["variant"]);
+  m.file_format_version = row_["manifest"];
+  m.library_path = c->AddDriver("m", row_["variant"]);
   if (m.file_format_version == "1.0.1") m.library_arch = "64";
-  ManifestSpec ctl;
-  ctl.library_path = c.AddDriver("ctl", "v7_exports");
-  s.WriteManifest(Location::kEtc, "ctl.json", ctl.ToJson());
+  AddControlDriver(c);
 
   // Every search base inside the cell directory (empty unless the cell puts m there).
-  c.EmptyUserBases();
+  c->EmptyUserBases();
   std::string where;
   if (var == "VK_DRIVER_FILES" || var == "VK_ICD_FILENAMES" || var == "VK_ADD_DRIVER_FILES") {
-    where = c.Dir("loose");
-    s.SetEnv(var, where + "/m.json");
+    where = c->Dir("loose");
+    s_.SetEnv(var, where + "/m.json");
   } else if (var == "XDG_CONFIG_HOME") {
-    where = c.Dir("xdg_config_home/vulkan/icd.d");
+    where = c->Dir("xdg_config_home/vulkan/icd.d");
   } else if (var == "XDG_DATA_HOME") {
-    where = c.Dir("xdg_data_home/vulkan/icd.d");
+    where = c->Dir("xdg_data_home/vulkan/icd.d");
   } else if (var == "XDG_CONFIG_DIRS") {
-    where = c.Dir("xdg_config_dirs/vulkan/icd.d");
+    where = c->Dir("xdg_config_dirs/vulkan/icd.d");
   } else if (var == "XDG_DATA_DIRS") {
-    where = c.Dir("xdg_data_dirs/vulkan/icd.d");
+    where = c->Dir("xdg_data_dirs/vulkan/icd.d");
   } else if (var == "HOME_CONFIG") {
-    s.UnsetEnv("XDG_CONFIG_HOME");
-    where = c.Dir("home/.config/vulkan/icd.d");
+    s_.UnsetEnv("XDG_CONFIG_HOME");
+    where = c->Dir("home/.config/vulkan/icd.d");
   } else if (var == "HOME_DATA") {
-    s.UnsetEnv("XDG_DATA_HOME");
-    where = c.Dir("home/.local/share/vulkan/icd.d");
+    s_.UnsetEnv("XDG_DATA_HOME");
+    where = c->Dir("home/.local/share/vulkan/icd.d");
   } else if (var == "VK_LOADER_DRIVERS_SELECT") {
-    s.SetEnv(var, "m.json");
+    s_.SetEnv(var, "m.json");
   } else if (var == "VK_LOADER_DRIVERS_DISABLE") {
-    s.SetEnv(var, "ctl.json");
+    s_.SetEnv(var, "ctl.json");
   } else {
     FAIL() << "driver_matrix.tsv: unknown var " << var;
   }
   if (filter)
-    s.WriteManifest(Location::kEtc, "m.json", m.ToJson());
+    s_.WriteManifest(Location::kEtc, "m.json", m.ToJson());
   else
-    c.Write(where + "/m.json", m.ToJson());
+    c->Write(where + "/m.json", m.ToJson());
 
-  ProbeResult r = c.Run({"env-dump", "create-instance", "devices", "destroy-instance"});
-  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c.elevated() ? 1 : 0) << "AT_SECURE not as the cell needs\n"
-                                                                         << r.Describe();
+  ProbeResult r = c->Run({"env-dump", "create-instance", "devices", "destroy-instance"});
+  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c->elevated() ? 1 : 0) << "AT_SECURE not as the cell needs\n"
+                                                                          << r.Describe();
   std::vector<std::string> want;
-  for (const std::string& d : matrix::Words(row["devices"])) want.push_back(d + "-dev");
+  for (const std::string& d : matrix::Words(row_["devices"])) want.push_back(d + "-dev");
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames()), Sorted(want)) << r.Describe();
   if (std::find(want.begin(), want.end(), "m-dev") == want.end()) {
-    EXPECT_FALSE(c.DriverCalled("m")) << "driver m was called although " << var << " must not reach it here\n"
-                                      << r.Describe();
+    EXPECT_FALSE(c->DriverCalled("m")) << "driver m was called although " << var << " must not reach it here\n"
+                                       << r.Describe();
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Drivers, DriverMatrix, ::testing::ValuesIn(Cells()), matrix::CellName());
+INSTANTIATE_TEST_SUITE_P(Drivers, DriverMatrix,
+                         ::testing::ValuesIn(matrix::LoadTsv("conformance/loader/matrix/driver_matrix.tsv")),
+                         matrix::CellName());
 
 }  // namespace
 }  // namespace vkt

@@ -95,96 +95,85 @@ std::string Chain(const std::string& calls_file) {
   return out.empty() ? "-" : out;
 }
 
-std::vector<Row> Cells() { return matrix::LoadTsv("conformance/loader/matrix/layer_matrix.tsv"); }
-
-class LayerMatrix : public ::testing::TestWithParam<Row> {};
+class LayerMatrix : public matrix::CellTest {};
 
 TEST_P(LayerMatrix, Cell) {
-  Row row = GetParam();
-  std::vector<std::string> rules = matrix::Words(row["rules"]);
-  VKT_POLICY(rules);
-  const std::string problem = matrix::RowProblem(row, rules, kRules, "layer_matrix.tsv");
-  ASSERT_TRUE(problem.empty()) << problem;
-  VKT_REQUIRE_ISOLATION();
-
-  Sandbox s;
-  std::string skip;
-  matrix::Cell c(s, matrix::ParsePrivilege(row["privilege"]), &skip);
-  if (!skip.empty()) GTEST_SKIP() << skip;
-
-  const std::string var = row["var"], mv = row["manifest"], variant = row["variant"];
-  ManifestSpec ctl;
-  ctl.library_path = c.AddDriver("ctl", "v7_exports");
-  s.WriteManifest(Location::kEtc, "ctl.json", ctl.ToJson());
+  VKT_POLICY(Rules());
+  matrix::Cell* c = OpenCell(kRules, "layer_matrix.tsv");
+  if (c == nullptr) return;  // failed (a wrong row) or skipped (cannot run here)
+  const std::string var = row_["var"], mv = row_["manifest"], variant = row_["variant"];
+  AddControlDriver(c);
   // Every user search base inside the cell directory (empty unless the cell puts L there).
-  c.EmptyUserBases();
-  s.SetEnv("VK_LOADER_DEBUG", "all");
+  c->EmptyUserBases();
+  s_.SetEnv("VK_LOADER_DEBUG", "all");
 
-  std::string calls_dir = c.Dir("calls");
+  std::string calls_dir = c->Dir("calls");
   chmod(calls_dir.c_str(), 0777);  // the unprivileged probe's layers append here
   const std::string calls = calls_dir + "/calls.jsonl";
   auto scenario = [&](const char* name) {
     return std::string("{\"name\":\"") + name + "\",\"calls_file\":\"" + calls + "\"}";
   };
-  std::string l_lib = c.AddLayerLibrary("L", variant, scenario(kL));
-  std::string c_lib = c.AddLayerLibrary("C", "v2", scenario(kC));
+  std::string l_lib = c->AddLayerLibrary("L", variant, scenario(kL));
+  std::string c_lib = c->AddLayerLibrary("C", "v2", scenario(kC));
 
   const bool l_explicit = var == "VK_LAYER_PATH" || var == "VK_ADD_LAYER_PATH" || var == "VK_INSTANCE_LAYERS" ||
                           var == "VK_LOADER_LAYERS_ENABLE";
   auto system_dir = [&](bool implicit) {
-    std::string d = s.SystemBacking("/etc/vulkan") + (implicit ? "/implicit_layer.d" : "/explicit_layer.d");
+    std::string d = s_.SystemBacking("/etc/vulkan") + (implicit ? "/implicit_layer.d" : "/explicit_layer.d");
     MakeDirs(d);
     return d;
   };
   const std::string disable_l = ",\"disable_environment\":{\"VKT_MATRIX_L_OFF\":\"1\"}";
   const std::string disable_c = ",\"disable_environment\":{\"VKT_MATRIX_C_OFF\":\"1\"}";
   // C: implicit beside an explicit L, explicit (requested by the application) beside an implicit L.
-  s.WriteFile(system_dir(l_explicit) + "/c.json", Manifest("1.1.2", kC, c_lib, "v2", l_explicit ? disable_c : ""));
+  s_.WriteFile(system_dir(l_explicit) + "/c.json", Manifest("1.1.2", kC, c_lib, "v2", l_explicit ? disable_c : ""));
   std::string create = l_explicit ? "create-instance" : std::string("create-instance:layers=") + kC;
 
   if (var == "VK_LAYER_PATH" || var == "VK_ADD_LAYER_PATH" || var == "VK_IMPLICIT_LAYER_PATH" ||
       var == "VK_ADD_IMPLICIT_LAYER_PATH") {
-    std::string dir = c.Dir("loose_layers");
-    c.Write(dir + "/l.json", Manifest(mv, kL, l_lib, variant, l_explicit ? "" : disable_l));
-    s.SetEnv(var, dir);
+    std::string dir = c->Dir("loose_layers");
+    c->Write(dir + "/l.json", Manifest(mv, kL, l_lib, variant, l_explicit ? "" : disable_l));
+    s_.SetEnv(var, dir);
     if (l_explicit) create = std::string("create-instance:layers=") + kL;
   } else if (var == "VK_INSTANCE_LAYERS" || var == "VK_LOADER_LAYERS_ENABLE") {
-    s.WriteFile(system_dir(false) + "/l.json", Manifest(mv, kL, l_lib, variant, ""));
-    s.SetEnv(var, kL);
+    s_.WriteFile(system_dir(false) + "/l.json", Manifest(mv, kL, l_lib, variant, ""));
+    s_.SetEnv(var, kL);
   } else if (var == "VK_LOADER_LAYERS_DISABLE") {
-    s.WriteFile(system_dir(true) + "/l.json", Manifest(mv, kL, l_lib, variant, disable_l));
-    s.SetEnv(var, kL);
+    s_.WriteFile(system_dir(true) + "/l.json", Manifest(mv, kL, l_lib, variant, disable_l));
+    s_.SetEnv(var, kL);
   } else if (var == "VK_LOADER_LAYERS_ALLOW") {
-    s.WriteFile(system_dir(true) + "/l.json", Manifest(mv, kL, l_lib, variant, disable_l));
-    s.SetEnv("VK_LOADER_LAYERS_DISABLE", "~implicit~");
-    s.SetEnv(var, kL);
+    s_.WriteFile(system_dir(true) + "/l.json", Manifest(mv, kL, l_lib, variant, disable_l));
+    s_.SetEnv("VK_LOADER_LAYERS_DISABLE", "~implicit~");
+    s_.SetEnv(var, kL);
   } else if (var == "enable_environment") {
-    s.WriteFile(system_dir(true) + "/l.json",
-                Manifest(mv, kL, l_lib, variant, disable_l + ",\"enable_environment\":{\"VKT_MATRIX_L_ON\":\"1\"}"));
-    s.SetEnv("VKT_MATRIX_L_ON", "1");
+    s_.WriteFile(system_dir(true) + "/l.json",
+                 Manifest(mv, kL, l_lib, variant, disable_l + ",\"enable_environment\":{\"VKT_MATRIX_L_ON\":\"1\"}"));
+    s_.SetEnv("VKT_MATRIX_L_ON", "1");
   } else if (var == "disable_environment") {
-    s.WriteFile(system_dir(true) + "/l.json", Manifest(mv, kL, l_lib, variant, disable_l));
-    s.SetEnv("VKT_MATRIX_L_OFF", "1");
+    s_.WriteFile(system_dir(true) + "/l.json", Manifest(mv, kL, l_lib, variant, disable_l));
+    s_.SetEnv("VKT_MATRIX_L_OFF", "1");
   } else {
     FAIL() << "layer_matrix.tsv: unknown var " << var;
   }
 
-  ProbeResult r = c.Run({"env-dump", create, "destroy-instance"});
-  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c.elevated() ? 1 : 0) << "AT_SECURE not as the cell needs\n"
-                                                                         << r.Describe();
-  EXPECT_EQ(CreateResult(r), row["result"]) << r.Describe();
-  EXPECT_EQ(Chain(calls), row["chain"]) << "layer chain (first = closest to the application)\n"
-                                        << ReadFileText(calls) << r.Describe();
-  if (LoaderName() == "ours" && row["log"] != "-") {
+  ProbeResult r = c->Run({"env-dump", create, "destroy-instance"});
+  ASSERT_EQ(r.Step("env-dump")["at_secure"].num(), c->elevated() ? 1 : 0) << "AT_SECURE not as the cell needs\n"
+                                                                          << r.Describe();
+  EXPECT_EQ(CreateResult(r), row_["result"]) << r.Describe();
+  EXPECT_EQ(Chain(calls), row_["chain"]) << "layer chain (first = closest to the application)\n"
+                                         << ReadFileText(calls) << r.Describe();
+  if (LoaderName() == "ours" && row_["log"] != "-") {
     // VK_LOADER_LAYERS_ALLOW is only read after the DISABLE it qualifies, so its cells name DISABLE.
     std::string logged = var == "VK_LOADER_LAYERS_ALLOW" ? "VK_LOADER_LAYERS_DISABLE" : var;
     std::string needle =
-        "env " + logged + ": ignored because the process runs with elevated privileges [" + row["log"] + "]";
+        "env " + logged + ": ignored because the process runs with elevated privileges [" + row_["log"] + "]";
     EXPECT_TRUE(r.LogContains(needle)) << "no log line: " << needle << "\n" << r.Describe();
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Layers, LayerMatrix, ::testing::ValuesIn(Cells()), matrix::CellName());
+INSTANTIATE_TEST_SUITE_P(Layers, LayerMatrix,
+                         ::testing::ValuesIn(matrix::LoadTsv("conformance/loader/matrix/layer_matrix.tsv")),
+                         matrix::CellName());
 
 }  // namespace
 }  // namespace vkt

@@ -282,6 +282,44 @@ class Cell {
   std::map<std::string, std::string> driver_libs_;
 };
 
+// Base fixture of a TSV-driven matrix test: row_ is the cell's row (the parameter), s_ its sandbox.
+class CellTest : public ::testing::TestWithParam<Row> {
+ protected:
+  // The IDs the row cites (column "rules"), for VKT_POLICY.
+  std::vector<std::string> Rules() { return Words(row_["rules"]); }
+  // The row's cell, built in s_ with the row's privilege. nullptr when the test must stop: the row
+  // is wrong (RowProblem against `known`; the test has failed) or the cell cannot run here (no
+  // private mount namespace for the fixed directories, or no way to elevate the probe; skipped).
+  template <size_t N>
+  Cell* OpenCell(const char* const (&known)[N], const std::string& data_file) {
+    const std::string problem = RowProblem(row_, Rules(), known, data_file);
+    if (!problem.empty()) {
+      ADD_FAILURE() << problem;
+      return nullptr;
+    }
+    std::string skip;
+    if (!IsolationAvailable(&skip))
+      skip = "no private mount namespace: " + skip;
+    else
+      cell_.reset(new Cell(s_, ParsePrivilege(row_["privilege"]), &skip));
+    if (!skip.empty()) {
+      [&skip] { GTEST_SKIP() << skip; }();
+      return nullptr;
+    }
+    return cell_.get();
+  }
+  // The control driver "ctl" (interface 7, every export), manifest in /etc/vulkan/icd.d: a fixed
+  // directory every cell searches, with or without privileges.
+  void AddControlDriver(Cell* c) {
+    ManifestSpec ctl;
+    ctl.library_path = c->AddDriver("ctl", "v7_exports");
+    s_.WriteManifest(Location::kEtc, "ctl.json", ctl.ToJson());
+  }
+  Row row_ = GetParam();
+  Sandbox s_;
+  std::unique_ptr<Cell> cell_;
+};
+
 }  // namespace matrix
 }  // namespace vkt
 

@@ -47,6 +47,38 @@ class Oom : public ::testing::Test {
     *r = RunProbe(s_, steps);
     return !ReadFileText(report).empty();
   }
+  // Fails allocation n = 1, 2, ... (of `whose` allocations) while running `steps`, until n is past the
+  // last one (at most kMaxSweep); `check(r)` judges each run, and the sweep stops at the first
+  // failure. More than `min` allocations must have been failed in turn.
+  template <typename Check>
+  void Sweep(const std::vector<std::string>& steps, const std::string& whose, int min, Check check) {
+    int n = 1;
+    for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
+      SCOPED_TRACE(whose + " allocation " + std::to_string(n) + " failed");
+      check(r);
+      if (HasFatalFailure()) return;
+      if (HasFailure()) break;
+    }
+    EXPECT_GT(n, min) << "the shim failed too few of the " << whose << "'s allocations: it is not being exercised";
+    EXPECT_LE(n, kMaxSweep);
+  }
+  // The loader's allocations swept over `steps`, three repetitions of the same calls: the process
+  // ends normally, `one(r, i, &oom)` checks repetition i and sets oom when it met the failed
+  // allocation (VK_ERROR_OUT_OF_HOST_MEMORY), which at most one repetition may.
+  template <typename One>
+  void SweepRepetitions(const std::vector<std::string>& steps, int min, One one) {
+    Sweep(steps, "loader", min, [&](const ProbeResult& r) {
+      ASSERT_EQ(r.exit_status, 0) << r.Describe().substr(0, 3000);
+      int failures = 0;
+      for (size_t i = 0; i < 3; ++i) {
+        bool oom = false;
+        one(r, i, &oom);
+        if (HasFatalFailure()) return;
+        failures += oom ? 1 : 0;
+      }
+      EXPECT_LE(failures, 1) << r.Describe().substr(0, 3000);
+    });
+  }
   Sandbox s_;
 };
 
@@ -57,63 +89,34 @@ TEST_F(Oom, NoDriverLostToOneFailedAllocation) {
   const std::vector<std::string> steps = {"create-instance", "devices", "destroy-instance",
                                           "create-instance", "devices", "destroy-instance",
                                           "create-instance", "devices", "destroy-instance"};
-  int n = 1;
-  for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
-    SCOPED_TRACE("allocation " + std::to_string(n) + " failed");
-    ASSERT_EQ(r.exit_status, 0) << r.Describe().substr(0, 3000);
-    int failures = 0;
-    for (size_t i = 0; i < 3; ++i) {
-      std::string created = r.Step("create-instance", i)["result"].str();
-      if (IsOom(created)) {
-        ++failures;
-        continue;
-      }
-      // Anything but success or the reported allocation failure is a driver lost or a failure
-      // remembered (e.g. VK_ERROR_INCOMPATIBLE_DRIVER once both drivers were dropped).
-      ASSERT_EQ(created, "VK_SUCCESS") << "instance " << i << "\n" << r.Describe().substr(0, 3000);
-      Json devices = r.Step("devices", i);
-      if (IsOom(devices["count_result"].str()) || IsOom(devices["result"].str())) {
-        ++failures;
-        continue;
-      }
-      EXPECT_EQ(Sorted(r.DeviceNames(i)), (Names{"oa-dev", "ob-dev"})) << "instance " << i << "\n"
-                                                                       << r.Describe().substr(0, 3000);
-    }
-    EXPECT_LE(failures, 1) << r.Describe().substr(0, 3000);
-    if (HasFailure()) break;
-  }
-  EXPECT_GT(n, 10) << "the shim failed too few of the loader's allocations: it is not being exercised";
-  EXPECT_LE(n, kMaxSweep);
+  SweepRepetitions(steps, 10, [](const ProbeResult& r, size_t i, bool* oom) {
+    std::string created = r.Step("create-instance", i)["result"].str();
+    if ((*oom = IsOom(created))) return;
+    // Anything but success or the reported allocation failure is a driver lost or a failure
+    // remembered (e.g. VK_ERROR_INCOMPATIBLE_DRIVER once both drivers were dropped).
+    ASSERT_EQ(created, "VK_SUCCESS") << "instance " << i << "\n" << r.Describe().substr(0, 3000);
+    Json devices = r.Step("devices", i);
+    if ((*oom = IsOom(devices["count_result"].str()) || IsOom(devices["result"].str()))) return;
+    EXPECT_EQ(Sorted(r.DeviceNames(i)), (Names{"oa-dev", "ob-dev"})) << "instance " << i << "\n"
+                                                                     << r.Describe().substr(0, 3000);
+  });
 }
 
 TEST_F(Oom, NoLayerLostToOneFailedAllocation) {
   VKT_POLICY("LLP_LOADER_1");
   AddMockLayer(s_, "VK_LAYER_VKT_oom_implicit", true);
   AddMockLayer(s_, "VK_LAYER_VKT_oom_explicit", false);
-  const std::vector<std::string> steps = {"instance-layers", "instance-layers", "instance-layers"};
   const Names want = {"VK_LAYER_VKT_oom_explicit", "VK_LAYER_VKT_oom_implicit"};
-  int n = 1;
-  for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
-    SCOPED_TRACE("allocation " + std::to_string(n) + " failed");
-    ASSERT_EQ(r.exit_status, 0) << r.Describe().substr(0, 3000);
-    int failures = 0;
-    for (size_t i = 0; i < 3; ++i) {
-      std::string result = r.Step("instance-layers", i)["result"].str();
-      if (IsOom(result)) {
-        ++failures;
-        continue;
-      }
-      ASSERT_EQ(result, "VK_SUCCESS") << "call " << i << "\n" << r.Describe().substr(0, 3000);
-      Names got;
-      Json layers = r.Step("instance-layers", i)["layers"];
-      for (size_t k = 0; k < layers.size(); ++k) got.push_back(layers[k]["name"].str());
-      EXPECT_EQ(Sorted(got), want) << "call " << i << "\n" << r.Describe().substr(0, 3000);
-    }
-    EXPECT_LE(failures, 1) << r.Describe().substr(0, 3000);
-    if (HasFailure()) break;
-  }
-  EXPECT_GT(n, 5) << "the shim failed too few of the loader's allocations: it is not being exercised";
-  EXPECT_LE(n, kMaxSweep);
+  SweepRepetitions({"instance-layers", "instance-layers", "instance-layers"}, 5,
+                   [&want](const ProbeResult& r, size_t i, bool* oom) {
+                     std::string result = r.Step("instance-layers", i)["result"].str();
+                     if ((*oom = IsOom(result))) return;
+                     ASSERT_EQ(result, "VK_SUCCESS") << "call " << i << "\n" << r.Describe().substr(0, 3000);
+                     Names got;
+                     Json layers = r.Step("instance-layers", i)["layers"];
+                     for (size_t k = 0; k < layers.size(); ++k) got.push_back(layers[k]["name"].str());
+                     EXPECT_EQ(Sorted(got), want) << "call " << i << "\n" << r.Describe().substr(0, 3000);
+                   });
 }
 
 TEST_F(Oom, FailedAllocationsOfTheDynamicLinkerNeverAbortTheProcess) {
@@ -124,15 +127,9 @@ TEST_F(Oom, FailedAllocationsOfTheDynamicLinkerNeverAbortTheProcess) {
   // allocation ld.so makes is failed in turn, and the process must always end normally (0), or
   // report that the loader itself could not be dlopen()ed (vkprobe's exit status 3).
   s_.SetEnv("VKT_MALLOCFAIL_LIB", "ld-linux");
-  const std::vector<std::string> steps = {"create-instance", "devices", "destroy-instance"};
-  int n = 1;
-  for (ProbeResult r; n <= kMaxSweep && RunFailing(n, steps, &r); ++n) {
-    SCOPED_TRACE("dynamic linker allocation " + std::to_string(n) + " failed");
+  Sweep({"create-instance", "devices", "destroy-instance"}, "dynamic linker", 3, [](const ProbeResult& r) {
     EXPECT_TRUE(r.exit_status == 0 || r.exit_status == 3) << r.Describe().substr(0, 3000);
-    if (HasFailure()) break;
-  }
-  EXPECT_GT(n, 3) << "the shim failed too few of the dynamic linker's allocations: it is not being exercised";
-  EXPECT_LE(n, kMaxSweep);
+  });
 }
 
 }  // namespace

@@ -16,13 +16,42 @@ std::string FunctionList(const char* key, const std::string& prefix, int n) {
   return s + "]";
 }
 
+constexpr char kNoDevices[] = "{\"physical_devices\":[]}";
+
+// Driver `name` (`variant`, whole `scenario`) with its manifest in XDG_CONFIG_HOME.
+void AddScenarioDriver(Sandbox& s, const std::string& name, const std::string& variant, const std::string& scenario) {
+  s.AddDriver(name, variant, scenario);
+  s.WriteDriverManifest(Location::kXdgConfigHome, name);
+}
+
+// Driver `name` (device "<name>-dev", `extra` spliced into its scenario) with its manifest.
+void AddDriver(Sandbox& s, const std::string& name, const std::string& extra = "") {
+  AddScenarioDriver(s, name, "v7_exports", DeviceScenario({name + "-dev"}, extra));
+}
+
+// Driver "bad" (`bad_extra` spliced into its scenario) beside a driver "good"; the probe runs `steps`.
+ProbeResult RunBesideGoodDriver(const std::string& bad_extra, const std::vector<std::string>& steps = {
+                                                                  "create-instance", "devices", "destroy-instance"}) {
+  Sandbox s;
+  AddDriver(s, "bad", bad_extra);
+  AddDriver(s, "good");
+  return RunProbe(s, steps);
+}
+
+// A Vulkan 1.0 driver `name` (interface 4, whole `scenario`; manifest api_version 1.0.0).
+void AddApi10Driver(Sandbox& s, const std::string& name, const std::string& scenario) {
+  s.AddDriver(name, "v4", scenario);
+  ManifestSpec m = s.ManifestFor(name);
+  m.api_version = "1.0.0";
+  s.WriteManifest(Location::kXdgConfigHome, name + ".json", m.ToJson());
+}
+
 TEST(PhysicalDevices, AggregatedAcrossDrivers) {
   VKT_POLICY("RULE_PHYSDEV_AGGREGATE", "LDP_LOADER_2");
   Sandbox s;
-  s.AddDriver("a", "v7_exports", DeviceScenario({"a0", "a1"}));
-  s.AddDriver("b", "v5", DeviceScenario({"b0"}));
-  s.AddDriver("c", "v7_exports", "{\"physical_devices\":[]}");
-  for (const char* n : {"a", "b", "c"}) s.WriteDriverManifest(Location::kXdgConfigHome, n);
+  AddScenarioDriver(s, "a", "v7_exports", DeviceScenario({"a0", "a1"}));
+  AddScenarioDriver(s, "b", "v5", DeviceScenario({"b0"}));
+  AddScenarioDriver(s, "c", "v7_exports", kNoDevices);
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups"});
   Json d = r.Step("devices");
   EXPECT_EQ(d["reported_count"].num(), 3) << r.Describe();
@@ -41,24 +70,14 @@ TEST(PhysicalDevices, AggregatedAcrossDrivers) {
 
 TEST(PhysicalDevices, FailingDriverDoesNotHideOthers) {
   VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
-  Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports", "\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
-  AddNamedDriver(s, "good", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  ProbeResult r = CreateAndEnumerate(s);
+  ProbeResult r = RunBesideGoodDriver("\"results\":{\"vkCreateInstance\":\"VK_ERROR_INITIALIZATION_FAILED\"}");
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
 }
 
 TEST(PhysicalDevices, DriverFailingEnumerationDoesNotHideOthers) {
   VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
-  Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports", "\"misbehave\":{\"fail_enumerate_physical_devices\":true}");
-  AddNamedDriver(s, "good", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  ProbeResult r = CreateAndEnumerate(s);
+  ProbeResult r = RunBesideGoodDriver("\"misbehave\":{\"fail_enumerate_physical_devices\":true}");
   EXPECT_EQ(r.Step("devices")["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
 }
@@ -68,13 +87,9 @@ TEST(PhysicalDevices, DriverFailingEnumerationDoesNotHideOthers) {
 // global enumeration, vkCreateInstance and the other drivers' devices go on without it.
 TEST(PhysicalDevices, DriverFailingInstanceExtensionQueryDoesNotHideOthers) {
   VKT_POLICY("RULE_INST_EXT_AGGREGATE", "RULE_PHYSDEV_AGGREGATE");
-  Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports",
-                 "\"results\":{\"vkEnumerateInstanceExtensionProperties\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}");
-  AddNamedDriver(s, "good", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  ProbeResult r = RunProbe(s, {"instance-extensions", "create-instance", "devices", "destroy-instance"});
+  ProbeResult r =
+      RunBesideGoodDriver("\"results\":{\"vkEnumerateInstanceExtensionProperties\":\"VK_ERROR_INCOMPATIBLE_DRIVER\"}",
+                          {"instance-extensions", "create-instance", "devices", "destroy-instance"});
   EXPECT_EQ(r.Step("instance-extensions")["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   Names d = r.DeviceNames();
@@ -86,13 +101,9 @@ TEST(PhysicalDevices, DriverFailingInstanceExtensionQueryDoesNotHideOthers) {
 // Its devices stay (one group per device) and the other driver's are there; nothing crashes.
 TEST(PhysicalDevices, DriverFailingGroupQueryDoesNotCrashOrHideDevices) {
   VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
-  Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports",
-                 "\"results\":{\"vkEnumeratePhysicalDeviceGroups\":\"VK_ERROR_OUT_OF_DEVICE_MEMORY\"}");
-  AddNamedDriver(s, "good", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  ProbeResult r = RunProbe(s, {"create-instance:api=1.3", "devices", "groups", "destroy-instance"});
+  ProbeResult r =
+      RunBesideGoodDriver("\"results\":{\"vkEnumeratePhysicalDeviceGroups\":\"VK_ERROR_OUT_OF_DEVICE_MEMORY\"}",
+                          {"create-instance:api=1.3", "devices", "groups", "destroy-instance"});
   ASSERT_EQ(r.exit_status, 0) << "the process crashed\n" << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   Names d = r.DeviceNames();
@@ -110,17 +121,13 @@ TEST(PhysicalDevices, DriverFailingGroupQueryDoesNotCrashOrHideDevices) {
 TEST(PhysicalDevices, GroupsFromDriverWhoseDeviceEnumerationFailed) {
   VKT_POLICY("LDP_DRIVER_1", "RULE_PHYSDEV_AGGREGATE");
   Sandbox s;
-  s.AddDriver("bad", "v7_exports",
-              "{\"results\":{\"vkEnumeratePhysicalDevices\":\"VK_ERROR_INITIALIZATION_FAILED\"},"
-              "\"physical_devices\":[{\"name\":\"bad0\"},{\"name\":\"bad1\"},{\"name\":\"bad2\"}]}");
-  s.AddDriver("old", "v4",
-              "{\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false,"
-              "\"instance_extensions\":[],\"physical_devices\":[{\"name\":\"old0\",\"api_version\":\"1.0.0\"},"
-              "{\"name\":\"old1\",\"api_version\":\"1.0.0\"}]}");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
-  ManifestSpec m = s.ManifestFor("old");
-  m.api_version = "1.0.0";
-  s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
+  AddScenarioDriver(s, "bad", "v7_exports",
+                    "{\"results\":{\"vkEnumeratePhysicalDevices\":\"VK_ERROR_INITIALIZATION_FAILED\"},"
+                    "\"physical_devices\":[{\"name\":\"bad0\"},{\"name\":\"bad1\"},{\"name\":\"bad2\"}]}");
+  AddApi10Driver(s, "old",
+                 "{\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false,"
+                 "\"instance_extensions\":[],\"physical_devices\":[{\"name\":\"old0\",\"api_version\":\"1.0.0\"},"
+                 "{\"name\":\"old1\",\"api_version\":\"1.0.0\"}]}");
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
   ASSERT_EQ(r.exit_status, 0) << r.Describe();
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"old0", "old1"})) << r.Describe();
@@ -136,10 +143,8 @@ TEST(PhysicalDevices, GroupsFromDriverWhoseDeviceEnumerationFailed) {
 TEST(PhysicalDevices, ZeroDeviceDriverHarmless) {
   VKT_POLICY("LDP_DRIVER_2", "RULE_PHYSDEV_AGGREGATE", "RULE_DRV_ZERO_DEVICE_UNLOAD");
   Sandbox s;
-  s.AddDriver("empty", "v7_exports", "{\"physical_devices\":[]}");
-  AddNamedDriver(s, "good", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "empty");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  AddScenarioDriver(s, "empty", "v7_exports", kNoDevices);
+  AddDriver(s, "good");
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
   EXPECT_EQ(r.exit_status, 0);
@@ -150,15 +155,11 @@ TEST(PhysicalDevices, ZeroDeviceDriverHarmless) {
 TEST(PhysicalDevices, Properties2EmulatedForDriverLackingIt) {
   VKT_POLICY("LDP_LOADER_8", "LDP_LOADER_9");
   Sandbox s;
-  s.AddDriver("old", "v4",
-              "{\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false,"
-              "\"instance_extensions\":[],\"physical_devices\":[{\"name\":\"old-dev\","
-              "\"api_version\":\"1.0.0\",\"device_type\":\"cpu\"}]}");
-  AddNamedDriver(s, "new", "v7_exports");
-  ManifestSpec m = s.ManifestFor("old");
-  m.api_version = "1.0.0";
-  s.WriteManifest(Location::kXdgConfigHome, "old.json", m.ToJson());
-  s.WriteDriverManifest(Location::kXdgConfigHome, "new");
+  AddApi10Driver(s, "old",
+                 "{\"api_version\":\"1.0.0\",\"expose_enumerate_instance_version\":false,"
+                 "\"instance_extensions\":[],\"physical_devices\":[{\"name\":\"old-dev\","
+                 "\"api_version\":\"1.0.0\",\"device_type\":\"cpu\"}]}");
+  AddDriver(s, "new");
   ProbeResult r = RunProbe(
       s, {"create-instance:ext=VK_KHR_get_physical_device_properties2", "devices", "properties2:0", "properties2:1"});
   ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
@@ -177,8 +178,7 @@ TEST(PhysicalDevices, Properties2EmulatedForDriverLackingIt) {
 TEST(PhysicalDevices, Properties2WithDriverProperties) {
   VKT_POLICY("RULE_PHYSDEV_AGGREGATE");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = RunProbe(s, {"create-instance:api=1.2", "devices", "properties2:0"});
   Json p = r.Step("properties2");
   EXPECT_EQ(p["function"].str(), "vkGetPhysicalDeviceProperties2") << r.Describe();
@@ -190,8 +190,7 @@ TEST(PhysicalDevices, Properties2WithDriverProperties) {
 TEST(ProcAddr, GipaNullInstanceGivesOnlyGlobals) {
   VKT_POLICY("RULE_GIPA_SPEC");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   std::vector<std::string> steps;
   const std::vector<std::string> globals = {"vkGetInstanceProcAddr", "vkCreateInstance",
                                             "vkEnumerateInstanceExtensionProperties",
@@ -209,8 +208,7 @@ TEST(ProcAddr, GipaNullInstanceGivesOnlyGlobals) {
 TEST(ProcAddr, GipaWithInstanceGivesInstanceAndDeviceCommands) {
   VKT_POLICY("RULE_GIPA_SPEC");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "gipa:vkEnumeratePhysicalDevices", "gipa:vkCreateDevice",
                                "gipa:vkCmdFillBuffer", "gipa:vkGetInstanceProcAddr", "gipa:vkVktNoSuchFunction"});
   EXPECT_TRUE(r.Step("gipa", 0)["non_null"].boolean()) << r.Describe();
@@ -223,8 +221,7 @@ TEST(ProcAddr, GipaWithInstanceGivesInstanceAndDeviceCommands) {
 TEST(ProcAddr, GdpaReturnsDriverFunctionDirectly) {
   VKT_POLICY("RULE_GDPA_DIRECT");
   Sandbox s;
-  AddNamedDriver(s, "a", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  AddDriver(s, "a");
   ProbeResult r = RunProbe(
       s, {"create-instance", "devices", "create-device:0", "gdpa:vkCmdFillBuffer", "gdpa:vkVktNoSuchFunction"});
   ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
@@ -242,73 +239,73 @@ TEST(ProcAddr, GdpaReturnsDriverFunctionDirectly) {
 constexpr int kUnknown = 250;
 constexpr uint32_t kArg = 7;
 
-TEST(UnknownFunctions, PhysicalDeviceFunctions250) {
-  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V4");
+// Driver a (`variant`) whose scenario lists `count` functions `prefix`0, `prefix`1, ... under
+// `key` ("physdev_functions" or "device_functions"); the probe runs `steps` after create-instance
+// and devices.
+ProbeResult RunWithExtraFunctions(const std::string& variant, const char* key, const std::string& prefix, int count,
+                                  std::vector<std::string> steps, bool quiet = false) {
   Sandbox s;
-  s.AddDriver("a", "v7_exports",
-              DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", kUnknown)));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r =
-      RunProbe(s, {"create-instance", "devices",
-                   "unknown-many:physdev,vkVktPhysDevFunc," + std::to_string(kUnknown) + "," + std::to_string(kArg)});
+  AddScenarioDriver(s, "a", variant, DeviceScenario({"a-dev"}, FunctionList(key, prefix, count)));
+  if (quiet) s.SetEnv("VK_LOADER_DEBUG", "error");
+  steps.insert(steps.begin(), {"create-instance", "devices"});
+  return RunProbe(s, steps);
+}
+
+// The "unknown-many" step resolved all kUnknown functions and slot i returned kArg + `base` + i.
+void ExpectEveryUnknownReturned(const ProbeResult& r, int base) {
   Json u = r.Step("unknown-many");
   ASSERT_EQ(u["resolved"].num(), kUnknown) << r.Describe();
   for (int i = 0; i < kUnknown; ++i)
-    ASSERT_EQ(u["returned"][i].num(), kArg + 20000 + i) << "slot " << i << "\n" << r.Describe();
+    ASSERT_EQ(u["returned"][i].num(), kArg + base + i) << "slot " << i << "\n" << r.Describe();
+}
+
+// The `step` ("call-unknown-physdev" or "call-unknown-device") resolved its function, which returned `want`.
+void ExpectCallReturned(const ProbeResult& r, const char* step, int want) {
+  Json c = r.Step(step);
+  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(c["returned"].num(), want) << r.Describe();
+}
+
+std::string UnknownMany(const std::string& kind, const std::string& prefix) {
+  return "unknown-many:" + kind + "," + prefix + "," + std::to_string(kUnknown) + "," + std::to_string(kArg);
+}
+
+TEST(UnknownFunctions, PhysicalDeviceFunctions250) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V4");
+  ProbeResult r = RunWithExtraFunctions("v7_exports", "physdev_functions", "vkVktPhysDevFunc", kUnknown,
+                                        {UnknownMany("physdev", "vkVktPhysDevFunc")}, true);
+  ExpectEveryUnknownReturned(r, 20000);
 }
 
 // Interface 7: vk_icdGetPhysicalDeviceProcAddr (and negotiation) only through
 // vk_icdGetInstanceProcAddr(NULL, name).
 TEST(UnknownFunctions, PhysicalDeviceFunctionViaGpdpaFromGipa) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V7");
-  Sandbox s;
-  s.AddDriver("a", "v7", DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "call-unknown-physdev:vkVktPhysDevFunc1,5"});
-  Json c = r.Step("call-unknown-physdev");
+  ProbeResult r = RunWithExtraFunctions("v7", "physdev_functions", "vkVktPhysDevFunc", 3,
+                                        {"call-unknown-physdev:vkVktPhysDevFunc1,5"});
   ASSERT_EQ(r.exit_status, 0) << r.Describe();
-  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
-  EXPECT_EQ(c["returned"].num(), 5 + 20000 + 1) << r.Describe();
+  ExpectCallReturned(r, "call-unknown-physdev", 5 + 20000 + 1);
 }
 
 TEST(UnknownFunctions, PhysicalDeviceFunctionViaExportedGpdpa) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_DRV_IFACE_V4");
-  Sandbox s;
-  s.AddDriver("a", "v4_gpdpa", DeviceScenario({"a-dev"}, FunctionList("physdev_functions", "vkVktPhysDevFunc", 3)));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r = RunProbe(s, {"create-instance", "devices", "call-unknown-physdev:vkVktPhysDevFunc2,5"});
-  Json c = r.Step("call-unknown-physdev");
-  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
-  EXPECT_EQ(c["returned"].num(), 5 + 20000 + 2) << r.Describe();
+  ProbeResult r = RunWithExtraFunctions("v4_gpdpa", "physdev_functions", "vkVktPhysDevFunc", 3,
+                                        {"call-unknown-physdev:vkVktPhysDevFunc2,5"});
+  ExpectCallReturned(r, "call-unknown-physdev", 5 + 20000 + 2);
 }
 
 TEST(UnknownFunctions, DeviceFunctions250) {
   VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC");
-  Sandbox s;
-  s.AddDriver("a", "v7_exports",
-              DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", kUnknown)));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  s.SetEnv("VK_LOADER_DEBUG", "error");
-  ProbeResult r =
-      RunProbe(s, {"create-instance", "devices", "create-device:0",
-                   "unknown-many:device,vkVktDeviceFunc," + std::to_string(kUnknown) + "," + std::to_string(kArg)});
-  Json u = r.Step("unknown-many");
-  ASSERT_EQ(u["resolved"].num(), kUnknown) << r.Describe();
-  for (int i = 0; i < kUnknown; ++i)
-    ASSERT_EQ(u["returned"][i].num(), kArg + 10000 + i) << "slot " << i << "\n" << r.Describe();
+  ProbeResult r = RunWithExtraFunctions("v7_exports", "device_functions", "vkVktDeviceFunc", kUnknown,
+                                        {"create-device:0", UnknownMany("device", "vkVktDeviceFunc")}, true);
+  ExpectEveryUnknownReturned(r, 10000);
 }
 
 TEST(UnknownFunctions, DeviceFunctionThroughGipa) {
   VKT_POLICY("RULE_UNKNOWN_DEVICE_FUNC", "RULE_GIPA_SPEC");
-  Sandbox s;
-  s.AddDriver("a", "v7_exports", DeviceScenario({"a-dev"}, FunctionList("device_functions", "vkVktDeviceFunc", 4)));
-  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
-  ProbeResult r =
-      RunProbe(s, {"create-instance", "devices", "create-device:0", "call-unknown-device:vkVktDeviceFunc3,9,gipa"});
-  Json c = r.Step("call-unknown-device");
-  ASSERT_TRUE(c["non_null"].boolean()) << r.Describe();
-  EXPECT_EQ(c["returned"].num(), 9 + 10000 + 3) << r.Describe();
+  ProbeResult r = RunWithExtraFunctions("v7_exports", "device_functions", "vkVktDeviceFunc", 4,
+                                        {"create-device:0", "call-unknown-device:vkVktDeviceFunc3,9,gipa"});
+  ExpectCallReturned(r, "call-unknown-device", 9 + 10000 + 3);
 }
 
 // ---- No physical device at all ------------------------------------------------------------------
@@ -335,10 +332,8 @@ void ExpectNoDeviceAnswer(const ProbeResult& r) {
 TEST(PhysicalDevices, NoDeviceFromAnyDriverIsInitializationFailed) {
   VKT_POLICY("RULE_PHYSDEV_NONE", "LDP_DRIVER_2");
   Sandbox s;
-  s.AddDriver("empty1", "v7_exports", "{\"physical_devices\":[]}");
-  s.AddDriver("empty2", "v5", "{\"physical_devices\":[]}");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "empty1");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "empty2");
+  AddScenarioDriver(s, "empty1", "v7_exports", kNoDevices);
+  AddScenarioDriver(s, "empty2", "v5", kNoDevices);
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
   ExpectNoDeviceAnswer(r);
   // Both drivers were asked (neither hides the other's devices, LDP_DRIVER_1).
@@ -350,8 +345,7 @@ TEST(PhysicalDevices, NoDeviceFromAnyDriverIsInitializationFailed) {
 TEST(PhysicalDevices, OnlyDriverFailingEnumerationIsInitializationFailed) {
   VKT_POLICY("RULE_PHYSDEV_NONE", "LDP_DRIVER_1");
   Sandbox s;
-  AddNamedDriver(s, "bad", "v7_exports", "\"misbehave\":{\"fail_enumerate_physical_devices\":true}");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "bad");
+  AddDriver(s, "bad", "\"misbehave\":{\"fail_enumerate_physical_devices\":true}");
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
   ExpectNoDeviceAnswer(r);
 }
@@ -362,10 +356,8 @@ TEST(PhysicalDevices, OnlyDriverFailingEnumerationIsInitializationFailed) {
 TEST(PhysicalDevices, OneDeviceBesideEmptyDriversIsSuccess) {
   VKT_POLICY("RULE_PHYSDEV_NONE", "RULE_PHYSDEV_AGGREGATE");
   Sandbox s;
-  s.AddDriver("empty", "v7_exports", "{\"physical_devices\":[]}");
-  AddNamedDriver(s, "good", "v7_exports");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "empty");
-  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  AddScenarioDriver(s, "empty", "v7_exports", kNoDevices);
+  AddDriver(s, "good");
   ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "destroy-instance"});
   EXPECT_EQ(r.Step("devices")["count_result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
