@@ -1,9 +1,9 @@
-// Issue 18: how often the loader opens each manifest and each driver library (docs/performance.md,
-// "100,000 manifests"). A manifest is opened once per search that lists it: one fopen whose fstat
-// gives the identity the manifest cache looks up, and whose stream is read on a miss (not an fopen
-// for the identity and a second one to read). A driver's library file is opened once per load
-// attempt: the file-kind check before dlopen (a FIFO or directory is never handed to dlopen) also
-// records the identity the driver cache later compares, instead of a second open after the load.
+// How often the loader opens each manifest and each driver library (docs/performance.md,
+// "100,000 manifests"). A manifest is opened once per search that lists it: one non-blocking open
+// whose fstat gives the identity the manifest cache looks up, and whose descriptor is read on a miss
+// (not an open for the identity and a second one to read; loader/internal/fileio.h). A driver's library file is opened
+// once per load attempt: the file-kind check before dlopen (a FIFO or directory is never handed to dlopen) also records
+// the identity the driver cache later compares, instead of a second open after the load.
 //
 // Our loader only, in-process: the test executable defines open/open64/fopen/fopen64 (exported with
 // -rdynamic, so the dlopen'ed libvulkan.so.1 binds to them) and counts the calls per path under its
@@ -148,6 +148,10 @@ class FileOpenCount : public ::testing::Test {
         auto it = g_fopen.find(root_ + "/" + rel);
         return it == g_fopen.end() ? 0 : it->second;
     }
+    // A manifest the real file system holds is opened once, with open(2), and read through that
+    // descriptor: never fopen()ed as well (fopen is for paths open(2) cannot reach, an
+    // interposer's). -1 when it was also fopen()ed, so a second open cannot hide.
+    int ManifestOpens(const std::string &rel) { return Fopens(rel) == 0 ? Opens(rel) : -1; }
     int Opens(const std::string &rel) {
         std::lock_guard<std::mutex> lock(g_mu);
         auto it = g_open.find(root_ + "/" + rel);
@@ -207,7 +211,7 @@ TEST_F(FileOpenCount, EachDriverManifestAndLibraryOpenedOncePerDriverPerAcquisit
         StartCounting();
         EnumerateInstanceExtensions();
         StopCounting();
-        for (const char *m : manifests) EXPECT_EQ(Fopens(m), 1) << m << "\n" << Counts();
+        for (const char *m : manifests) EXPECT_EQ(ManifestOpens(m), 1) << m << "\n" << Counts();
         EXPECT_EQ(Opens("lib/drv_a.so"), 2) << Counts();
         EXPECT_EQ(Opens("lib/drv_b.so"), 1) << Counts();
         EXPECT_EQ(Fopens("lib/drv_a.so") + Fopens("lib/drv_b.so"), 0) << Counts();
@@ -216,7 +220,7 @@ TEST_F(FileOpenCount, EachDriverManifestAndLibraryOpenedOncePerDriverPerAcquisit
     StartCounting();
     EXPECT_EQ(CreateEnumerateDestroy(), 3u);
     StopCounting();
-    for (const char *m : manifests) EXPECT_EQ(Fopens(m), 1) << m << "\n" << Counts();
+    for (const char *m : manifests) EXPECT_EQ(ManifestOpens(m), 1) << m << "\n" << Counts();
     EXPECT_EQ(Opens("lib/drv_a.so"), 2) << Counts();
     EXPECT_EQ(Opens("lib/drv_b.so"), 1) << Counts();
 }
@@ -232,8 +236,8 @@ TEST_F(FileOpenCount, ChangedManifestReadFromTheStreamThatShowedTheChange) {
     StartCounting();
     EXPECT_EQ(CreateEnumerateDestroy(), 2u);
     StopCounting();
-    EXPECT_EQ(Fopens("icd/d1.json"), 1) << Counts();
-    EXPECT_EQ(Fopens("icd/d2.json"), 1) << Counts();
+    EXPECT_EQ(ManifestOpens("icd/d1.json"), 1) << Counts();
+    EXPECT_EQ(ManifestOpens("icd/d2.json"), 1) << Counts();
     EXPECT_EQ(Opens("lib/drv_a.so"), 1) << Counts();
     EXPECT_EQ(Opens("lib/drv_b.so"), 1) << Counts();
 }
@@ -252,7 +256,7 @@ TEST_F(FileOpenCount, EachLayerManifestOpenedOncePerSearch) {
         StartCounting();
         EXPECT_EQ(EnumerateLayers(), 3u);
         StopCounting();
-        for (const char *m : manifests) EXPECT_EQ(Fopens(m), 1) << m << "\n" << Counts();
+        for (const char *m : manifests) EXPECT_EQ(ManifestOpens(m), 1) << m << "\n" << Counts();
     }
 }
 

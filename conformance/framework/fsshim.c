@@ -16,6 +16,11 @@
  *                        real ones.
  *   VKT_FSSHIM_STDERR    file to which every byte written to stderr through fputs or fputc is
  *                        appended as well (the calls the documents name for loader log lines).
+ *   VKT_FSSHIM_OPENDIR_PREFIX  "1": opendir() of a mapped path that is not a directory opens the
+ *                        nearest directory above it inside the mapping instead of failing, as the
+ *                        Khronos loader's test framework does (its folder lookup matches any path
+ *                        that starts with a faked folder). A loader must not take a file for a
+ *                        directory because opendir() answered for it.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -38,6 +43,7 @@ static size_t g_map_count;
 static const char *g_log;
 static const char *g_stderr_copy;
 static int g_elevated;
+static int g_opendir_prefix;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init(void) {
@@ -46,6 +52,8 @@ static void init(void) {
   g_stderr_copy = getenv("VKT_FSSHIM_STDERR");
   const char *e = getenv("VKT_FSSHIM_ELEVATED");
   g_elevated = e != NULL && strcmp(e, "1") == 0;
+  const char *op = getenv("VKT_FSSHIM_OPENDIR_PREFIX");
+  g_opendir_prefix = op != NULL && strcmp(op, "1") == 0;
   if (m == NULL) return;
   char *copy = strdup(m);
   if (copy == NULL) return;
@@ -105,7 +113,21 @@ static void *next(const char *name) { return dlsym(RTLD_NEXT, name); }
 __attribute__((visibility("default"))) DIR *opendir(const char *path) {
   REDIRECT("opendir", path);
   DIR *(*real)(const char *) = (DIR * (*)(const char *)) next("opendir");
-  return real(path);
+  DIR *d = real(path);
+  if (d != NULL || m_ == NULL || !g_opendir_prefix) return d;
+  /* Prefix mode: the nearest directory above the mapped path (never above the mapped root). */
+  char up[4096];
+  snprintf(up, sizeof(up), "%s", m_);
+  size_t root = 0;
+  for (size_t i = 0; i < g_map_count; i++) {
+    size_t n = strlen(g_maps[i].to);
+    if (strncmp(up, g_maps[i].to, n) == 0 && n > root) root = n;
+  }
+  for (char *slash = strrchr(up, '/'); slash != NULL && (size_t)(slash - up) >= root; slash = strrchr(up, '/')) {
+    *slash = '\0';
+    if ((d = real(up)) != NULL) return d;
+  }
+  return NULL;
 }
 
 __attribute__((visibility("default"))) int access(const char *path, int mode) {

@@ -1,18 +1,15 @@
 /*
  * The loader's one file-access module (docs/architecture.md "File access").
  *
- * Every file-system access the loader makes goes through the functions below, and they use only
- * the calls an interposing test framework sees: opendir/readdir/closedir to list a directory,
- * access() to test that a path exists, fopen() (then fileno/fstat on the open stream) to read a
- * file or learn its identity, and dlopen for libraries (icd.c, layer.c). No stat()/open() on a
- * manifest or settings path: a framework that maps fake system paths by interposing those calls
- * gives the loader a complete, consistent view.
- *
- * Never blocking: fopen() of a FIFO with no writer blocks in open(2). Before fopen the module asks
- * the directory listing's d_type where it has one, and otherwise probes the path with a
- * non-blocking open; a path that is not a regular file is refused without being fopen()ed. The
- * residual window (a regular file swapped for a FIFO between the probe and fopen) needs write
- * access to a manifest directory, which already lets the writer make the loader run any library.
+ * A file is opened once and read through the object opened: a non-blocking open(2) whose fstat
+ * must say "regular file" (a FIFO without a writer opens at once and is refused, so no check-then-
+ * open window lets a FIFO renamed over a manifest block us), then read(2) on that descriptor. Only
+ * where the real file system cannot open a path (unreadable, or a path only an interposing test
+ * framework knows) are the calls such a framework sees asked: fopen() (then fstat(fileno())), and
+ * opendir() last, since an interposed opendir may map a whole folder and answer for any path under
+ * it. Directories are listed with opendir/readdir/closedir, existence tested with access(), and
+ * libraries loaded with dlopen (icd.c, layer.c), all of them interposable. An unchanged manifest
+ * costs open + fstat + read + close.
  *
  * Thread-safety: every function is reentrant and keeps no state.
  */
@@ -30,14 +27,16 @@ extern "C" {
 #endif
 
 /* What identifies one version of a file: a cache entry keyed by path is reused only while all
- * four fields are unchanged. */
+ * five fields are unchanged. st_ctime is among them because no user can set it: a file rewritten in
+ * place with its size kept and its modification time restored (utimensat) still changes it. */
 struct vkl_file_id {
     uint64_t dev, ino, size;
-    int64_t mtime_ns;
+    int64_t mtime_ns, ctime_ns;
 };
 
 static inline bool vkl_file_id_equal(const struct vkl_file_id *a, const struct vkl_file_id *b) {
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+           a->ctime_ns == b->ctime_ns;
 }
 
 /* What a path is, as far as the module could tell without blocking. */
@@ -55,9 +54,9 @@ bool vkl_file_exists(const char *path);
  * or "" when it cannot be read: what settings-file and override-layer app_keys are compared with. */
 const char *vkl_self_exe(char *buf, size_t len);
 
-/* Classifies `path`: opendir() succeeds -> DIRECTORY; else a non-blocking probe decides REGULAR or
- * OTHER; a path the probe cannot open but access() finds is REGULAR (an interposed path: fopen
- * decides). errno is preserved for MISSING. */
+/* Classifies `path` without blocking: a non-blocking open(2) + fstat decides; a path open(2) cannot
+ * reach is asked through fopen + fstat(fileno()) (an interposed file), then opendir() (an
+ * interposed directory). errno is preserved for MISSING. */
 enum vkl_file_kind vkl_file_kind(const char *path);
 
 /* Identity of the regular file at `path` through fopen + fstat(fileno). False (errno set) when it
@@ -91,12 +90,17 @@ VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, c
  * Owned by the caller: every successful vkl_file_open is paired with one vkl_file_close.
  */
 struct vkl_file {
-    FILE *stream;          /* private to fileio.c */
+    FILE *stream; /* private to fileio.c: the interposer's stream, or NULL */
+    int fd;       /* private to fileio.c: the descriptor open(2) gave, when fd_open */
+    bool fd_open;
     struct vkl_file_id id; /* the open file's identity (its fstat) */
 };
 
-/* fopen + fstat(fileno) of the regular file at `path`; `known` as for vkl_file_identity. False
- * (errno set, nothing to close) when it is missing, unreadable or not a regular file. */
+/* Opens the regular file at `path` and takes its identity from the object opened, which is also
+ * the one read later: a non-blocking open(2) + fstat, or, where the real file system cannot open
+ * the path (an interposed one), fopen + fstat(fileno). `known` is ignored (kept for callers that
+ * have a directory listing's word). False (errno set, nothing to close) when it is missing,
+ * unreadable or not a regular file (EISDIR for a directory, EINVAL for a FIFO, device or socket). */
 bool vkl_file_open(const char *path, enum vkl_file_kind known, struct vkl_file *out);
 
 /* Reads the whole of `f` (at most `max` bytes) from where it was opened, as vkl_file_read does; the

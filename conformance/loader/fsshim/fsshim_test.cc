@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "conformance/loader/common.h"
 #include "conformance/loader/layers/layers_common.h"
 
@@ -256,6 +258,46 @@ TEST_F(FsShim, SettingsFileInSysconfdirAndDataDirsFallbacksFound) {
     EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"fsbase3-dev", name + "-dev"})) << where << "\n" << r.Describe();
     EXPECT_TRUE(ShimSaw("fopen", settings)) << where << "\n" << ReadFileText(log_path());
   }
+}
+
+// An interposed opendir() that answers for any path under a faked folder (the Khronos loader's own
+// test framework matches folders by prefix) must not make the loader take a file for a directory:
+// a path the real file system cannot open is asked through fopen() first (docs/architecture.md
+// "File access"). Before, the settings file was dropped as "Is a directory" and a manifest reached
+// through a symlink (readdir says DT_LNK, so the loader asks what it is) was skipped.
+TEST_F(FsShim, OpendirAnsweringForFilesDoesNotHideSettingsFile) {
+  VKT_POLICY("RULE_SETTINGS_FILE", "LDP_LOADER_3");
+  s_.SetEnv("VKT_FSSHIM_OPENDIR_PREFIX", "1");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsbase4");
+  AddNamedDriver(s_, "fsextra4");
+  std::string extra = s_.root() + "/loose/fsextra4.json";
+  s_.WriteFile(extra, s_.ManifestFor("fsextra4").ToJson());
+  std::string settings = "/etc/xdg/vulkan/loader_settings.d/vk_loader_settings.json";
+  s_.WriteFile(Backing(settings),
+               "{\"file_format_version\": \"1.0.0\", \"settings\": {\"additional_drivers\": "
+               "[{\"path\": \"" +
+                   extra + "\"}]}}");
+  s_.SetEnv("VK_LOADER_DEBUG", "all");
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"fsbase4-dev", "fsextra4-dev"})) << r.Describe();
+  EXPECT_EQ(r.err.find("Is a directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(ShimSaw("fopen", settings)) << ReadFileText(log_path());
+}
+
+TEST_F(FsShim, OpendirAnsweringForFilesDoesNotHideSymlinkedManifest) {
+  VKT_POLICY("LDP_LOADER_2", "RULE_DRV_SEARCH_ORDER");
+  s_.SetEnv("VKT_FSSHIM_OPENDIR_PREFIX", "1");
+  AddNamedDriver(s_, "fslinked");
+  std::string target = s_.root() + "/loose/fslinked.json";
+  s_.WriteFile(target, s_.ManifestFor("fslinked").ToJson());
+  std::string link = Backing("/usr/share/vulkan/icd.d/fslinked.json");
+  MakeDirs(Backing("/usr/share/vulkan/icd.d"));
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0) << link;
+  ProbeResult r = Run({"create-instance", "devices", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), Names{"fslinked-dev"}) << r.Describe();
+  EXPECT_TRUE(ShimSaw("fopen", "/usr/share/vulkan/icd.d/fslinked.json")) << ReadFileText(log_path());
 }
 
 }  // namespace
