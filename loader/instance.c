@@ -509,7 +509,9 @@ void vkl_check_instance(VkInstance instance, const char *cmd) {
 
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {
     const struct vkl_physdev_tramp *t = (const struct vkl_physdev_tramp *)(const void *)physicalDevice;
-    if (t == NULL || !instance_valid((VkInstance)(void *)t->instance) || t->disp != t->instance->disp)
+    /* The magic first: only then are the handle's words our pointers, safe to follow. */
+    if (t == NULL || t->magic != VKL_PHYSDEV_TRAMP_MAGIC || !instance_valid((VkInstance)(void *)t->instance) ||
+        t->disp != t->instance->disp)
         vkl_invalid_handle(cmd, "physicalDevice");
 }
 
@@ -539,6 +541,7 @@ static void instance_free(struct vkl_instance *inst) {
     inst->settings = NULL;
     for (struct vkl_physdev *p = inst->physdevs, *n; p != NULL; p = n) {
         n = p->next;
+        p->tramp.magic = 0; /* a later use of the handle is reported, not followed */
         vkl_free(&a, p);
     }
     for (struct vkl_icd_instance *ii = inst->icds, *n; ii != NULL; ii = n) {
@@ -754,15 +757,20 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
                               : "did not enable VK_KHR_portability_enumeration");
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
-    /* LDP_LOADER_6: with interface >= 5 the loader, not the driver, rejects an API version no
-     * driver supports: only when every candidate is a Vulkan 1.0 driver and the application asks
-     * for more than 1.0 (api_supports). (The Khronos loader does not implement this check.) */
+    /* LDP_LOADER_6 read with the Vulkan specification (conformance/policies/readings.md): the
+     * loader reports instance version 1.1 or more, and an implementation of 1.1 or more must not
+     * return VK_ERROR_INCOMPATIBLE_DRIVER for any apiVersion ("Since Vulkan 1.1, ... the
+     * implementation must not return VK_ERROR_INCOMPATIBLE_DRIVER"). So when no driver supports
+     * the request (every candidate is a Vulkan 1.0 driver, the application asks for more) the
+     * instance is created, each 1.0 driver gets apiVersion 1.0 (LDP_LOADER_7, below), and the
+     * application learns each physical device's version from vkGetPhysicalDeviceProperties, as it
+     * must anyway. The warning says what the policy would have refused. */
     if (any_v5 && !api_ok) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "vkCreateInstance: apiVersion %u.%u.%u is not supported by any driver [LDP_LOADER_6]",
+        vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "vkCreateInstance: apiVersion %u.%u.%u is not supported by any driver; every driver is a "
+                "Vulkan 1.0 driver and receives apiVersion 1.0 [LDP_LOADER_6]",
                 VK_API_VERSION_MAJOR(inst->app_api_version), VK_API_VERSION_MINOR(inst->app_api_version),
                 VK_API_VERSION_PATCH(inst->app_api_version));
-        return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
 
     names = vkl_alloc(a, (inst->enabled_extension_count + 1) * sizeof(char *), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);

@@ -828,6 +828,13 @@ struct act {
     const struct vkl_layer_manifest **list;
     uint32_t count, cap;
     struct meta_seen metas;
+    /* Each expanded meta-layer with the list length when its components were all in: where an
+     * application sees it among the activated layers (vkl_layers_activate_shown). */
+    struct meta_done {
+        const struct vkl_layer_manifest *meta;
+        uint32_t at;
+    } * done;
+    uint32_t done_count, done_cap;
 };
 
 /* RULE_LYR_META: a meta-layer's components, in listed order, in its place. */
@@ -843,6 +850,15 @@ static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint3
             VkResult r = act_add(a, c, depth + 1, why);
             if (r != VK_SUCCESS) return r;
         }
+        if (a->done_count == a->done_cap) {
+            uint32_t ncap = a->done_cap ? a->done_cap * 2 : 4;
+            struct meta_done *n = realloc(a->done, ncap * sizeof(*n));
+            if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+            a->done = n;
+            a->done_cap = ncap;
+        }
+        a->done[a->done_count].meta = l;
+        a->done[a->done_count++].at = a->count;
         return VK_SUCCESS;
     }
     for (uint32_t i = 0; i < a->count; i++)
@@ -889,6 +905,7 @@ VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const str
     struct act a = {.set = set, .log = log};
     VkResult r = act_implicit(&a, NULL);
     free(a.metas.v);
+    free(a.done);
     if (r != VK_SUCCESS) {
         free(a.list);
         a.list = NULL;
@@ -935,24 +952,58 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
     return r;
 }
 
+/* The activation's layers as an application sees them: each expanded meta-layer right after the
+ * components that completed it (the Khronos loader's activated-layer list, which
+ * vkEnumerateDeviceLayerProperties answers with). */
+static VkResult act_shown(const struct act *a, const struct vkl_layer_manifest ***shown, uint32_t *shown_count) {
+    *shown = NULL;
+    *shown_count = 0;
+    uint32_t n = a->count + a->done_count;
+    const struct vkl_layer_manifest **v = malloc((n ? n : 1) * sizeof(*v));
+    if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t k = 0, d = 0;
+    for (uint32_t i = 0; i <= a->count; i++) {
+        while (d < a->done_count && a->done[d].at == i) v[k++] = a->done[d++].meta;
+        if (i < a->count) v[k++] = a->list[i];
+    }
+    *shown = v;
+    *shown_count = k;
+    return VK_SUCCESS;
+}
+
+static VkResult act_finish(struct act *a, VkResult r, const struct vkl_layer_manifest ***out, uint32_t *out_count,
+                           const struct vkl_layer_manifest ***shown, uint32_t *shown_count) {
+    if (r == VK_SUCCESS && shown != NULL) r = act_shown(a, shown, shown_count);
+    free(a->metas.v);
+    free(a->done);
+    if (r != VK_SUCCESS) {
+        free(a->list);
+        return r;
+    }
+    *out = a->list;
+    *out_count = a->count;
+    return VK_SUCCESS;
+}
+
 VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
                              const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                              uint32_t *out_count) {
+    return vkl_layers_activate_shown(set, app_names, app_count, log, out, out_count, NULL, NULL);
+}
+
+VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
+                                   const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
+                                   uint32_t *out_count, const struct vkl_layer_manifest ***shown,
+                                   uint32_t *shown_count) {
     struct act a = {.set = set, .log = log};
     VkResult r = VK_SUCCESS;
     struct vkl_strlist env_names = VKL_STRLIST_INIT;
     *out = NULL;
     *out_count = 0;
+    if (shown != NULL) *shown = NULL, *shown_count = 0;
     const struct vkl_settings *st = set->settings; /* looked up by the acquisition */
-    if (st != NULL && st->has_layers) {            /* the settings file's order and controls */
-        r = settings_activate(&a, st, app_names, app_count);
-        free(a.metas.v); /* the meta-layers it expanded (clang-analyzer found this leak) */
-        if (r != VK_SUCCESS)
-            free(a.list);
-        else
-            *out = a.list, *out_count = a.count;
-        return r;
-    }
+    if (st != NULL && st->has_layers)              /* the settings file's order and controls */
+        return act_finish(&a, settings_activate(&a, st, app_names, app_count), out, out_count, shown, shown_count);
 
     /* VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
      * VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
@@ -1028,14 +1079,7 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     }
 out:
     vkl_strlist_finish(&env_names);
-    free(a.metas.v);
-    if (r != VK_SUCCESS) {
-        free(a.list);
-        return r;
-    }
-    *out = a.list;
-    *out_count = a.count;
-    return VK_SUCCESS;
+    return act_finish(&a, r, out, out_count, shown, shown_count);
 }
 
 static VkResult ext_union(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,

@@ -323,13 +323,30 @@ static bool app_requested(const VkInstanceCreateInfo *ci, const char *name) {
     return false;
 }
 
+/* The shown list (vkl_layers_activate_shown) without the layers that failed to load. */
+static VkResult keep_shown(struct vkl_instance *inst, const struct vkl_layer_manifest **shown, uint32_t count) {
+    if (count == 0) return VK_SUCCESS;
+    inst->shown_layers = vkl_calloc(&inst->alloc, count * sizeof(*shown), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+    if (inst->shown_layers == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    uint32_t lib = 0; /* both lists keep activation order: one pass */
+    for (uint32_t i = 0; i < count; i++) {
+        if (!shown[i]->is_meta) {
+            while (lib < inst->layer_lib_count && inst->layer_libs[lib].manifest != shown[i]) lib++;
+            if (lib == inst->layer_lib_count) continue; /* not loaded */
+        }
+        inst->shown_layers[inst->shown_layer_count++] = shown[i];
+    }
+    return VK_SUCCESS;
+}
+
 VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCreateInfo *ci) {
-    const struct vkl_layer_manifest **list = NULL;
-    uint32_t n = 0;
+    const struct vkl_layer_manifest **list = NULL, **shown = NULL;
+    uint32_t n = 0, shown_count = 0;
     VkResult r = vkl_layers_acquire(&inst->log, &inst->layer_set);
     if (r != VK_SUCCESS) goto out;
     inst->layer_set_held = true;
-    r = vkl_layers_activate(&inst->layer_set, ci->ppEnabledLayerNames, ci->enabledLayerCount, &inst->log, &list, &n);
+    r = vkl_layers_activate_shown(&inst->layer_set, ci->ppEnabledLayerNames, ci->enabledLayerCount, &inst->log, &list,
+                                  &n, &shown, &shown_count);
     if (r != VK_SUCCESS || n == 0) goto out;
     inst->layer_libs = vkl_calloc(&inst->alloc, n * sizeof(*inst->layer_libs), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
     if (inst->layer_libs == NULL) {
@@ -350,8 +367,10 @@ VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCrea
                 list[i]->library_path);
         inst->layer_lib_count++;
     }
+    r = keep_shown(inst, shown, shown_count);
 out:
     free(list);
+    free(shown);
     return r;
 }
 
@@ -361,6 +380,9 @@ void vkl_layer_chain_finish(struct vkl_instance *inst) {
     vkl_free(&inst->alloc, inst->layer_libs);
     inst->layer_libs = NULL;
     inst->layer_lib_count = 0;
+    vkl_free(&inst->alloc, inst->shown_layers);
+    inst->shown_layers = NULL;
+    inst->shown_layer_count = 0;
     if (inst->layer_set_held) vkl_layers_release(&inst->layer_set);
     inst->layer_set_held = false;
 }

@@ -24,6 +24,14 @@ struct pd_index {
     uint32_t mask, used;
 };
 
+/* The application-side half: what every trampoline and the handle check read. */
+static void tramp_init(struct vkl_physdev *p, struct vkl_instance *inst, VkPhysicalDevice next) {
+    p->tramp.disp = inst->disp;
+    p->tramp.next = next;
+    p->tramp.magic = VKL_PHYSDEV_TRAMP_MAGIC;
+    p->tramp.instance = inst;
+}
+
 static uint32_t pd_hash(const struct vkl_icd_instance *ii, VkPhysicalDevice h) {
     uint64_t x = (uint64_t)(uintptr_t)ii * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)h;
     x ^= x >> 29;
@@ -79,9 +87,7 @@ static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct pd_inde
     p->term.icd = ii;
     p->term.handle = h;
     p->term.unknown = ii->unknown_physdev;
-    p->tramp.instance = inst;
-    p->tramp.disp = inst->disp;
-    p->tramp.next = (VkPhysicalDevice)(void *)&p->term;
+    tramp_init(p, inst, (VkPhysicalDevice)(void *)&p->term);
     p->next = inst->physdevs;
     inst->physdevs = p;
     if (ix != NULL && ix->slot != NULL) {
@@ -308,6 +314,16 @@ static void device_exts(struct vkl_instance *inst, const struct vkl_physdev *p, 
 
 static bool has_pd2(const struct vkl_icd_instance *ii);
 
+/* Whether the driver's vkGetPhysicalDeviceProperties2 may be called for a physical device that
+ * reports `device_api`: through the instance (a 1.1+ instance or the KHR extension), or because the
+ * device itself is 1.1 or later (the Vulkan specification, "Extending Physical Device Core
+ * Functionality": new physical-device-level functionality can be used when the physical-device
+ * version is at least the version that added it). */
+static bool pd2_usable(const struct vkl_icd_instance *ii, uint32_t device_api) {
+    if (ii->disp.GetPhysicalDeviceProperties2 == NULL) return false;
+    return has_pd2(ii) || VK_API_VERSION_MINOR(device_api) >= 1 || VK_API_VERSION_MAJOR(device_api) > 1;
+}
+
 static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want_pci, bool want_driver_id) {
     const struct vkl_icd_instance *ii = d->p->term.icd;
     VkPhysicalDeviceProperties props;
@@ -318,11 +334,13 @@ static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want
     d->device = props.deviceID;
     memcpy(d->name, props.deviceName, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = '\0';
-    if (!(want_pci || want_driver_id) || !has_pd2(ii) || ii->disp.GetPhysicalDeviceProperties2 == NULL) return;
+    if (!(want_pci || want_driver_id) || !pd2_usable(ii, props.apiVersion)) return;
     bool pci_ext = false, drv_ext = false;
-    device_exts(inst, d->p, &pci_ext, &drv_ext);
-    bool drv = want_driver_id &&
-               (drv_ext || VK_API_VERSION_MINOR(props.apiVersion) >= 2 || VK_API_VERSION_MAJOR(props.apiVersion) > 1);
+    if (want_pci) device_exts(inst, d->p, &pci_ext, &drv_ext);
+    /* The driver ID is asked whenever the query is usable: an implementation leaves a structure it
+     * does not know untouched (driverID 0, which no filter names), as the Khronos loader relies on
+     * (VK_LOADER_DRIVER_ID_FILTER). */
+    bool drv = want_driver_id;
     bool pci = want_pci && pci_ext;
     if (!drv && !pci) return;
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -562,7 +580,13 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
     }
     for (uint32_t i = 0; i < *n; i++) {
         const struct vkl_icd_instance *ii = all[i]->term.icd;
-        if (!has_pd2(ii) || ii->disp.GetPhysicalDeviceProperties2 == NULL) continue;
+        VkPhysicalDeviceProperties props;
+        memset(&props, 0, sizeof(props));
+        if (ii->disp.GetPhysicalDeviceProperties != NULL)
+            ii->disp.GetPhysicalDeviceProperties(all[i]->term.handle, &props);
+        /* Read through the 1.1 query whenever the device reports 1.1 or more, whatever the instance
+         * was created with (the settings file names devices by their UUIDs). */
+        if (!pd2_usable(ii, props.apiVersion)) continue;
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids[i]};
         ids[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
         ii->disp.GetPhysicalDeviceProperties2(all[i]->term.handle, &p2);
@@ -666,9 +690,7 @@ static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice ne
         p = vkl_calloc(&inst->alloc, sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
         if (p != NULL) {
             p->term.disp = inst->disp;
-            p->tramp.instance = inst;
-            p->tramp.disp = inst->disp;
-            p->tramp.next = next;
+            tramp_init(p, inst, next);
             p->next = inst->physdevs;
             inst->physdevs = p;
         }

@@ -6,7 +6,7 @@
 #if defined(__x86_64__)
 
 #define TRAMP_NEXT 8        /* offsetof(struct vkl_physdev_tramp, next) */
-#define TRAMP_INSTANCE 16   /* offsetof(struct vkl_physdev_tramp, instance) */
+#define TRAMP_INSTANCE 24   /* offsetof(struct vkl_physdev_tramp, instance) */
 #define INST_UNKNOWN 8      /* offsetof(struct vkl_instance, unknown_physdev_chain) */
 #define TERM_HANDLE 16      /* offsetof(struct vkl_physdev_term, handle) */
 #define TERM_UNKNOWN 24     /* offsetof(struct vkl_physdev_term, unknown) */

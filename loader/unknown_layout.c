@@ -4,7 +4,7 @@
 #include "loader/internal/loader.h"
 
 _Static_assert(offsetof(struct vkl_physdev_tramp, next) == 8, "TRAMP_NEXT");
-_Static_assert(offsetof(struct vkl_physdev_tramp, instance) == 16, "TRAMP_INSTANCE");
+_Static_assert(offsetof(struct vkl_physdev_tramp, instance) == 24, "TRAMP_INSTANCE");
 _Static_assert(offsetof(struct vkl_instance, unknown_physdev_chain) == 8, "INST_UNKNOWN");
 _Static_assert(offsetof(struct vkl_instance, chain_handle) == VKL_INSTANCE_NEXT_OFFSET, "vkl_instance_next");
 _Static_assert(offsetof(struct vkl_physdev_term, handle) == 16, "TERM_HANDLE");

@@ -1197,16 +1197,29 @@ static void step_robust(const char *which) {
   obj_end();
 }
 
-/* bad-handle:CMD -- CMD called with a dispatchable handle the loader never made (a zeroed, readable
- * 256-byte object); emits {"step":"bad-handle","command":CMD} and flushes first, then calls: a
- * loader that validates the handle ends the process (the test reads its exit status and stderr);
+/* bad-handle:CMD[:words] -- CMD called with a dispatchable handle the loader never made (a readable
+ * 256-byte object: zeroed, or with ":words" filled with words that are not addresses, which a
+ * check that follows a pointer read from the handle dies on); emits {"step":"bad-handle","command":CMD} and flushes
+ * first, then calls: a loader that validates the handle ends the process (the test reads its exit status and stderr);
  * "returned" follows only when the call came back. Commands: vkDestroyInstance,
  * vkEnumeratePhysicalDevices, vkEnumeratePhysicalDeviceGroups (instance), vkCreateDevice,
  * vkEnumerateDeviceExtensionProperties, vkEnumerateDeviceLayerProperties (physical device) with
  * their real signatures; any other exported command with the handle first and zeros after it. */
-static void step_bad_handle(const char *cmd) {
+static void step_bad_handle(const char *arg) {
   static _Alignas(16) unsigned char bogus[256];
   memset(bogus, 0, sizeof bogus);
+  char cmd_buf[128];
+  const char *cmd = arg;
+  const char *colon = arg != NULL ? strchr(arg, ':') : NULL;
+  if (colon != NULL && strcmp(colon + 1, "words") == 0 && (size_t)(colon - arg) < sizeof cmd_buf) {
+    memcpy(cmd_buf, arg, (size_t)(colon - arg));
+    cmd_buf[colon - arg] = '\0';
+    cmd = cmd_buf;
+    for (size_t i = 0; i < sizeof bogus / sizeof(uint64_t); i++) {
+      uint64_t w = 0xA5A5A5A5A5A5A5A5ull ^ (uint64_t)i; /* non-canonical on x86-64: never an address */
+      memcpy(bogus + i * sizeof w, &w, sizeof w);
+    }
+  }
   obj_begin("bad-handle");
   kv_str("command", cmd ? cmd : "");
   obj_end();

@@ -10,9 +10,9 @@
  *  LDP_LOADER_1   vkCreateInstance fails with VK_ERROR_INCOMPATIBLE_DRIVER exactly when no driver
  *                 could create an instance (and leaves no driver instance behind on failure)
  *  LDP_LOADER_13  an elevated world loads nothing from a user-controlled path
- *  LDP_LOADER_6   vkCreateInstance refuses (VK_ERROR_INCOMPATIBLE_DRIVER, no driver called) exactly when
- *                 every driver is Vulkan 1.0, one is at interface >= 5 and the application asks for
- *                 more than 1.0 (conformance/policies/readings.md)
+ *  LDP_LOADER_6   vkCreateInstance never refuses an apiVersion (VK_ERROR_INCOMPATIBLE_DRIVER with no
+ *                 driver called) while it loaded and accepted a driver: the loader reports 1.1+, and
+ *                 the specification forbids that result for any apiVersion (readings.md)
  *  LDP_LOADER_10/11  a surface query reaches each driver with its own surface, or (interface < 3)
  *                 the loader's container; never another handle, never NULL; and (10) the query on
  *                 each listed physical device reaches the driver that reported it
@@ -506,40 +506,30 @@ void oracle_check_final(const struct world *w, const struct w_records *rs) {
     check_surface_reach(w, rs);
 }
 
-static bool api_above_1_0(uint32_t v) {
-    return v != 0 && !(VK_API_VERSION_VARIANT(v) == 0 && VK_API_VERSION_MAJOR(v) == 1 && VK_API_VERSION_MINOR(v) == 0);
-}
-
-/* LDP_LOADER_6, read with the Vulkan specification (conformance/policies/readings.md): the loader
- * refuses an apiVersion only when every candidate driver is a Vulkan 1.0 driver, one of them at
- * interface >= 5, and the application asks for more than 1.0; such a refusal calls no driver's
- * vkCreateInstance. Checked where the records say enough: no layer ran, the drivers' versions are
- * known. */
+/* LDP_LOADER_6, read with the Vulkan specification (conformance/policies/readings.md): a loader that
+ * reports instance version 1.1 or more must not return VK_ERROR_INCOMPATIBLE_DRIVER for any
+ * apiVersion, so it never refuses one without calling a driver while it loaded and accepted a
+ * driver (a Vulkan 1.0 driver receives 1.0, LDP_LOADER_7, checked elsewhere). Checked where the
+ * records say enough: no layer ran, the drivers' versions are known. */
 static void check_api_version(const struct world *w, const struct w_records *before, const struct w_records *after,
                               VkResult result) {
     if (oracle_layer_called(w, after, -1)) return;
     uint32_t want = w->app_info ? w->api_version : 0;
-    uint32_t called = 0, called_1_0 = 0, called_v5 = 0, newer_unused = 0, unused_slot = 0;
+    uint32_t called = 0, accepted_unused = 0, unused_slot = 0;
     for (uint32_t s = 0; s < w->ndrivers; s++) {
         bool got_create = false;
-        int iface = -1;
         for (size_t i = before->s[s].n; i < after->s[s].n; i++)
-            if (rec_is(&after->s[s].r[i], "vkCreateInstance")) {
-                got_create = true;
-                iface = (int)rec_num(&after->s[s].r[i], "interface", -1);
-            }
-        int v = slot_is_1_0(w, s, &after->s[s]);
+            if (rec_is(&after->s[s].r[i], "vkCreateInstance")) got_create = true;
         if (got_create) {
             called++;
-            called_1_0 += v == 1;
-            called_v5 += iface >= 5;
             continue;
         }
         /* a Vulkan 1.x driver the loader loaded and accepted (its last negotiation succeeded at
          * interface >= 5, it answered the extension query) but never asked to create an instance */
         const struct w_slot_recs *sr = &after->s[s];
         const struct w_driver *d = &w->d[s];
-        if (v != 0 || d->sc.misbehave != 0 || d->sc.inject_count != 0 || world_driver_unusable(d)) continue;
+        if (slot_is_1_0(w, s, sr) < 0 || d->sc.misbehave != 0 || d->sc.inject_count != 0 || world_driver_unusable(d))
+            continue;
         bool accepted = false;
         for (size_t i = 0; i < sr->n; i++)
             if (rec_is(&sr->r[i], "vk_icdNegotiateLoaderICDInterfaceVersion"))
@@ -547,21 +537,15 @@ static void check_api_version(const struct world *w, const struct w_records *bef
         if (!accepted || !loader_saw_extensions(sr)) continue;
         /* a portability driver is a candidate only with the flag and the extension: not modelled */
         if (strstr(d->manifest ? d->manifest : "", "portability") != NULL) continue;
-        newer_unused++;
+        accepted_unused++;
         unused_slot = s;
     }
-    if (result == VK_SUCCESS && api_above_1_0(want) && called > 0 && called_1_0 == called && called_v5 > 0)
+    if (result == VK_ERROR_INCOMPATIBLE_DRIVER && called == 0 && accepted_unused > 0)
         world_violation("LDP_LOADER_6",
-                        "vkCreateInstance succeeded for apiVersion %u.%u.%u (variant %u) although every driver it "
-                        "used is a Vulkan 1.0 driver and %u of them is at interface >= 5: the loader must refuse "
-                        "with VK_ERROR_INCOMPATIBLE_DRIVER",
+                        "vkCreateInstance refused apiVersion %u.%u.%u (VK_ERROR_INCOMPATIBLE_DRIVER, no driver called) "
+                        "although driver slot %u is a driver at interface >= 5 the loader accepted: a loader "
+                        "reporting Vulkan 1.1+ must not return that result for any apiVersion",
                         VK_API_VERSION_MAJOR(want), VK_API_VERSION_MINOR(want), VK_API_VERSION_PATCH(want),
-                        VK_API_VERSION_VARIANT(want), called_v5);
-    if (result == VK_ERROR_INCOMPATIBLE_DRIVER && called == 0 && newer_unused > 0)
-        world_violation("LDP_LOADER_6",
-                        "vkCreateInstance refused (VK_ERROR_INCOMPATIBLE_DRIVER, no driver called) although driver "
-                        "slot %u is a Vulkan 1.1+ driver at interface >= 5 the loader accepted: a 1.1+ driver "
-                        "supports every apiVersion",
                         unused_slot);
 }
 

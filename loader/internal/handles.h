@@ -48,8 +48,15 @@ struct vkl_physdev_term {
 struct vkl_physdev_tramp {
     const struct vkl_gen_instance_dispatch *disp; /* top of the instance chain */
     VkPhysicalDevice next;                        /* handle passed down the chain */
+    uint64_t magic; /* VKL_PHYSDEV_TRAMP_MAGIC while the instance lives (handle validation) */
     struct vkl_instance *instance;
 };
+
+/* RULE_HANDLE_VALIDATION: a physical-device handle is validated by this word in its own memory
+ * before any pointer it holds is followed (a bad handle's words are not pointers). The third word,
+ * where the Khronos loader keeps its own physical-device magic, so a handle forged for either
+ * loader reads as invalid in both. */
+#define VKL_PHYSDEV_TRAMP_MAGIC 0x564b4c5048595344ull /* "VKLPHYSD" */
 
 /*
  * The device dispatch the loader writes into the first word of VkDevice/VkQueue/VkCommandBuffer:
@@ -97,12 +104,13 @@ static inline const struct vkl_gen_device_dispatch *vkl_device_disp(const void *
 _Noreturn void vkl_invalid_handle(const char *cmd, const char *param);
 void vkl_check_instance(VkInstance instance, const char *cmd);
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd);
-/* A VkDevice, VkQueue or VkCommandBuffer: non-NULL, and its first word points at a live loader
- * device dispatch (the magic word after the table). */
+/* Whether `table` is the address of a live device's dispatch table (device.c): a lookup by value,
+ * so an invalid handle's first word is never followed. */
+bool vkl_device_dispatch_live(const void *table);
+/* A VkDevice, VkQueue or VkCommandBuffer: non-NULL, and its first word is the address of a live
+ * loader device dispatch (looked up, not followed). */
 static inline void vkl_check_device_object(const void *dispatchable, const char *cmd, const char *param) {
-    const struct vkl_gen_device_dispatch *d =
-        dispatchable != NULL ? *(const struct vkl_gen_device_dispatch *const *)dispatchable : NULL;
-    if (__builtin_expect(d == NULL || *(const uint32_t *)(const void *)(d + 1) != VKL_DEVICE_DISPATCH_MAGIC, 0))
+    if (__builtin_expect(dispatchable == NULL || !vkl_device_dispatch_live(*(const void *const *)dispatchable), 0))
         vkl_invalid_handle(cmd, param);
 }
 

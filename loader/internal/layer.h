@@ -154,6 +154,14 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
                              const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                              uint32_t *out_count);
 
+/* vkl_layers_activate, and in *shown (malloc'd, free()) the activated layers as an application sees
+ * them: the same list with each expanded meta-layer right after the components that completed it
+ * (what vkEnumerateDeviceLayerProperties answers). */
+VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *const *app_names, uint32_t app_count,
+                                   const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
+                                   uint32_t *out_count, const struct vkl_layer_manifest ***shown,
+                                   uint32_t *shown_count);
+
 /* Only the implicit part of vkl_layers_activate (enabled implicit layers in discovery order, the
  * override layer's expansion last): the layers of the pre-instance chains and whose instance
  * extensions vkEnumerateInstanceExtensionProperties(NULL) adds. *out: malloc'd (free()). */

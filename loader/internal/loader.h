@@ -164,6 +164,10 @@ struct vkl_instance {
     bool layer_set_held;
     struct vkl_layer_lib *layer_libs;
     uint32_t layer_lib_count;
+    /* The active layers as the application sees them (vkEnumerateDeviceLayerProperties): the loaded
+     * layers with each activated meta-layer after its components; borrowed from layer_set. */
+    const struct vkl_layer_manifest **shown_layers;
+    uint32_t shown_layer_count;
     /* link_slots[j] (j = 1..layer_lib_count): the loader's link shim standing for what lies below
      * layer j - 1 (layer j, or the terminators at j == layer_lib_count), -1 when the shims ran out;
      * the shims name the layer that clobbered *pInstance / *pDevice (LLP_LAYER_21/22). */

@@ -19,6 +19,7 @@ _Noreturn void vkl_invalid_handle(const char *cmd, const char *param) { abort();
 void vkl_check_instance(VkInstance instance, const char *cmd) {}
 int vkl_null_count_param(const char *cmd, const char *param, bool returns_result) { return -1; }
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {}
+bool vkl_device_dispatch_live(const void *table) { return table != NULL; }
 
 /* `nm -D --defined-only /usr/lib/x86_64-linux-gnu/libvulkan.so.1` (Debian, header 1.3.239). */
 static const char *const debian_exports[] = {

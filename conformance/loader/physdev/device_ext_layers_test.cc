@@ -138,5 +138,28 @@ TEST(ImplicitLayerDeviceExtensions, EveryPhysicalDevice) {
   EXPECT_EQ(ExtensionNames(b), (Names{kLayerOnlyExt})) << r.Describe();
 }
 
+// vkEnumerateDeviceLayerProperties answers with the instance's active layers as the application
+// enabled them: an explicit meta-layer the application enabled is listed right after its
+// components (RULE_LYR_META; device layers are deprecated and the documents name no order, so the
+// Khronos loader's activated-layer list is the model), and a plain layer beside it keeps its place.
+TEST(DeviceLayers, ActivatedMetaLayerListedAfterItsComponents) {
+  VKT_POLICY("RULE_LYR_META", "LLP_LAYER_7");
+  Sandbox s;
+  AddDriverWithExtensions(s);
+  AddMockLayer(s, "VK_LAYER_VKT_comp_one", /*implicit=*/false);
+  AddMockLayer(s, "VK_LAYER_VKT_comp_two", /*implicit=*/false);
+  AddMockLayer(s, "VK_LAYER_VKT_plain", /*implicit=*/false);
+  s.WriteLayerManifest(Location::kXdgDataDirs, false, "meta.json",
+                       LayerManifest("1.2.1", {LayerObject("VK_LAYER_VKT_meta", "",
+                                                           ", \"component_layers\": [\"VK_LAYER_VKT_comp_two\", "
+                                                           "\"VK_LAYER_VKT_comp_one\"]")}));
+  ProbeResult r = RunProbe(s, {"create-instance:layers=VK_LAYER_VKT_meta,VK_LAYER_VKT_plain", "devices",
+                               "device-layers:0", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(LayerNames(r, "device-layers"),
+            (Names{"VK_LAYER_VKT_comp_two", "VK_LAYER_VKT_comp_one", "VK_LAYER_VKT_meta", "VK_LAYER_VKT_plain"}))
+      << r.Describe();
+}
+
 }  // namespace
 }  // namespace vkt
