@@ -281,9 +281,14 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
                 z.write(p, os.path.basename(d) + "_" + name)
 PY
 }
+# Large-array seeds (generated, several MB, not checked in) and each target's libFuzzer options
+# (-timeout; OSS-Fuzz and ClusterFuzzLite read $OUT/<target>.options, ci/fuzz_smoke and
+# fuzz/tools/campaign.sh too): a superlinear walk over a list is a timeout (RULE_ADVERSARIAL_INPUT).
+python3 fuzz/tools/large_seeds.py "$B/large_seeds" > /dev/null
 for t in $TARGETS; do
   [ -x "$OUT/$t" ] || continue
-  zipdir "$OUT/${t}_seed_corpus.zip" "fuzz/corpus/$t" "fuzz/regressions/$t"
+  zipdir "$OUT/${t}_seed_corpus.zip" "fuzz/corpus/$t" "fuzz/regressions/$t" "$B/large_seeds/$t"
   [ -f "fuzz/dicts/$t.dict" ] && cp "fuzz/dicts/$t.dict" "$OUT/$t.dict"
+  [ -f "fuzz/options/$t.options" ] && cp "fuzz/options/$t.options" "$OUT/$t.options"
 done
 echo "build.sh: built $(for t in $TARGETS; do [ -x "$OUT/$t" ] && printf '%s ' "$t"; done)in $OUT"

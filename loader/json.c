@@ -6,6 +6,7 @@
  * cJSON symbol an application's own cJSON could interpose and exports none.
  */
 #include "loader/internal/json.h"
+#include "loader/internal/tls.h"
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
@@ -18,6 +19,9 @@
 #if CJSON_NESTING_LIMIT < VKL_JSON_MAX_DEPTH
 #error "cJSON's nesting limit is below ours: the depth pre-scan would not be the only limit"
 #endif
+
+/* List nodes visited by this thread (vkl_json_steps_for_testing). */
+static VKL_TLS unsigned long long t_steps;
 
 static const cJSON *cj(const struct vkl_json *node) { return (const cJSON *)node; }
 static const struct vkl_json *vj(const cJSON *node) { return (const struct vkl_json *)node; }
@@ -201,8 +205,13 @@ void vkl_json_free(struct vkl_json *root) { cJSON_Delete((cJSON *)root); }
 
 const struct vkl_json *vkl_json_get(const struct vkl_json *obj, const char *key) {
     if (!cJSON_IsObject(cj(obj)) || key == NULL) return NULL;
-    /* Case-sensitive by choice (json.h); the Khronos loader is case-insensitive here. */
-    return vj(cJSON_GetObjectItemCaseSensitive(cj(obj), key));
+    /* Case-sensitive by choice (json.h); the Khronos loader is case-insensitive here. The first
+     * member of that name wins (cJSON_GetObjectItemCaseSensitive's walk, counted for the tests). */
+    for (const cJSON *c = cj(obj)->child; c != NULL; c = c->next) {
+        t_steps++;
+        if (c->string != NULL && strcmp(c->string, key) == 0) return vj(c);
+    }
+    return NULL;
 }
 
 bool vkl_json_is_null(const struct vkl_json *n) { return n != NULL && cJSON_IsNull(cj(n)); }
@@ -232,30 +241,26 @@ double vkl_json_number(const struct vkl_json *n) { return vkl_json_is_number(n) 
 static size_t child_count(const cJSON *node) {
     size_t count = 0;
     for (const cJSON *c = node->child; c != NULL; c = c->next) count++;
+    t_steps += count;
     return count;
-}
-
-static const cJSON *child_at(const cJSON *node, size_t index) {
-    const cJSON *c = node->child;
-    while (c != NULL && index > 0) {
-        c = c->next;
-        index--;
-    }
-    return c;
 }
 
 size_t vkl_json_array_size(const struct vkl_json *n) { return vkl_json_is_array(n) ? child_count(cj(n)) : 0; }
 
-const struct vkl_json *vkl_json_array_at(const struct vkl_json *n, size_t index) {
-    return vkl_json_is_array(n) ? vj(child_at(cj(n), index)) : NULL;
-}
-
 size_t vkl_json_object_size(const struct vkl_json *n) { return vkl_json_is_object(n) ? child_count(cj(n)) : 0; }
 
-const struct vkl_json *vkl_json_member_at(const struct vkl_json *n, size_t index, const char **out_key) {
-    if (out_key) *out_key = NULL;
-    if (!vkl_json_is_object(n)) return NULL;
-    const cJSON *c = child_at(cj(n), index);
-    if (c != NULL && out_key) *out_key = c->string;
-    return vj(c);
+const struct vkl_json *vkl_json_first(const struct vkl_json *n) {
+    if (!vkl_json_is_array(n) && !vkl_json_is_object(n)) return NULL;
+    t_steps++;
+    return vj(cj(n)->child);
 }
+
+const struct vkl_json *vkl_json_next(const struct vkl_json *item) {
+    if (item == NULL) return NULL;
+    t_steps++;
+    return vj(cj(item)->next);
+}
+
+const char *vkl_json_key(const struct vkl_json *member) { return member != NULL ? cj(member)->string : NULL; }
+
+unsigned long long vkl_json_steps_for_testing(void) { return t_steps; }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "loader/internal/json.h"
@@ -40,17 +41,24 @@ TEST(Json, ParsesObjectAndAccessors) {
     const vkl_json *a = vkl_json_get(r, "a");
     ASSERT_TRUE(vkl_json_is_array(a));
     EXPECT_EQ(vkl_json_array_size(a), 3u);
-    EXPECT_DOUBLE_EQ(vkl_json_number(vkl_json_array_at(a, 0)), 1.0);
-    EXPECT_STREQ(vkl_json_string(vkl_json_array_at(a, 1)), "two");
-    EXPECT_STREQ(vkl_json_string(vkl_json_get(vkl_json_array_at(a, 2), "k")), "v");
-    EXPECT_EQ(vkl_json_array_at(a, 3), nullptr);
+    const vkl_json *e0 = vkl_json_first(a);
+    const vkl_json *e1 = vkl_json_next(e0);
+    const vkl_json *e2 = vkl_json_next(e1);
+    EXPECT_DOUBLE_EQ(vkl_json_number(e0), 1.0);
+    EXPECT_STREQ(vkl_json_string(e1), "two");
+    EXPECT_STREQ(vkl_json_string(vkl_json_get(e2, "k")), "v");
+    EXPECT_EQ(vkl_json_next(e2), nullptr);
+    EXPECT_EQ(vkl_json_key(e0), nullptr); // array elements have no key
+    std::vector<const vkl_json *> seen;
+    VKL_JSON_FOR_EACH(e, a) seen.push_back(e);
+    EXPECT_EQ(seen, (std::vector<const vkl_json *>{e0, e1, e2}));
     const vkl_json *o = vkl_json_get(r, "o");
     EXPECT_EQ(vkl_json_object_size(o), 1u);
-    const char *key = nullptr;
-    EXPECT_STREQ(vkl_json_string(vkl_json_member_at(o, 0, &key)), "x");
-    EXPECT_STREQ(key, "inner");
-    EXPECT_EQ(vkl_json_member_at(o, 1, &key), nullptr);
-    EXPECT_EQ(key, nullptr);
+    const vkl_json *m = vkl_json_first(o);
+    EXPECT_STREQ(vkl_json_string(m), "x");
+    EXPECT_STREQ(vkl_json_key(m), "inner");
+    EXPECT_EQ(vkl_json_next(m), nullptr);
+    EXPECT_EQ(vkl_json_first(vkl_json_get(r, "empty_array_absent")), nullptr);
     EXPECT_EQ(vkl_json_object_size(r), 7u);
 }
 
@@ -63,8 +71,11 @@ TEST(Json, WrongTypeAccessorsAreSafe) {
     EXPECT_FALSE(vkl_json_bool(s));
     EXPECT_DOUBLE_EQ(vkl_json_number(s), 0.0);
     EXPECT_EQ(vkl_json_array_size(s), 0u);
-    EXPECT_EQ(vkl_json_array_at(p.root, 0), nullptr); // object is not an array
-    EXPECT_EQ(vkl_json_get(n, "x"), nullptr);         // number is not an object
+    EXPECT_EQ(vkl_json_first(n), nullptr); // a number has no elements
+    EXPECT_EQ(vkl_json_first(s), nullptr); // nor has a string
+    EXPECT_EQ(vkl_json_next(nullptr), nullptr);
+    EXPECT_EQ(vkl_json_key(nullptr), nullptr);
+    EXPECT_EQ(vkl_json_get(n, "x"), nullptr); // number is not an object
     EXPECT_EQ(vkl_json_get(nullptr, "x"), nullptr);
     EXPECT_EQ(vkl_json_get(p.root, nullptr), nullptr);
     EXPECT_EQ(vkl_json_get(p.root, "missing"), nullptr);
@@ -216,7 +227,7 @@ TEST(Json, DepthLimitBoundary) {
 TEST(Json, BracketsInsideStringsDoNotCountTowardsDepth) {
     Parsed p("[\"" + std::string(1000, '[') + "\\\"" + std::string(1000, '{') + "\"]");
     ASSERT_EQ(p.result, VK_SUCCESS) << p.err;
-    EXPECT_EQ(std::string(vkl_json_string(vkl_json_array_at(p.root, 0))).size(), 2001u);
+    EXPECT_EQ(std::string(vkl_json_string(vkl_json_first(p.root))).size(), 2001u);
 }
 
 TEST(JsonErrors, NullErrBufferAndBadArgs) {

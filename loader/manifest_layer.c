@@ -121,8 +121,9 @@ static VkResult string_array(const struct ctx *c, const struct vkl_json *node, c
     if (n == 0) return VK_SUCCESS;
     char **v = calloc(n, sizeof(char *));
     if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    for (size_t i = 0; i < n; i++) {
-        const struct vkl_json *e = vkl_json_array_at(node, i);
+    /* RULE_ADVERSARIAL_INPUT: one pass over the list (an indexed walk was quadratic). */
+    size_t i = 0;
+    for (const struct vkl_json *e = vkl_json_first(node); e != NULL && i < n; e = vkl_json_next(e), i++) {
         if (!vkl_json_is_string(e)) {
             vkl_log(c->log, VKL_LOG_WARN | CAT,
                     LAYER_FMT "field '%s[%zu]' has type %s, expected string; layer skipped [LLP_LAYER_6]", c->path,
@@ -178,8 +179,8 @@ static VkResult extensions(const struct ctx *c, const struct vkl_json *node, con
     if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t k = 0;
     VkResult r = VK_SUCCESS;
-    for (size_t i = 0; i < n; i++) {
-        const struct vkl_json *e = vkl_json_array_at(node, i);
+    size_t i = 0;
+    for (const struct vkl_json *e = vkl_json_first(node); e != NULL && i < n; e = vkl_json_next(e), i++) {
         const char *name = vkl_json_string(vkl_json_get(e, "name"));
         uint32_t spec = 0;
         const struct vkl_json *sv = vkl_json_get(e, "spec_version");
@@ -220,8 +221,8 @@ static VkResult env_pair(const struct ctx *c, const struct vkl_json *obj, const 
     *usable = false;
     const struct vkl_json *n = vkl_json_get(obj, field);
     if (n == NULL) return VK_SUCCESS;
-    const char *key = NULL;
-    const struct vkl_json *m = vkl_json_is_object(n) ? vkl_json_member_at(n, 0, &key) : NULL;
+    const struct vkl_json *m = vkl_json_is_object(n) ? vkl_json_first(n) : NULL;
+    const char *key = vkl_json_key(m);
     if (m == NULL || !vkl_json_is_string(m) || key == NULL || key[0] == '\0') {
         vkl_log(c->log, VKL_LOG_WARN | CAT,
                 LAYER_FMT "field '%s' must be an object whose first member maps a variable name to a string; "
@@ -544,7 +545,8 @@ VkResult vkl_layer_manifest_parse(const char *path, const char *buf, size_t len,
             r = VK_ERROR_OUT_OF_HOST_MEMORY;
             goto out;
         }
-        for (size_t i = 0; i < n; i++) objs[i] = vkl_json_array_at(layers, i);
+        size_t i = 0;
+        for (const struct vkl_json *e = vkl_json_first(layers); e != NULL && i < n; e = vkl_json_next(e)) objs[i++] = e;
     } else {
         size_t members = vkl_json_object_size(root);
         objs = calloc(members ? members : 1, sizeof(*objs));
@@ -552,10 +554,9 @@ VkResult vkl_layer_manifest_parse(const char *path, const char *buf, size_t len,
             r = VK_ERROR_OUT_OF_HOST_MEMORY;
             goto out;
         }
-        for (size_t i = 0; i < members; i++) {
-            const char *key = NULL;
-            const struct vkl_json *m = vkl_json_member_at(root, i, &key);
-            if (key != NULL && strcmp(key, "layer") == 0) objs[n++] = m;
+        VKL_JSON_FOR_EACH(m, root) {
+            const char *key = vkl_json_key(m);
+            if (n < members && key != NULL && strcmp(key, "layer") == 0) objs[n++] = m;
         }
         if (n == 0) {
             vkl_log(log, VKL_LOG_WARN | CAT, "layer manifest %s: field 'layer' (or 'layers') is missing [LLP_LAYER_6]",

@@ -89,8 +89,11 @@ static void put(char *text, size_t *pos, const char *s, size_t n) {
     *pos += n;
 }
 
+/* `s` may be NULL when n == 0 (add_source's absent second part): NULL + 0 is undefined in C
+ * (C11 6.5.6p8; clang's UBSan: "applying zero offset to null pointer"), so no pointer is formed. */
 static size_t count_char(const char *s, size_t n, char c) {
     size_t k = 0;
+    if (n == 0) return 0;
     const char *end = s + n;
     for (const char *p = s; p < end && (p = memchr(p, c, (size_t)(end - p))) != NULL; p++) k++;
     return k;

@@ -99,6 +99,15 @@ TEST(SearchDirs, EmptyXdgVariablesFallBack) {
                                   "/usr/share/vulkan/icd.d"}));
 }
 
+// Both XDG_*_DIRS unset: each fallback list is a source with no second part (a NULL pointer and
+// length 0), whose ':' are counted without forming NULL + 0 (undefined behaviour that clang's
+// UBSan reports as "applying zero offset to null pointer"; .bazelrc --config=ubsan-clang).
+TEST(SearchDirs, UnsetXdgDirsUseBothFallbackLists) {
+    vkl_search_env env{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    EXPECT_EQ(Dirs(env),
+              (Strings{"/etc/xdg/vulkan/icd.d", "/usr/local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d"}));
+}
+
 TEST(SearchDirs, NoHomeSkipsUserLocations) {
     vkl_search_env env{nullptr, nullptr, nullptr, nullptr, nullptr, "/etc", nullptr};
     EXPECT_EQ(Dirs(env), (Strings{"/etc/xdg/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d",

@@ -159,8 +159,9 @@ static VkResult parse_section(const char *path, const struct vkl_json *arr, cons
     uint32_t kept = 0;
     bool dropped = false;
     VkResult r = VK_SUCCESS;
-    for (size_t i = 0; i < n && !dropped; i++) {
-        const struct vkl_json *e = vkl_json_array_at(arr, i);
+    size_t i = 0;
+    /* RULE_ADVERSARIAL_INPUT: one pass over the list (an indexed walk was quadratic). */
+    for (const struct vkl_json *e = vkl_json_first(arr); e != NULL && !dropped; e = vkl_json_next(e), i++) {
         void *elem = v + kept * sec->elem_size;
         struct entry_error err = {NULL, NULL};
         if (!vkl_json_is_object(e))
@@ -268,16 +269,18 @@ static VkResult parse_driver(const char *path, size_t i, const struct vkl_json *
     return (d->path = file_relative(path, p)) != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
 }
 
+/* Exactly VK_UUID_SIZE integers 0..255; a longer array is refused at its 17th element, unread
+ * beyond it (RULE_ADVERSARIAL_INPUT). */
 static bool read_uuid(const struct vkl_json *arr, uint8_t out[VK_UUID_SIZE]) {
-    if (!vkl_json_is_array(arr) || vkl_json_array_size(arr) != VK_UUID_SIZE) return false;
-    for (size_t i = 0; i < VK_UUID_SIZE; i++) {
-        const struct vkl_json *b = vkl_json_array_at(arr, i);
-        if (!vkl_json_is_number(b)) return false;
+    if (!vkl_json_is_array(arr)) return false;
+    size_t i = 0;
+    VKL_JSON_FOR_EACH(b, arr) {
+        if (i == VK_UUID_SIZE || !vkl_json_is_number(b)) return false;
         double d = vkl_json_number(b);
         if (!(d >= 0.0 && d <= 255.0) || d != (double)(unsigned)d) return false;
-        out[i] = (uint8_t)d;
+        out[i++] = (uint8_t)d;
     }
-    return true;
+    return i == VK_UUID_SIZE;
 }
 
 /* device_configurations[i]: {deviceUUID[16], driverUUID[16], driverVersion, deviceName?, driverName?}. */
@@ -351,8 +354,9 @@ static int app_keys_match(const char *path, const char *where, const struct vkl_
         return -1;
     }
     int found = -1;
-    for (size_t i = 0; i < vkl_json_array_size(keys); i++) {
-        const char *k = vkl_json_string(vkl_json_array_at(keys, i));
+    size_t i = 0;
+    for (const struct vkl_json *e = vkl_json_first(keys); e != NULL; e = vkl_json_next(e), i++) {
+        const char *k = vkl_json_string(e);
         if (k == NULL) {
             vkl_log(log, VKL_LOG_WARN, "settings file %s: %s: app_keys[%zu] is not a string; object not used " TAG,
                     path, where, i);
@@ -373,8 +377,9 @@ static VkResult parse_object(const char *path, const struct vkl_json *obj, const
         if (!vkl_json_is_array(n)) {
             wrong_type(log, 0, path, "stderr_log", n, "array");
         } else {
-            for (size_t i = 0; i < vkl_json_array_size(n); i++) {
-                const char *w = vkl_json_string(vkl_json_array_at(n, i));
+            size_t i = 0;
+            for (const struct vkl_json *e = vkl_json_first(n); e != NULL; e = vkl_json_next(e), i++) {
+                const char *w = vkl_json_string(e);
                 uint32_t bits = vkl_settings_log_word(w);
                 if (bits == 0)
                     vkl_log(log, VKL_LOG_INFO,
@@ -456,22 +461,26 @@ VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size
             vkl_log(log, VKL_LOG_INFO,
                     "settings file %s: field 'settings' ignored because 'settings_array' is present " TAG, path);
         int global = -1, specific = -1;
+        const struct vkl_json *global_obj = NULL, *specific_obj = NULL;
         char where[48];
-        for (size_t i = 0; i < vkl_json_array_size(arr) && specific < 0; i++) {
-            const struct vkl_json *o = vkl_json_array_at(arr, i);
+        size_t i = 0;
+        for (const struct vkl_json *o = vkl_json_first(arr); o != NULL && specific < 0; o = vkl_json_next(o), i++) {
             snprintf(where, sizeof where, "settings_array[%zu]", i);
             if (!vkl_json_is_object(o)) {
                 vkl_log(log, VKL_LOG_WARN, "settings file %s: %s is not an object; ignored " TAG, path, where);
                 continue;
             }
             int m = app_keys_match(path, where, o, exe_path, log);
-            if (m > 0)
+            if (m > 0) {
                 specific = (int)i;
-            else if (m == 0 && global < 0)
+                specific_obj = o;
+            } else if (m == 0 && global < 0) {
                 global = (int)i;
+                global_obj = o;
+            }
         }
         s.selected_index = specific >= 0 ? specific : global;
-        if (s.selected_index >= 0) chosen = vkl_json_array_at(arr, (size_t)s.selected_index);
+        chosen = specific >= 0 ? specific_obj : global_obj;
     } else if (one != NULL && vkl_json_is_object(one)) {
         if (arr != NULL) wrong_type(log, 0, path, "settings_array", arr, "array");
         if (app_keys_match(path, "settings", one, exe_path, log) >= 0) {

@@ -70,9 +70,9 @@ bool ldp_pkg_meta_parse(const char *buf, size_t len, struct ldp_pkg_meta *out) {
     out->manifest_path_state = string_member(root, "manifest_path", &out->manifest_path, out->manifest_path_type,
                                              sizeof out->manifest_path_type);
     oom = oom || (out->manifest_path == NULL && vkl_json_is_string(vkl_json_get(root, "manifest_path")));
-    for (size_t i = 0; i < vkl_json_object_size(root); i++) {
-        const char *key = NULL;
-        vkl_json_member_at(root, i, &key);
+    /* One pass over the members (an indexed walk was quadratic; RULE_ADVERSARIAL_INPUT). */
+    VKL_JSON_FOR_EACH(m, root) {
+        const char *key = vkl_json_key(m);
         if (key == NULL || strcmp(key, "version") == 0 || strcmp(key, "file_path") == 0 ||
             strcmp(key, "manifest_path") == 0)
             continue;

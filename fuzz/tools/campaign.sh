@@ -63,10 +63,12 @@ for t in $targets; do
   seeds "$bin" "$t" "$corpus"
   dict=()
   [ -f "$bin/$t.dict" ] && dict=(-dict="$bin/$t.dict")
+  # The target's -timeout from $bin/<target>.options (build.sh copies fuzz/options/); 30 s without.
+  tmo=$(sed -n 's/^timeout *= *\([0-9][0-9]*\).*/\1/p' "$bin/$t.options" 2>/dev/null | head -1)
   echo "$jobs" > "$results/jobs_$t"
   echo "campaign: $t: $jobs libFuzzer worker(s)"
   (cd "$work" && ASAN_OPTIONS=detect_leaks=1 "$bin/$t" "${dict[@]}" -fork="$jobs" -ignore_crashes=1 \
-      -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$secs" -timeout=30 -rss_limit_mb=3072 \
+      -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$secs" -timeout="${tmo:-30}" -rss_limit_mb=3072 \
       -artifact_prefix="$results/crashes_$t/" "$corpus" > "$results/$t.log" 2>&1) &
   pids+=($!)
 done

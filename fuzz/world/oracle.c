@@ -362,8 +362,8 @@ static void check_slot(const struct world *w, uint32_t s, const struct w_slot_re
         if (rec_is(r, "vkCreateInstance")) {
             /* LDP_LOADER_9 */
             const struct vkl_json *exts = vkl_json_get(r->root, "extensions");
-            for (size_t k = 0; k < vkl_json_array_size(exts); k++) {
-                const char *e = vkl_json_string(vkl_json_array_at(exts, k));
+            VKL_JSON_FOR_EACH(x, exts) {
+                const char *e = vkl_json_string(x);
                 if (e == NULL || !advertises(d, saw_list, e))
                     world_violation("LDP_LOADER_9",
                                     "slot %u: vkCreateInstance received extension %s, which the "

@@ -64,13 +64,31 @@ const char *vkl_json_string(const struct vkl_json *node);
 bool vkl_json_bool(const struct vkl_json *node);
 double vkl_json_number(const struct vkl_json *node);
 
-/* Arrays and objects: number of elements/members (0 for other types) and the i-th one (NULL when
- * out of range). For objects, vkl_json_member_at also returns the member's key through out_key
- * (may be NULL). Indexing walks a list: O(i). */
+/* Arrays and objects: number of elements/members (0 for other types). Counting walks the list:
+ * O(n); call it once per array (e.g. to size an allocation), never per element. */
 size_t vkl_json_array_size(const struct vkl_json *node);
-const struct vkl_json *vkl_json_array_at(const struct vkl_json *node, size_t index);
 size_t vkl_json_object_size(const struct vkl_json *node);
-const struct vkl_json *vkl_json_member_at(const struct vkl_json *node, size_t index, const char **out_key);
+
+/*
+ * Iteration, O(1) per step (RULE_ADVERSARIAL_INPUT: every walk over a document is linear in its
+ * size; there is deliberately no "element at index i", which walks the list from its head and
+ * made every loop over it quadratic). vkl_json_first: the first element of an array or the first
+ * member of an object (NULL when empty, when `node` is NULL or of another type); vkl_json_next:
+ * the element or member after `item` (NULL at the end or for NULL); vkl_json_key: the key of an
+ * object member as the file spells it (NULL for an array element or NULL).
+ *
+ *     VKL_JSON_FOR_EACH(e, arr) { ... e ... }
+ */
+const struct vkl_json *vkl_json_first(const struct vkl_json *node);
+const struct vkl_json *vkl_json_next(const struct vkl_json *item);
+const char *vkl_json_key(const struct vkl_json *member);
+#define VKL_JSON_FOR_EACH(item, node)                                                                                  \
+    for (const struct vkl_json *item = vkl_json_first(node); item != NULL; item = vkl_json_next(item))
+
+/* For tests (loader/json_linear_test.cc): the number of list nodes this thread's json calls have
+ * visited so far (member lookups, counting, iteration steps). A parser over a document ten times
+ * as large must visit about ten times as many nodes, never a hundred times. */
+unsigned long long vkl_json_steps_for_testing(void);
 
 #ifdef __cplusplus
 }
