@@ -85,6 +85,7 @@ static void fill_id(const struct stat *st, struct vkl_file_id *out) {
     out->ino = (uint64_t)st->st_ino;
     out->size = (uint64_t)st->st_size;
     out->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    out->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
 }
 
 bool vkl_file_open(const char *path, enum vkl_file_kind known, struct vkl_file *out) {

@@ -33,11 +33,12 @@ extern "C" {
  * four fields are unchanged. */
 struct vkl_file_id {
     uint64_t dev, ino, size;
-    int64_t mtime_ns;
+    int64_t mtime_ns, ctime_ns;
 };
 
 static inline bool vkl_file_id_equal(const struct vkl_file_id *a, const struct vkl_file_id *b) {
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns;
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+           a->ctime_ns == b->ctime_ns;
 }
 
 /* What a path is, as far as the module could tell without blocking. */
