@@ -515,21 +515,27 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
     return true;
 }
 
-/* Whether dlopen's error `err` (dlerror text) says memory ran out inside the dynamic linker (a
- * failed malloc/mmap: "cannot allocate symbol search list", "cannot create shared object
- * descriptor", "failed to map segment from shared object": each followed by strerror(ENOMEM), in
- * the process's language; "out of memory" when even the message could not be allocated) rather
- * than something about the file (not found, not ELF, wrong class, undefined symbol), which the
- * cache keeps as a verdict until the file changes (RULE_STARTUP_CACHE). A wrong answer here costs
- * one retried dlopen per call (a false "transient"), or keeps a driver out until its file changes
- * (a missed one), hence the generous match. */
-static bool dlopen_out_of_memory(const char *err) {
+/* Whether dlopen's error `err` (dlerror text) comes from memory running out inside the dynamic
+ * linker rather than from something about the files (not ELF, wrong class, a dependency or symbol
+ * missing), which the cache keeps as a verdict until the file changes (RULE_STARTUP_CACHE). glibc
+ * 2.36, failing each of its allocations in turn (conformance/loader/oom): "cannot allocate symbol
+ * search list / dependency list / address lookup data / version reference table" followed by
+ * strerror(ENOMEM) (in the process's language), "cannot create shared object descriptor", "out of
+ * memory" (the message itself could not be allocated), and "<path>: cannot open shared object
+ * file: No such file or directory" for a path the check just before dlopen found as a regular file
+ * (`found`: a failed copy of its name). A wrong answer costs one retried dlopen per call (a false
+ * "transient") or keeps a driver out until its file changes (a missed one): hence the wide match. */
+static bool dlopen_out_of_memory(const char *err, const char *path, bool found) {
     if (err == NULL) return false;
     char buf[128];
     const char *enomem = strerror_r(ENOMEM, buf, sizeof(buf)); /* GNU strerror_r: the text */
-    return (enomem != NULL && enomem[0] != '\0' && strstr(err, enomem) != NULL) ||
-           strstr(err, "Cannot allocate memory") != NULL || strstr(err, "cannot allocate") != NULL ||
-           strstr(err, "out of memory") != NULL;
+    if ((enomem != NULL && enomem[0] != '\0' && strstr(err, enomem) != NULL) ||
+        strstr(err, "Cannot allocate memory") != NULL || strstr(err, "cannot allocate") != NULL ||
+        strstr(err, "cannot create shared object descriptor") != NULL || strstr(err, "out of memory") != NULL)
+        return true;
+    size_t n = path != NULL ? strlen(path) : 0;
+    return found && n > 0 && strncmp(err, path, n) == 0 &&
+           strncmp(err + n, ": cannot open shared object file", 32) == 0;
 }
 
 /* VK_SUCCESS: loaded; VK_ERROR_INCOMPATIBLE_DRIVER: ignored (the verdict is cached);
@@ -559,17 +565,21 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (d->lib == NULL) {
-        if (dlopen_out_of_memory(err)) {
+        if (dlopen_out_of_memory(err, d->manifest.library_path, lib_id_state == VKL_LIBRARY_ID_TAKEN)) {
             /* Not a fact about the file: nothing cached, the next acquisition tries again. */
             vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                    "driver %s: cannot load library %s: %s (out of memory: tried again at the next call) "
+                    "driver %s: cannot load library: %s (out of memory: tried again at the next call) "
                     "[RULE_ADVERSARIAL_INPUT]",
-                    d->manifest_path, d->manifest.library_path, err);
+                    d->manifest_path, err);
             d->load_attempted = false;
             return VK_ERROR_OUT_OF_HOST_MEMORY;
         }
-        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",
-                d->manifest_path, d->manifest.library_path, err != NULL ? err : "unknown error");
+        /* dlerror's text names the library (or the dependency at fault): not repeated, so the
+         * line keeps the reason within VKL_LOG_MAX_MESSAGE. */
+        if (err == NULL) err = "unknown error";
+        bool named = strstr(err, d->manifest.library_path) != NULL;
+        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library%s%s: %s [LDP_DRIVER_4]",
+                d->manifest_path, named ? "" : " ", named ? "" : d->manifest.library_path, err);
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (!driver_negotiate(log, d)) {
