@@ -238,7 +238,9 @@ TEST_F(FileOpenCount, ChangedManifestReadFromTheStreamThatShowedTheChange) {
     StopCounting();
     EXPECT_EQ(ManifestOpens("icd/d1.json"), 1) << Counts();
     EXPECT_EQ(ManifestOpens("icd/d2.json"), 1) << Counts();
-    EXPECT_EQ(Opens("lib/drv_a.so"), 1) << Counts();
+    // drv_a.so: d1's per-call identity check, and d2's old entry's check before its dlclose (an
+    // image written in place is never unloaded: icd.c library_poison, RULE_ADVERSARIAL_INPUT).
+    EXPECT_EQ(Opens("lib/drv_a.so"), 2) << Counts();
     EXPECT_EQ(Opens("lib/drv_b.so"), 1) << Counts();
 }
 

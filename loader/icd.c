@@ -6,12 +6,15 @@
  * the cached result. Filters are evaluated on every call because the environment may change.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "loader/internal/env.h"
 #include "loader/internal/filter.h"
@@ -38,7 +41,31 @@ struct cached_driver {
     struct vkl_mcache_entry ce;
     struct vkl_driver d;
     uint32_t taken; /* the cache generation of the acquisition that last put it in its set */
+    /* The library file was written in place (same inode) while d.lib was loaded: the image is no
+     * longer intact (library_poison). The record then outlives its cache entry on g_poisoned,
+     * keeping d.lib, which is never called or closed again. */
+    bool lib_corrupt;
+    struct cached_driver *poisoned_next;
+    /* The image's executable segments, recorded at load while the image is intact (its program
+     * headers are in a file-backed page that a write in place changes too). */
+    struct {
+        uintptr_t start;
+        size_t len;
+    } text[4];
+    unsigned text_count;
+    /* A copy of its dynamic section, which the dynamic linker reads at exit to find the image's
+     * destructors (DT_FINI, DT_FINI_ARRAY): truncating the file discards even the private copies
+     * of its data pages. */
+    ElfW(Dyn) * dyn_at;
+    ElfW(Dyn) dyn[64];
+    unsigned dyn_count;
 };
+
+/* Records whose library image was changed in place (under g_driver_lock). Never freed: dlopen of
+ * the same path (its name or its inode) returns the corrupt image for the rest of the process, and
+ * driver_load recognises it here. One record per library changed in place, so the list stays as
+ * short as the number of such changes. */
+static struct cached_driver *g_poisoned;
 
 static struct cached_driver *cached_of(struct vkl_driver *d) {
     return (struct cached_driver *)(void *)((char *)d - offsetof(struct cached_driver, d));
@@ -52,10 +79,20 @@ bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name) {
     return false;
 }
 
+static bool library_poison(struct cached_driver *cd, const struct vkl_log_sink *log);
+static void neutralise_text(struct cached_driver *cd);
+
 static void driver_unload(struct vkl_driver *d) {
     free(d->extensions);
     d->extensions = NULL;
     d->extension_count = 0;
+    /* RULE_ADVERSARIAL_INPUT: dlclose runs the library's destructors, which a file written in place
+     * has corrupted: such an image is left mapped for good (one identity check per unload, which
+     * only a changed manifest, a vanished one or the process's end causes). */
+    if (d->lib != NULL && (cached_of(d)->lib_corrupt || library_poison(cached_of(d), NULL))) {
+        d->loaded = false;
+        return;
+    }
     if (d->lib != NULL) {
         /* VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1 keeps libraries mapped so leak checkers can
          * still symbolise their stacks (documented debugging aid). */
@@ -69,7 +106,7 @@ static void driver_unload(struct vkl_driver *d) {
 static void driver_free_fields(struct vkl_driver *d) {
     free(atomic_exchange(&d->spare, NULL)); /* allocated by the default allocator (malloc) */
     driver_unload(d);
-    free(d->lib_path);
+    if (d->lib == NULL) free(d->lib_path); /* a corrupt image's record keeps its path (g_poisoned) */
     vkl_icd_manifest_finish(&d->manifest);
     free(d->manifest_error);
     free(d->manifest_path);
@@ -84,7 +121,7 @@ static VkResult driver_parse(struct vkl_mcache_entry *e, const char *path, const
 static void driver_destroy(struct vkl_mcache_entry *e) {
     struct cached_driver *cd = (struct cached_driver *)(void *)e;
     driver_free_fields(&cd->d);
-    free(cd);
+    if (!cd->lib_corrupt) free(cd); /* else it stays on g_poisoned, holding d.lib */
 }
 
 static struct vkl_mcache g_cache = {
@@ -128,13 +165,141 @@ static void library_identity(struct vkl_driver *d, enum vkl_library_id state, co
 }
 
 /* False when the library was replaced, changed, removed or (after a failed load) appeared. A
- * library found through dlopen's search path that never loaded cannot be checked (no path). */
-static bool library_unchanged(const struct vkl_driver *d) {
+ * library found through dlopen's search path that never loaded cannot be checked (no path).
+ * `now`/`now_ok`: the file's identity now (for library_poison). */
+static bool library_unchanged(const struct vkl_driver *d, struct vkl_file_id *now, bool *now_ok) {
+    *now_ok = false;
     if (!d->load_attempted || d->lib_path == NULL) return true;
-    struct vkl_file_id id;
-    bool ok = vkl_library_identity(d->lib_path, &id);
+    bool ok = vkl_library_identity(d->lib_path, now);
+    *now_ok = ok;
     if (ok != d->lib_stat_ok) return false;
-    return !ok || vkl_file_id_equal(&d->lib_id, &id);
+    return !ok || vkl_file_id_equal(&d->lib_id, now);
+}
+
+/* True when `now` (the library file's identity now) says the file d.lib was loaded from was
+ * written in place: same device and inode, other size or times. A new inode (install, mv, most
+ * linkers: unlink or rename) leaves the loaded image intact, and the old inode cannot be reused
+ * while the image maps it. */
+static bool changed_in_place(const struct vkl_driver *d, const struct vkl_file_id *now) {
+    return d->lib != NULL && d->lib_stat_ok && now->dev == d->lib_id.dev && now->ino == d->lib_id.ino &&
+           !vkl_file_id_equal(&d->lib_id, now);
+}
+
+/* RULE_ADVERSARIAL_INPUT, RULE_STARTUP_CACHE: a loaded library whose file was written in place
+ * (cp over it, truncate + write) has had its MAP_PRIVATE image changed under it: every page it has
+ * not written to shows the new file's bytes (or SIGBUS past a shorter end). Calling into it, or
+ * dlclose (its destructors), crashes; and dlopen of the same path returns it (same name, same
+ * inode). So the image is marked corrupt and kept on g_poisoned for good, and the driver is absent
+ * until the process restarts. True when `cd`'s image is (now) corrupt. `log` NULL: check only at
+ * unload (the file's identity is taken here), logged to stderr. */
+static bool library_poison(struct cached_driver *cd, const struct vkl_log_sink *log) {
+    struct vkl_driver *d = &cd->d;
+    if (cd->lib_corrupt) return true;
+    if (log == NULL) {
+        struct vkl_file_id now;
+        if (d->lib == NULL || !d->lib_stat_ok || d->lib_path == NULL || !vkl_library_identity(d->lib_path, &now) ||
+            !changed_in_place(d, &now))
+            return false;
+    }
+    cd->lib_corrupt = true;
+    cd->poisoned_next = g_poisoned;
+    g_poisoned = cd;
+    d->loaded = false;
+    neutralise_text(cd);
+    vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+            "driver library %s was written in place (same inode) while loaded: its image is neither called nor "
+            "unloaded, driver ignored until the process restarts (replace libraries with a new file: install, mv) "
+            "[RULE_ADVERSARIAL_INPUT]",
+            d->lib_path);
+    return true;
+}
+
+struct text_search {
+    uintptr_t base;
+    struct cached_driver *cd;
+};
+
+static int record_text_cb(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct text_search *t = data;
+    if (info->dlpi_addr != t->base) return 0;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum && t->cd->text_count < 4; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || (ph->p_flags & PF_X) == 0 || ph->p_memsz == 0) continue;
+        t->cd->text[t->cd->text_count].start = info->dlpi_addr + ph->p_vaddr;
+        t->cd->text[t->cd->text_count].len = ph->p_memsz;
+        t->cd->text_count++;
+    }
+    return 1;
+}
+
+/* Records the executable segments of the freshly loaded, intact image (no system call). */
+static void record_text(struct cached_driver *cd) {
+    cd->text_count = 0;
+    struct link_map *lm = NULL;
+    if (dlinfo(cd->d.lib, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_addr == 0) return;
+    struct text_search t = {.base = lm->l_addr, .cd = cd};
+    dl_iterate_phdr(record_text_cb, &t);
+    cd->dyn_at = NULL;
+    cd->dyn_count = 0;
+    for (unsigned n = 0; lm->l_ld != NULL && n < 64; n++) {
+        if (lm->l_ld[n].d_tag == DT_NULL) {
+            memcpy(cd->dyn, lm->l_ld, (n + 1) * sizeof(ElfW(Dyn)));
+            cd->dyn_at = lm->l_ld;
+            cd->dyn_count = n + 1;
+            break;
+        }
+    }
+}
+
+/* Makes every instruction of a corrupt image a return: the code the dynamic linker and the C
+ * library still run in it whatever the loader does (its destructors and __cxa_atexit handlers at
+ * exit, which read the new file's bytes at the old addresses otherwise) returns at once. Costs
+ * anonymous memory the size of its code, only for an image written in place. */
+static void neutralise_text(struct cached_driver *cd) {
+#if defined(__x86_64__) || defined(__i386__)
+    static const unsigned char ret[] = {0xc3};
+#elif defined(__aarch64__)
+    static const unsigned char ret[] = {0xc0, 0x03, 0x5f, 0xd6};
+#else
+    static const unsigned char ret[] = {0};
+    cd->text_count = 0; /* no return instruction known here: left as it is */
+#endif
+    long page = sysconf(_SC_PAGESIZE);
+    for (unsigned i = 0; i < cd->text_count && page > 0; i++) {
+        uintptr_t start = cd->text[i].start & ~((uintptr_t)page - 1);
+        size_t len = cd->text[i].start + cd->text[i].len - start;
+        len = (len + (size_t)page - 1) & ~((size_t)page - 1);
+        void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) continue;
+        for (size_t off = 0; off + sizeof(ret) <= len; off += sizeof(ret)) memcpy((char *)p + off, ret, sizeof(ret));
+        __builtin___clear_cache((char *)p, (char *)p + len);
+        mprotect(p, len, PROT_READ | PROT_EXEC);
+    }
+    /* The dynamic section as loaded, on anonymous pages, with no destructor array and DT_FINI (if
+     * any) pointing at a return. */
+    uintptr_t base = 0;
+    struct link_map *lm = NULL;
+    if (dlinfo(cd->d.lib, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL) base = lm->l_addr;
+    if (cd->dyn_at == NULL || page <= 0 || base == 0 || cd->text_count == 0) return;
+    uintptr_t start = (uintptr_t)cd->dyn_at & ~((uintptr_t)page - 1);
+    size_t len = (uintptr_t)(cd->dyn_at + cd->dyn_count) - start;
+    len = (len + (size_t)page - 1) & ~((size_t)page - 1);
+    void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    for (unsigned i = 0; i < cd->dyn_count; i++) {
+        if (cd->dyn[i].d_tag == DT_FINI_ARRAYSZ) cd->dyn[i].d_un.d_val = 0;
+        if (cd->dyn[i].d_tag == DT_FINI) cd->dyn[i].d_un.d_ptr = cd->text[0].start - base;
+    }
+    memcpy(cd->dyn_at, cd->dyn, cd->dyn_count * sizeof(ElfW(Dyn)));
+    mprotect(p, len, PROT_READ);
+}
+
+/* The record whose corrupt image `lib` is (dlopen returned it again), or NULL. */
+static struct cached_driver *poisoned_image(void *lib) {
+    for (struct cached_driver *p = g_poisoned; p != NULL; p = p->poisoned_next)
+        if (p->d.lib == lib) return p;
+    return NULL;
 }
 
 /* The cache entry of the manifest at `path`, referenced (*out; NULL when the file cannot be read).
@@ -150,10 +315,16 @@ static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, st
         return VK_SUCCESS;
     }
     struct vkl_mcache_entry *e = vkl_mcache_find(&g_cache, path, &file.id, log);
-    if (e != NULL && !library_unchanged(&((struct cached_driver *)(void *)e)->d)) {
+    struct vkl_file_id now;
+    bool now_ok;
+    if (e != NULL && !library_unchanged(&((struct cached_driver *)(void *)e)->d, &now, &now_ok)) {
         /* The library changed on disk: re-read the manifest and reopen the library. An entry no
          * instance holds is closed first, so dlopen maps the new file rather than returning the
-         * old mapping. */
+         * old mapping; unless the file was written in place, which leaves the image corrupt and
+         * mapped for good (library_poison: the new entry's dlopen gets that image back and
+         * driver_load ignores the driver). */
+        struct cached_driver *old = (struct cached_driver *)(void *)e;
+        if (now_ok && changed_in_place(&old->d, &now)) library_poison(old, log);
         e->refs--;
         vkl_mcache_discard(&g_cache, e);
         e = NULL;
@@ -344,6 +515,29 @@ static bool driver_negotiate(const struct vkl_log_sink *log, struct vkl_driver *
     return true;
 }
 
+/* Whether dlopen's error `err` (dlerror text) comes from memory running out inside the dynamic
+ * linker rather than from something about the files (not ELF, wrong class, a dependency or symbol
+ * missing), which the cache keeps as a verdict until the file changes (RULE_STARTUP_CACHE). glibc
+ * 2.36, failing each of its allocations in turn (conformance/loader/oom): "cannot allocate symbol
+ * search list / dependency list / address lookup data / version reference table" followed by
+ * strerror(ENOMEM) (in the process's language), "cannot create shared object descriptor", "out of
+ * memory" (the message itself could not be allocated), and "<path>: cannot open shared object
+ * file: No such file or directory" for a path the check just before dlopen found as a regular file
+ * (`found`: a failed copy of its name). A wrong answer costs one retried dlopen per call (a false
+ * "transient") or keeps a driver out until its file changes (a missed one): hence the wide match. */
+static bool dlopen_out_of_memory(const char *err, const char *path, bool found) {
+    if (err == NULL) return false;
+    char buf[128];
+    const char *enomem = strerror_r(ENOMEM, buf, sizeof(buf)); /* GNU strerror_r: the text */
+    if ((enomem != NULL && enomem[0] != '\0' && strstr(err, enomem) != NULL) ||
+        strstr(err, "Cannot allocate memory") != NULL || strstr(err, "cannot allocate") != NULL ||
+        strstr(err, "cannot create shared object descriptor") != NULL || strstr(err, "out of memory") != NULL)
+        return true;
+    size_t n = path != NULL ? strlen(path) : 0;
+    return found && n > 0 && strncmp(err, path, n) == 0 &&
+           strncmp(err + n, ": cannot open shared object file", 32) == 0;
+}
+
 /* VK_SUCCESS: loaded; VK_ERROR_INCOMPATIBLE_DRIVER: ignored (the verdict is cached);
  * VK_ERROR_OUT_OF_HOST_MEMORY: nothing cached, the next acquisition tries again. */
 static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d) {
@@ -356,9 +550,36 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
     enum vkl_library_id lib_id_state;
     d->lib = vkl_library_open_id(d->manifest.library_path, &err, &lib_id, &lib_id_state);
     library_identity(d, lib_id_state, &lib_id);
+    struct cached_driver *corrupt = d->lib != NULL ? poisoned_image(d->lib) : NULL;
+    if (corrupt != NULL) {
+        /* dlopen handed back an image changed in place earlier (library_poison): never called.
+         * This dlclose only drops the reference just taken; the one kept on g_poisoned keeps the
+         * image mapped and its destructors unrun. The verdict is cached like any other, so the
+         * line is logged once per version of the file. */
+        dlclose(d->lib);
+        d->lib = NULL;
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver library %s: dlopen returns the image written in place earlier (%s); not called, driver "
+                "ignored until the process restarts [RULE_ADVERSARIAL_INPUT]",
+                d->manifest.library_path, corrupt->d.lib_path);
+        return VK_ERROR_INCOMPATIBLE_DRIVER;
+    }
     if (d->lib == NULL) {
-        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",
-                d->manifest_path, d->manifest.library_path, err != NULL ? err : "unknown error");
+        if (dlopen_out_of_memory(err, d->manifest.library_path, lib_id_state == VKL_LIBRARY_ID_TAKEN)) {
+            /* Not a fact about the file: nothing cached, the next acquisition tries again. */
+            vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "driver %s: cannot load library: %s (out of memory: tried again at the next call) "
+                    "[RULE_ADVERSARIAL_INPUT]",
+                    d->manifest_path, err);
+            d->load_attempted = false;
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        /* dlerror's text names the library (or the dependency at fault): not repeated, so the
+         * line keeps the reason within VKL_LOG_MAX_MESSAGE. */
+        if (err == NULL) err = "unknown error";
+        bool named = strstr(err, d->manifest.library_path) != NULL;
+        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library%s%s: %s [LDP_DRIVER_4]",
+                d->manifest_path, named ? "" : " ", named ? "" : d->manifest.library_path, err);
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (!driver_negotiate(log, d)) {
@@ -370,6 +591,7 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     d->loaded = true;
+    if (!d->stale) record_text(cached_of(d));
     return VK_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1659,6 +1660,97 @@ static void step_replace_file(const char *arg) {
   obj_end();
 }
 
+/* Reads the whole of `path` into a malloc'd buffer (*len bytes); NULL on failure. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *in = fopen(path, "rb");
+  if (in == NULL) return NULL;
+  char *buf = NULL;
+  size_t cap = 0, n = 0, got = 0;
+  bool ok = true;
+  do {
+    if (n == cap) {
+      char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+      if (nb == NULL) {
+        ok = false;
+        break;
+      }
+      buf = nb;
+    }
+    got = fread(buf + n, 1, cap - n, in);
+    n += got;
+  } while (got > 0);
+  if (ferror(in)) ok = false;
+  fclose(in);
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+static bool write_all(int fd, const char *buf, size_t len) {
+  while (len > 0) {
+    ssize_t w = write(fd, buf, len);
+    if (w <= 0) return false;
+    buf += w;
+    len -= (size_t)w;
+  }
+  return true;
+}
+
+/* change-file:HOW:DST:SRC: test-only; gives DST the bytes of SRC the way a tool does, between two
+ * Vulkan calls (e.g. a driver library the loader keeps loaded). HOW: "cp" (open(O_TRUNC) + write:
+ * same inode, as cp(1) over an existing file), "truncate" (ftruncate to 0, then write: same inode),
+ * "overwrite" (write from offset 0, then ftruncate to the new length: same inode, as dd
+ * conv=notrunc), "install" (unlink, then create: a new inode, as install(1) and most linkers),
+ * "mv" (a copy written next to DST, then renamed over it: a new inode, as mv(1) and build systems
+ * that write a temporary file). Prints whether DST kept its inode. Neither path may contain ':'. */
+static void step_change_file(const char *arg) {
+  obj_begin("change-file");
+  const char *c1 = arg ? strchr(arg, ':') : NULL;
+  const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  if (!need(c1 != NULL && c2 != NULL && c2[1] != '\0', "expected HOW:DST:SRC")) return;
+  char how[32], dst[4096], tmp[4200];
+  snprintf(how, sizeof how, "%.*s", (int)(c1 - arg), arg);
+  snprintf(dst, sizeof dst, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+  kv_str("how", how);
+  kv_str("path", dst);
+  size_t len = 0;
+  char *bytes = slurp(c2 + 1, &len);
+  struct stat before, after;
+  bool ok = bytes != NULL && stat(dst, &before) == 0;
+  if (ok && strcmp(how, "cp") == 0) {
+    int fd = open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    ok = fd >= 0 && write_all(fd, bytes, len);
+    if (fd >= 0 && close(fd) != 0) ok = false;
+  } else if (ok && (strcmp(how, "truncate") == 0 || strcmp(how, "overwrite") == 0)) {
+    bool first = strcmp(how, "truncate") == 0;
+    int fd = open(dst, O_WRONLY | O_CLOEXEC);
+    ok = fd >= 0 && (!first || ftruncate(fd, 0) == 0) && write_all(fd, bytes, len) &&
+         (first || ftruncate(fd, (off_t)len) == 0);
+    if (fd >= 0 && close(fd) != 0) ok = false;
+  } else if (ok && (strcmp(how, "install") == 0 || strcmp(how, "mv") == 0)) {
+    bool mv = strcmp(how, "mv") == 0;
+    snprintf(tmp, sizeof tmp, "%s.vkprobe-mv", dst);
+    const char *target = mv ? tmp : dst;
+    ok = mv || unlink(dst) == 0;
+    int fd = ok ? open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755) : -1;
+    ok = fd >= 0 && write_all(fd, bytes, len);
+    if (fd >= 0 && close(fd) != 0) ok = false;
+    if (ok && mv) ok = rename(tmp, dst) == 0;
+  } else if (ok) {
+    ok = need(false, "HOW is one of cp, truncate, overwrite, install, mv");
+    free(bytes);
+    return;
+  }
+  free(bytes);
+  if (ok) ok = stat(dst, &after) == 0;
+  kv_bool("ok", ok);
+  if (ok) kv_bool("same_inode", before.st_dev == after.st_dev && before.st_ino == after.st_ino);
+  obj_end();
+}
+
 /* remove-file:PATH: test-only; deletes PATH between two Vulkan calls, e.g. a manifest the loader
  * already read. */
 static void step_remove_file(const char *arg) {
@@ -2384,6 +2476,7 @@ static const struct step kSteps[] = {
     {.name = "command-buffers", .text = step_command_buffers, .or_empty = false},
     {.name = "write-file", .text = step_write_file, .or_empty = false},
     {.name = "replace-file", .text = step_replace_file, .or_empty = false},
+    {.name = "change-file", .text = step_change_file, .or_empty = false},
     {.name = "remove-file", .text = step_remove_file, .or_empty = false},
     {.name = "device-layers", .edit = step_device_layers, .or_empty = true},
     {.name = "create-surface", .text = step_create_surface, .or_empty = false},

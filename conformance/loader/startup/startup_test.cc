@@ -156,6 +156,66 @@ TEST(StartupCache, LibraryChangedOnDiskIsReopened) {
   EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 2u);
 }
 
+// A cached driver's library changed on disk after the last vkDestroyInstance, the way each tool
+// changes a file. A new inode (install, mv: a linker, a package manager, a build writing a
+// temporary file) leaves the loaded image intact: it is closed and the new file loaded (a second
+// first_entry). The same inode written in place (cp, truncate + write, overwrite + truncate)
+// changes the pages of the loaded MAP_PRIVATE image under it, and dlopen of the path would return
+// that image: our loader never calls into it or closes it (its destructors are corrupt too), logs a
+// WARNING naming the library and treats the driver as absent (RULE_ADVERSARIAL_INPUT). The Khronos
+// loader closes every driver at vkDestroyInstance, so it simply loads the new file.
+class LibraryChangedOnDisk : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LibraryChangedOnDisk, ChangedImageNeverCalledOrClosed) {
+  VKT_POLICY("RULE_STARTUP_CACHE", "RULE_ADVERSARIAL_INPUT");
+  const std::string how = GetParam();
+  const bool in_place = how == "cp" || how == "truncate" || how == "overwrite";
+  Sandbox s;
+  const std::string a_lib = AddNamedDriver(s, "a", "v7_exports").library;
+  const std::string b_lib = AddNamedDriver(s, "b", "v5").library;  // only its library file is used
+  AddNamedDriver(s, "keep", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "keep");
+  s.SetEnv("VK_LOADER_DEBUG", "warn");
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "destroy-instance", "change-file:" + how + ":" + a_lib + ":" + b_lib,
+                   "instance-extensions", "create-instance", "devices", "destroy-instance", "instance-extensions",
+                   "create-instance", "devices", "destroy-instance"});
+  ASSERT_EQ(r.exit_status, 0) << r.Describe();
+  ASSERT_TRUE(r.Step("change-file")["ok"].boolean()) << r.Describe();
+  // A new file may reuse the old inode number only once nothing maps the old file (the Khronos
+  // loader has closed it); ours keeps the old image mapped, so the number stays taken.
+  if (in_place || LoaderName() == "ours") {
+    EXPECT_EQ(r.Step("change-file")["same_inode"].boolean(), in_place) << r.Describe();
+  }
+  EXPECT_EQ(Sorted(r.DeviceNames(0)), (Names{"a-dev", "keep-dev"})) << r.Describe();
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(r.Step("instance-extensions", i)["result"].str(), "VK_SUCCESS") << r.Describe();
+  const std::string calls = ReadFileText(s.driver("a").calls);
+  if (in_place && LoaderName() == "ours") {
+    EXPECT_EQ(r.DeviceNames(1), Names{"keep-dev"}) << r.Describe();
+    EXPECT_EQ(r.DeviceNames(2), Names{"keep-dev"}) << r.Describe();
+    EXPECT_EQ(CountCalls(s, "a", "first_entry"), 1u) << calls;  // the new file was never loaded
+    EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 1u) << calls;
+    std::vector<std::string> warnings = r.LogLines(a_lib);
+    ASSERT_FALSE(warnings.empty()) << r.Describe();
+    EXPECT_NE(warnings[0].find("WARNING"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("in place"), std::string::npos) << warnings[0];
+  } else {
+    EXPECT_EQ(Sorted(r.DeviceNames(1)), (Names{"a-dev", "keep-dev"})) << r.Describe();
+    EXPECT_EQ(Sorted(r.DeviceNames(2)), (Names{"a-dev", "keep-dev"})) << r.Describe();
+    // Ours: the old image once, the new one once (kept for the third instance).
+    if (LoaderName() == "ours") {
+      EXPECT_EQ(CountCalls(s, "a", "first_entry"), 2u) << calls;
+    }
+    EXPECT_GE(CountCalls(s, "a", "first_entry"), 2u) << calls;
+    EXPECT_EQ(CountCalls(s, "a", "vkCreateInstance"), 3u) << calls;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tools, LibraryChangedOnDisk, ::testing::Values("cp", "truncate", "overwrite", "install", "mv"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
+
 // A manifest that was rejected and is then fixed on disk is accepted by the next call, and one
 // that was accepted and is then broken is dropped.
 TEST(StartupCache, ManifestFixedOrBrokenOnDiskIsReread) {
