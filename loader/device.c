@@ -185,12 +185,15 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
 
 /* ---- vkGetDeviceProcAddr gates (RULE_GDPA_API_VERSION, RULE_GDPA_MAINTENANCE5) -------------------
  *
- * The Vulkan specification's vkGetDeviceProcAddr table gives core device commands up to the
- * device's effective API version (the lower of the application's VkApplicationInfo::apiVersion and
- * the physical device's apiVersion, major.minor) and NULL for newer ones; with VK_KHR_maintenance5
- * enabled it also gives NULL for the commands of extensions that are not enabled. Both are decided
- * here once per device, so the lookup only compares the command table's core_version with
- * dev->api_version and, with maintenance5, tests one bit per command (no string compare). */
+ * With VK_KHR_maintenance5 enabled and its maintenance5 feature on, the Vulkan specification makes
+ * vkGetDeviceProcAddr return NULL for core device commands above the device's effective API version
+ * (the lower of the application's VkApplicationInfo::apiVersion and the physical device's
+ * apiVersion, major.minor) and for the commands of extensions that are not enabled. Without that
+ * feature, implementations have always answered such names with a function pointer and
+ * applications rely on it (they query a 1.1 command and check the device's version before calling
+ * it): the Khronos loader gates only under the feature, and so do we. Decided here once per device,
+ * so the lookup compares the command table's core_version with dev->api_version and tests one bit
+ * per command (no string compare). */
 
 #ifdef VK_KHR_MAINTENANCE_5_EXTENSION_NAME
 #define VKL_KHR_MAINTENANCE_5 VK_KHR_MAINTENANCE_5_EXTENSION_NAME
@@ -214,6 +217,31 @@ static uint32_t major_minor(uint32_t v) {
     return mm < VK_API_VERSION_1_0 ? VK_API_VERSION_1_0 : mm;
 }
 
+#ifdef VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR
+#define VKL_MAINTENANCE_5_FEATURES_STYPE VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_5_FEATURES_KHR
+#else
+#define VKL_MAINTENANCE_5_FEATURES_STYPE ((VkStructureType)1000470000) /* newer than these headers */
+#endif
+
+/* Whether `ci` turns the maintenance5 feature on: VkPhysicalDeviceMaintenance5FeaturesKHR, or
+ * (Vulkan 1.4 headers) VkPhysicalDeviceVulkan14Features, in its pNext chain. The feature's VkBool32
+ * follows the structure's sType and pNext in both. */
+static bool ci_has_maintenance5_feature(const VkDeviceCreateInfo *ci) {
+    for (const VkBaseInStructure *s = ci->pNext; s != NULL; s = s->pNext) {
+        bool m5 = s->sType == VKL_MAINTENANCE_5_FEATURES_STYPE;
+#ifdef VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_4_FEATURES
+        if (s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_4_FEATURES)
+            return ((const VkPhysicalDeviceVulkan14Features *)(const void *)s)->maintenance5 == VK_TRUE;
+#endif
+        if (m5) {
+            VkBool32 on;
+            memcpy(&on, (const char *)(const void *)s + sizeof(VkBaseInStructure), sizeof(on));
+            return on == VK_TRUE;
+        }
+    }
+    return false;
+}
+
 static bool ci_has_extension(const VkDeviceCreateInfo *ci, const char *ext) {
     if (ci->ppEnabledExtensionNames == NULL) return false;
     for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
@@ -234,7 +262,7 @@ static inline bool gdpa_ext_enabled(const struct vkl_device *dev, const struct v
 /* Adds the extensions `ci` enables (called with what the terminator receives, then with the
  * application's create info, in case a layer took its own extensions out before calling down). */
 static void gdpa_gates_add_extensions(struct vkl_device *dev, const VkDeviceCreateInfo *ci) {
-    if (ci_has_extension(ci, VKL_KHR_MAINTENANCE_5)) dev->maintenance5 = true;
+    if (ci_has_extension(ci, VKL_KHR_MAINTENANCE_5) && ci_has_maintenance5_feature(ci)) dev->maintenance5 = true;
     if (!dev->maintenance5) return;
     for (uint32_t i = 0; i < VKL_GEN_CMD_COUNT; i++) {
         const struct vkl_gen_cmd *c = &vkl_gen_cmds[i];
@@ -263,14 +291,14 @@ static void gdpa_gates_init(struct vkl_device *dev, const struct vkl_physdev_ter
     }
     dev->api_version = app < pd_api ? app : pd_api;
     gdpa_gates_add_extensions(dev, ci);
-    vkl_log(&dev->instance->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
-            "vkCreateDevice: vkGetDeviceProcAddr gives core commands up to Vulkan %u.%u (application %u.%u, physical "
-            "device %u.%u) [RULE_GDPA_API_VERSION]%s",
-            VK_API_VERSION_MAJOR(dev->api_version), VK_API_VERSION_MINOR(dev->api_version), VK_API_VERSION_MAJOR(app),
-            VK_API_VERSION_MINOR(app), VK_API_VERSION_MAJOR(pd_api), VK_API_VERSION_MINOR(pd_api),
-            dev->maintenance5 ? "; VK_KHR_maintenance5: commands of extensions not enabled are NULL "
-                                "[RULE_GDPA_MAINTENANCE5]"
-                              : "");
+    if (dev->maintenance5)
+        vkl_log(&dev->instance->log, VKL_LOG_DEBUG | VKL_LOG_DRIVER,
+                "vkCreateDevice: maintenance5 enabled: vkGetDeviceProcAddr gives core commands up to Vulkan %u.%u "
+                "(application %u.%u, physical device %u.%u) and NULL for commands of extensions not enabled "
+                "[RULE_GDPA_API_VERSION] [RULE_GDPA_MAINTENANCE5]",
+                VK_API_VERSION_MAJOR(dev->api_version), VK_API_VERSION_MINOR(dev->api_version),
+                VK_API_VERSION_MAJOR(app), VK_API_VERSION_MINOR(app), VK_API_VERSION_MAJOR(pd_api),
+                VK_API_VERSION_MINOR(pd_api));
 }
 
 /* ---- vkGetDeviceProcAddr answer cache (layered devices) -----------------------------------------
@@ -617,11 +645,12 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
     const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(pName, len);
     struct vkl_device *dev = vkl_device_from_handle(device);
     if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE) {
-        /* A core command newer than the device's effective API version (core_version 0: an
-         * extension's name, never above it), and with VK_KHR_maintenance5 a command of an
-         * extension not enabled: NULL (RULE_GDPA_API_VERSION, RULE_GDPA_MAINTENANCE5). */
-        if (c->core_version > dev->api_version) return NULL;
-        if (dev->maintenance5 && c->core_version == 0 && !gdpa_ext_enabled(dev, c)) return NULL;
+        /* With the maintenance5 feature on: a core command newer than the device's effective API
+         * version (core_version 0: an extension's name, never above it) or a command of an
+         * extension not enabled is NULL (RULE_GDPA_API_VERSION, RULE_GDPA_MAINTENANCE5). */
+        if (dev->maintenance5 &&
+            (c->core_version > dev->api_version || (c->core_version == 0 && !gdpa_ext_enabled(dev, c))))
+            return NULL;
         /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
         PFN_vkVoidFunction t = c->trampoline;
         if (t == (PFN_vkVoidFunction)vkGetDeviceProcAddr || t == (PFN_vkVoidFunction)vkDestroyDevice ||
@@ -725,7 +754,15 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(V
                                                                                const char *pLayerName, uint32_t *pCount,
                                                                                VkExtensionProperties *pProps) {
     vkl_check_physical_device(pd, "vkEnumerateDeviceExtensionProperties");
-    if (pCount == NULL) return vkl_null_count("vkEnumerateDeviceExtensionProperties");
+    if (pCount == NULL) {
+        /* RULE_INST_ROBUST_ARGUMENTS: never dereferenced. Answered VK_INCOMPLETE, a result this
+         * command may return and the Khronos loader's answer (applications and its suite rely on
+         * it), rather than the VK_ERROR_OUT_OF_HOST_MEMORY of the other loader-answered queries. */
+        vkl_log(NULL, VKL_LOG_ERROR,
+                "vkEnumerateDeviceExtensionProperties: pPropertyCount is NULL "
+                "[VUID-vkEnumerateDeviceExtensionProperties-pPropertyCount-parameter]; returning VK_INCOMPLETE");
+        return VK_INCOMPLETE;
+    }
     if (pLayerName != NULL && pLayerName[0] == '\0') pLayerName = NULL; /* "" is no layer name */
     if (pLayerName != NULL) {
         /* A layer's device extensions come from its manifest (a meta-layer: its components');

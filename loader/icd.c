@@ -565,21 +565,27 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (d->lib == NULL) {
+        if (err == NULL) err = "unknown error";
+        /* dlerror's text is "<library>: <reason>" (or names the dependency at fault): the reason
+         * comes first on the line and the paths last, so a long path never cuts the reason off at
+         * VKL_LOG_MAX_MESSAGE. */
+        size_t lib_len = strlen(d->manifest.library_path);
+        const char *reason =
+            strncmp(err, d->manifest.library_path, lib_len) == 0 && strncmp(err + lib_len, ": ", 2) == 0
+                ? err + lib_len + 2
+                : err;
         if (dlopen_out_of_memory(err, d->manifest.library_path, lib_id_state == VKL_LIBRARY_ID_TAKEN)) {
             /* Not a fact about the file: nothing cached, the next acquisition tries again. */
             vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                    "driver %s: cannot load library: %s (out of memory: tried again at the next call) "
-                    "[RULE_ADVERSARIAL_INPUT]",
-                    d->manifest_path, err);
+                    "cannot load driver library (out of memory: tried again at the next call): %s; driver %s, library "
+                    "%s [RULE_ADVERSARIAL_INPUT]",
+                    reason, d->manifest_path, d->manifest.library_path);
             d->load_attempted = false;
             return VK_ERROR_OUT_OF_HOST_MEMORY;
         }
-        /* dlerror's text names the library (or the dependency at fault): not repeated, so the
-         * line keeps the reason within VKL_LOG_MAX_MESSAGE. */
-        if (err == NULL) err = "unknown error";
-        bool named = strstr(err, d->manifest.library_path) != NULL;
-        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library%s%s: %s [LDP_DRIVER_4]",
-                d->manifest_path, named ? "" : " ", named ? "" : d->manifest.library_path, err);
+        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "cannot load driver library: %s; driver %s, library %s [LDP_DRIVER_4]", reason, d->manifest_path,
+                d->manifest.library_path);
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (!driver_negotiate(log, d)) {

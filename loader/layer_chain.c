@@ -16,7 +16,11 @@
  * handle they receive with it (LLP_LAYER_21/22). */
 static VKL_TLS struct vkl_instance *t_creating_instance;
 static VKL_TLS bool t_device_check;
-static VKL_TLS char t_device_sentinel;
+/* What *pDevice holds while the device chain runs (LLP_LAYER_22: a layer must not replace it before
+ * calling down). A layer may take it for a dispatchable object and write its first words (a
+ * dispatch pointer, loader data) without replacing it: the sentinel has room for a handle-sized
+ * object and more, so such a write lands in it and never in the thread's other loader state. */
+static VKL_TLS struct { void *words[8]; } t_device_sentinel;
 /* A link shim already logged the culprit of this creation: the bottom check only refuses. */
 static VKL_TLS bool t_instance_culprit_named, t_device_culprit_named;
 

@@ -951,6 +951,17 @@ static bool has_pd2(const struct vkl_icd_instance *ii) {
            vkl_driver_has_extension(ii->driver, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
 }
 
+/* The terminators' test: the driver's *2 query is used when the driver was given Vulkan 1.1 or has
+ * the KHR extension (has_pd2), and also when the application asked for Vulkan 1.1 or more, as the
+ * Khronos loader decides (a Vulkan 1.0 driver that still answers the 1.1 name is asked: it knows the
+ * physical device best, e.g. its VkPhysicalDeviceVulkan11Properties UUIDs); emulated otherwise. */
+static bool pd2_term(VkPhysicalDevice pd) {
+    const struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
+    uint32_t app = inst->app_api_version;
+    return has_pd2(((const struct vkl_physdev_term *)(const void *)pd)->icd) || VK_API_VERSION_MINOR(app) >= 1 ||
+           VK_API_VERSION_MAJOR(app) > 1;
+}
+
 static void note_emulation(VkPhysicalDevice pd, const char *cmd) {
     const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
     vkl_log(&vkl_physdev_from_term(pd)->tramp.instance->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
@@ -962,7 +973,7 @@ static void note_emulation(VkPhysicalDevice pd, const char *cmd) {
 
 void vkl_term_GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDeviceProperties2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceProperties2 != NULL) {
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceProperties2 != NULL) {
         ii->disp.GetPhysicalDeviceProperties2(TERM_PD(pd)->handle, p);
         return;
     }
@@ -972,7 +983,7 @@ void vkl_term_GetPhysicalDeviceProperties2(VkPhysicalDevice pd, VkPhysicalDevice
 
 void vkl_term_GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFeatures2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceFeatures2 != NULL) {
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceFeatures2 != NULL) {
         ii->disp.GetPhysicalDeviceFeatures2(TERM_PD(pd)->handle, p);
         return;
     }
@@ -983,7 +994,7 @@ void vkl_term_GetPhysicalDeviceFeatures2(VkPhysicalDevice pd, VkPhysicalDeviceFe
 
 void vkl_term_GetPhysicalDeviceFormatProperties2(VkPhysicalDevice pd, VkFormat f, VkFormatProperties2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceFormatProperties2 != NULL) {
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceFormatProperties2 != NULL) {
         ii->disp.GetPhysicalDeviceFormatProperties2(TERM_PD(pd)->handle, f, p);
         return;
     }
@@ -996,7 +1007,7 @@ VkResult vkl_term_GetPhysicalDeviceImageFormatProperties2(VkPhysicalDevice pd,
                                                           const VkPhysicalDeviceImageFormatInfo2 *info,
                                                           VkImageFormatProperties2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceImageFormatProperties2 != NULL)
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceImageFormatProperties2 != NULL)
         return ii->disp.GetPhysicalDeviceImageFormatProperties2(TERM_PD(pd)->handle, info, p);
     note_emulation(pd, "vkGetPhysicalDeviceImageFormatProperties2");
     if (info->pNext != NULL) return VK_ERROR_FORMAT_NOT_SUPPORTED; /* cannot honour extended queries */
@@ -1008,7 +1019,7 @@ VkResult vkl_term_GetPhysicalDeviceImageFormatProperties2(VkPhysicalDevice pd,
 void vkl_term_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice pd, uint32_t *pCount,
                                                       VkQueueFamilyProperties2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceQueueFamilyProperties2 != NULL) {
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceQueueFamilyProperties2 != NULL) {
         ii->disp.GetPhysicalDeviceQueueFamilyProperties2(TERM_PD(pd)->handle, pCount, p);
         return;
     }
@@ -1036,7 +1047,7 @@ void vkl_term_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice pd, uint3
 
 void vkl_term_GetPhysicalDeviceMemoryProperties2(VkPhysicalDevice pd, VkPhysicalDeviceMemoryProperties2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceMemoryProperties2 != NULL) {
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceMemoryProperties2 != NULL) {
         ii->disp.GetPhysicalDeviceMemoryProperties2(TERM_PD(pd)->handle, p);
         return;
     }
@@ -1049,7 +1060,7 @@ void vkl_term_GetPhysicalDeviceSparseImageFormatProperties2(VkPhysicalDevice pd,
                                                             const VkPhysicalDeviceSparseImageFormatInfo2 *info,
                                                             uint32_t *pCount, VkSparseImageFormatProperties2 *p) {
     const struct vkl_icd_instance *ii = TERM_PD(pd)->icd;
-    if (has_pd2(ii) && ii->disp.GetPhysicalDeviceSparseImageFormatProperties2 != NULL) {
+    if (pd2_term(pd) && ii->disp.GetPhysicalDeviceSparseImageFormatProperties2 != NULL) {
         ii->disp.GetPhysicalDeviceSparseImageFormatProperties2(TERM_PD(pd)->handle, info, pCount, p);
         return;
     }

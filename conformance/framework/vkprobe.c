@@ -1014,9 +1014,12 @@ static void step_create_device(char *arg) {
   int n = arg ? split(arg, ';', pieces, 4) : 0;
   static char *exts[MAX_LIST];
   int ext_count = 0;
+  bool maintenance5 = false;
   for (int i = 1; i < n; ++i) {
     if (strncmp(pieces[i], "ext=", 4) == 0) {
       ext_count = split(pieces[i] + 4, ',', exts, MAX_LIST);
+    } else if (strcmp(pieces[i], "maintenance5") == 0) {
+      maintenance5 = true;
     } else {
       emit_error("create-device", "unknown option");
       return;
@@ -1036,8 +1039,17 @@ static void step_create_device(char *arg) {
       .queueCount = 1,
       .pQueuePriorities = &priority,
   };
+  /* ";maintenance5": VkPhysicalDeviceMaintenance5FeaturesKHR { maintenance5 = VK_TRUE } chained
+   * (sType 1000470000, then pNext, then the VkBool32: written by layout, the headers may predate
+   * the structure). */
+  struct {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 maintenance5;
+  } m5 = {(VkStructureType)1000470000, NULL, VK_TRUE};
   VkDeviceCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+      .pNext = maintenance5 ? (const void *)&m5 : NULL,
       .queueCreateInfoCount = 1,
       .pQueueCreateInfos = &q,
       .enabledExtensionCount = (uint32_t)ext_count,

@@ -1,7 +1,10 @@
 // vkGetDeviceProcAddr and the API version the device was created for (RULE_GDPA_API_VERSION), and
 // VK_KHR_maintenance5's rule for commands of extensions that are not enabled
-// (RULE_GDPA_MAINTENANCE5). The mock driver answers every name of its scenario's device_functions
-// (mock_icd/README.md), so a NULL here is the loader's decision, not the driver's.
+// (RULE_GDPA_MAINTENANCE5). Both gates apply only with VK_KHR_maintenance5 enabled and its
+// maintenance5 feature on (the Vulkan specification ties the NULL answers to that feature; without
+// it implementations answer such names, applications rely on it, and so does the Khronos loader). The mock driver
+// answers every name of its scenario's device_functions (mock_icd/README.md), so a NULL here is the loader's decision,
+// not the driver's.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,14 +31,16 @@ std::string CoreFunctions() {
 // `app_api` ("" for no VkApplicationInfo: 1.0), a device on it, and ask the loader's GDPA for every
 // command above. Returns the gdpa lines in the order of `names`.
 std::vector<Json> AskAll(const std::string& device_api, const std::string& app_api,
-                         const std::vector<std::string>& names, ProbeResult* out) {
+                         const std::vector<std::string>& names, ProbeResult* out, bool maintenance5 = true) {
   Sandbox s;
   s.AddDriver("drv", "v7_exports",
               "{\"api_version\":\"1.3.0\",\"physical_devices\":[{\"name\":\"drv-dev\",\"api_version\":\"" + device_api +
-                  "\"}]," + CoreFunctions() + "}");
+                  "\",\"extensions\":[{\"name\":\"VK_KHR_maintenance5\",\"spec_version\":1}]}]," + CoreFunctions() +
+                  "}");
   s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
-  std::vector<std::string> steps = {app_api.empty() ? "create-instance:api=none" : "create-instance:api=" + app_api,
-                                    "devices", "create-device:0"};
+  std::vector<std::string> steps = {
+      app_api.empty() ? "create-instance:api=none" : "create-instance:api=" + app_api, "devices",
+      maintenance5 ? "create-device:0;ext=VK_KHR_maintenance5;maintenance5" : "create-device:0"};
   for (const std::string& n : names) steps.push_back("gdpa:" + n);
   steps.push_back("destroy-device");
   steps.push_back("destroy-instance");
@@ -56,14 +61,14 @@ void PrintTo(const VersionCase& c, std::ostream* os) {
 
 class GdpaApiVersion : public ::testing::TestWithParam<VersionCase> {};
 
-// A core command is given when its version is at most min(application apiVersion, device
-// apiVersion), NULL otherwise, whatever the driver answers; an extension's name (here
-// vkCmdSetCullModeEXT) is not a core command and is given without VK_KHR_maintenance5.
+// With maintenance5 on, a core command is given when its version is at most min(application
+// apiVersion, device apiVersion), NULL otherwise, whatever the driver answers; an extension's name
+// (here vkCmdSetCullModeEXT, whose extension is not enabled) is NULL too.
 TEST_P(GdpaApiVersion, CoreCommandsUpToTheEffectiveVersion) {
   VKT_POLICY("RULE_GDPA_API_VERSION", "RULE_GDPA_DIRECT");
   const VersionCase& c = GetParam();
   const std::vector<std::string> names = {kCore10, kCore11Queue2, kCore11, kCore12, kCore13, kExtAlias13};
-  const int minor_of[] = {0, 1, 1, 2, 3, -1};
+  const int minor_of[] = {0, 1, 1, 2, 3, 99};  // the extension command: never given
   ProbeResult r;
   std::vector<Json> g = AskAll(c.device_api, c.app_api, names, &r);
   ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
@@ -82,6 +87,19 @@ INSTANTIATE_TEST_SUITE_P(Full, GdpaApiVersion, ::testing::Values(VersionCase{"Ap
                          CaseName);
 
 // The application's or the device's version is lower: the commands above it are NULL.
+// Without the maintenance5 feature nothing is gated: every core command and the extension alias
+// are the driver's, whatever the application's and the device's versions (the Khronos loader's
+// answer; an application checks the device's version before calling a newer command).
+TEST(GdpaApiVersionWithoutMaintenance5, EveryCommandGiven) {
+  VKT_POLICY("RULE_GDPA_API_VERSION", "RULE_GDPA_DIRECT");
+  const std::vector<std::string> names = {kCore10, kCore11Queue2, kCore11, kCore12, kCore13, kExtAlias13};
+  ProbeResult r;
+  std::vector<Json> g = AskAll("1.0.0", "1.0", names, &r, /*maintenance5=*/false);
+  ASSERT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+  ASSERT_EQ(g.size(), names.size()) << r.Describe();
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_TRUE(g[i]["non_null"].boolean()) << names[i] << ": " << g[i].dump();
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Lowered, GdpaApiVersion,
     ::testing::Values(VersionCase{"App11Device13", "1.3.0", "1.1", 1}, VersionCase{"App13Device11", "1.1.0", "1.3", 1},
@@ -124,7 +142,7 @@ Maint5Run RunMaint5(const std::string& instance_opts, const std::string& device_
   s.AddDriver("drv", "v7_exports", Maint5Scenario());
   s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
   std::vector<std::string> steps = {"create-instance:" + instance_opts, "devices",
-                                    "create-device:0;ext=" + device_exts};
+                                    "create-device:0;ext=" + device_exts + ";maintenance5"};
   for (const std::string& n : names) steps.push_back("gdpa:" + n);
   steps.push_back("destroy-device");
   steps.push_back("destroy-instance");
@@ -162,7 +180,8 @@ TEST(GdpaMaintenance5, InstanceExtensionDeviceCommandsFollowTheInstance) {
 }
 
 // Without VK_KHR_maintenance5 the loader does not gate extension commands: the same device with
-// the same extensions gives the driver's pointers for the ones not enabled.
+// the same extensions gives the driver's pointers for the ones not enabled (the maintenance5 feature
+// struct is chained, but the extension is not enabled).
 TEST(GdpaMaintenance5, WithoutMaintenance5ExtensionCommandsAreNotGated) {
   VKT_POLICY("RULE_GDPA_MAINTENANCE5", "RULE_GDPA_DIRECT");
   Maint5Run m =
