@@ -173,6 +173,9 @@ struct vkl_instance {
 struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
 bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name);
 struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term);
+/* Whether `pd` is one of the terminator physical devices of `inst` (the handles its terminators
+ * hand to the layer chain): anything else must never reach a terminator. Takes inst->lock. */
+bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd);
 
 /* ------------------------------------------------------------------ device.c */
 struct vkl_device {
