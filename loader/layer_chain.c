@@ -765,6 +765,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, V
     struct term_devices *outer_made = t_term_devices;
     t_device_check = false;
     t_term_devices = NULL;
+    const VkDeviceCreateInfo *outer_requested = vkl_device_set_requested(pCreateInfo); /* the layer's own */
     if (first == inst->layer_lib_count) {
         r = create_device_at_terminator(inst, below, pCreateInfo, pAllocator, pDevice);
     } else {
@@ -773,6 +774,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, V
     t_device_check = outer_check;
     t_device_culprit_named = outer_named;
     t_term_devices = outer_made;
+    vkl_device_set_requested(outer_requested);
     if (r == VK_SUCCESS && nextGDPA != NULL) *nextGDPA = gdpa;
     return r;
 }

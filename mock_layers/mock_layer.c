@@ -954,6 +954,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     cJSON_AddBoolToObject(o, "allocator", a != NULL);
     if (idp != NULL && idp->wrap) cJSON_AddBoolToObject(o, "unwrapped_physical_device", below != pd);
     if (idp == NULL && g_sc.strict_handles) cJSON_AddBoolToObject(o, "foreign_handle", true);
+    cJSON *dexts = cJSON_AddArrayToObject(o, "extensions");
+    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+        cJSON_AddItemToArray(dexts, cJSON_CreateString(ci->ppEnabledExtensionNames[i]));
     record("vkCreateDevice", o);
     struct scenario sc = g_sc;
     struct inst_data *id = inst_find(pd);
