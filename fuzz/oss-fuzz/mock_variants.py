@@ -111,7 +111,7 @@ def header(out, icd_path, layer_path):
     w("    enum vkl_mock_layer_gpdpa gpdpa; /* vk_layerGetPhysicalDeviceProcAddr */")
     w("    bool introspection;             /* exports the four v0 enumeration functions */")
     w("    bool chassis;                   /* built from chassis_layer.c (no mock_layer_ctl_*) */")
-    w("    bool gdpa;                      /* negotiation gives a vkGetDeviceProcAddr (false: left out of device chains) */")
+    w("    bool has_gdpa;                  /* negotiation gives a vkGetDeviceProcAddr (false: left out of device chains) */")
     w("};")
     w("static const struct vkl_mock_layer_variant vkl_mock_layer_variants[] __attribute__((unused)) = {")
     for name in sorted(lay_all):

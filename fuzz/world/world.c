@@ -131,7 +131,7 @@ static int g_layer_slot_variant[W_MAX_LAYERS];
 static char *g_extra_env_buf[W_LAYER_EXTRA_ENV];
 /* Rows without vkGetDeviceProcAddr are left out: the chain oracle expects every layer of a
  * well-behaved chain in the device chain. */
-static bool world_layer_row(const struct vkl_mock_layer_variant *r) { return !r->chassis && r->gdpa; }
+static bool world_layer_row(const struct vkl_mock_layer_variant *r) { return !r->chassis && r->has_gdpa; }
 
 /* The mock driver variants the world uses, in the order of mock_icd/variants.bzl (mock_variants.h):
  * the rows a loader can use through a manifest (vk_icdGetInstanceProcAddr exported, or an
