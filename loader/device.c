@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "loader/internal/loader.h"
+#include "loader/internal/tls.h"
 
 struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
     const struct vkl_gen_device_dispatch *gen = vkl_device_disp(dispatchable);
@@ -130,14 +131,30 @@ static void unpatch_groups(VkDeviceCreateInfo *ci, const struct group_patch *gp)
         gp->prev->pNext = (VkBaseOutStructure *)(uintptr_t)gp->orig;
 }
 
-/* The device extensions the application enabled, checked against what the driver advertises for
- * this physical device and what the active layers declare (manifest device_extensions):
- * - one that neither offers is refused by the loader (VK_ERROR_EXTENSION_NOT_PRESENT, as the
- *   Khronos loader does), the driver never sees the request (RULE_DEV_UNKNOWN_EXT);
- * - one that only a layer declares is the layer's to implement: the driver does not see it, as
- *   instance extensions a driver lacks never reach it (LDP_LOADER_9).
+/* The create info of the vkCreateDevice in progress on this thread: the application's, or a layer's
+ * own device (pfnLayerCreateDevice). The terminator tells from it which extensions were requested
+ * and which a layer added on its way down. */
+static VKL_TLS const VkDeviceCreateInfo *t_requested;
+
+const VkDeviceCreateInfo *vkl_device_set_requested(const VkDeviceCreateInfo *ci) {
+    const VkDeviceCreateInfo *prev = t_requested;
+    t_requested = ci;
+    return prev;
+}
+
+static bool ci_has_extension(const VkDeviceCreateInfo *ci, const char *ext);
+
+/* The device extensions that reach the terminator, checked against what the driver advertises for
+ * this physical device. The driver gets only those it advertises ([Drv] "Additional Interface
+ * Notes": the loader filters out of vkCreateDevice the extensions other entities, layers, offer);
+ * one it lacks is:
+ * - refused when the application (or the layer making its own device) requested it and no enabled
+ *   layer declares it either (VK_ERROR_EXTENSION_NOT_PRESENT, as the Khronos loader does; the driver
+ *   never sees the request, RULE_DEV_UNKNOWN_EXT);
+ * - left out, with an INFO line, when an enabled layer declares it (RULE_LYR_DEVICE_EXT_ENTRYPOINTS,
+ *   the layer implements it) or when a layer added it on its way down (RULE_DEV_EXT_FILTER: it is
+ *   the layers' business, e.g. one enabling an extension for a layer below it).
  * `names` (room for ci->enabledExtensionCount) receives the list the driver gets. */
-/* RULE_LYR_DEVICE_EXT_ENTRYPOINTS (a layer's device extension is enabled without the driver). */
 static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice pd,
                                          VkDeviceCreateInfo *ci, const char **names) {
     uint32_t count = 0;
@@ -158,8 +175,18 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
         bool driver_has = false;
         for (uint32_t k = 0; k < count && !driver_has; k++)
             driver_has = strncmp(props[k].extensionName, e, VK_MAX_EXTENSION_NAME_SIZE) == 0;
-        const struct vkl_layer_manifest *owner = driver_has ? NULL : vkl_layer_chain_device_extension_owner(inst, e);
-        if (!driver_has && owner == NULL) {
+        if (driver_has) {
+            names[n++] = e;
+            continue;
+        }
+        const struct vkl_layer_manifest *owner = vkl_layer_chain_device_extension_owner(inst, e);
+        if (owner != NULL) {
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                    "vkCreateDevice: device extension %s comes from layer %s (%s); not passed to driver %s", e,
+                    owner->props.layerName, owner->manifest_path, vkl_driver_name(ii->driver));
+            continue;
+        }
+        if (t_requested == NULL || ci_has_extension(t_requested, e)) {
             vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
                     "vkCreateDevice: device extension %s is offered neither by driver %s (%s) nor by an enabled "
                     "layer; VK_ERROR_EXTENSION_NOT_PRESENT [RULE_DEV_UNKNOWN_EXT]",
@@ -169,13 +196,10 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
             r = VK_ERROR_EXTENSION_NOT_PRESENT;
             break;
         }
-        if (owner != NULL) {
-            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
-                    "vkCreateDevice: device extension %s comes from layer %s (%s); not passed to driver %s", e,
-                    owner->props.layerName, owner->manifest_path, vkl_driver_name(ii->driver));
-            continue;
-        }
-        names[n++] = e;
+        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                "vkCreateDevice: device extension %s, added by a layer on its way down, is not offered by driver %s; "
+                "not passed to it [RULE_DEV_EXT_FILTER]",
+                e, vkl_driver_name(ii->driver));
     }
     vkl_free(&inst->alloc, props);
     ci->enabledExtensionCount = n;
@@ -564,10 +588,12 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     if (!patch_groups(&ci, &gp, true)) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)physicalDevice)->instance;
     VkResult r;
+    const VkDeviceCreateInfo *outer = vkl_device_set_requested(pCreateInfo);
     if (inst->layer_lib_count > 0) /* the device chain: layers, then the driver (LLP_LOADER_9) */
         r = vkl_layer_chain_create_device(inst, vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
     else
         r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
+    vkl_device_set_requested(outer);
     unpatch_groups(&ci, &gp);
     /* The application's extension list is the one vkGetDeviceProcAddr answers for (the chain may have
      * passed the terminator less). */

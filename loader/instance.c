@@ -896,6 +896,9 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, con
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
     inst->in_create_or_destroy = true;
     vkl_log(&inst->log, VKL_LOG_DEBUG, "vkDestroyInstance: destroying instance %p", (void *)inst);
-    inst->disp->DestroyInstance(inst->chain_handle, pAllocator);
+    /* The chain gets the handle its top returned; the loader's terminator (no layer, or a top layer
+     * that gives no vkDestroyInstance) only ever its own. */
+    PFN_vkDestroyInstance destroy = inst->disp->DestroyInstance;
+    destroy(destroy == vkl_term_DestroyInstance ? instance : inst->chain_handle, pAllocator);
     instance_free(inst);
 }

@@ -70,6 +70,39 @@ static VKAPI_ATTR VkResult VKAPI_CALL set_device_loader_data(VkDevice device, vo
     return VK_SUCCESS;
 }
 
+/* ------------------------------------------------------------------ handles of the chain */
+
+/* The loader instance behind a VkInstance that a layer passes back to the loader: the loader's own,
+ * or a layer's wrapper of it. A wrapper's first word is the loader's dispatch pointer (copied from
+ * the handle below, or set through the loader-data callback, LLP_LAYER_19), so the instance is
+ * found from that word, never by taking the wrapper for the loader's object. */
+static struct vkl_instance *chain_instance(VkInstance instance) {
+    const void *d = *(const void *const *)(const void *)instance;
+    if (d == (const void *)&vkl_gen_terminators) return vkl_instance_from_handle(instance); /* no layer */
+    return (struct vkl_instance *)(void *)((char *)(uintptr_t)d - offsetof(struct vkl_instance, chain_disp));
+}
+
+/* The VkInstance that level j of the chain knows (j = 0: the top layer, j = layer_lib_count: the
+ * loader's terminators): the handle layer j returned from vkCreateInstance, recorded by the link
+ * shim that called it (link_create_instance; the top layer's is the chain's handle). Asking a
+ * layer's vkGetInstanceProcAddr / GPDPA with any other handle is asking it about an instance it
+ * does not know: a layer that wraps VkInstance (GFXReconstruct) answers NULL then (LLP_LAYER_10 is
+ * the layer's side; this is the loader's). A level not seen (no link shim was left for it) knows
+ * what the nearest seen level below it returned: right unless a layer in between wrapped. */
+static VkInstance level_handle(const struct vkl_instance *inst, uint32_t j) {
+    for (uint32_t i = j; i < inst->layer_lib_count; i++)
+        if (inst->layer_libs[i].instance_handle != VK_NULL_HANDLE) return inst->layer_libs[i].instance_handle;
+    return (VkInstance)(void *)(uintptr_t)inst;
+}
+
+/* Whether `h` is a VkInstance of `inst`'s chain (the loader's own or one some level returned). */
+static bool chain_knows_handle(const struct vkl_instance *inst, VkInstance h) {
+    if (h == (VkInstance)(void *)(uintptr_t)inst || h == inst->chain_handle) return true;
+    for (uint32_t i = 0; i < inst->layer_lib_count; i++)
+        if (inst->layer_libs[i].instance_handle == h) return true;
+    return false;
+}
+
 /* ------------------------------------------------------------------ bottom-of-chain proc addrs */
 
 static int unknown_physdev_slot(const struct vkl_instance *inst, const char *name) {
@@ -96,7 +129,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkIn
     if (instance == VK_NULL_HANDLE) return NULL;
     /* An unknown command answers only when a driver implements it: a layer that implements the
      * command itself and asks below before calling down must not be sent into the stub. */
-    const struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    const struct vkl_instance *inst = chain_instance(instance);
     int s = unknown_physdev_slot(inst, name);
     return s >= 0 && unknown_physdev_implemented(inst, s) ? vkl_unknown_physdev_terms[s] : NULL;
 }
@@ -130,7 +163,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance
     if (c != NULL && c->kind == VKL_GEN_CMD_GLOBAL && c->terminator == NULL) return vkl_term_global_proc(name);
     if (c != NULL) return c->terminator;
     if (instance == VK_NULL_HANDLE) return NULL;
-    int s = unknown_physdev_slot(vkl_instance_from_handle(instance), name);
+    int s = unknown_physdev_slot(chain_instance(instance), name);
     return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
 }
 
@@ -151,6 +184,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance
 
 struct link_slot {
     struct vkl_instance *inst; /* owner; NULL: free */
+    uint32_t level;            /* the level it stands for: layer `level`, or the terminators (== layer count) */
     PFN_vkGetInstanceProcAddr next_gipa;
     const struct vkl_layer_manifest *instance_caller; /* calls down through it in vkCreateInstance */
     const struct vkl_layer_manifest *device_caller;   /* ... in vkCreateDevice (NULL: not in that chain) */
@@ -202,18 +236,38 @@ static const PFN_vkGetInstanceProcAddr g_link_gipa[LINK_SLOTS] = LINK_TABLE(link
 static const PFN_vkCreateInstance g_link_ci[LINK_SLOTS] = LINK_TABLE(link_ci_);
 static const PFN_vkCreateDevice g_link_cd[LINK_SLOTS] = LINK_TABLE(link_cd_);
 
-static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa(int k, VkInstance instance, const char *name) {
-    const struct link_slot *s = &g_link_slots[k];
-    PFN_vkVoidFunction f = s->next_gipa(instance, name);
-    if (f == NULL || name == NULL) return f;
-    if (strcmp(name, "vkCreateInstance") == 0) return (PFN_vkVoidFunction)g_link_ci[k];
-    if (strcmp(name, "vkCreateDevice") == 0) return (PFN_vkVoidFunction)g_link_cd[k];
-    return f;
-}
-
 static const char *culprit_name(const struct vkl_layer_manifest *m) { return m ? m->props.layerName : "?"; }
 static const char *culprit_path(const struct vkl_layer_manifest *m) {
     return m && m->manifest_path ? m->manifest_path : "?";
+}
+
+/* Layer `level` of `inst` (NULL at the terminators' level). */
+static const struct vkl_layer_manifest *level_manifest(const struct vkl_instance *inst, uint32_t level) {
+    return level < inst->layer_lib_count ? inst->layer_libs[level].manifest : NULL;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL link_gipa(int k, VkInstance instance, const char *name) {
+    const struct link_slot *s = &g_link_slots[k];
+    /* The next level is asked with the handle it knows: a caller passes the handle it knows below
+     * itself, which is another level's when a layer in between is left out of the device chain (no
+     * vkGetDeviceProcAddr) or wrapped the instance. Handles of other instances pass unchanged. */
+    if (instance != VK_NULL_HANDLE && chain_knows_handle(s->inst, instance)) instance = level_handle(s->inst, s->level);
+    PFN_vkVoidFunction f = s->next_gipa(instance, name);
+    if (name == NULL) return f;
+    bool ci = strcmp(name, "vkCreateInstance") == 0, cd = !ci && strcmp(name, "vkCreateDevice") == 0;
+    if (f == NULL && ((ci && t_creating_instance == s->inst) || (cd && t_device_check))) {
+        /* The layer above cannot call down: the creation in progress fails in that layer. */
+        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "%s: layer %s (manifest %s) gives no %s through its vkGetInstanceProcAddr; the layer above it "
+                "cannot call down [%s]",
+                name, culprit_name(level_manifest(s->inst, s->level)), culprit_path(level_manifest(s->inst, s->level)),
+                name, ci ? "LLP_LOADER_8" : "LLP_LOADER_9");
+        return NULL;
+    }
+    if (f == NULL) return NULL;
+    if (ci) return (PFN_vkVoidFunction)g_link_ci[k];
+    if (cd) return (PFN_vkVoidFunction)g_link_cd[k];
+    return f;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL link_create_instance(int k, const VkInstanceCreateInfo *ci,
@@ -232,7 +286,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL link_create_instance(int k, const VkInstan
         return VK_ERROR_INITIALIZATION_FAILED;
     }
     PFN_vkCreateInstance next = (PFN_vkCreateInstance)s->next_gipa(expected, "vkCreateInstance");
-    return next != NULL ? next(ci, a, pInstance) : VK_ERROR_INITIALIZATION_FAILED;
+    if (next == NULL) {
+        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateInstance: layer %s (manifest %s) gives no vkCreateInstance through its "
+                "vkGetInstanceProcAddr; instance creation refused [LLP_LOADER_8]",
+                culprit_name(level_manifest(s->inst, s->level)), culprit_path(level_manifest(s->inst, s->level)));
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    VkResult r = next(ci, a, pInstance);
+    /* What this level returned is the handle its vkGetInstanceProcAddr knows from now on (its own
+     * wrapper when it wrapped). Only from a chain that reached the loader: a handle a layer wrote
+     * without calling down is refused elsewhere (LLP_LAYER_21). */
+    if (r == VK_SUCCESS && t_creating_instance == s->inst && s->inst->terminator_reached &&
+        s->level < s->inst->layer_lib_count)
+        s->inst->layer_libs[s->level].instance_handle = *pInstance;
+    return r;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL link_create_device(int k, VkPhysicalDevice pd, const VkDeviceCreateInfo *ci,
@@ -247,8 +315,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL link_create_device(int k, VkPhysicalDevice
         t_device_culprit_named = true;
         return VK_ERROR_INITIALIZATION_FAILED; /* refused here (see link_create_instance) */
     }
-    PFN_vkCreateDevice next = (PFN_vkCreateDevice)s->next_gipa((VkInstance)(void *)s->inst, "vkCreateDevice");
-    return next != NULL ? next(pd, ci, a, pDevice) : VK_ERROR_INITIALIZATION_FAILED;
+    /* Asked with the instance handle that level knows (a wrapping layer knows only its wrapper). */
+    PFN_vkCreateDevice next = (PFN_vkCreateDevice)s->next_gipa(level_handle(s->inst, s->level), "vkCreateDevice");
+    if (next == NULL) {
+        vkl_log(&s->inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateDevice: layer %s (manifest %s) gives no vkCreateDevice through its vkGetInstanceProcAddr; "
+                "device creation refused [LLP_LOADER_9]",
+                culprit_name(level_manifest(s->inst, s->level)), culprit_path(level_manifest(s->inst, s->level)));
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    return next(pd, ci, a, pDevice);
 }
 
 /* Claims the slots of `inst` (callee j = 1..n). Lock-free readers only see slots of live chains. */
@@ -267,6 +343,7 @@ static void link_slots_claim(struct vkl_instance *inst) {
             } else {
                 struct link_slot *s = &g_link_slots[k];
                 s->inst = inst;
+                s->level = j;
                 s->next_gipa = j < n ? inst->layer_libs[j].gipa : vkl_term_GetInstanceProcAddr;
                 s->instance_caller = inst->layer_libs[j - 1].manifest;
                 s->device_caller = dev_caller;
@@ -296,13 +373,6 @@ static void link_slots_release(struct vkl_instance *inst) {
 static PFN_vkGetInstanceProcAddr link_next_gipa(const struct vkl_instance *inst, uint32_t j) {
     if (inst->link_slots != NULL && inst->link_slots[j] >= 0) return g_link_gipa[inst->link_slots[j]];
     return j < inst->layer_lib_count ? inst->layer_libs[j].gipa : vkl_term_GetInstanceProcAddr;
-}
-
-/* The VkInstance to ask layer i's GPDPA / GIPA with: the top layer knows the handle the chain returned (a
- * wrapper when it, or a layer below, wrapped); a layer further down knows the loader's own handle
- * unless a layer between it and the loader wrapped, which the loader cannot see. */
-static VkInstance layer_instance_handle(const struct vkl_instance *inst, uint32_t i) {
-    return i == 0 ? inst->chain_handle : (VkInstance)(void *)(uintptr_t)inst;
 }
 
 /* Layer-created devices (VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK), defined with the device chain. */
@@ -502,6 +572,7 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
         inst->chain_handle = *pInstance;
         *pInstance = (VkInstance)(void *)inst;
     }
+    inst->layer_libs[0].instance_handle = inst->chain_handle; /* the top level's */
     /* Global commands never dispatch through the chain, and layers (Mesa's device_select among
      * them) may crash on vkGetInstanceProcAddr(NULL, ...) for them: the fill gets NULL there. */
     t_fill_gipa = inst->layer_libs[0].gipa;
@@ -509,7 +580,15 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
     t_fill_gipa = NULL;
     /* Commands no layer or terminator answers stay unsupported; the instance functions the
      * trampolines always need fall back to the terminators. */
-    if (inst->chain_disp.DestroyInstance == NULL) inst->chain_disp.DestroyInstance = vkl_term_DestroyInstance;
+    if (inst->chain_disp.DestroyInstance == NULL) {
+        /* vkDestroyInstance then gives the terminator the loader's own handle (instance.c), never a
+         * layer's wrapper. */
+        vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                "vkCreateInstance: layer %s gives no vkDestroyInstance; the layers will not see the instance "
+                "destroyed [LLP_LOADER_8]",
+                names[0]);
+        inst->chain_disp.DestroyInstance = vkl_term_DestroyInstance;
+    }
 out:
     vkl_free(&inst->alloc, links);
     vkl_free(&inst->alloc, names);
@@ -528,6 +607,22 @@ bool vkl_layer_chain_check_instance(VkInstance *pInstance) {
 }
 
 /* ------------------------------------------------------------------ device chain */
+
+/* vkl_term_CreateDevice for a device chain without layers, refusing a physical device that is not
+ * one of the terminators' (a layer that is left out of the device chain wrapped it: the layers
+ * that could unwrap it are not in the chain). */
+static VkResult create_device_at_terminator(struct vkl_instance *inst, VkPhysicalDevice pd,
+                                            const VkDeviceCreateInfo *pCreateInfo,
+                                            const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
+    if (!vkl_physdev_is_term(inst, pd)) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateDevice: no layer takes part in the device chain and physical device %p is not the "
+                "loader's (a layer without vkGetDeviceProcAddr wrapped it); device creation refused [LLP_LOADER_9]",
+                (void *)pd);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
+    return vkl_term_CreateDevice(pd, pCreateInfo, pAllocator, pDevice);
+}
 
 /* The device chain of layers first..layer_lib_count-1 (first == 0: the application's, every layer)
  * over the driver of `term_pd` (the physical device as layer `first` sees it). On success the
@@ -562,14 +657,23 @@ static VkResult create_device_chain(struct vkl_instance *inst, uint32_t first, V
             link_next_gipa(inst, i + 1 < n ? (uint32_t)(libs[i + 1] - inst->layer_libs) : inst->layer_lib_count);
         links[i].pfnNextGetDeviceProcAddr = i + 1 < n ? libs[i + 1]->gdpa : vkl_term_GetDeviceProcAddr;
     }
-    /* The top layer knows the chain's instance handle; one further down (a layer's own device) the
-     * loader's (see layer_instance_handle). */
-    PFN_vkCreateDevice create =
-        n > 0 ? (PFN_vkCreateDevice)libs[0]->gipa(layer_instance_handle(inst, (uint32_t)(libs[0] - inst->layer_libs)),
-                                                  "vkCreateDevice")
-              : NULL;
+    if (n == 0) { /* no layer takes part: the terminator, with a physical device of its own only */
+        r = create_device_at_terminator(inst, term_pd, pCreateInfo, pAllocator, pDevice);
+        goto out;
+    }
+    /* The first layer of the device chain is asked with the VkInstance its level returned, also when
+     * layers above it are left out (no vkGetDeviceProcAddr) or the chain starts below the
+     * application (a layer's own device). */
+    uint32_t top = (uint32_t)(libs[0] - inst->layer_libs);
+    PFN_vkCreateDevice create = (PFN_vkCreateDevice)libs[0]->gipa(level_handle(inst, top), "vkCreateDevice");
     if (create == NULL) {
-        r = vkl_term_CreateDevice(term_pd, pCreateInfo, pAllocator, pDevice);
+        /* Never around the layer to the driver: the physical device the layer was to get is its
+         * own (a wrapper, maybe), which the loader's terminator does not know. */
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
+                "vkCreateDevice: layer %s (manifest %s) gives no vkCreateDevice through its vkGetInstanceProcAddr; "
+                "device creation refused [LLP_LOADER_9]",
+                culprit_name(libs[0]->manifest), culprit_path(libs[0]->manifest));
+        r = VK_ERROR_INITIALIZATION_FAILED;
         goto out;
     }
     VkLayerDeviceCreateInfo chain = {.sType = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
@@ -665,7 +769,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, V
         if (inst == NULL) inst = t->instance;
         below = t->next;
     } else if (inst == NULL) {
-        inst = vkl_instance_from_handle(instance); /* the loader's own handle (documented) */
+        inst = chain_instance(instance); /* the loader's own handle, or a layer's wrapper of it */
     }
     uint32_t first = first_layer_for_gipa(inst, layerGIPA);
     if (first == UINT32_MAX) {
@@ -687,14 +791,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, V
     struct term_devices *outer_made = t_term_devices;
     t_device_check = false;
     t_term_devices = NULL;
+    const VkDeviceCreateInfo *outer_requested = vkl_device_set_requested(pCreateInfo); /* the layer's own */
     if (first == inst->layer_lib_count) {
-        r = vkl_term_CreateDevice(below, pCreateInfo, pAllocator, pDevice);
+        r = create_device_at_terminator(inst, below, pCreateInfo, pAllocator, pDevice);
     } else {
         r = create_device_chain(inst, first, below, pCreateInfo, pAllocator, pDevice, &gdpa);
     }
     t_device_check = outer_check;
     t_device_culprit_named = outer_named;
     t_term_devices = outer_made;
+    vkl_device_set_requested(outer_requested);
     if (r == VK_SUCCESS && nextGDPA != NULL) *nextGDPA = gdpa;
     return r;
 }
@@ -729,7 +835,7 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
     /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gpdpa == NULL) continue;
-        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(layer_instance_handle(inst, i), name);
+        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(level_handle(inst, i), name);
         if (f != NULL) inst->unknown_physdev_chain[slot] = f;
         return;
     }
@@ -737,8 +843,7 @@ void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name
 
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
-        if (inst->layer_libs[i].gpdpa != NULL &&
-            inst->layer_libs[i].gpdpa(layer_instance_handle(inst, i), name) != NULL)
+        if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(level_handle(inst, i), name) != NULL)
             return true;
     return false;
 }

@@ -16,6 +16,15 @@ struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
     return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
 }
 
+bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd) {
+    bool found = false;
+    pthread_mutex_lock(&inst->lock);
+    for (const struct vkl_physdev *p = inst->physdevs; p != NULL && !found; p = p->next)
+        found = p->term.icd != NULL && (VkPhysicalDevice)(uintptr_t)(const void *)&p->term == pd;
+    pthread_mutex_unlock(&inst->lock);
+    return found;
+}
+
 /* The instance's physical-device wrappers by (driver instance, driver handle), built once per
  * enumeration when there are many: a linear scan of inst->physdevs per device made enumeration
  * quadratic in the number of drivers (issue 18). Open addressing; `slot` NULL: scan the list. */

@@ -23,8 +23,13 @@ static inline PFN_vkVoidFunction if_dispatched(VkInstance instance, const struct
     if (c->slot == UINT16_MAX) return c->trampoline;
     const struct vkl_instance *inst = vkl_instance_from_handle(instance);
     const PFN_vkVoidFunction *slots = (const PFN_vkVoidFunction *)(const void *)inst->disp;
-    /* vkGetInstanceProcAddr itself is the loader's own entry point, whatever the chain holds. */
-    return slots[c->slot] != NULL || c->trampoline == (PFN_vkVoidFunction)vkGetInstanceProcAddr ? c->trampoline : NULL;
+    /* vkGetInstanceProcAddr itself is the loader's own entry point, whatever the chain holds; so is
+     * vkCreateDevice, which builds the device chain instead of dispatching through this table (a
+     * layer in it that gives no vkCreateDevice is refused there, with an ERROR line, LLP_LOADER_9). */
+    return slots[c->slot] != NULL || c->trampoline == (PFN_vkVoidFunction)vkGetInstanceProcAddr ||
+                   c->trampoline == (PFN_vkVoidFunction)vkCreateDevice
+               ? c->trampoline
+               : NULL;
 }
 
 /* The rare outcomes of vkGetInstanceProcAddr, out of line (tail calls) to keep its hit path short. */

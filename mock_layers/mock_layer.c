@@ -9,6 +9,7 @@
  *                                MOCK_LAYER_GIPA_NAME / MOCK_LAYER_GDPA_NAME
  *   MOCK_LAYER_EXPORT_GPDPA      exports vk_layerGetPhysicalDeviceProcAddr
  *   MOCK_LAYER_EXPORT_INTROSPECTION  exports the four v0 enumeration functions
+ *   MOCK_LAYER_HAS_GDPA          0: negotiation returns no vkGetDeviceProcAddr (nor is one exported)
  */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
@@ -30,6 +31,10 @@
 #include "mock_common/mock_common.h"
 #include "mock_layers/mock_layer_ctl.h"
 
+#ifndef MOCK_LAYER_HAS_GDPA
+#define MOCK_LAYER_HAS_GDPA 1
+#endif
+
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_OBJECTS 64
 #define MAX_RECORDS 4096
@@ -46,6 +51,7 @@ struct scenario {
     bool fail_negotiation, no_advance_link, clobber_instance, clobber_device, no_call_down;
     bool fail_unknown_extensions, return_disabled_functions;
     bool fail_device_after_call_down; /* vkCreateDevice: destroys what it got from below, then fails */
+    bool no_create_device;            /* vkGetInstanceProcAddr answers NULL for vkCreateDevice */
     bool wrap_handles;                /* returns its own VkPhysicalDevice/VkDevice objects (LLP_LAYER_10) */
     bool wrap_command_pools;          /* returns its own VkCommandPool handles (non-dispatchable, LLP_LAYER_10) */
     bool tool;                 /* a tool (VK_EXT_tooling_info): adds its entry to vkGetPhysicalDeviceToolProperties */
@@ -55,6 +61,13 @@ struct scenario {
     bool create_own_device;    /* vkCreateDevice also makes a device of its own through the loader's
                                 * VK_LOADER_LAYER_CREATE_DEVICE_CALLBACK (record "own_device") */
     bool own_device_next_gipa; /* ... passing its next vkGetInstanceProcAddr as layerGIPA, not its own */
+    /* wraps like GFXReconstruct: wrap_instance + wrap_handles, and it knows only its own wrappers: its
+     * proc addrs answer NULL (vkGetInstanceProcAddr: vkCreateInstance only) for a handle it did not
+     * return, and its commands refuse one (record "foreign_handle") */
+    bool strict_handles;
+    /* vkCreateDevice appends this extension to the create info it passes down (a layer enabling an
+     * extension it needs below itself); "" = none */
+    char add_device_extension[VK_MAX_EXTENSION_NAME_SIZE];
     char device_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE];  /* "" = free slot */
     char physdev_functions[FN_SLOTS][VK_MAX_EXTENSION_NAME_SIZE]; /* "" = free slot */
     /* "" = ungated; else device_functions are offered by vkGetDeviceProcAddr only for devices
@@ -96,11 +109,11 @@ struct scenario_switch {
 #define SWITCH(field) {#field, &g_sc.field}
 static const struct scenario_switch k_switches[] = {
     SWITCH(wrap_handles), SWITCH(wrap_command_pools), SWITCH(tool), SWITCH(wrap_instance), SWITCH(call_globals),
-    SWITCH(create_own_device), SWITCH(own_device_next_gipa)};
+    SWITCH(create_own_device), SWITCH(own_device_next_gipa), SWITCH(strict_handles)};
 static const struct scenario_switch k_misbehave_switches[] = {
     SWITCH(fail_negotiation), SWITCH(no_advance_link), SWITCH(clobber_instance), SWITCH(clobber_device),
     SWITCH(no_call_down), SWITCH(fail_unknown_extensions), SWITCH(return_disabled_functions),
-    SWITCH(fail_device_after_call_down)};
+    SWITCH(fail_device_after_call_down), SWITCH(no_create_device)};
 #undef SWITCH
 /* clang-format on */
 
@@ -124,6 +137,10 @@ static int scenario_apply(const char *text) {
     const cJSON *ic = cJSON_GetObjectItemCaseSensitive(doc, "intercept");
     g_sc.intercept = cJSON_IsArray(ic) ? (cJSON *)ic : NULL;
     set_switches(doc, k_switches, sizeof(k_switches) / sizeof(k_switches[0]));
+    if (g_sc.strict_handles) g_sc.wrap_instance = g_sc.wrap_handles = true;
+    const cJSON *ax = cJSON_GetObjectItemCaseSensitive(doc, "add_device_extension");
+    if (cJSON_IsString(ax))
+        snprintf(g_sc.add_device_extension, sizeof(g_sc.add_device_extension), "%s", ax->valuestring);
     const cJSON *df = cJSON_GetObjectItemCaseSensitive(doc, "device_functions");
     int slot = 0;
     const cJSON *e;
@@ -343,6 +360,17 @@ static const uintptr_t g_clobbered_instance[64] = {0xbad1bad1u};
 static const uintptr_t g_clobbered_device[64] = {0xbad2bad2u};
 
 static struct inst_data *inst_find(const void *h) {
+    if (g_sc.strict_handles) {
+        /* strict_handles: its own instance and physical-device wrappers only, found by address (the
+         * way a layer reaches its state through its wrapper); any other handle is foreign. */
+        for (int i = 0; i < MAX_OBJECTS; i++) {
+            if (g_inst[i].key == NULL) continue;
+            if ((const void *)g_inst[i].inst_wrapper == h) return &g_inst[i];
+            for (uint32_t k = 0; k < g_inst[i].pd_count; k++)
+                if ((const void *)g_inst[i].pds[k] == h) return &g_inst[i];
+        }
+        return NULL;
+    }
     void *k = key_of(h);
     for (int i = 0; i < MAX_OBJECTS; i++)
         if (g_inst[i].key == k) return &g_inst[i];
@@ -355,6 +383,7 @@ static struct inst_data *inst_find(const void *h) {
 static struct dev_data *dev_find(const void *h) {
     for (int i = 0; i < MAX_OBJECTS; i++)
         if (g_dev[i].key != NULL && g_dev[i].wrapped != NULL && (const void *)g_dev[i].wrapped == h) return &g_dev[i];
+    if (g_sc.strict_handles) return NULL; /* its own device wrappers only */
     void *k = key_of(h);
     for (int i = 0; i < MAX_OBJECTS; i++)
         if (g_dev[i].key == k) return &g_dev[i];
@@ -401,6 +430,7 @@ static struct inst_data *inst_enter(VkInstance instance, const char *call, VkIns
     struct inst_data *d = inst_find(instance);
     cJSON *o = cJSON_CreateObject();
     *below = unwrap_inst(d, instance, o);
+    if (d == NULL && g_sc.strict_handles) cJSON_AddBoolToObject(o, "foreign_handle", true);
     record(call, o);
     pthread_mutex_unlock(&g_lock);
     return d;
@@ -756,6 +786,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(V
         cJSON_AddStringToObject(o, "layer_name", pLayerName);
     else
         cJSON_AddNullToObject(o, "layer_name");
+    if (g_sc.strict_handles && inst_find(pd) == NULL) cJSON_AddBoolToObject(o, "foreign_handle", true);
     record("vkEnumerateDeviceExtensionProperties", o);
     bool mine = pLayerName != NULL && strcmp(pLayerName, g_sc.name) == 0;
     VkExtensionProperties own;
@@ -922,6 +953,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     cJSON_AddBoolToObject(o, "set_device_loader_data", have_loader_data);
     cJSON_AddBoolToObject(o, "allocator", a != NULL);
     if (idp != NULL && idp->wrap) cJSON_AddBoolToObject(o, "unwrapped_physical_device", below != pd);
+    if (idp == NULL && g_sc.strict_handles) cJSON_AddBoolToObject(o, "foreign_handle", true);
+    cJSON *dexts = cJSON_AddArrayToObject(o, "extensions");
+    for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+        cJSON_AddItemToArray(dexts, cJSON_CreateString(ci->ppEnabledExtensionNames[i]));
     record("vkCreateDevice", o);
     struct scenario sc = g_sc;
     struct inst_data *id = inst_find(pd);
@@ -936,9 +971,26 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, co
     if (!sc.no_advance_link) found->u.pLayerInfo = found->u.pLayerInfo->pNext;
     if (sc.clobber_device) *pDevice = (VkDevice)(uintptr_t)g_clobbered_device;
     if (sc.no_call_down) return VK_SUCCESS;
+    /* add_device_extension: the create info below enables one more extension (not twice). */
+    VkDeviceCreateInfo added = *ci;
+    const char **names = NULL;
+    if (sc.add_device_extension[0] != '\0') {
+        bool has = false;
+        for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+            has = has || strcmp(ci->ppEnabledExtensionNames[i], sc.add_device_extension) == 0;
+        names = has ? NULL : calloc((size_t)ci->enabledExtensionCount + 1, sizeof(*names));
+        if (names != NULL) {
+            for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) names[i] = ci->ppEnabledExtensionNames[i];
+            names[ci->enabledExtensionCount] = sc.add_device_extension;
+            added.enabledExtensionCount = ci->enabledExtensionCount + 1;
+            added.ppEnabledExtensionNames = names;
+            ci = &added;
+        }
+    }
     const void *outer_link = atomic_load_explicit(&g_unadvanced_device_link, memory_order_relaxed);
     if (sc.no_advance_link) atomic_store_explicit(&g_unadvanced_device_link, found->u.pLayerInfo, memory_order_relaxed);
     VkResult r = next_create(below, ci, a, pDevice);
+    free(names);
     atomic_store_explicit(&g_unadvanced_device_link, outer_link, memory_order_relaxed);
     if (r != VK_SUCCESS) return r;
     if (sc.fail_device_after_call_down) {
@@ -1475,9 +1527,35 @@ static PFN_vkVoidFunction ask_next(VkInstance instance, const char *name, bool p
     return next ? next(below, name) : NULL;
 }
 
+/* strict_handles: whether `instance` is a handle the layer did not return (records the lookup as
+ * {"call": <proc addr>, "name", "foreign_handle": true}). Lock held. */
+static bool foreign_instance(const char *call, VkInstance instance, const char *name) {
+    if (!g_sc.strict_handles || instance == VK_NULL_HANDLE || inst_find(instance) != NULL) return false;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddBoolToObject(o, "foreign_handle", true);
+    record(call, o);
+    return true;
+}
+
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInstance instance, const char *name) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
+    if (g_sc.no_create_device && strcmp(name, "vkCreateDevice") == 0) {
+        pthread_mutex_unlock(&g_lock);
+        return NULL;
+    }
+    /* strict_handles: vkCreateInstance whatever the handle (loaders ask for it with their own
+     * instance, before any wrapper exists), and nothing else for a handle it did not create (as
+     * GFXReconstruct). */
+    if (g_sc.strict_handles && strcmp(name, "vkCreateInstance") == 0) {
+        pthread_mutex_unlock(&g_lock);
+        return FN(layer_CreateInstance);
+    }
+    if (foreign_instance("vkGetInstanceProcAddr", instance, name)) {
+        pthread_mutex_unlock(&g_lock);
+        return NULL;
+    }
     bool bad = g_sc.return_disabled_functions;
     PFN_vkVoidFunction f = own_instance_fn(name);
     if (f == NULL) f = own_physdev_fn(instance, name);
@@ -1494,6 +1572,10 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetInstanceProcAddr(VkInst
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
     pthread_mutex_lock(&g_lock);
     ensure_init();
+    if (foreign_instance("vk_layerGetPhysicalDeviceProcAddr", instance, name)) {
+        pthread_mutex_unlock(&g_lock);
+        return NULL;
+    }
     PFN_vkVoidFunction f = own_instance_fn(name);
     if (f == NULL) f = own_physdev_fn(instance, name);
     bool wrap = g_sc.wrap_handles;
@@ -1514,6 +1596,14 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice
         if (d == NULL || !d->ext_enabled) f = NULL;
     }
     bool wrap = g_sc.wrap_handles;
+    /* strict_handles: a VkDevice it did not return gets NULL. */
+    if (g_sc.strict_handles && device != VK_NULL_HANDLE && dev_find(device) == NULL) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", name);
+        cJSON_AddBoolToObject(o, "foreign_handle", true);
+        record("vkGetDeviceProcAddr", o);
+        f = NULL;
+    }
     /* A wrapping layer is asked with the VkDevice it returned (its wrapper): a handle that is not one
      * of its wrappers is recorded ({"call": "vkGetDeviceProcAddr", "name", "wrapper": false}). */
     if (wrap && device != VK_NULL_HANDLE) {
@@ -1547,7 +1637,8 @@ __attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL layer_Negotiate(Vk
     ni->loaderLayerInterfaceVersion = v;
     if (v >= 2) {
         ni->pfnGetInstanceProcAddr = layer_GetInstanceProcAddr;
-        ni->pfnGetDeviceProcAddr = layer_GetDeviceProcAddr;
+        /* A layer without vkGetDeviceProcAddr (like Mesa's device_select) takes no part in device chains. */
+        ni->pfnGetDeviceProcAddr = MOCK_LAYER_HAS_GDPA ? layer_GetDeviceProcAddr : NULL;
         ni->pfnGetPhysicalDeviceProcAddr = MOCK_LAYER_HAS_GPDPA ? layer_GetPhysicalDeviceProcAddr : NULL;
     }
     return VK_SUCCESS;

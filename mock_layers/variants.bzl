@@ -12,6 +12,8 @@ Row fields:
   gpdpa          "export": exports vk_layerGetPhysicalDeviceProcAddr; "negotiate": only returned by
                  negotiation; None: no GPDPA at all
   introspection  exports the four v0 enumeration functions
+  gdpa           False: negotiation gives no vkGetDeviceProcAddr (a layer left out of device chains,
+                 as Mesa's device_select); requires gipa = None
   chassis        built from chassis_layer.c (the chassis-mode mock layer, README.md "Chassis mode")
                  instead of mock_layer.c: no mock_layer_ctl_* or pre-instance functions
 """
@@ -39,9 +41,9 @@ STD = ("vkGetInstanceProcAddr", "vkGetDeviceProcAddr")
 RENAMED = ("MockLayer_GetInstanceProcAddr", "MockLayer_GetDeviceProcAddr")
 NEG = "vkNegotiateLoaderLayerInterfaceVersion"
 
-def _row(interface, negotiate = None, gipa = None, gpdpa = None, introspection = False, chassis = False):
+def _row(interface, negotiate = None, gipa = None, gpdpa = None, introspection = False, chassis = False, gdpa = True):
     return struct(interface = interface, negotiate = negotiate, gipa = gipa, gpdpa = gpdpa, introspection = introspection,
-                  chassis = chassis)
+                  chassis = chassis, gdpa = gdpa)
 
 MOCK_LAYER_VARIANTS = {
     "v0": _row(0, gipa = STD, introspection = True),
@@ -52,6 +54,7 @@ MOCK_LAYER_VARIANTS = {
     "v2_gpdpa_export": _row(2, negotiate = NEG, gpdpa = "export"),
     "v2_renamed": _row(2, negotiate = "MockLayer_Negotiate", gpdpa = "negotiate"),
     "v2_all": _row(2, negotiate = NEG, gipa = STD, gpdpa = "export", introspection = True),
+    "v2_no_gdpa": _row(2, negotiate = NEG, gdpa = False),
 }
 
 # Rows built from chassis_layer.c (the chassis-mode mock layer). Kept apart from MOCK_LAYER_VARIANTS,
@@ -88,6 +91,7 @@ def mock_layer_defines(row):
         "-DMOCK_LAYER_HAS_GPDPA=%d" % (1 if row.gpdpa else 0),
         "-DMOCK_LAYER_EXPORT_GPDPA=%d" % (1 if row.gpdpa == "export" else 0),
         "-DMOCK_LAYER_EXPORT_INTROSPECTION=%d" % (1 if row.introspection else 0),
+        "-DMOCK_LAYER_HAS_GDPA=%d" % (1 if row.gdpa else 0),
     ]
 
 def mock_layer_library_label(variant):

@@ -111,14 +111,16 @@ def header(out, icd_path, layer_path):
     w("    enum vkl_mock_layer_gpdpa gpdpa; /* vk_layerGetPhysicalDeviceProcAddr */")
     w("    bool introspection;             /* exports the four v0 enumeration functions */")
     w("    bool chassis;                   /* built from chassis_layer.c (no mock_layer_ctl_*) */")
+    w("    bool has_gdpa;                  /* negotiation gives a vkGetDeviceProcAddr (false: left out of device chains) */")
     w("};")
     w("static const struct vkl_mock_layer_variant vkl_mock_layer_variants[] __attribute__((unused)) = {")
     for name in sorted(lay_all):
         r = lay_all[name]
         gipa = r.gipa or (None, None)
-        w("    {%s, %d, %s, %s, %s, %s, %s, %s}," % (c_str(name), r.interface, c_str(r.negotiate),
-                                                   c_str(gipa[0]), c_str(gipa[1]), gpdpa_lay[r.gpdpa],
-                                                   c_bool(r.introspection), c_bool(getattr(r, "chassis", False))))
+        w("    {%s, %d, %s, %s, %s, %s, %s, %s, %s}," % (c_str(name), r.interface, c_str(r.negotiate),
+                                                       c_str(gipa[0]), c_str(gipa[1]), gpdpa_lay[r.gpdpa],
+                                                       c_bool(r.introspection), c_bool(getattr(r, "chassis", False)),
+                                                       c_bool(getattr(r, "gdpa", True))))
     w("};")
     w("#define VKL_MOCK_LAYER_VARIANT_COUNT %dU" % len(lay_all))
     w("")

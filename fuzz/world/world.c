@@ -121,15 +121,17 @@ const char *w_layer_name(const struct w_layer *l) {
 }
 
 /* The mock layer variants the world uses: the rows of mock_layers/variants.bzl built from
- * mock_layer.c (not the chassis rows), sorted by name (mock_variants.h keeps that order); missing
- * ones are skipped. */
+ * mock_layer.c (not the chassis rows, nor those without vkGetDeviceProcAddr), sorted by name (mock_variants.h keeps
+ * that order); missing ones are skipped. */
 #define ALL_LAYER_VARIANTS VKL_MOCK_LAYER_VARIANT_COUNT
 static const struct vkl_mock_layer_variant *g_layer_variants[ALL_LAYER_VARIANTS];
 static size_t g_layer_variant_count;
 static char g_mock_layer_dir[W_PATH];
 static int g_layer_slot_variant[W_MAX_LAYERS];
 static char *g_extra_env_buf[W_LAYER_EXTRA_ENV];
-static bool world_layer_row(const struct vkl_mock_layer_variant *r) { return !r->chassis; }
+/* Rows without vkGetDeviceProcAddr are left out: the chain oracle expects every layer of a
+ * well-behaved chain in the device chain. */
+static bool world_layer_row(const struct vkl_mock_layer_variant *r) { return !r->chassis && r->has_gdpa; }
 
 /* The mock driver variants the world uses, in the order of mock_icd/variants.bzl (mock_variants.h):
  * the rows a loader can use through a manifest (vk_icdGetInstanceProcAddr exported, or an

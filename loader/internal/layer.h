@@ -183,6 +183,10 @@ struct vkl_layer_lib {
     PFN_vkGetInstanceProcAddr gipa;
     PFN_vkGetDeviceProcAddr gdpa;
     PFN_GetPhysicalDeviceProcAddr gpdpa;
+    /* The VkInstance this layer returned from vkCreateInstance (its wrapper, or what the layers below
+     * returned), which its vkGetInstanceProcAddr / GPDPA are asked with (layer_chain.c); NULL: not
+     * seen (the loader then uses the nearest level below it that it saw). */
+    VkInstance instance_handle;
 };
 
 /*

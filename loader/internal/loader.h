@@ -177,6 +177,13 @@ struct vkl_instance {
 struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
 bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name);
 struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term);
+/* Whether `pd` is one of the terminator physical devices of `inst` (the handles its terminators
+ * hand to the layer chain): anything else must never reach a terminator. Takes inst->lock. */
+bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd);
+/* The create info of the vkCreateDevice now in progress on this thread (the application's, or a
+ * layer's own device): the extensions it requested, as opposed to those layers add on their way
+ * down (device.c). Returns the previous one, to be restored. */
+const VkDeviceCreateInfo *vkl_device_set_requested(const VkDeviceCreateInfo *ci);
 
 /* ------------------------------------------------------------------ device.c */
 struct vkl_device {

@@ -171,6 +171,44 @@ TEST_F(LayerExtensions, UnknownDeviceExtensionStillRefused) {
   }
 }
 
+// A layer that enables a device extension on its way down (the mock's "add_device_extension": it
+// appends the name to the VkDeviceCreateInfo it passes down) that the driver does not offer: the
+// layers below it receive it, the driver does not (the loader filters the driver's
+// VkDeviceCreateInfo down to what the driver advertises, RULE_DEV_EXT_FILTER), and vkCreateDevice
+// succeeds. Alone and above a plain layer.
+TEST_F(LayerExtensions, LayerAddedDeviceExtensionKeptFromTheDriver) {
+  VKT_POLICY("RULE_DEV_EXT_FILTER", "LLP_LOADER_9");
+  const char kAdds[] = "VK_LAYER_MOCK_adds_extension";
+  const char kPlain[] = "VK_LAYER_MOCK_plain_below";
+  const char kAdded[] = "VK_EXT_mock_added_by_a_layer";
+  AddDriver();
+  AddMockLayer(s_, kAdds, false, Location::kXdgDataDirs, "v2_gpdpa", "",
+               std::string("\"add_device_extension\": \"") + kAdded + "\"");
+  AddMockLayer(s_, kPlain, false, Location::kXdgDataDirs, "v2_gpdpa");
+  for (bool stacked : {false, true}) {
+    SCOPED_TRACE(stacked ? "above a plain layer" : "alone");
+    std::remove(s_.LayerCallsFile().c_str());
+    std::remove(s_.driver("drv").calls.c_str());
+    std::string layers = stacked ? std::string(kAdds) + "," + kPlain : std::string(kAdds);
+    ProbeResult r = RunProbe(
+        s_, {"create-instance:layers=" + layers, "devices", "create-device:0", "destroy-device", "destroy-instance"});
+    ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+    std::vector<Json> drv = s_.CallsTo("drv", "vkCreateDevice");
+    ASSERT_EQ(drv.size(), 1u) << r.Describe();
+    EXPECT_FALSE(Contains(drv[0]["extensions"].strings(), kAdded)) << "the driver received it: " << drv[0].dump();
+    EXPECT_EQ(drv[0]["result"].str(), "VK_SUCCESS") << drv[0].dump();
+    if (stacked) {
+      std::vector<Json> below = Records(kPlain, "vkCreateDevice");
+      ASSERT_EQ(below.size(), 1u) << r.Describe();
+      EXPECT_TRUE(Contains(below[0]["extensions"].strings(), kAdded)) << below[0].dump();
+    }
+    if (LoaderName() == "ours") {
+      EXPECT_FALSE(r.LogLines(kAdded).empty()) << "no log line names it\n" << r.err;
+    }
+  }
+}
+
 // ---- an instance extension with a physical-device command ------------------------------------
 
 // The application enables the layer's instance extension: vkCreateInstance accepts it (an enabled
