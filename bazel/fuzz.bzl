@@ -176,6 +176,7 @@ def vkl_fuzz_mock_icds(name, variants, exports):
       exports: function variant -> sorted export list (mock_icd_exports).
     """
     _fuzz_mock_libraries(name, "libmock_icd", ["//mock_icd:mock_icd_srcs",  # the one source list
+                                               "//mock_icd:mock_gen_commands.c",  # generated from vk.xml
                                                # VkResult names, compiled the mock's way (no coverage)
                                                "//loader:vkl_gen_results.c", "//loader:vkl_gen_results.h"],
                          mock_icd_defines, variants, exports)

@@ -58,6 +58,9 @@ mkdir -p "$B/gen/loader" "$B/include/cjson" "$B/obj" "$B/mockobj" "$OUT"
 # ---- generated loader sources (tools/vkgen) ------------------------------------------------
 python3 tools/vkgen/vkgen.py --registry "$VK_XML" --header "$VK_INC/vulkan/vulkan_core.h" \
   --custom loader/custom_commands.txt --out-dir "$B/gen/loader"
+# The mock driver's no-op core commands (//mock_icd:mock_gen_commands, the same generator).
+mkdir -p "$B/gen/mock_icd"
+python3 tools/vkgen/vkgen_mock.py --registry "$VK_XML" --out "$B/gen/mock_icd/mock_gen_commands.c"
 cp "$CJSON_SRC/cJSON.h" "$B/include/cjson/cJSON.h"
 # The mock variant tables as a C header (fuzz/world/world.h includes it): the script and tables the
 # Bazel genrule //fuzz:mock_variants_h_gen runs, so both builds read one source.
@@ -242,7 +245,7 @@ if [ ${#world_targets[@]} -gt 0 ] || want loader_diff_fuzzer; then
     echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/$v.lds"
     # The mock's sources: mock_icd/SOURCES, the list //mock_icd:mock_icd_srcs also builds from.
     objs=()
-    for src in $(grep '\.c$' mock_icd/SOURCES); do
+    for src in $(grep '\.c$' mock_icd/SOURCES) "$B/gen/mock_icd/mock_gen_commands.c"; do
       $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c "$src" -o "$B/mockobj/mock_${v}_$(basename "$src" .c).o"
       objs+=("$B/mockobj/mock_${v}_$(basename "$src" .c).o")
     done

@@ -96,6 +96,7 @@ __attribute__((destructor)) static void mock_icd_fini(void) {
         g_instances = i->next;
         instance_free(i);
     }
+    mock_gen_free_objects();
     mock_records_clear(&g_records);
     for (uint32_t i = 0; i < g_dyn_pd_count; i++) free(g_dyn_pd_names[i]);
     g_dyn_pd_count = 0;

@@ -1,4 +1,5 @@
-/* Mock driver, devices: queues, command pools and buffers, images and buffers. */
+/* Mock driver, devices: queues, command pools and buffers, images, buffers and device memory; the
+ * helpers of the generated no-op core commands (mock_gen.h). */
 #include "mock_icd/mock_icd_internal.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -104,6 +105,7 @@ static void destroy_device_objects(struct mock_device *d) {
     while (d->images) {
         struct mock_image *im = d->images;
         d->images = im->next;
+        free(im->mapped);
         free(im);
     }
     while (d->pools) {
@@ -371,6 +373,7 @@ static void destroy_resource(const char *call, VkDevice device, uint64_t handle)
         if ((uint64_t)(uintptr_t)*pp == handle) {
             struct mock_image *im = *pp;
             *pp = im->next;
+            free(im->mapped);
             free(im);
             break;
         }
@@ -464,4 +467,98 @@ VKAPI_ATTR void VKAPI_CALL mock_GetImageSparseMemoryRequirements(VkDevice device
     (void)req;
     if (!find_device(device)) rec_invalid_handle("vkGetImageSparseMemoryRequirements", "VkDevice");
     if (count) *count = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Device memory: a resource like images and buffers (memory requirements of its size); mapping
+ * gives host memory of that size, zero-filled, kept until vkFreeMemory or vkDestroyDevice, so a
+ * layer that uploads through a mapping (overlays, capture layers) writes somewhere real. */
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateMemory(VkDevice device, const VkMemoryAllocateInfo *info,
+                                                   const VkAllocationCallbacks *alloc, VkDeviceMemory *out) {
+    (void)alloc;
+    if (!info) return VK_ERROR_INITIALIZATION_FAILED;
+    uint64_t h = 0;
+    VkResult r = create_resource("vkAllocateMemory", device, info->allocationSize, false, &h);
+    if (r >= 0 && out) *out = (VkDeviceMemory)(uintptr_t)h;
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL mock_FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks *alloc) {
+    (void)alloc;
+    if (memory != VK_NULL_HANDLE) destroy_resource("vkFreeMemory", device, (uint64_t)(uintptr_t)memory);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_MapMemory(VkDevice device, VkDeviceMemory memory, VkDeviceSize offset,
+                                              VkDeviceSize size, VkMemoryMapFlags flags, void **data) {
+    (void)size;
+    (void)flags;
+    struct mock_device *d = find_device(device);
+    if (!d) {
+        rec_invalid_handle("vkMapMemory", "VkDevice");
+        return VK_ERROR_MEMORY_MAP_FAILED;
+    }
+    VkResult r = injected("vkMapMemory");
+    if (r < 0) return r;
+    void *p = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (struct mock_image *im = d->images; im; im = im->next) {
+        if ((uint64_t)(uintptr_t)im != (uint64_t)(uintptr_t)memory || offset >= im->size) continue;
+        if (!im->mapped) im->mapped = calloc(1, (size_t)im->size);
+        if (im->mapped) p = (char *)im->mapped + offset;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (!p) {
+        rec_invalid_handle("vkMapMemory", "VkDeviceMemory");
+        return VK_ERROR_MEMORY_MAP_FAILED;
+    }
+    if (data) *data = p;
+    return r;
+}
+
+VKAPI_ATTR void VKAPI_CALL mock_UnmapMemory(VkDevice device, VkDeviceMemory memory) {
+    (void)memory;
+    if (!find_device(device)) rec_invalid_handle("vkUnmapMemory", "VkDevice");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Helpers of the generated commands (mock_gen.h)                                              */
+
+/* Above every user-space address, so never equal to a handle the mock makes from a heap pointer. */
+#define MOCK_GEN_HANDLE_BASE 0x6d6f636b00000000ull
+static _Atomic uint64_t g_gen_handles;
+
+uint64_t mock_gen_handle(void) { return MOCK_GEN_HANDLE_BASE + atomic_fetch_add(&g_gen_handles, 1) + 1; }
+
+/* Dispatchable objects the generated commands make are kept on a list freed at unload. */
+struct mock_gen_object {
+    VK_LOADER_DATA loader_data; /* must stay first */
+    struct mock_gen_object *next;
+};
+static struct mock_gen_object *g_gen_objects;
+
+void *mock_gen_dispatchable(void) {
+    struct mock_gen_object *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    set_magic(o);
+    pthread_mutex_lock(&g_lock);
+    o->next = g_gen_objects;
+    g_gen_objects = o;
+    pthread_mutex_unlock(&g_lock);
+    return o;
+}
+
+void mock_gen_free_objects(void) {
+    pthread_mutex_lock(&g_lock);
+    while (g_gen_objects) {
+        struct mock_gen_object *o = g_gen_objects;
+        g_gen_objects = o->next;
+        free(o);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+VkResult mock_gen_result(const char *command, VkResult success) {
+    VkResult r = injected(command);
+    return r != VK_SUCCESS ? r : success;
 }

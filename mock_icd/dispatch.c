@@ -133,38 +133,6 @@ static PFN_vkVoidFunction lookup_unknown_physdev(const char *name) {
 /* ------------------------------------------------------------------------------------------ */
 /* Proc-address tables                                                                          */
 
-enum cmd_kind { K_GLOBAL, K_INSTANCE, K_PHYSDEV, K_DEVICE };
-enum cmd_gate {
-    G_ALWAYS,
-    G_EIV,             /* expose_enumerate_instance_version */
-    G_CORE11,          /* scenario api_version or some physical device >= 1.1 */
-    G_GPDP2_KHR,       /* VK_KHR_get_physical_device_properties2 in instance_extensions */
-    G_GROUP_KHR,       /* VK_KHR_device_group_creation in instance_extensions */
-    G_DEBUG_UTILS,     /* VK_EXT_debug_utils in instance_extensions */
-    G_SURFACE,         /* see create_surface */
-    G_SURFACE_QUERY,   /* VK_KHR_surface listed (any interface: below 3 the driver reads the loader's container), or the
-                          misbehaviour */
-    G_SURFACE_XLIB,    /* G_SURFACE and VK_KHR_xlib_surface */
-    G_SURFACE_XCB,     /* G_SURFACE and VK_KHR_xcb_surface */
-    G_SURFACE_WAYLAND, /* G_SURFACE and VK_KHR_wayland_surface */
-    G_SURFACE_HEADLESS, /* G_SURFACE and VK_EXT_headless_surface */
-    G_SURFACE_DISPLAY,  /* G_SURFACE and VK_KHR_display */
-    G_DISPLAY,          /* VK_KHR_display in instance_extensions (the display queries) */
-    G_DISPLAY2,         /* VK_KHR_get_display_properties2 in instance_extensions */
-    G_XLIB_DISPLAY,     /* VK_EXT_acquire_xlib_display in instance_extensions */
-    G_SURFACE_CAPS2EXT, /* VK_EXT_display_surface_counter in instance_extensions */
-    G_SURFACE_CAPS2KHR, /* VK_KHR_get_surface_capabilities2 in instance_extensions */
-    G_CORE13,           /* scenario api_version or some physical device >= 1.3 */
-    G_TOOLING_EXT,      /* some physical device lists VK_EXT_tooling_info */
-};
-
-struct cmd {
-    const char *name;
-    PFN_vkVoidFunction fn;
-    enum cmd_kind kind;
-    enum cmd_gate gate;
-};
-
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetInstanceProcAddr(VkInstance instance, const char *name);
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetDeviceProcAddr(VkDevice device, const char *name);
 
@@ -266,6 +234,10 @@ static const struct cmd k_cmds[] = {
     {"vkBeginCommandBuffer", (PFN_vkVoidFunction)mock_BeginCommandBuffer, K_DEVICE, G_ALWAYS},
     {"vkEndCommandBuffer", (PFN_vkVoidFunction)mock_EndCommandBuffer, K_DEVICE, G_ALWAYS},
     {"vkQueueSubmit", (PFN_vkVoidFunction)mock_QueueSubmit, K_DEVICE, G_ALWAYS},
+    {"vkAllocateMemory", (PFN_vkVoidFunction)mock_AllocateMemory, K_DEVICE, G_ALWAYS},
+    {"vkFreeMemory", (PFN_vkVoidFunction)mock_FreeMemory, K_DEVICE, G_ALWAYS},
+    {"vkMapMemory", (PFN_vkVoidFunction)mock_MapMemory, K_DEVICE, G_ALWAYS},
+    {"vkUnmapMemory", (PFN_vkVoidFunction)mock_UnmapMemory, K_DEVICE, G_ALWAYS},
     {"vkCreateImage", (PFN_vkVoidFunction)mock_CreateImage, K_DEVICE, G_ALWAYS},
     {"vkDestroyImage", (PFN_vkVoidFunction)mock_DestroyImage, K_DEVICE, G_ALWAYS},
     {"vkCreateBuffer", (PFN_vkVoidFunction)mock_CreateBuffer, K_DEVICE, G_ALWAYS},
@@ -289,6 +261,14 @@ static bool any_11(void) {
     if (major_minor(sc->api_version) >= VK_API_VERSION_1_1) return true;
     for (uint32_t i = 0; i < sc->pd_count; i++)
         if (major_minor(sc->pds[i].api_version) >= VK_API_VERSION_1_1) return true;
+    return false;
+}
+
+static bool any_12(void) {
+    struct scenario *sc = sc_now();
+    if (major_minor(sc->api_version) >= VK_API_VERSION_1_2) return true;
+    for (uint32_t i = 0; i < sc->pd_count; i++)
+        if (major_minor(sc->pds[i].api_version) >= VK_API_VERSION_1_2) return true;
     return false;
 }
 
@@ -341,16 +321,34 @@ static bool gate_open(enum cmd_gate g) {
         case G_XLIB_DISPLAY: return inst_ext("VK_EXT_acquire_xlib_display");
         case G_SURFACE_CAPS2EXT: return inst_ext("VK_EXT_display_surface_counter");
         case G_SURFACE_CAPS2KHR: return inst_ext("VK_KHR_get_surface_capabilities2");
+        case G_CORE12: return any_12();
         case G_CORE13: return any_13();
         case G_TOOLING_EXT: return any_device_ext("VK_EXT_tooling_info");
     }
     return false;
 }
 
+static int cmd_compare(const void *key, const void *entry) {
+    return strcmp((const char *)key, ((const struct cmd *)entry)->name);
+}
+
+/* The hand-written table first (its gate decides, also when closed); then the generated no-op core
+ * commands (mock_gen.h), so a layer that calls any core command below itself reaches the mock. */
 static const struct cmd *find_cmd(const char *name) {
     for (size_t i = 0; i < ARRAY_LEN(k_cmds); i++)
         if (strcmp(k_cmds[i].name, name) == 0) return gate_open(k_cmds[i].gate) ? &k_cmds[i] : NULL;
-    return NULL;
+    const struct cmd *g = bsearch(name, mock_gen_cmds, mock_gen_cmd_count, sizeof *mock_gen_cmds, cmd_compare);
+    return g && gate_open(g->gate) ? g : NULL;
+}
+
+/* The core version a command of this gate needs of a device (0: none). */
+static uint32_t gate_core_version(enum cmd_gate g) {
+    switch (g) {
+        case G_CORE11: return VK_API_VERSION_1_1;
+        case G_CORE12: return VK_API_VERSION_1_2;
+        case G_CORE13: return VK_API_VERSION_1_3;
+        default: return 0;
+    }
 }
 
 #if MOCK_ICD_HAS_GPDPA
@@ -419,7 +417,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_GetDeviceProcAddr(VkDevice 
         const struct cmd *c = find_cmd(name);
         if (c && c->kind == K_DEVICE) {
             fn = c->fn;
-            if (c->gate == G_CORE11 && major_minor(d->api_version) < VK_API_VERSION_1_1) fn = NULL;
+            if (major_minor(d->api_version) < gate_core_version(c->gate)) fn = NULL;
         }
         if (!fn) fn = lookup_unknown_device(name);
     }

@@ -13,6 +13,8 @@
  *   wsi.c       surfaces, surface queries, displays, swapchains, device-group present
  *   device.c    devices, queues, command pools and buffers, images and buffers
  *   dispatch.c  negotiation, the proc-address tables, the unknown-function pool and the exports
+ *   mock_gen.h  the command-table entry, shared with the generated no-op core commands
+ *               (mock_gen_commands.c, built from vk.xml by tools/vkgen/vkgen_mock.py)
  *
  * Compile-time (set by variants.bzl, never by hand):
  *   MOCK_ICD_MAX_INTERFACE   highest loader/driver interface version this build negotiates
@@ -49,6 +51,7 @@
 
 #include "loader/vkl_gen_results.h"
 #include "mock_common/mock_common.h"
+#include "mock_icd/mock_gen.h"
 #include "mock_icd/mock_icd_ctl.h"
 
 #ifndef MOCK_ICD_MAX_INTERFACE
@@ -225,10 +228,11 @@ struct mock_pool {
     struct mock_cmdbuf *cmdbufs;
 };
 
-struct mock_image { /* images and buffers (vulkaninfo's memory-requirement probes) */
+struct mock_image { /* images, buffers (vulkaninfo's memory-requirement probes) and device memory */
     struct mock_image *next;
     VkDeviceSize size;
     bool sparse;
+    void *mapped; /* device memory: host memory of `size` bytes once mapped */
 };
 
 struct mock_device {
@@ -469,6 +473,13 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_BeginCommandBuffer(VkCommandBuffer cb, const
 VKAPI_ATTR VkResult VKAPI_CALL mock_EndCommandBuffer(VkCommandBuffer cb);
 VKAPI_ATTR VkResult VKAPI_CALL mock_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
                                                 VkFence fence);
+VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateMemory(VkDevice device, const VkMemoryAllocateInfo *info,
+                                                   const VkAllocationCallbacks *alloc, VkDeviceMemory *out);
+VKAPI_ATTR void VKAPI_CALL mock_FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks *alloc);
+VKAPI_ATTR VkResult VKAPI_CALL mock_MapMemory(VkDevice device, VkDeviceMemory memory, VkDeviceSize offset,
+                                              VkDeviceSize size, VkMemoryMapFlags flags, void **data);
+VKAPI_ATTR void VKAPI_CALL mock_UnmapMemory(VkDevice device, VkDeviceMemory memory);
+void mock_gen_free_objects(void); /* at unload (ctl.c) */
 VKAPI_ATTR VkResult VKAPI_CALL mock_CreateImage(VkDevice device, const VkImageCreateInfo *ci,
                                                 const VkAllocationCallbacks *alloc, VkImage *out);
 VKAPI_ATTR void VKAPI_CALL mock_DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks *alloc);

@@ -885,6 +885,137 @@ TEST(Device, ImagesAndBuffersAnswerMemoryRequirements) {
     m.DestroyInstance(inst);
 }
 
+// Every core 1.0-1.3 device command a layer may call below itself is answered (the no-op ones
+// generated from vk.xml by tools/vkgen/vkgen_mock.py): fresh distinct non-zero handles, success,
+// zero-filled outputs; the hand-written commands keep their implementation; memory maps to host
+// memory; commands of a newer core version than the device's are not answered.
+TEST(Device, GeneratedCoreCommands) {
+    Mock m("v7", R"({"physical_devices": [{"api_version": "1.3.0"}, {"api_version": "1.1.0"}],
+                     "results": {"vkCreateSemaphore": "VK_ERROR_OUT_OF_DEVICE_MEMORY"}})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(VK_API_VERSION_1_3, &inst), VK_SUCCESS);
+    auto pds = m.PhysicalDevices(inst);
+    ASSERT_EQ(pds.size(), 2u);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci{};
+    qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &prio;
+    VkDeviceCreateInfo ci{};
+    ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    ci.queueCreateInfoCount = 1;
+    ci.pQueueCreateInfos = &qci;
+    VkDevice dev = VK_NULL_HANDLE, dev11 = VK_NULL_HANDLE;
+    auto create_device = m.Proc<PFN_vkCreateDevice>(inst, "vkCreateDevice");
+    ASSERT_EQ(create_device(pds[0], &ci, nullptr, &dev), VK_SUCCESS);
+    ASSERT_EQ(create_device(pds[1], &ci, nullptr, &dev11), VK_SUCCESS);
+    auto gdpa = m.Proc<PFN_vkGetDeviceProcAddr>(inst, "vkGetDeviceProcAddr");
+
+    for (const char *name :
+         {"vkCreateFence", "vkWaitForFences", "vkCreateGraphicsPipelines", "vkCmdDraw", "vkCmdPipelineBarrier",
+          "vkCreateRenderPass", "vkAllocateDescriptorSets", "vkQueueSubmit2", "vkCmdBeginRendering",
+          "vkGetDeviceBufferMemoryRequirements", "vkCreateSemaphore", "vkGetEventStatus"})
+        EXPECT_NE(gdpa(dev, name), nullptr) << name;
+    EXPECT_NE(m.Gipa()(inst, "vkGetPhysicalDeviceExternalBufferProperties"), nullptr);
+    // 1.2 and 1.3 commands on a 1.1 device: not answered; 1.0 and 1.1 ones are.
+    EXPECT_EQ(gdpa(dev11, "vkQueueSubmit2"), nullptr);
+    EXPECT_EQ(gdpa(dev11, "vkCreateRenderPass2"), nullptr);
+    EXPECT_NE(gdpa(dev11, "vkCreateFence"), nullptr);
+    EXPECT_NE(gdpa(dev11, "vkTrimCommandPool"), nullptr);
+    // Not core: still NULL.
+    EXPECT_EQ(gdpa(dev, "vkCmdDrawMeshTasksEXT"), nullptr);
+
+    auto create_fence = reinterpret_cast<PFN_vkCreateFence>(gdpa(dev, "vkCreateFence"));
+    VkFenceCreateInfo fci{};
+    fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    VkFence f1 = VK_NULL_HANDLE, f2 = VK_NULL_HANDLE;
+    ASSERT_EQ(create_fence(dev, &fci, nullptr, &f1), VK_SUCCESS);
+    ASSERT_EQ(create_fence(dev, &fci, nullptr, &f2), VK_SUCCESS);
+    EXPECT_NE(f1, VK_NULL_HANDLE);
+    EXPECT_NE(f2, VK_NULL_HANDLE);
+    EXPECT_NE(f1, f2);
+    EXPECT_EQ(reinterpret_cast<PFN_vkWaitForFences>(gdpa(dev, "vkWaitForFences"))(dev, 1, &f1, VK_TRUE, ~0ull),
+              VK_SUCCESS);
+    // The first vk.xml success code, and injected results.
+    EXPECT_EQ(reinterpret_cast<PFN_vkGetEventStatus>(gdpa(dev, "vkGetEventStatus"))(dev, VK_NULL_HANDLE), VK_EVENT_SET);
+    VkSemaphoreCreateInfo sci{};
+    sci.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+    VkSemaphore sem = VK_NULL_HANDLE;
+    EXPECT_EQ(reinterpret_cast<PFN_vkCreateSemaphore>(gdpa(dev, "vkCreateSemaphore"))(dev, &sci, nullptr, &sem),
+              VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    EXPECT_EQ(sem, VK_NULL_HANDLE);
+
+    // Arrays of handles: one distinct handle each.
+    VkDescriptorSetAllocateInfo dsai{};
+    dsai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    dsai.descriptorSetCount = 3;
+    VkDescriptorSet sets[4] = {};
+    ASSERT_EQ(reinterpret_cast<PFN_vkAllocateDescriptorSets>(gdpa(dev, "vkAllocateDescriptorSets"))(dev, &dsai, sets),
+              VK_SUCCESS);
+    EXPECT_TRUE(sets[0] && sets[1] && sets[2]);
+    EXPECT_TRUE(sets[0] != sets[1] && sets[1] != sets[2] && sets[0] != sets[2]);
+    EXPECT_EQ(sets[3], VK_NULL_HANDLE);
+
+    // Extensible outputs: zero-filled, sType and pNext kept.
+    VkMemoryRequirements2 req2{};
+    req2.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2;
+    req2.memoryRequirements.size = 77;
+    VkBufferCreateInfo bci{};
+    bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bci.size = 16;
+    VkDeviceBufferMemoryRequirements dbmr{};
+    dbmr.sType = VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS;
+    dbmr.pCreateInfo = &bci;
+    reinterpret_cast<PFN_vkGetDeviceBufferMemoryRequirements>(gdpa(dev, "vkGetDeviceBufferMemoryRequirements"))(
+        dev, &dbmr, &req2);
+    EXPECT_EQ(req2.sType, VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2);
+    EXPECT_EQ(req2.memoryRequirements.size, 0u);
+    // Count/array pairs: nothing.
+    size_t data_size = 99;
+    EXPECT_EQ(reinterpret_cast<PFN_vkGetPipelineCacheData>(gdpa(dev, "vkGetPipelineCacheData"))(dev, VK_NULL_HANDLE,
+                                                                                                &data_size, nullptr),
+              VK_SUCCESS);
+    EXPECT_EQ(data_size, 0u);
+
+    // Device memory maps to writable host memory.
+    VkMemoryAllocateInfo mai{};
+    mai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    mai.allocationSize = 4096;
+    VkDeviceMemory mem = VK_NULL_HANDLE;
+    ASSERT_EQ(reinterpret_cast<PFN_vkAllocateMemory>(gdpa(dev, "vkAllocateMemory"))(dev, &mai, nullptr, &mem),
+              VK_SUCCESS);
+    void *p = nullptr;
+    ASSERT_EQ(reinterpret_cast<PFN_vkMapMemory>(gdpa(dev, "vkMapMemory"))(dev, mem, 0, VK_WHOLE_SIZE, 0, &p),
+              VK_SUCCESS);
+    ASSERT_NE(p, nullptr);
+    memset(p, 0xab, 4096);
+    reinterpret_cast<PFN_vkUnmapMemory>(gdpa(dev, "vkUnmapMemory"))(dev, mem);
+    reinterpret_cast<PFN_vkFreeMemory>(gdpa(dev, "vkFreeMemory"))(dev, mem, nullptr);
+
+    // Hand-written commands keep their implementation: command buffers are the mock's objects.
+    VkCommandPoolCreateInfo pci{};
+    pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    ASSERT_EQ(reinterpret_cast<PFN_vkCreateCommandPool>(gdpa(dev, "vkCreateCommandPool"))(dev, &pci, nullptr, &pool),
+              VK_SUCCESS);
+    VkCommandBufferAllocateInfo cai{};
+    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cai.commandPool = pool;
+    cai.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    ASSERT_EQ(reinterpret_cast<PFN_vkAllocateCommandBuffers>(gdpa(dev, "vkAllocateCommandBuffers"))(dev, &cai, &cb),
+              VK_SUCCESS);
+    EXPECT_TRUE(HasMagic(cb));
+    reinterpret_cast<PFN_vkCmdDraw>(gdpa(dev, "vkCmdDraw"))(cb, 3, 1, 0, 0);
+    VkCommandBufferBeginInfo bi{};
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    reinterpret_cast<PFN_vkBeginCommandBuffer>(gdpa(dev, "vkBeginCommandBuffer"))(cb, &bi);
+    EXPECT_EQ(m.Records("vkBeginCommandBuffer").size(), 1u);
+    m.Proc<PFN_vkDestroyDevice>(inst, "vkDestroyDevice")(dev, nullptr);
+    m.Proc<PFN_vkDestroyDevice>(inst, "vkDestroyDevice")(dev11, nullptr);
+    m.DestroyInstance(inst);
+}
+
 TEST(Device, NoLoaderMagicMisbehaviour) {
     Mock m("v7", R"({"misbehave": {"no_loader_magic": true}})");
     VkInstance inst = VK_NULL_HANDLE;

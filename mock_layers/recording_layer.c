@@ -31,6 +31,8 @@
  *   wrap_no_unwrap        vkEnumeratePhysicalDevices returns wrappers {loader word, handle below}
  *                         and passes them down unchanged (LLP_LAYER_10 violated)
  *   crash_in=vkCommand    raises SIGSEGV on entry to that command
+ *   segv_in=vkCommand     faults on entry to that command (a store through NULL: the crash site is
+ *                         this library, which llp-check names)
  *   hang_in=vkCommand     never returns from that command
  *   alloc=callbacks       keeps a per-instance and a per-device state block, allocated through the
  *                         application's VkAllocationCallbacks when given (LLP_LAYER_14 kept)
@@ -91,7 +93,7 @@ static const char *const g_device_probe_names[] = {
 
 static bool g_init, g_above, g_tested;
 static bool g_wrap_no_unwrap;
-static char g_crash_in[256], g_hang_in[256], g_fail_in[256];
+static char g_crash_in[256], g_hang_in[256], g_fail_in[256], g_segv_in[256];
 static int g_alloc_mode; /* 0 none, 1 callbacks, 2 malloc, 3 mixed, 4 free_mismatch */
 static int g_own_cb;     /* 0 none, 1 with pfnSetDeviceLoaderData, 2 without */
 static bool g_bad_queue_index;
@@ -160,6 +162,7 @@ static void init(void) {
         line[strcspn(line, "\r\n")] = '\0';
         if (strcmp(line, "wrap_no_unwrap") == 0) g_wrap_no_unwrap = true;
         if (strncmp(line, "crash_in=", 9) == 0) snprintf(g_crash_in, sizeof g_crash_in, "%s", line + 9);
+        if (strncmp(line, "segv_in=", 8) == 0) snprintf(g_segv_in, sizeof g_segv_in, "%s", line + 8);
         if (strncmp(line, "hang_in=", 8) == 0) snprintf(g_hang_in, sizeof g_hang_in, "%s", line + 8);
         if (strncmp(line, "fail_in=", 8) == 0) snprintf(g_fail_in, sizeof g_fail_in, "%s", line + 8);
         if (strcmp(line, "alloc=callbacks") == 0) g_alloc_mode = 1;
@@ -173,11 +176,13 @@ static void init(void) {
     fclose(f);
 }
 
-/* Tested role: the crash / hang switches. */
+/* Tested role: the crash / hang switches. A variable, so the compiler cannot see the NULL store. */
+static volatile uintptr_t g_null_address;
 static void enter(const char *cmd) {
     init();
     if (!g_tested) return;
     if (strcmp(g_crash_in, cmd) == 0) raise(SIGSEGV);
+    if (strcmp(g_segv_in, cmd) == 0) *(volatile int *)(uintptr_t)g_null_address = 1;
     if (strcmp(g_hang_in, cmd) == 0)
         for (;;) pause();
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WORKSPACE_NAME "vk_loader_harness"
@@ -434,4 +435,48 @@ void chk_write_shared(FILE *f, const char *format, const struct chk_tool *t, con
         chk_write_junit(f, t, subjects, n);
     free(subjects);
     free(results);
+}
+
+/* ---- --deadline ---- */
+
+static double g_deadline_s, g_deadline_at;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool chk_deadline_parse(const char *s, double *out) {
+    char *end = NULL;
+    double t = strtod(s, &end);
+    if (end == s || *end != '\0' || !(t > 0) || t > 86400) return false;
+    *out = t;
+    return true;
+}
+
+void chk_deadline_start(double seconds) {
+    g_deadline_s = seconds > 0 ? seconds : 0;
+    g_deadline_at = g_deadline_s > 0 ? now_s() + g_deadline_s : 0;
+}
+
+double chk_deadline_limit(struct chk_item *r, double limit, bool *capped) {
+    *capped = false;
+    if (g_deadline_s <= 0) return limit;
+    double left = g_deadline_at - now_s();
+    if (left <= 0.05) {
+        chk_item_set(r, CHK_NOT_TESTABLE, "not run: the overall --deadline of %g s had passed", g_deadline_s);
+        return 0;
+    }
+    if (left < limit) {
+        *capped = true;
+        return left;
+    }
+    return limit;
+}
+
+void chk_deadline_after(struct chk_item *r, const struct ldp_child *ch, bool capped) {
+    if (!capped || ch->kind != LDP_TIMED_OUT) return;
+    chk_item_set(r, CHK_NOT_TESTABLE, "stopped after %.1f s: the overall --deadline of %g s passed while it ran",
+                 ch->seconds, g_deadline_s);
 }

@@ -70,6 +70,20 @@ struct chk_item {
 
 void chk_item_evidence(struct chk_item *r, const char *text, size_t len);
 void chk_item_set(struct chk_item *r, enum chk_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --deadline=S: an overall time limit for the run besides the per-process --timeout. A check that
+ * would start after it is not run; one that is running when it passes is stopped. Either is
+ * not-testable-here saying so, never a fail of the subject (it did not hang: the run ran out). */
+/* Parses S (seconds > 0, at most a day); false on a bad value. */
+bool chk_deadline_parse(const char *s, double *out);
+/* Starts the clock (seconds <= 0: no deadline). */
+void chk_deadline_start(double seconds);
+/* The time limit for the next check: `limit`, or the time left when that is less (*capped then
+ * true). When the deadline has passed, sets r not-testable-here and returns 0: skip the check. */
+double chk_deadline_limit(struct chk_item *r, double limit, bool *capped);
+/* After a check run under a capped limit: when it was stopped by the time limit, the deadline
+ * stopped it: r becomes not-testable-here (its evidence kept). */
+void chk_deadline_after(struct chk_item *r, const struct ldp_child *ch, bool capped);
 /* The verdict and evidence a forked check reported ("V verdict\treason", "E evidence" lines). A
  * check that crashed, hung or exited without a verdict is a fail that names `subject` ("driver",
  * "layer") as the culprit; a failed fork is not-testable-here. A fail gets the last lines of the

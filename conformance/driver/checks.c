@@ -263,6 +263,9 @@ static void check_manifest(struct ldp_ctx *c, void *arg) {
         ldp_evidence(c, "loader parser: accepted (library_path %s, api_version %u.%u.%u)", m.library_path,
                      VK_API_VERSION_MAJOR(m.api_version), VK_API_VERSION_MINOR(m.api_version),
                      VK_API_VERSION_PATCH(m.api_version));
+        if (c->drv->library_path_written[0])
+            ldp_evidence(c, "library_path %s is %s as dlopen expands it", c->drv->library_path_written,
+                         c->drv->m.library_path);
         if (c->drv->library_overridden)
             ldp_evidence(c,
                          "ICD package: the library checked is the metadata's file_path %s (the manifest's "

@@ -2,13 +2,16 @@
  * (fuzz/ldp_check_fuzzer.c): the command line (ldp_cli_parse) and what the parent decides about a
  * manifest from its bytes before any check runs (ldp_driver_prepare). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "conformance/checker_common/library_path.h"
 #include "conformance/driver/frontend.h"
 
 static int usage_error(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -91,6 +94,12 @@ int ldp_cli_parse(int argc, char **argv, const char **manifests, struct ldp_cli 
             if (end == v || *end != '\0' || !(t > 0) || t > 86400)
                 return usage_error(err, err_len, "--timeout needs a number of seconds > 0 (got '%.200s')", v);
             cli->timeout_s = t;
+        } else if ((v = OPT("--deadline")) != NULL) {
+            char *end = NULL;
+            double t = strtod(v, &end);
+            if (end == v || *end != '\0' || !(t > 0) || t > 86400)
+                return usage_error(err, err_len, "--deadline needs a number of seconds > 0 (got '%.200s')", v);
+            cli->deadline_s = t;
         } else if ((v = OPT("--check")) != NULL) {
             int rc = select_checks(cli->selected, v, err, err_len);
             if (rc != 0) return rc;
@@ -167,6 +176,22 @@ void ldp_driver_prepare_library(struct ldp_driver *drv, const char *manifest, co
         drv->library_overridden = true;
     }
     if (!drv->manifest_ok || drv->m.library_path_is_bare_name) return;
+    /* The file dlopen opens for that name (LDP_DRIVER_4: /usr/$LIB/... is not a missing library).
+     * $ORIGIN is the directory of the program that calls dlopen: this one. */
+    if (!drv->library_overridden) {
+        char exe[PATH_MAX], origin[PATH_MAX], out[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        char *slash = strrchr(exe, '/');
+        snprintf(origin, sizeof origin, "%.*s", slash ? (int)(slash - exe) : 0, exe);
+        char *copy = NULL;
+        if (ckr_expand_library_path(drv->m.library_path, origin[0] ? origin : NULL, out, sizeof out, NULL) &&
+            (copy = strdup(out)) != NULL) {
+            snprintf(drv->library_path_written, sizeof drv->library_path_written, "%s", drv->m.library_path);
+            free(drv->m.library_path);
+            drv->m.library_path = copy;
+        }
+    }
     /* stat only: the library is opened (non-blocking, for its ELF header) when it is a regular
      * file, and loaded only in the checks' children. */
     struct stat ls;

@@ -20,6 +20,7 @@ struct ldp_cli {
     const char *format;                            /* "table", "json", "junit", "sarif" */
     const char *output, *loader, *mock, *registry; /* NULL when not given */
     double timeout_s;
+    double deadline_s; /* --deadline: overall time limit (0: none) */
     bool installed;
     int colour; /* -1 automatic, 0 off, 1 on */
     enum chk_fail_on fail_on;

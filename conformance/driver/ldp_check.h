@@ -49,6 +49,10 @@ struct ldp_driver {
                                   symbolic link loop, ...): library_problem says which */
     bool library_not_regular;  /* it exists but is a directory, FIFO, device...: never opened */
     char library_problem[300]; /* "does not exist", "is a FIFO, not a regular file", ... */
+    /* library_path as the manifest writes it when it has dynamic string tokens ($LIB, $PLATFORM,
+     * $ORIGIN): m.library_path is then the file dlopen opens (checker_common/library_path.h), the
+     * one every check stats and loads. Empty: no token. */
+    char library_path_written[1024];
     /* The manifest as the parent read it (children inherit it; never read twice). NULL when it
      * is larger than VKL_MANIFEST_MAX_SIZE (manifest_error says so; LDP_DRIVER_4 fails). */
     const char *manifest_buf;

@@ -39,6 +39,8 @@ static void usage(FILE *f) {
             "  --fail-on=V        fail (default): exit 1 on a fail; warn: exit 1 on a warn too\n"
             "  --output=FILE      write the report to FILE instead of stdout\n"
             "  --timeout=S        time limit in seconds for each child process (default 30)\n"
+            "  --deadline=S       overall time limit in seconds: checks not finished by then are\n"
+            "                     not-testable-here (default: none)\n"
             "  --loader=PATH      the reference loader libvulkan.so.1 for LDP_DRIVER_1 (default: next to\n"
             "                     this program, then Bazel runfiles)\n"
             "  --mock=PATH        the mock driver libmock_icd_v7.so for LDP_DRIVER_1 (same defaults)\n"
@@ -146,9 +148,16 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         if (strcmp(def->id, "LDP_DRIVER_1") == 0 && o.loader_path != NULL) o.tmp_dir = prepare_tmp(o.mock_path);
         parent.opt = &o;
         struct ldp_child ch;
-        ldp_run_child(&parent, opt->timeout_s * (1 + def->probes), true, child_fn, (void *)def, &ch);
+        bool capped = false;
+        double limit = chk_deadline_limit(r, opt->timeout_s * (1 + def->probes), &capped);
+        if (limit <= 0) {
+            parent.opt = opt;
+            continue;
+        }
+        ldp_run_child(&parent, limit, true, child_fn, (void *)def, &ch);
         r->seconds = ch.seconds;
         chk_item_collect(r, &ch, "driver");
+        chk_deadline_after(r, &ch, capped);
         ldp_child_free(&ch);
         parent.opt = opt;
     }
@@ -296,6 +305,7 @@ int main(int argc, char **argv) {
     const bool *selected = cli.selected;
     size_t nman = cli.nman;
     opt.timeout_s = cli.timeout_s;
+    chk_deadline_start(cli.deadline_s);
     opt.registry_path = cli.registry;
     int status = 0;
     opt.loader_path = g_loader_path =

@@ -4,6 +4,7 @@
  * layer, mock_layers/recording_layer.c), the mock ICD below. A fixed workload (instance, physical
  * devices, their properties and queue families, a device, its queue, wait-idle, destroy) runs
  * through the loader; afterwards the check reads what the two recording layers wrote. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "conformance/layer_check/llp_check.h"
@@ -54,6 +57,59 @@ static char *slurp(const char *path) {
     return s ? s : strdup("");
 }
 
+/* Where a probe crashed: the library holding the faulting instruction, or, for a call through a
+ * NULL (or wild) function pointer, the one holding the return address the call pushed. Written as
+ * the probe result "crash_site" ("<library>" or "<library> (a call to <address>)") with one
+ * write(2), then the signal's default action. Attributes a crash to the layer, the loader or the
+ * driver truthfully instead of blaming the layer for every death of the process. */
+static int g_crash_fd = -1;
+
+static void crash_handler(int sig, siginfo_t *si, void *ucv) {
+    void *pc = NULL, *ret = NULL;
+    if (si->si_code <= 0) { /* sent (kill, raise): no faulting instruction to name */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+#if defined(__x86_64__)
+    const ucontext_t *uc = ucv;
+    pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+    ret = *(void **)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    const ucontext_t *uc = ucv;
+    pc = (void *)uc->uc_mcontext.pc;
+    ret = (void *)uc->uc_mcontext.regs[30];
+#else
+    (void)ucv;
+#endif
+    Dl_info info;
+    char line[PATH_MAX + 128];
+    int n;
+    if (pc != NULL && dladdr(pc, &info) != 0 && info.dli_fname != NULL)
+        n = snprintf(line, sizeof line, "R crash_site\t%s\n", info.dli_fname);
+    else if (ret != NULL && dladdr(ret, &info) != 0 && info.dli_fname != NULL)
+        n = snprintf(line, sizeof line, "R crash_site\t%s (a call to %p)\n", info.dli_fname, pc);
+    else
+        n = snprintf(line, sizeof line, "R crash_site\t? (at %p)\n", pc);
+    if (g_crash_fd >= 0 && n > 0) {
+        ssize_t w = write(g_crash_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void watch_crashes(int fd) {
+    g_crash_fd = fd;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+}
+
 /* The workload, in the probe grandchild. Application-visible results are "app" probe results
  * ("<step> <value>"), compared between the runs with and without the layer (LLP_LAYER_1). */
 #define APP(...) ldp_result(c, "app", __VA_ARGS__)
@@ -61,6 +117,10 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
     const struct sandwich *s = argp;
     const struct vkl_layer_manifest *l = s->layer;
     char p[PATH_MAX * 3 + 64];
+    watch_crashes(c->fd);
+    /* Capture layers write files into the working directory (GFXReconstruct's .gfxr): the probe's
+     * private directory, removed with everything in it afterwards. */
+    if (chdir(s->dir) != 0) ldp_evidence(c, "chdir(%s): %s", s->dir, strerror(errno));
     if (llp_opt->driver_manifest != NULL)
         snprintf(p, sizeof p, "%s", llp_opt->driver_manifest);
     else
@@ -246,21 +306,74 @@ static void probe_workload(struct ldp_ctx *c, void *argp) {
 }
 #undef APP
 
+/* The probe directory is private (mkdtemp): every file in it goes, the layer's own files too. */
 static void rm_probe_dir(const char *dir) {
     if (getenv("LLP_CHECK_KEEP_PROBES") != NULL) return; /* debugging: keep the records */
-    static const char *const names[] = {"libllp_rec_above.so",     "libllp_rec_below.so", "libllp_rec_above.so.rec",
-                                        "libllp_rec_below.so.rec", "above.json",          "below.json"};
-    char p[PATH_MAX + 64];
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    DIR *d = opendir(dir);
+    char p[PATH_MAX + 300];
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         unlink(p);
     }
+    if (d != NULL) closedir(d);
     rmdir(dir);
+}
+
+static bool same_file(const char *a, const char *b) {
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (a == NULL || b == NULL) return false;
+    if (strcmp(a, b) == 0) return true;
+    return realpath(a, ra) != NULL && realpath(b, rb) != NULL && strcmp(ra, rb) == 0;
+}
+
+/* The library named first in a crash_site value ("<library>[ (a call to ...)]"). */
+static bool site_is(const char *site, const char *lib) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", site);
+    char *sp = strstr(path, " (");
+    if (sp != NULL) *sp = '\0';
+    if (same_file(path, lib)) return true;
+    /* The loader and the mock run from private copies / runfiles: compare file names too. */
+    const char *a = strrchr(path, '/'), *b = lib ? strrchr(lib, '/') : NULL;
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Who the process's death is attributed to: the run without the layer (control) is never the
+ * layer's; a crash inside the reference loader or the driver is theirs (s->blame says so, and the
+ * chain checks report it as not-testable-here rather than a fail of the layer). */
+static void blame(struct sandwich *s, const char *how, const char *site, bool hung) {
+    const char *layer_lib = s->layer ? s->layer->library_path : NULL;
+    const char *driver = llp_opt->driver_manifest != NULL ? llp_opt->driver_manifest : llp_opt->icd_path;
+    s->blame = LLP_BLAME_LAYER;
+    if (s->without) {
+        s->blame = LLP_BLAME_CONTROL;
+        snprintf(s->failure, sizeof s->failure,
+                 "the control run (the recording layers alone, without the layer under test) %s%s%s: the driver (%s) "
+                 "or the loader %s, not the layer",
+                 how, site[0] ? " in " : "", site, driver, hung ? "hung" : "crashed");
+    } else if (!hung && site[0] && layer_lib != NULL && site_is(site, layer_lib)) {
+        snprintf(s->failure, sizeof s->failure, "the sandwich's process %s in %s (the layer crashed)", how, site);
+    } else if (!hung && site[0] && site_is(site, llp_opt->loader_path)) {
+        s->blame = LLP_BLAME_LOADER;
+        snprintf(s->failure, sizeof s->failure,
+                 "the sandwich's process %s in the reference loader (%s), not in the layer's library", how, site);
+    } else if (!hung && site[0] && llp_opt->driver_manifest == NULL && site_is(site, llp_opt->icd_path)) {
+        s->blame = LLP_BLAME_DRIVER;
+        snprintf(s->failure, sizeof s->failure, "the sandwich's process %s in the mock driver (%s), not in the layer",
+                 how, site);
+    } else if (hung) {
+        snprintf(s->failure, sizeof s->failure, "the sandwich's process %s (the layer hung)", how);
+    } else {
+        snprintf(s->failure, sizeof s->failure, "the sandwich's process %s%s%s (the layer crashed)", how,
+                 site[0] ? " in " : "", site);
+    }
 }
 
 /* Prepares the probe directory, runs the workload in a probe, reads the records. */
 void llp_run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     s->ran = false;
+    s->blame = LLP_BLAME_NONE;
     s->instance_result = s->device_result = LLP_NO_RESULT;
     s->device_count = 0;
     s->above = s->below = NULL;
@@ -287,10 +400,10 @@ void llp_run_sandwich(struct ldp_ctx *c, struct sandwich *s) {
     ldp_probe(c, probe_workload, s, &ch);
     char buf[1200];
     if (ch.kind != LDP_EXITED || ch.code != 0) {
-        char d[1000];
+        char d[1000], site[PATH_MAX + 64] = "";
         ldp_child_describe(&ch, d, sizeof d);
-        snprintf(s->failure, sizeof s->failure, "the sandwich's process %s (the layer %s)", d,
-                 ch.kind == LDP_TIMED_OUT ? "hung" : "crashed");
+        ldp_child_get(&ch, "crash_site", site, sizeof site);
+        blame(s, d, site, ch.kind == LDP_TIMED_OUT);
     } else if (ldp_child_get(&ch, "loader_error", buf, sizeof buf) != NULL) {
         snprintf(s->failure, sizeof s->failure, "the reference loader cannot be loaded: %.900s", buf);
     } else {
@@ -363,6 +476,8 @@ const char *llp_proto_next(const char *proto, const char *key, size_t *pos, char
 /* Runs one sandwich per layer of the manifest and calls judge() for the layers that could run. */
 void llp_for_each_layer(struct ldp_ctx *c, const struct sandwich *proto, llp_judge_fn judge) {
     struct llp_acc a = {0};
+    bool driver_checked = false;
+    char driver_failure[1300] = "";
     for (uint32_t i = 0; i < llp_man->file.count; i++) {
         const struct vkl_layer_manifest *l = &llp_man->file.layers[i];
         if (!llp_usable(&a, l)) continue;
@@ -370,11 +485,30 @@ void llp_for_each_layer(struct ldp_ctx *c, const struct sandwich *proto, llp_jud
         memset(&s, 0, sizeof s);
         if (proto != NULL) s = *proto;
         s.layer = l;
+        /* --driver: a real driver may itself crash or hang; the control run (no layer) first, so
+         * that is reported as the driver's failure and not as the layer's. */
+        if (llp_opt->driver_manifest != NULL && !driver_checked) {
+            driver_checked = true;
+            struct sandwich ctl;
+            memset(&ctl, 0, sizeof ctl);
+            ctl.layer = l;
+            ctl.without = true;
+            llp_run_sandwich(c, &ctl);
+            if (!ctl.ran) snprintf(driver_failure, sizeof driver_failure, "%s", ctl.failure);
+            llp_free_sandwich(&ctl);
+        }
+        if (driver_failure[0]) {
+            ldp_evidence(c, "%s", driver_failure);
+            llp_acc_add(&a, l, LDP_NOT_TESTABLE, "the driver fails without the layer: %s", driver_failure);
+            continue;
+        }
         llp_run_sandwich(c, &s);
         ldp_evidence(c, "%s: workload: vkCreateInstance %s, %d physical device(s), vkCreateDevice %s",
                      l->props.layerName, llp_res((VkResult)s.instance_result), s.device_count,
                      s.device_count ? llp_res((VkResult)s.device_result) : "not called");
-        if (!s.ran)
+        if (!s.ran && s.blame != LLP_BLAME_LAYER)
+            llp_acc_add(&a, l, LDP_NOT_TESTABLE, "%s", s.failure);
+        else if (!s.ran)
             llp_acc_add(&a, l, LDP_FAIL, "%s", s.failure);
         else
             judge(c, &a, l, &s);
@@ -623,9 +757,21 @@ void llp_check_chain_device_extensions(struct ldp_ctx *c, void *arg) {
 
 /* ---- LLP_LAYER_18 ---- */
 
+/* Why no device reached the layer above, from the workload's results. */
+static const char *device_why(const struct sandwich *s) {
+    static char why[200];
+    if (s->device_count == 0)
+        snprintf(why, sizeof why, "no physical device reached the application");
+    else if (s->device_result != VK_SUCCESS)
+        snprintf(why, sizeof why, "vkCreateDevice through the layer returned %s", llp_res((VkResult)s->device_result));
+    else
+        snprintf(why, sizeof why, "vkCreateDevice did not reach the layer above's probe");
+    return why;
+}
+
 static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vkl_layer_manifest *l,
                            struct sandwich *s) {
-    int asked = 0, answered = 0;
+    int asked = 0, asked_device = 0, answered = 0;
     char first[200] = "";
     static const char *const keys[2] = {"gipa_probe", "gdpa_probe"};
     for (int k = 0; k < 2; k++) {
@@ -636,6 +782,7 @@ static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vk
             int nonnull = 0;
             if (sscanf(buf, "%199s %15s", name, num) != 2 || !llp_int(num, &nonnull)) continue;
             asked++;
+            if (k) asked_device++;
             if (nonnull) {
                 if (!answered++) snprintf(first, sizeof first, "%s", name);
                 ldp_evidence(c, "%s: %s(%s) answered non-NULL; its extension is not enabled", l->props.layerName,
@@ -648,6 +795,12 @@ static void judge_disabled(struct ldp_ctx *c, struct llp_acc *a, const struct vk
                     answered, first);
     else if (asked == 0)
         llp_acc_add(a, l, LDP_NOT_TESTABLE, "vkCreateInstance did not succeed through the layer");
+    else if (asked_device == 0)
+        /* A pass needs both halves of the probe: without a device its vkGetDeviceProcAddr was never asked. */
+        llp_acc_add(a, l, LDP_NOT_TESTABLE,
+                    "vkGetInstanceProcAddr answered NULL for all %d instance commands, but the device half never ran: "
+                    "%s",
+                    asked, device_why(s));
     else
         llp_acc_add(a, l, LDP_PASS, "NULL for all %d commands of extensions that are not enabled", asked);
 }
@@ -679,16 +832,23 @@ static void judge_unknown_ext(struct ldp_ctx *c, struct llp_acc *a, const struct
     memset(&ctl, 0, sizeof ctl);
     ctl.layer = l;
     llp_run_sandwich(c, &ctl);
-    ldp_evidence(c, "%s: without it: vkCreateInstance %s", l->props.layerName, llp_res((VkResult)ctl.instance_result));
-    if (ctl.ran && ctl.instance_result == VK_SUCCESS)
+    ldp_evidence(c, "%s: without it: vkCreateInstance %s%s%s", l->props.layerName,
+                 llp_res((VkResult)ctl.instance_result), ctl.ran ? "" : "; then ", ctl.ran ? "" : ctl.failure);
+    /* Only vkCreateInstance of the run without the made-up name matters: it returned (the process
+     * may have died later, e.g. in vkCreateDevice, which does not concern this policy). */
+    if (ctl.instance_result == VK_SUCCESS)
         llp_acc_add(a, l, LDP_FAIL,
                     "vkCreateInstance fails with %s when an extension it does not know (%s) is enabled, and "
                     "succeeds without it",
                     llp_res((VkResult)s->instance_result), LLP_INJECTED_EXTENSION);
+    else if (ctl.instance_result == LLP_NO_RESULT)
+        llp_acc_add(a, l, LDP_NOT_TESTABLE,
+                    "the run without the made-up extension did not get through vkCreateInstance: %s",
+                    ctl.ran ? "no result recorded" : ctl.failure);
     else
         llp_acc_add(a, l, LDP_NOT_TESTABLE,
                     "vkCreateInstance through the layer fails even without unknown extensions (%s)",
-                    ctl.ran ? llp_res((VkResult)ctl.instance_result) : ctl.failure);
+                    llp_res((VkResult)ctl.instance_result));
     llp_free_sandwich(&ctl);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conformance/checker_common/library_path.h"
 #include "conformance/layer_check/llp_check.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
@@ -254,7 +255,10 @@ static struct other *scan_others(size_t *count) {
         size_t len = 0;
         char *buf = ldp_file_read(p, VKL_MANIFEST_MAX_SIZE, &len, &f);
         if (buf == NULL) continue;
-        if (vkl_layer_manifest_parse(p, buf, len, implicit, NULL, &o[n].file) == VK_SUCCESS) o[n++].path = strdup(p);
+        if (vkl_layer_manifest_parse(p, buf, len, implicit, NULL, &o[n].file) == VK_SUCCESS) {
+            llp_expand_library_paths(&o[n].file, NULL);
+            o[n++].path = strdup(p);
+        }
         free(buf);
     }
     vkl_strlist_finish(&files);
@@ -414,6 +418,9 @@ void llp_check_stale(struct ldp_ctx *c, void *arg) {
         if (m->library_path == NULL) continue; /* meta-layer */
         libraries++;
         const char *lib = m->library_path;
+        if (llp_man->library_path_written != NULL && llp_man->library_path_written[i] != NULL)
+            ldp_evidence(c, "%s: library_path %s is %s as dlopen expands it", name, llp_man->library_path_written[i],
+                         lib);
         if (strchr(lib, '/') == NULL) {
             ldp_evidence(c, "%s: library_path %s is a bare name (found through the dynamic linker's search)", name,
                          lib);
@@ -481,4 +488,28 @@ void llp_check_stale(struct ldp_ctx *c, void *arg) {
             libraries, libraries == 1 ? "y" : "ies");
     else
         ldp_verdict(c, v, "%s", reason);
+}
+
+void llp_expand_library_paths(struct vkl_layer_manifest_file *file, char ***written) {
+    char origin[PATH_MAX] = "";
+    if (llp_opt != NULL && llp_opt->loader_path != NULL) {
+        const char *slash = strrchr(llp_opt->loader_path, '/');
+        if (slash != NULL)
+            snprintf(origin, sizeof origin, "%.*s", (int)(slash - llp_opt->loader_path), llp_opt->loader_path);
+    }
+    if (written != NULL) *written = file->count ? calloc(file->count, sizeof **written) : NULL;
+    for (uint32_t i = 0; i < file->count; i++) {
+        struct vkl_layer_manifest *l = &file->layers[i];
+        char out[PATH_MAX];
+        char *copy = NULL;
+        if (l->library_path == NULL ||
+            !ckr_expand_library_path(l->library_path, origin[0] ? origin : NULL, out, sizeof out, NULL) ||
+            (copy = strdup(out)) == NULL)
+            continue;
+        if (written != NULL && *written != NULL)
+            (*written)[i] = l->library_path;
+        else
+            free(l->library_path);
+        l->library_path = copy;
+    }
 }

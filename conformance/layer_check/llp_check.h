@@ -48,7 +48,16 @@ struct llp_manifest {
     struct vkl_layer_manifest_file file; /* accepted layers */
     char **log;                          /* the parser's log lines, "LEVEL: text" */
     size_t log_count;
+    /* Per accepted layer: its library_path as written when that has dynamic string tokens ($LIB,
+     * $PLATFORM, $ORIGIN), NULL otherwise; the layer's library_path is then the file dlopen opens. */
+    char **library_path_written;
 };
+
+/* Replaces each layer's library_path by the file dlopen opens for it (conformance/checker_common/
+ * library_path.h; $ORIGIN: the directory of the loader, which calls dlopen); the text as written
+ * goes to written[i] (an array of file->count entries, NULL entries when unchanged) unless written
+ * is NULL. */
+void llp_expand_library_paths(struct vkl_layer_manifest_file *file, char ***written);
 
 /* The manifest and options of the run; set by the parent before forking a check. */
 extern const struct llp_options *llp_opt;

@@ -2,6 +2,7 @@
 // commits exactly that violation (the mock layer's misbehaviour switches, or the recording layer's
 // "tested" role for wrapping without unwrapping, crashes and hangs), and the same layer configured
 // well, which passes. Policy IDs are cited with VKT_POLICY (conformance/framework/policy.h).
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -311,6 +312,83 @@ TEST(LlpCheck, HangIsATimedOutFailNotACrashOfTheChecker) {
     ExpectVerdict(r, "LLP_LAYER_12", "fail", "timed out");
     EXPECT_NE(r.reason["LLP_LAYER_12"].find("hung"), std::string::npos) << r.Describe();
     EXPECT_NE(r.reason["LLP_LAYER_12"].find("vkCreateInstance"), std::string::npos) << r.Describe();
+}
+
+// LLP_LAYER_20: library_path is what dlopen opens, dynamic string tokens expanded (Debian's MangoHud
+// and vkBasalt manifests name /usr/$LIB/...): the layer is found, and the chain checks run it.
+TEST(LlpCheck, LibTokenInLibraryPathIsExpandedAsDlopenDoes) {
+    VKT_POLICY("LLP_LAYER_20", "LLP_LAYER_12");
+    Dl_info info{};
+    ASSERT_NE(dladdr(reinterpret_cast<void *>(&snprintf), &info), 0);
+    std::string libc = info.dli_fname; // e.g. /lib/x86_64-linux-gnu/libc.so.6
+    std::string lib_dir = libc.substr(0, libc.rfind('/'));
+    if (lib_dir.rfind("/usr/", 0) == 0) lib_dir = lib_dir.substr(4);
+    std::string dir = NewDir();
+    std::string sub = dir;
+    for (size_t p = 1; p <= lib_dir.size(); p = lib_dir.find('/', p) + 1) {
+        size_t e = lib_dir.find('/', p);
+        sub = dir + lib_dir.substr(0, e == std::string::npos ? lib_dir.size() : e);
+        mkdir(sub.c_str(), 0755);
+        if (e == std::string::npos) break;
+    }
+    CopyFile(vkt::Runfile("mock_layers/libmock_layer_v2.so"), sub + "/libmock.so");
+    WriteFile(sub + "/libmock.so.scenario", std::string("{\"name\": \"") + kMockName + "\"}\n");
+    std::string m = dir + "/mock.json";
+    WriteFile(m, LayerManifest(kMockName, dir + "/$LIB/libmock.so"));
+    LlpRun r = LlpCheck({"--check=LLP_LAYER_20,LLP_LAYER_12", m});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    ExpectVerdict(r, "LLP_LAYER_20", "pass", "present and loaded as named", "as dlopen expands it");
+    ExpectVerdict(r, "LLP_LAYER_12", "pass", "received its own");
+}
+
+// --deadline: checks cut short or never started by the overall limit are not-testable-here, not a
+// hang of the layer (a fail).
+TEST(LlpCheck, DeadlineStopsTheRunWithoutBlamingTheLayer) {
+    VKT_POLICY("LLP_LAYER_12", "LLP_LAYER_13");
+    std::string dir = NewDir();
+    LlpRun r =
+        LlpCheck({"--deadline=2", "--check=LLP_LAYER_12,LLP_LAYER_13", TestedLayer(dir, "hang_in=vkCreateInstance")});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    ExpectVerdict(r, "LLP_LAYER_12", "not-testable-here", "--deadline of 2 s passed while it ran");
+    ExpectVerdict(r, "LLP_LAYER_13", "not-testable-here", "not run: the overall --deadline of 2 s had passed");
+    LlpRun bad = LlpCheck({"--deadline=0", TestedLayer(dir, "")});
+    EXPECT_EQ(bad.exit_status, 2);
+}
+
+// --driver: a driver that crashes without any layer is reported as the driver's failure (the control
+// run goes first), never as a crash of the layer under test.
+TEST(LlpCheck, DriverCrashWithoutTheLayerIsNotTheLayersFail) {
+    VKT_POLICY("LLP_LAYER_12", "LLP_LAYER_13");
+    std::string dir = NewDir();
+    std::string icd = dir + "/libmock_icd_v7.so";
+    CopyFile(vkt::Runfile("mock_icd/libmock_icd_v7.so"), icd);
+    WriteFile(icd + ".scenario", "{\"crash_in\": [\"vkCreateDevice\"]}\n");
+    WriteFile(dir + "/icd.json", "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" + icd +
+                                     "\", \"api_version\": \"1.3.0\"}}\n");
+    LlpRun r = LlpCheck({"--driver=" + dir + "/icd.json", "--check=LLP_LAYER_12,LLP_LAYER_13", TestedLayer(dir, "")});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    for (const char *id : {"LLP_LAYER_12", "LLP_LAYER_13"}) {
+        ExpectVerdict(r, id, "not-testable-here", "the driver fails without the layer");
+        EXPECT_NE(r.reason[id].find("the control run"), std::string::npos) << r.Describe();
+        EXPECT_EQ(r.reason[id].find("the layer crashed"), std::string::npos) << r.Describe();
+    }
+}
+
+// LLP_LAYER_18 passes only when both halves ran: with vkCreateDevice failing in the layer, its
+// vkGetDeviceProcAddr was never probed.
+TEST(LlpCheck, DisabledCommandsNeedTheDeviceHalfToPass) {
+    VKT_POLICY("LLP_LAYER_18");
+    std::string dir = NewDir();
+    LlpRun r = LlpCheck({"--check=LLP_LAYER_18", TestedLayer(dir, "fail_in=vkCreateDevice")});
+    ExpectVerdict(r, "LLP_LAYER_18", "not-testable-here", "the device half never ran");
+}
+
+// A segmentation fault is attributed to the library whose code faulted.
+TEST(LlpCheck, CrashNamesTheLibraryThatFaulted) {
+    VKT_POLICY("LLP_LAYER_13");
+    std::string dir = NewDir();
+    LlpRun r = LlpCheck({"--check=LLP_LAYER_13", TestedLayer(dir, "segv_in=vkCreateDevice")});
+    ExpectVerdict(r, "LLP_LAYER_13", "fail", "libtested.so (the layer crashed)");
 }
 
 TEST(LlpCheck, NoExportedInstanceEnumerationIsNotApplicable) {

@@ -42,6 +42,8 @@ static void usage(FILE *f) {
             "  --fail-on=V        fail (default): exit 1 on a fail; warn: exit 1 on a warn too\n"
             "  --output=FILE      write the report to FILE instead of stdout\n"
             "  --timeout=S        time limit in seconds for each child process (default 30)\n"
+            "  --deadline=S       overall time limit in seconds: checks not finished by then are\n"
+            "                     not-testable-here (default: none)\n"
             "  --loader=PATH      the reference loader libvulkan.so.1 (default: next to this program, then\n"
             "                     Bazel runfiles)\n"
             "  --mock=PATH        the mock driver libmock_icd_v7.so (same defaults)\n"
@@ -116,6 +118,8 @@ static void run_manifest(struct llp_options *opt, const char *path, bool implici
         man.len = len;
         struct vkl_log_sink sink = {log_capture, &man};
         man.parse_result = vkl_layer_manifest_parse(path, buf, len, implicit, &sink, &man.file);
+        llp_opt = opt;
+        llp_expand_library_paths(&man.file, &man.library_path_written);
     }
     for (uint32_t i = 0; i < man.file.count; i++) {
         char **g = realloc(info->layers, (info->nlayers + 1) * sizeof(char *));
@@ -140,13 +144,20 @@ static void run_manifest(struct llp_options *opt, const char *path, bool implici
         }
         struct ldp_child ch;
         size_t layers = man.file.count ? man.file.count : 1;
-        ldp_run_child(&parent, opt->timeout_s * (double)(1 + (size_t)def->probes * layers), true, child_fn, (void *)def,
-                      &ch);
+        /* With --driver the chain checks run the control (no layer) first: one probe more. */
+        int probes = def->probes + (def->probes > 0 && opt->driver_manifest != NULL ? 1 : 0);
+        bool capped = false;
+        double limit = chk_deadline_limit(r, opt->timeout_s * (double)(1 + (size_t)probes * layers), &capped);
+        if (limit <= 0) continue;
+        ldp_run_child(&parent, limit, true, child_fn, (void *)def, &ch);
         r->seconds = ch.seconds;
         chk_item_collect(r, &ch, "layer");
+        chk_deadline_after(r, &ch, capped);
         ldp_child_free(&ch);
     }
     llp_man = NULL;
+    for (uint32_t i = 0; man.library_path_written != NULL && i < man.file.count; i++) free(man.library_path_written[i]);
+    free(man.library_path_written);
     vkl_layer_manifest_file_finish(&man.file);
     for (size_t i = 0; i < man.log_count; i++) free(man.log[i]);
     free(man.log);
@@ -272,6 +283,7 @@ int main(int argc, char **argv) {
     chk_set_prog(argc > 0 && argv[0] ? argv[0] : "llp-check");
     chk_init_exe_dir();
     struct llp_options opt = {.timeout_s = 30.0};
+    double deadline = 0;
     const char *format = "table", *output = NULL, *loader = NULL, *mock = NULL, *recording = NULL;
     bool installed = false, any_check = false;
     int colour = -1;
@@ -324,6 +336,11 @@ int main(int argc, char **argv) {
                 return finish(2);
             }
             opt.timeout_s = t;
+        } else if ((v = OPT("--deadline")) != NULL) {
+            if (!chk_deadline_parse(v, &deadline)) {
+                fprintf(stderr, "%s: --deadline needs a number of seconds > 0 (got '%s')\n", chk_prog(), v);
+                return finish(2);
+            }
         } else if ((v = OPT("--check")) != NULL) {
             if (!select_check(selected, v)) return finish(2);
             any_check = true;
@@ -376,6 +393,7 @@ int main(int argc, char **argv) {
         return finish(2);
     }
     int status = 0;
+    chk_deadline_start(deadline);
     if (needs_sandwich(selected)) {
         opt.session_dir = prepare_tmp(opt.icd_path);
         if (opt.session_dir == NULL) return finish(2);

@@ -19,7 +19,10 @@ struct sandwich {
     bool without;   /* the control run: the recording layers alone, the layer under test absent */
     char dir[PATH_MAX];
     /* results, filled by llp_run_sandwich */
-    bool ran;           /* the probe exited normally */
+    bool ran; /* the probe exited normally */
+    /* Whose failure the probe's death is (when !ran): the layer, the control run (no layer), the
+     * reference loader or the driver (by where it crashed). */
+    enum { LLP_BLAME_NONE, LLP_BLAME_LAYER, LLP_BLAME_CONTROL, LLP_BLAME_LOADER, LLP_BLAME_DRIVER } blame;
     char failure[1200]; /* how the probe died, when !ran */
     int instance_result, device_result, device_count;
     char *above, *below; /* the recording layers' records */

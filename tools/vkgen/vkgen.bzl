@@ -59,3 +59,21 @@ def vkl_gen_stubs(
         testonly = 1,
         **kwargs
     )
+
+def vkl_gen_mock_commands(
+        name,
+        out = "mock_gen_commands.c",
+        registry = "@vulkan_registry//:vk.xml",
+        **kwargs):
+    """The mock driver's no-op core commands and their table (tools/vkgen/vkgen_mock.py)."""
+    native.genrule(
+        name = name,
+        srcs = [registry],
+        outs = [out],
+        tools = ["//tools/vkgen:vkgen_mock.py", "//tools/vkgen:vkgen.py"],
+        cmd = ("python3 $(location //tools/vkgen:vkgen_mock.py)" +
+               " --registry $(location %s)" % registry +
+               " --out $@"),
+        message = "vkgen_mock: generating %s" % out,
+        **kwargs
+    )
