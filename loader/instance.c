@@ -651,6 +651,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
      * devices (device_configurations), whatever the file says later ([Set]; docs/settings.md). */
     inst->settings = vkl_settings_scope_begin(&inst->log);
     settings_scope = true;
+    vkl_settings_log_use(inst->settings, &inst->log);
 
     /* Layers: discovery, activation order and library negotiation (layer.c, layer_chain.c). */
     r = vkl_layer_chain_prepare(inst, pCreateInfo);
