@@ -357,8 +357,13 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
     d->lib = vkl_library_open_id(d->manifest.library_path, &err, &lib_id, &lib_id_state);
     library_identity(d, lib_id_state, &lib_id);
     if (d->lib == NULL) {
-        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER, "driver %s: cannot load library %s: %s [LDP_DRIVER_4]",
-                d->manifest_path, d->manifest.library_path, err != NULL ? err : "unknown error");
+        /* A library of the other word size ("wrong ELF class: ELFCLASS32" from a 64-bit loader) is
+         * expected where 32- and 64-bit drivers share the manifest directories: INFO, as the
+         * Khronos loader logs it; any other failure is an ERROR (LDP_DRIVER_4). */
+        const char *why = vkl_library_error_reason(d->manifest.library_path, err);
+        uint32_t sev = strstr(why, "wrong ELF class:") != NULL ? VKL_LOG_INFO : VKL_LOG_ERROR;
+        vkl_log(log, sev | VKL_LOG_DRIVER, "driver %s: cannot load its library: %s; library %s [LDP_DRIVER_4]",
+                d->manifest_path, why, d->manifest.library_path);
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (!driver_negotiate(log, d)) {

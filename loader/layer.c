@@ -1212,15 +1212,21 @@ out:
     return proc;
 }
 
-VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl_log_sink *log,
+VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, bool requested, const struct vkl_log_sink *log,
                             struct vkl_layer_lib *out) {
     memset(out, 0, sizeof(*out));
     /* RTLD_LOCAL: one layer's symbols never resolve another's. */
     const char *e = NULL;
     void *lib = vkl_library_open(m->library_path, &e);
     if (lib == NULL) {
-        vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: cannot load library %s: %s [LLP_LAYER_6]", m->props.layerName,
-                m->library_path, e != NULL ? e : "unknown error");
+        /* LLP_LAYER_6: the Khronos loader's sentence first ("was wrong bit-type" for a library of
+         * the other word size, "failed to load" otherwise; '!' and ERROR for a layer the
+         * application asked for, '.' and INFO for one it only would have got), then the reason. */
+        const char *why = vkl_library_error_reason(m->library_path, e);
+        bool wrong_class = strstr(why, "wrong ELF class:") != NULL;
+        vkl_log(log, (requested ? VKL_LOG_ERROR : VKL_LOG_INFO) | CAT,
+                "Requested layer \"%s\" %s%c Cannot load its library: %s; library %s [LLP_LAYER_6]", m->props.layerName,
+                wrong_class ? "was wrong bit-type" : "failed to load", requested ? '!' : '.', why, m->library_path);
         return VK_ERROR_LAYER_NOT_PRESENT;
     }
     if (!vkl_layer_negotiate(m, (vkl_sym_lookup_fn)dl_lookup, lib, log, out)) {

@@ -261,8 +261,9 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
         /* [Drv] 1.0.1: library_arch "allows the loader to quickly determine if the architecture of
          * the driver matches that of the running application" — skip without dlopen. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                "driver manifest %s: field 'ICD.library_arch' is \"%d\" but the loader is %d-bit, "
-                "driver skipped [RULE_DRV_LIBRARY_ARCH]",
+                "loader_parse_icd_manifest: Driver library architecture doesn't match the current running "
+                "architecture, skipping this driver. driver manifest %s: field 'ICD.library_arch' is \"%d\" but the "
+                "loader is %d-bit [RULE_DRV_LIBRARY_ARCH]",
                 path, m.library_arch, (int)(sizeof(void *) * CHAR_BIT));
         goto out;
     }

@@ -454,8 +454,9 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
             l->library_arch = arch[0] == '3' ? 32 : 64;
             if (l->library_arch != bits) {
                 vkl_log(c->log, VKL_LOG_INFO | CAT,
-                        LAYER_FMT "field 'library_arch' is \"%s\" but the loader is %d-bit; layer skipped "
-                                  "[RULE_LYR_MANIFEST_V1_2_1]",
+                        "The library architecture in layer %s doesn't match the current running architecture, "
+                        "skipping this layer. layer %s: field 'library_arch' is \"%s\" but the loader is %d-bit "
+                        "[RULE_LYR_MANIFEST_V1_2_1]",
                         c->path, c->name, arch, bits);
                 r = SKIP;
                 goto out;

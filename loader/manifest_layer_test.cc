@@ -312,6 +312,9 @@ TEST(LayerManifest, V121LibraryArch) {
     auto skip = Parse(File("1.2.1", Layer(std::string(", \"library_arch\": \"") + other + "\"")));
     EXPECT_EQ(skip->f.count, 0u);
     EXPECT_TRUE(skip->Logged("[RULE_LYR_MANIFEST_V1_2_1]"));
+    // The Khronos loader's sentence, naming the manifest.
+    EXPECT_TRUE(skip->Logged("The library architecture in layer "));
+    EXPECT_TRUE(skip->Logged(" doesn't match the current running architecture, skipping this layer"));
     auto weird = Parse(File("1.2.1", Layer(", \"library_arch\": \"x86\"")));
     EXPECT_EQ(weird->f.count, 1u);
     EXPECT_EQ(weird->L().library_arch, 0);
