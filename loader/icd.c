@@ -198,16 +198,24 @@ static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver 
         PFN_vkEnumerateInstanceVersion eiv =
             (PFN_vkEnumerateInstanceVersion)d->gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
         uint32_t reported = 0;
+        /* LDP_LOADER_7, in the Khronos loader's words (it names the library) first. */
         if (eiv == NULL) {
             if (first)
                 vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
-                        "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
-                        name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+                        "terminator_CreateInstance: Manifest ICD for \"%s\" contained a 1.1 or greater API version, "
+                        "but does not support vkEnumerateInstanceVersion, treating as a 1.0 ICD. driver %s: manifest "
+                        "says Vulkan %u.%u [LDP_LOADER_7]",
+                        d->manifest.library_path, name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
             api = VK_API_VERSION_1_0;
         } else if (eiv(&reported) != VK_SUCCESS) {
             api = VK_API_VERSION_1_0;
         } else {
+            if (first && VK_API_VERSION_MAJOR(reported) == 1 && VK_API_VERSION_MINOR(reported) == 0)
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "terminator_CreateInstance: Manifest ICD for \"%s\" contained a 1.1 or greater API version, "
+                        "but vkEnumerateInstanceVersion returned 1.0, treating as a 1.0 ICD. driver %s: manifest "
+                        "says Vulkan %u.%u [LDP_LOADER_7]",
+                        d->manifest.library_path, name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
             api = reported;
         }
     }

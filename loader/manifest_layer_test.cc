@@ -129,7 +129,7 @@ TEST(LayerManifest, UnknownVersionAcceptedWithInfo) {
     ASSERT_EQ(r->f.count, 1u);
     ASSERT_EQ(r->lines.size(), 1u);
     EXPECT_TRUE(r->lines[0].first & VKL_LOG_INFO);
-    EXPECT_TRUE(r->Logged("unknown file_format_version 3.2.1"));
+    EXPECT_TRUE(r->Logged("has unknown layer manifest file version 3.2.1.  May cause errors."));
 }
 
 // RULE_LYR_MANIFEST_V1_0_1: `layers` arrays; sibling `layer` keys.

@@ -231,6 +231,22 @@ TEST(LoaderWording, LayerLibraryArchMismatch) {
       << r.err;
 }
 
+// A layer manifest of a file_format_version the loader does not know is read anyway, with the
+// Khronos loader's sentence naming the manifest.
+TEST(LoaderWording, LayerManifestUnknownVersion) {
+  VKT_POLICY("RULE_LOG_FORMAT", "RULE_LYR_MANIFEST_V1_2_1");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  std::string manifest =
+      AddMockLayer(s, "VK_LAYER_VKT_word_version", false, Location::kXdgDataDirs, "v2_gpdpa", "", "", "3.2.1");
+  ProbeResult r = RunProbe(s, {"instance-layers"});
+  EXPECT_TRUE(LoggedAs(r, "INFO",
+                       "loader_add_layer_properties: " + manifest +
+                           " has unknown layer manifest file version 3.2.1.  May cause errors."))
+      << r.err;
+}
+
 // The header of a line as spec §7.11 shows it: "[Vulkan Loader] <SEVERITY> | <CATEGORY>: ", the
 // message from column 32 (the header padded with spaces) or right after a longer header.
 TEST(LoaderWording, HeaderNamesSeverityAndCategory) {
