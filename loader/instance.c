@@ -61,8 +61,14 @@ void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd)
     } else if (instance != VK_NULL_HANDLE) {
         inst = vkl_instance_from_handle(instance);
     }
-    vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-            "terminator %s: not supported by driver %s", cmd, driver);
+    /* For a physical-device command, the Khronos loader's sentence first (its users grep for it). */
+    if (pd != VK_NULL_HANDLE)
+        vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "ICD for selected physical device does not export %s! terminator %s: not supported by driver %s", cmd,
+                cmd, driver);
+    else
+        vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "terminator %s: not supported by driver %s", cmd, driver);
 }
 
 VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) {

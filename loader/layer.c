@@ -413,7 +413,7 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
                     }
                 if (ci == UINT32_MAX) {
                     vkl_log(log, VKL_LOG_WARN | CAT,
-                            "meta-layer %s: component layer %s (component_layers[%u]) not found; layer skipped "
+                            "Meta-layer %s can't find component layer %s at index %u.  Skipping this layer. "
                             "[LLP_LAYER_7]",
                             meta->props.layerName, cn, e);
                     state[cur] = META_INVALID;
@@ -434,9 +434,18 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
                 }
                 if (!c->is_meta) continue;
                 if (state[ci] == META_OPEN) {
-                    vkl_log(log, VKL_LOG_WARN | CAT,
-                            "meta-layer %s: component layer %s closes a cycle; layer skipped [LLP_LOADER_10]",
-                            meta->props.layerName, cn);
+                    /* The Khronos loader's words: a meta-layer naming itself "lists itself", a longer
+                     * cycle "recursively references itself". */
+                    if (ci == cur)
+                        vkl_log(log, VKL_LOG_WARN | CAT,
+                                "Meta-layer %s lists itself in its component layer list at index %u.  Skipping this "
+                                "layer. [LLP_LOADER_10]",
+                                meta->props.layerName, e);
+                    else
+                        vkl_log(log, VKL_LOG_WARN | CAT,
+                                "Meta-layer %s recursively references itself through its component layers (component "
+                                "layer %s closes the cycle). Skipping this layer. [LLP_LOADER_10]",
+                                meta->props.layerName, cn);
                     state[cur] = META_INVALID;
                     continue;
                 }
@@ -996,7 +1005,8 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
     }
     if (unknown == 1)
         vkl_log(log, VKL_LOG_ERROR | CAT,
-                "layer %.256s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
+                "Layer \"%.256s\" was not found but was requested by env var VK_INSTANCE_LAYERS! "
+                "[RULE_LYR_ENV_INSTANCE_LAYERS]",
                 first_unknown);
     else if (unknown > 1)
         vkl_log(log, VKL_LOG_ERROR | CAT,

@@ -247,6 +247,47 @@ TEST(LoaderWording, LayerManifestUnknownVersion) {
       << r.err;
 }
 
+// Meta-layers the loader drops, in the Khronos loader's sentences: a component that is not
+// installed, and a meta-layer naming itself among its components.
+TEST(LoaderWording, InvalidMetaLayers) {
+  VKT_POLICY("RULE_LOG_FORMAT", "LLP_LAYER_7", "LLP_LOADER_10");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  s.WriteLayerManifest(Location::kXdgDataDirs, false, "missing.json",
+                       LayerManifest("1.1.1", {LayerObject("VK_LAYER_VKT_meta_missing", "",
+                                                           ", \"component_layers\": [\"VK_LAYER_VKT_not_here\"]")}));
+  s.WriteLayerManifest(Location::kXdgDataDirs, false, "self.json",
+                       LayerManifest("1.1.1", {LayerObject("VK_LAYER_VKT_meta_self", "",
+                                                           ", \"component_layers\": [\"VK_LAYER_VKT_meta_self\"]")}));
+  ProbeResult r = RunProbe(s, {"instance-layers"});
+  EXPECT_TRUE(LayerNames(r).empty()) << r.Describe();
+  EXPECT_TRUE(LoggedAs(r, "WARNING",
+                       "Meta-layer VK_LAYER_VKT_meta_missing can't find component layer VK_LAYER_VKT_not_here at index "
+                       "0.  Skipping this layer."))
+      << r.err;
+  EXPECT_TRUE(LoggedAs(r, "WARNING",
+                       "Meta-layer VK_LAYER_VKT_meta_self lists itself in its component layer list at index 0.  "
+                       "Skipping this layer."))
+      << r.err;
+}
+
+// A layer VK_INSTANCE_LAYERS names that is not installed: an ERROR line in the Khronos loader's
+// words; vkCreateInstance goes on without it.
+TEST(LoaderWording, InstanceLayersNamesAMissingLayer) {
+  VKT_POLICY("RULE_LOG_FORMAT", "RULE_LYR_ENV_INSTANCE_LAYERS");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  s.SetEnv("VK_INSTANCE_LAYERS", "VK_LAYER_VKT_i_dont_exist");
+  ProbeResult r = RunProbe(s, {"create-instance", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_TRUE(LoggedAs(r, "ERROR",
+                       "Layer \"VK_LAYER_VKT_i_dont_exist\" was not found but was requested by env var "
+                       "VK_INSTANCE_LAYERS!"))
+      << r.err;
+}
+
 // The header of a line as spec §7.11 shows it: "[Vulkan Loader] <SEVERITY> | <CATEGORY>: ", the
 // message from column 32 (the header padded with spaces) or right after a longer header.
 TEST(LoaderWording, HeaderNamesSeverityAndCategory) {
