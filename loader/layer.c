@@ -413,7 +413,8 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
                     }
                 if (ci == UINT32_MAX) {
                     vkl_log(log, VKL_LOG_WARN | CAT,
-                            "Meta-layer %s can't find component layer %s at index %u.  Skipping this layer. "
+                            "verify_meta_layer_component_layers: Meta-layer %s can't find component layer %s at index "
+                            "%u.  Skipping this layer. "
                             "[LLP_LAYER_7]",
                             meta->props.layerName, cn, e);
                     state[cur] = META_INVALID;
@@ -438,7 +439,8 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
                      * cycle "recursively references itself". */
                     if (ci == cur)
                         vkl_log(log, VKL_LOG_WARN | CAT,
-                                "Meta-layer %s lists itself in its component layer list at index %u.  Skipping this "
+                                "verify_meta_layer_component_layers: Meta-layer %s lists itself in its component layer "
+                                "list at index %u.  Skipping this "
                                 "layer. [LLP_LOADER_10]",
                                 meta->props.layerName, e);
                     else
@@ -1009,10 +1011,11 @@ VkResult vkl_layers_activate(const struct vkl_layer_set *set, const char *const 
                 "[RULE_LYR_ENV_INSTANCE_LAYERS]",
                 first_unknown);
     else if (unknown > 1)
-        vkl_log(log, VKL_LOG_ERROR | CAT,
-                "env var VK_INSTANCE_LAYERS: %zu requested layers not found (the first: %.256s) "
-                "[RULE_LYR_ENV_INSTANCE_LAYERS]",
-                unknown, first_unknown);
+        vkl_log(
+            log, VKL_LOG_ERROR | CAT,
+            "Layer \"%.256s\" was not found but was requested by env var VK_INSTANCE_LAYERS! It is the first of %zu "
+            "requested layers not found (one line for all) [RULE_LYR_ENV_INSTANCE_LAYERS]",
+            first_unknown, unknown);
 
     /* 3. VK_LOADER_LAYERS_ENABLE matches among explicit layers, discovery order. */
     for (uint32_t i = 0; set->enable.active && i < set->count; i++) {

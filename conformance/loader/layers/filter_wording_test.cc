@@ -263,11 +263,13 @@ TEST(LoaderWording, InvalidMetaLayers) {
   ProbeResult r = RunProbe(s, {"instance-layers"});
   EXPECT_TRUE(LayerNames(r).empty()) << r.Describe();
   EXPECT_TRUE(LoggedAs(r, "WARNING",
-                       "Meta-layer VK_LAYER_VKT_meta_missing can't find component layer VK_LAYER_VKT_not_here at index "
+                       "verify_meta_layer_component_layers: Meta-layer VK_LAYER_VKT_meta_missing can't find component "
+                       "layer VK_LAYER_VKT_not_here at index "
                        "0.  Skipping this layer."))
       << r.err;
   EXPECT_TRUE(LoggedAs(r, "WARNING",
-                       "Meta-layer VK_LAYER_VKT_meta_self lists itself in its component layer list at index 0.  "
+                       "verify_meta_layer_component_layers: Meta-layer VK_LAYER_VKT_meta_self lists itself in its "
+                       "component layer list at index 0.  "
                        "Skipping this layer."))
       << r.err;
 }
