@@ -31,6 +31,7 @@ void vkl_debug_emit(void *ctx, uint32_t flags, const char *line) {
     VkDebugUtilsMessageSeverityFlagBitsEXT sev = utils_severity(flags);
     VkDebugUtilsMessageTypeFlagsEXT type = (flags & VKL_LOG_PERF) ? VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT
                                                                   : VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+    if (flags & VKL_LOG_VALIDATION) type |= VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
     VkDebugUtilsObjectNameInfoEXT obj = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
         .objectType = VK_OBJECT_TYPE_INSTANCE,

@@ -80,8 +80,8 @@ static struct vkl_driver *add_one(const struct vkl_log_sink *log, uint32_t index
     PFN_vkGetInstanceProcAddr gipa = info->pfnGetInstanceProcAddr;
     if (gipa == NULL) {
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "direct driver VkDirectDriverLoadingListLUNARG::pDrivers[%u]: pfnGetInstanceProcAddr is NULL; entry "
-                "skipped [LDP_LOADER_3]",
+                "loader_add_direct_driver: VkDirectDriverLoadingInfoLUNARG structure at index %u contains a NULL "
+                "pointer for the pfnGetInstanceProcAddr member, skipping. [LDP_LOADER_3]",
                 index);
         return NULL;
     }
@@ -94,25 +94,30 @@ static struct vkl_driver *add_one(const struct vkl_log_sink *log, uint32_t index
         (PFN_vk_icdNegotiateLoaderICDInterfaceVersion)gipa(VK_NULL_HANDLE, "vk_icdNegotiateLoaderICDInterfaceVersion");
     if (negotiate == NULL) {
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "direct driver %s: pfnGetInstanceProcAddr(NULL, \"vk_icdNegotiateLoaderICDInterfaceVersion\") is NULL; "
-                "a driver given by VK_LUNARG_direct_driver_loading must support interface version 7; entry skipped "
-                "[LDP_LOADER_5]",
-                name);
+                "loader_add_direct_driver: Could not get 'vk_icdNegotiateLoaderICDInterfaceVersion' from "
+                "VkDirectDriverLoadingInfoLUNARG structure at index %u, skipping. %s: a driver given by "
+                "VK_LUNARG_direct_driver_loading must support interface version 7 [LDP_LOADER_5]",
+                index, name);
         return NULL;
     }
     uint32_t version = VKL_LOADER_ICD_INTERFACE_VERSION;
     VkResult r = negotiate(&version);
     if (r != VK_SUCCESS) {
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "direct driver %s: interface negotiation failed with %s (%d); entry skipped [LDP_LOADER_5]", name,
-                vkl_result_str(r), (int)r);
+                "loader_add_direct_driver: VkDirectDriverLoadingInfoLUNARG structure at index %u supports interface "
+                "version %u, which is incompatible with the Loader Driver Interface version that supports the "
+                "VK_LUNARG_direct_driver_loading extension, skipping. %s: interface negotiation failed with %s (%d) "
+                "[LDP_LOADER_5]",
+                index, version, name, vkl_result_str(r), (int)r);
         return NULL;
     }
     if (version < 7 || version > VKL_LOADER_ICD_INTERFACE_VERSION) {
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "direct driver %s: negotiated interface version %u; VK_LUNARG_direct_driver_loading requires "
-                "interface version 7; entry skipped [LDP_LOADER_5]",
-                name, version);
+                "loader_add_direct_driver: VkDirectDriverLoadingInfoLUNARG structure at index %u supports interface "
+                "version %u, which is incompatible with the Loader Driver Interface version that supports the "
+                "VK_LUNARG_direct_driver_loading extension, skipping. %s: interface version 7 is required "
+                "[LDP_LOADER_5]",
+                index, version, name);
         return NULL;
     }
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
@@ -120,8 +125,9 @@ static struct vkl_driver *add_one(const struct vkl_log_sink *log, uint32_t index
         (PFN_vkEnumerateInstanceExtensionProperties)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
     if (create == NULL || enum_ext == NULL) {
         vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "direct driver %s: pfnGetInstanceProcAddr(NULL, ...) gives no %s; entry skipped [LDP_LOADER_5]", name,
-                create == NULL ? "vkCreateInstance" : "vkEnumerateInstanceExtensionProperties");
+                "loader_add_direct_driver: Could not get '%s' from VkDirectDriverLoadingInfoLUNARG structure at index "
+                "%u, skipping. %s [LDP_LOADER_5]",
+                create == NULL ? "vkCreateInstance" : "vkEnumerateInstanceExtensionProperties", index, name);
         return NULL;
     }
 
@@ -161,10 +167,14 @@ static struct vkl_driver *add_one(const struct vkl_log_sink *log, uint32_t index
         count = 0;
     }
     d->extension_count = count;
+    void *gipa_addr;
+    memcpy(&gipa_addr, &gipa, sizeof(gipa_addr));
     vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-            "direct driver %s: added, interface version %u, Vulkan %u.%u.%u, %u instance extensions [LDP_LOADER_3]",
-            name, version, VK_API_VERSION_MAJOR(d->api_version), VK_API_VERSION_MINOR(d->api_version),
-            VK_API_VERSION_PATCH(d->api_version), count);
+            "loader_add_direct_driver: Adding driver found in index %u of VkDirectDriverLoadingListLUNARG::pDrivers "
+            "structure. pfnGetInstanceProcAddr was set to %p (%s): interface version %u, Vulkan %u.%u.%u, %u "
+            "instance extensions [LDP_LOADER_3]",
+            index, gipa_addr, object_of(gipa), version, VK_API_VERSION_MAJOR(d->api_version),
+            VK_API_VERSION_MINOR(d->api_version), VK_API_VERSION_PATCH(d->api_version), count);
     return d;
 
 oom:
@@ -187,31 +197,33 @@ VkResult vkl_direct_drivers_acquire(const struct vkl_log_sink *log, const VkInst
     if (list == NULL) {
         if (enabled)
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "direct driver loading: " DDL_EXT " is enabled but the pNext chain of VkInstanceCreateInfo holds "
-                    "no VkDirectDriverLoadingListLUNARG; no direct driver added [LDP_LOADER_3]");
+                    "loader_scan_for_direct_drivers: The " DDL_EXT " extension was enabled but the pNext chain of "
+                    "VkInstanceCreateInfo did not contain the VkDirectDriverLoadingListLUNARG structure. No direct "
+                    "driver added [LDP_LOADER_3]");
         return vkl_drivers_acquire(log, out);
     }
     if (!enabled) {
-        vkl_log(
-            log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-            "direct driver loading: the pNext chain of VkInstanceCreateInfo holds a VkDirectDriverLoadingListLUNARG "
-            "but " DDL_EXT " is not enabled; the list is ignored [LDP_LOADER_3]");
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "loader_scan_for_direct_drivers: The pNext chain of VkInstanceCreateInfo contained the "
+                "VkDirectDriverLoadingListLUNARG structure, but the " DDL_EXT " extension was not enabled. The list is "
+                "ignored [LDP_LOADER_3]");
         return vkl_drivers_acquire(log, out);
     }
 
     VkResult r;
     if (list->mode == VK_DIRECT_DRIVER_LOADING_MODE_EXCLUSIVE_LUNARG) {
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                "direct driver loading: VK_DIRECT_DRIVER_LOADING_MODE_EXCLUSIVE_LUNARG: only the listed drivers are "
-                "used; the driver search, the driver environment variables and the driver filters are skipped "
-                "[LDP_LOADER_3]");
+                "loader_scan_for_direct_drivers: The " DDL_EXT " extension is active and specified "
+                "VK_DIRECT_DRIVER_LOADING_MODE_EXCLUSIVE_LUNARG, skipping system and environment variable driver "
+                "search mechanisms. Only the listed drivers are used; the driver environment variables and the "
+                "driver filters are not read [LDP_LOADER_3]");
         memset(out, 0, sizeof(*out));
         out->drivers = calloc(1, sizeof(*out->drivers));
         r = out->drivers != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
     } else {
         if (list->mode != VK_DIRECT_DRIVER_LOADING_MODE_INCLUSIVE_LUNARG)
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                    "direct driver loading: VkDirectDriverLoadingListLUNARG::mode %d is not a "
+                    "loader_scan_for_direct_drivers: VkDirectDriverLoadingListLUNARG::mode %d is not a "
                     "VkDirectDriverLoadingModeLUNARG value; treated as VK_DIRECT_DRIVER_LOADING_MODE_INCLUSIVE_LUNARG",
                     (int)list->mode);
         r = vkl_drivers_acquire(log, out);
@@ -220,14 +232,15 @@ VkResult vkl_direct_drivers_acquire(const struct vkl_log_sink *log, const VkInst
 
     if (list->pDrivers == NULL) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "direct driver loading: VkDirectDriverLoadingListLUNARG::pDrivers is NULL; no direct driver added "
-                "[LDP_LOADER_3]");
+                "loader_scan_for_direct_drivers: The VkDirectDriverLoadingListLUNARG structure in the pNext chain of "
+                "VkInstanceCreateInfo has a NULL pDrivers member. No direct driver added [LDP_LOADER_3]");
         return VK_SUCCESS;
     }
     if (list->driverCount == 0) {
         vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "direct driver loading: VkDirectDriverLoadingListLUNARG::driverCount is 0; no direct driver added "
-                "[LDP_LOADER_3]");
+                "loader_scan_for_direct_drivers: The VkDirectDriverLoadingListLUNARG structure in the pNext chain of "
+                "VkInstanceCreateInfo has a non-null pDrivers member but a driverCount member with a value of zero. "
+                "No direct driver added [LDP_LOADER_3]");
         return VK_SUCCESS;
     }
     struct vkl_driver **grown = realloc(out->drivers, ((size_t)out->count + list->driverCount) * sizeof(*grown));

@@ -352,6 +352,13 @@ void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id
 
 void *vkl_library_open(const char *path, const char **err) { return vkl_library_open_id(path, err, NULL, NULL); }
 
+const char *vkl_library_error_reason(const char *path, const char *err) {
+    if (err == NULL) return "unknown error";
+    size_t n = path != NULL ? strlen(path) : 0;
+    if (n > 0 && strncmp(err, path, n) == 0 && err[n] == ':' && err[n + 1] == ' ') return err + n + 2;
+    return err;
+}
+
 const char *vkl_self_exe(char *buf, size_t len) {
     if (buf == NULL || len == 0) return "";
     ssize_t n = readlink("/proc/self/exe", buf, len - 1);

@@ -369,16 +369,24 @@ static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver 
         PFN_vkEnumerateInstanceVersion eiv =
             (PFN_vkEnumerateInstanceVersion)d->gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
         uint32_t reported = 0;
+        /* LDP_LOADER_7, in the Khronos loader's words (it names the library) first. */
         if (eiv == NULL) {
             if (first)
                 vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                        "driver %s: manifest says Vulkan %u.%u but vkEnumerateInstanceVersion is missing; "
-                        "treated as a Vulkan 1.0 driver [LDP_LOADER_7]",
-                        name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
+                        "terminator_CreateInstance: Manifest ICD for \"%s\" contained a 1.1 or greater API version, "
+                        "but does not support vkEnumerateInstanceVersion, treating as a 1.0 ICD. driver %s: manifest "
+                        "says Vulkan %u.%u [LDP_LOADER_7]",
+                        d->manifest.library_path, name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
             api = VK_API_VERSION_1_0;
         } else if (eiv(&reported) != VK_SUCCESS) {
             api = VK_API_VERSION_1_0;
         } else {
+            if (first && VK_API_VERSION_MAJOR(reported) == 1 && VK_API_VERSION_MINOR(reported) == 0)
+                vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                        "terminator_CreateInstance: Manifest ICD for \"%s\" contained a 1.1 or greater API version, "
+                        "but vkEnumerateInstanceVersion returned 1.0, treating as a 1.0 ICD. driver %s: manifest "
+                        "says Vulkan %u.%u [LDP_LOADER_7]",
+                        d->manifest.library_path, name, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
             api = reported;
         }
     }
@@ -565,27 +573,22 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (d->lib == NULL) {
-        if (err == NULL) err = "unknown error";
-        /* dlerror's text is "<library>: <reason>" (or names the dependency at fault): the reason
-         * comes first on the line and the paths last, so a long path never cuts the reason off at
-         * VKL_LOG_MAX_MESSAGE. */
-        size_t lib_len = strlen(d->manifest.library_path);
-        const char *reason =
-            strncmp(err, d->manifest.library_path, lib_len) == 0 && strncmp(err + lib_len, ": ", 2) == 0
-                ? err + lib_len + 2
-                : err;
+        const char *why = vkl_library_error_reason(d->manifest.library_path, err);
         if (dlopen_out_of_memory(err, d->manifest.library_path, lib_id_state == VKL_LIBRARY_ID_TAKEN)) {
             /* Not a fact about the file: nothing cached, the next acquisition tries again. */
             vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                    "cannot load driver library (out of memory: tried again at the next call): %s; driver %s, library "
+                    "driver %s: cannot load its library: %s (out of memory: tried again at the next call); library "
                     "%s [RULE_ADVERSARIAL_INPUT]",
-                    reason, d->manifest_path, d->manifest.library_path);
+                    d->manifest_path, why, d->manifest.library_path);
             d->load_attempted = false;
             return VK_ERROR_OUT_OF_HOST_MEMORY;
         }
-        vkl_log(log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "cannot load driver library: %s; driver %s, library %s [LDP_DRIVER_4]", reason, d->manifest_path,
-                d->manifest.library_path);
+        /* A library of the other word size ("wrong ELF class: ELFCLASS32" from a 64-bit loader) is
+         * expected where 32- and 64-bit drivers share the manifest directories: INFO, as the
+         * Khronos loader logs it; any other failure is an ERROR (LDP_DRIVER_4). */
+        uint32_t sev = strstr(why, "wrong ELF class:") != NULL ? VKL_LOG_INFO : VKL_LOG_ERROR;
+        vkl_log(log, sev | VKL_LOG_DRIVER, "driver %s: cannot load its library: %s; library %s [LDP_DRIVER_4]",
+                d->manifest_path, why, d->manifest.library_path);
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     if (!driver_negotiate(log, d)) {

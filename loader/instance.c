@@ -61,8 +61,14 @@ void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd)
     } else if (instance != VK_NULL_HANDLE) {
         inst = vkl_instance_from_handle(instance);
     }
-    vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-            "terminator %s: not supported by driver %s", cmd, driver);
+    /* For a physical-device command, the Khronos loader's sentence first (its users grep for it). */
+    if (pd != VK_NULL_HANDLE)
+        vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "ICD for selected physical device does not export %s! terminator %s: not supported by driver %s", cmd,
+                cmd, driver);
+    else
+        vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "terminator %s: not supported by driver %s", cmd, driver);
 }
 
 VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) {
@@ -596,6 +602,38 @@ static struct vkl_instance *instance_alloc(const struct vkl_alloc *a) {
     return inst;
 }
 
+/* Appends `names` (count `n`) to buf as ", "-separated text, cut to the buffer. */
+static void join_names(char *buf, size_t len, const char *const *names, uint32_t n) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; names != NULL && i < n && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i] != NULL ? names[i] : "<NULL>");
+        if (w < 0) break;
+        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+}
+
+/* RULE_LOG_FORMAT: what the application asked for, at INFO, in the Khronos loader's words (its
+ * users grep for "applicationName: ..." and the requested names); one line per list. */
+static void log_create_info(const struct vkl_log_sink *log, const VkInstanceCreateInfo *ci) {
+    if (!vkl_log_wants(log, VKL_LOG_INFO)) return;
+    const VkApplicationInfo *app = ci->pApplicationInfo;
+    uint32_t api = app != NULL ? app->apiVersion : 0;
+    vkl_log(log, VKL_LOG_INFO,
+            "vkCreateInstance: applicationName: \"%s\", applicationVersion: %u, engineName: \"%s\", engineVersion: %u, "
+            "apiVersion: %u.%u.%u",
+            app != NULL && app->pApplicationName != NULL ? app->pApplicationName : "",
+            app != NULL ? app->applicationVersion : 0, app != NULL && app->pEngineName != NULL ? app->pEngineName : "",
+            app != NULL ? app->engineVersion : 0, VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api),
+            VK_API_VERSION_PATCH(api));
+    char names[VKL_LOG_MAX_MESSAGE + 1];
+    join_names(names, sizeof names, ci->ppEnabledLayerNames, ci->enabledLayerCount);
+    vkl_log(log, VKL_LOG_INFO, "vkCreateInstance: Requested %u instance layer(s): %s", ci->enabledLayerCount, names);
+    join_names(names, sizeof names, ci->ppEnabledExtensionNames, ci->enabledExtensionCount);
+    vkl_log(log, VKL_LOG_INFO, "vkCreateInstance: Requested %u instance extension(s): %s", ci->enabledExtensionCount,
+            names);
+}
+
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreateInfo *pCreateInfo,
                                                            const VkAllocationCallbacks *pAllocator,
                                                            VkInstance *pInstance) {
@@ -628,9 +666,21 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     if (r != VK_SUCCESS) goto fail;
 
     const VkApplicationInfo *app = pCreateInfo->pApplicationInfo;
+    log_create_info(&inst->log, pCreateInfo);
     inst->app_api_version = (app != NULL && app->apiVersion != 0) ? app->apiVersion : VK_API_VERSION_1_0;
+    /* RULE_INST_ROBUST_ARGUMENTS (an apiVersion below 1.0) and LDP_LOADER_4 (a variant is not
+     * Vulkan), in the Khronos loader's sentences, which its users grep for. */
     if (app != NULL && app->apiVersion != 0 && app->apiVersion < VK_API_VERSION_1_0)
-        vkl_log(&inst->log, VKL_LOG_ERROR, "vkCreateInstance: apiVersion 0x%x is below Vulkan 1.0", app->apiVersion);
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_VALIDATION,
+                "VkInstanceCreateInfo::pApplicationInfo::apiVersion has value of %u which is not permitted. If "
+                "apiVersion is not 0, then it must be greater than or equal to the value of VK_API_VERSION_1_0 "
+                "[VUID-VkApplicationInfo-apiVersion]",
+                app->apiVersion);
+    if (app != NULL && VK_API_VERSION_VARIANT(app->apiVersion) != 0)
+        vkl_log(&inst->log, VKL_LOG_WARN,
+                "vkCreateInstance: The API Variant specified in pCreateInfo->pApplicationInfo.apiVersion is %u instead "
+                "of the expected value of 0.",
+                VK_API_VERSION_VARIANT(app->apiVersion));
 
     if (pCreateInfo->enabledExtensionCount > 0) {
         inst->enabled_extensions =
@@ -654,6 +704,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
      * devices (device_configurations), whatever the file says later ([Set]; docs/settings.md). */
     inst->settings = vkl_settings_scope_begin(&inst->log);
     settings_scope = true;
+    vkl_settings_log_use(inst->settings, &inst->log);
 
     /* Layers: discovery, activation order and library negotiation (layer.c, layer_chain.c). */
     r = vkl_layer_chain_prepare(inst, pCreateInfo);

@@ -413,7 +413,8 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
                     }
                 if (ci == UINT32_MAX) {
                     vkl_log(log, VKL_LOG_WARN | CAT,
-                            "meta-layer %s: component layer %s (component_layers[%u]) not found; layer skipped "
+                            "verify_meta_layer_component_layers: Meta-layer %s can't find component layer %s at index "
+                            "%u.  Skipping this layer. "
                             "[LLP_LAYER_7]",
                             meta->props.layerName, cn, e);
                     state[cur] = META_INVALID;
@@ -434,9 +435,19 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
                 }
                 if (!c->is_meta) continue;
                 if (state[ci] == META_OPEN) {
-                    vkl_log(log, VKL_LOG_WARN | CAT,
-                            "meta-layer %s: component layer %s closes a cycle; layer skipped [LLP_LOADER_10]",
-                            meta->props.layerName, cn);
+                    /* The Khronos loader's words: a meta-layer naming itself "lists itself", a longer
+                     * cycle "recursively references itself". */
+                    if (ci == cur)
+                        vkl_log(log, VKL_LOG_WARN | CAT,
+                                "verify_meta_layer_component_layers: Meta-layer %s lists itself in its component layer "
+                                "list at index %u.  Skipping this "
+                                "layer. [LLP_LOADER_10]",
+                                meta->props.layerName, e);
+                    else
+                        vkl_log(log, VKL_LOG_WARN | CAT,
+                                "Meta-layer %s recursively references itself through its component layers (component "
+                                "layer %s closes the cycle). Skipping this layer. [LLP_LOADER_10]",
+                                meta->props.layerName, cn);
                     state[cur] = META_INVALID;
                     continue;
                 }
@@ -1047,13 +1058,15 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
     }
     if (unknown == 1)
         vkl_log(log, VKL_LOG_ERROR | CAT,
-                "layer %.256s: requested by env var VK_INSTANCE_LAYERS but not found [RULE_LYR_ENV_INSTANCE_LAYERS]",
+                "Layer \"%.256s\" was not found but was requested by env var VK_INSTANCE_LAYERS! "
+                "[RULE_LYR_ENV_INSTANCE_LAYERS]",
                 first_unknown);
     else if (unknown > 1)
-        vkl_log(log, VKL_LOG_ERROR | CAT,
-                "env var VK_INSTANCE_LAYERS: %zu requested layers not found (the first: %.256s) "
-                "[RULE_LYR_ENV_INSTANCE_LAYERS]",
-                unknown, first_unknown);
+        vkl_log(
+            log, VKL_LOG_ERROR | CAT,
+            "Layer \"%.256s\" was not found but was requested by env var VK_INSTANCE_LAYERS! It is the first of %zu "
+            "requested layers not found (one line for all) [RULE_LYR_ENV_INSTANCE_LAYERS]",
+            first_unknown, unknown);
 
     /* 3. VK_LOADER_LAYERS_ENABLE matches among explicit layers, discovery order. */
     for (uint32_t i = 0; set->enable.active && i < set->count; i++) {
@@ -1256,15 +1269,21 @@ out:
     return proc;
 }
 
-VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl_log_sink *log,
+VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, bool requested, const struct vkl_log_sink *log,
                             struct vkl_layer_lib *out) {
     memset(out, 0, sizeof(*out));
     /* RTLD_LOCAL: one layer's symbols never resolve another's. */
     const char *e = NULL;
     void *lib = vkl_library_open(m->library_path, &e);
     if (lib == NULL) {
-        vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: cannot load library %s: %s [LLP_LAYER_6]", m->props.layerName,
-                m->library_path, e != NULL ? e : "unknown error");
+        /* LLP_LAYER_6: the Khronos loader's sentence first ("was wrong bit-type" for a library of
+         * the other word size, "failed to load" otherwise; '!' and ERROR for a layer the
+         * application asked for, '.' and INFO for one it only would have got), then the reason. */
+        const char *why = vkl_library_error_reason(m->library_path, e);
+        bool wrong_class = strstr(why, "wrong ELF class:") != NULL;
+        vkl_log(log, (requested ? VKL_LOG_ERROR : VKL_LOG_INFO) | CAT,
+                "Requested layer \"%s\" %s%c Cannot load its library: %s; library %s [LLP_LAYER_6]", m->props.layerName,
+                wrong_class ? "was wrong bit-type" : "failed to load", requested ? '!' : '.', why, m->library_path);
         return VK_ERROR_LAYER_NOT_PRESENT;
     }
     if (!vkl_layer_negotiate(m, (vkl_sym_lookup_fn)dl_lookup, lib, log, out)) {

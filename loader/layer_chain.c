@@ -429,16 +429,17 @@ VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCrea
     }
     for (uint32_t i = 0; i < n; i++) {
         struct vkl_layer_lib *lib = &inst->layer_libs[inst->layer_lib_count];
-        if (vkl_layer_lib_load(list[i], &inst->log, lib) != VK_SUCCESS) {
-            /* An application layer that cannot be loaded fails vkCreateInstance; others are skipped. */
-            if (app_requested(ci, list[i]->props.layerName)) {
-                r = VK_ERROR_LAYER_NOT_PRESENT;
-                goto out;
-            }
+        bool requested = app_requested(ci, list[i]->props.layerName);
+        if (vkl_layer_lib_load(list[i], requested, &inst->log, lib) != VK_SUCCESS) {
+            /* An application layer that cannot be loaded fails vkCreateInstance (LLP_LAYER_6);
+             * others are skipped. The remaining layers are still tried, so that one call reports
+             * every layer that cannot be loaded; the libraries loaded are released on failure. */
+            if (requested) r = VK_ERROR_LAYER_NOT_PRESENT;
             continue;
         }
-        vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "Insert instance layer \"%s\" (%s)", list[i]->props.layerName,
-                list[i]->library_path);
+        if (r == VK_SUCCESS)
+            vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER, "Insert instance layer \"%s\" (%s)",
+                    list[i]->props.layerName, list[i]->library_path);
         inst->layer_lib_count++;
     }
     r = keep_shown(inst, shown, shown_count);

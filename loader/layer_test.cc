@@ -287,7 +287,7 @@ TEST_F(LayerTest, ActivationOrderAndDedupe) {
     setenv("VK_LOADER_LAYERS_ENABLE", "*e3", 1);
     EXPECT_EQ(Active({"VK_LAYER_e1", "VK_LAYER_e2", "VK_LAYER_e4", "VK_LAYER_e1"}),
               (V{"VK_LAYER_imp2", "VK_LAYER_e2", "VK_LAYER_imp1", "VK_LAYER_e3", "VK_LAYER_e1", "VK_LAYER_e4"}));
-    EXPECT_TRUE(Logged("VK_LAYER_nope: requested by env var VK_INSTANCE_LAYERS but not found"));
+    EXPECT_TRUE(Logged("Layer \"VK_LAYER_nope\" was not found but was requested by env var VK_INSTANCE_LAYERS!"));
     EXPECT_TRUE(Logged("[LLP_LOADER_3]"));
     EXPECT_EQ(Active({"VK_LAYER_missing"}, VK_ERROR_LAYER_NOT_PRESENT), V{});
 }
@@ -323,7 +323,7 @@ TEST_F(LayerTest, MetaLayers) {
           F(L("VK_LAYER_nested", ", \"component_layers\": [\"VK_LAYER_meta\", \"VK_LAYER_c1\"]", "1.3.0", true)));
     auto avail = Available();
     EXPECT_EQ(avail, (V{"VK_LAYER_c1", "VK_LAYER_c2", "VK_LAYER_meta", "VK_LAYER_nested", "VK_LAYER_old"}));
-    EXPECT_TRUE(Logged("component layer VK_LAYER_none (component_layers[1]) not found; layer skipped [LLP_LAYER_7]"));
+    EXPECT_TRUE(Logged("can't find component layer VK_LAYER_none at index 1.  Skipping this layer. [LLP_LAYER_7]"));
     EXPECT_TRUE(Logged("[LLP_LAYER_8]"));
     EXPECT_EQ(Active({"VK_LAYER_nested"}), (V{"VK_LAYER_c2", "VK_LAYER_c1"}));
     vkl_layer_set s;
@@ -358,7 +358,11 @@ TEST_F(LayerTest, MetaCyclesAndDepthNeverOverflow) {
         EXPECT_NE(n, "VK_LAYER_self");
         EXPECT_NE(n, "VK_LAYER_d39");
     }
-    EXPECT_TRUE(Logged("closes a cycle"));
+    EXPECT_TRUE(Logged("closes the cycle"));
+    // The Khronos loader's sentences: a longer cycle, and a meta-layer naming itself.
+    EXPECT_TRUE(Logged("recursively references itself through its component layers"));
+    EXPECT_TRUE(Logged("Meta-layer VK_LAYER_self lists itself in its component layer list at index 0.  Skipping this "
+                       "layer."));
     EXPECT_TRUE(Logged("nested deeper than"));
     EXPECT_NE(std::find(avail.begin(), avail.end(), "VK_LAYER_d3"), avail.end());
 }

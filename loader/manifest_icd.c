@@ -162,8 +162,8 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
          * versions anyway with an INFO line (tests DriverManifest.UnknownManifestVersion); so do
          * we, with the 1.0.1 field set. Not a rejection, so not the one-line-per-rejection rule. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                "driver manifest %s: file_format_version %s is not a supported version (1.0.0, "
-                "1.0.1); reading it as 1.0.1 [RULE_DRV_MANIFEST_V1_0_1]",
+                "loader_parse_icd_manifest: %s has unknown icd manifest file version %s. May cause errors. "
+                "Supported versions are 1.0.0 and 1.0.1; reading it as 1.0.1 [RULE_DRV_MANIFEST_V1_0_1]",
                 path, str);
     }
 
@@ -242,9 +242,9 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
     if (VK_API_VERSION_VARIANT(m.api_version) != 0) {
         /* LDP_LOADER_4: a non-zero variant is not a Vulkan implementation. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                "driver manifest %s: field 'ICD.api_version' value '%s' has non-zero variant %u, "
-                "driver skipped [LDP_LOADER_4]",
-                path, str, VK_API_VERSION_VARIANT(m.api_version));
+                "loader_parse_icd_manifest: Driver's ICD JSON %s 'api_version' field contains a non-zero variant "
+                "value of %u.  Skipping ICD JSON. (value '%s') [LDP_LOADER_4]",
+                path, VK_API_VERSION_VARIANT(m.api_version), str);
         goto out;
     }
     if (VK_API_VERSION_MAJOR(m.api_version) != VK_API_VERSION_MAJOR(VK_HEADER_VERSION_COMPLETE)) {
@@ -261,8 +261,9 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
         /* [Drv] 1.0.1: library_arch "allows the loader to quickly determine if the architecture of
          * the driver matches that of the running application" — skip without dlopen. */
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                "driver manifest %s: field 'ICD.library_arch' is \"%d\" but the loader is %d-bit, "
-                "driver skipped [RULE_DRV_LIBRARY_ARCH]",
+                "loader_parse_icd_manifest: Driver library architecture doesn't match the current running "
+                "architecture, skipping this driver. driver manifest %s: field 'ICD.library_arch' is \"%d\" but the "
+                "loader is %d-bit [RULE_DRV_LIBRARY_ARCH]",
                 path, m.library_arch, (int)(sizeof(void *) * CHAR_BIT));
         goto out;
     }

@@ -238,8 +238,8 @@ TEST(IcdManifestRejects, BadFileFormatVersionStrings) {
 TEST(IcdManifestRejects, NonZeroVariantIsIncompatible) {
     ExpectRejected(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\", \"api_version\": \"1.1.0.0\""),
                    VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
-                   "driver manifest /x/y.json: field 'ICD.api_version' value '1.1.0.0' has non-zero "
-                   "variant 1, driver skipped [LDP_LOADER_4]");
+                   "loader_parse_icd_manifest: Driver's ICD JSON /x/y.json 'api_version' field contains a "
+                   "non-zero variant value of 1.  Skipping ICD JSON. (value '1.1.0.0') [LDP_LOADER_4]");
     auto zero = Parse(Manifest("\"1.0.0\"", "\"library_path\": \"a.so\", \"api_version\": "
                                             "\"0.1.2.3\""));
     ASSERT_EQ(zero->result, VK_SUCCESS);
@@ -260,8 +260,9 @@ TEST(IcdManifestRejects, OtherMajorIsIncompatible) {
 TEST(IcdManifestRejects, LibraryArchMismatchIsIncompatible) {
     static_assert(sizeof(void *) == 8, "tests assume a 64-bit build");
     ExpectRejected(Good(", \"library_arch\": \"32\""), VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
-                   "driver manifest /x/y.json: field 'ICD.library_arch' is \"32\" but the loader is "
-                   "64-bit, driver skipped [RULE_DRV_LIBRARY_ARCH]");
+                   "loader_parse_icd_manifest: Driver library architecture doesn't match the current running "
+                   "architecture, skipping this driver. driver manifest /x/y.json: field 'ICD.library_arch' is "
+                   "\"32\" but the loader is 64-bit [RULE_DRV_LIBRARY_ARCH]");
 }
 
 TEST(IcdManifest, InvalidLibraryArchIsIgnoredWithWarning) {
@@ -289,9 +290,11 @@ TEST(IcdManifest, NewerFileFormatAcceptedWithInfo) {
         ASSERT_EQ(r->result, VK_SUCCESS) << v;
         ASSERT_EQ(r->lines.size(), 1u);
         EXPECT_EQ(r->lines[0].first, kInfoDrv);
-        EXPECT_EQ(r->lines[0].second, std::string("driver manifest /x/y.json: file_format_version ") + v +
-                                          " is not a supported version (1.0.0, 1.0.1); reading it as 1.0.1 "
-                                          "[RULE_DRV_MANIFEST_V1_0_1]");
+        EXPECT_EQ(r->lines[0].second, std::string("loader_parse_icd_manifest: /x/y.json has unknown icd manifest file "
+                                                  "version ") +
+                                          v +
+                                          ". May cause errors. Supported versions are 1.0.0 and 1.0.1; reading it as "
+                                          "1.0.1 [RULE_DRV_MANIFEST_V1_0_1]");
         EXPECT_STREQ(r->m.library_path, "a.so");
     }
 }

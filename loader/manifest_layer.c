@@ -291,9 +291,11 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
     }
     if (VK_API_VERSION_VARIANT(l->props.specVersion) != 0) {
         vkl_log(c->log, VKL_LOG_INFO | CAT,
-                LAYER_FMT
-                "field 'api_version' \"%s\" names Vulkan variant %u, not Vulkan; layer skipped [LLP_LOADER_4]",
-                c->path, c->name, s, VK_API_VERSION_VARIANT(l->props.specVersion));
+                "Layer \"%s\" has an 'api_version' field which contains a non-zero variant value of %u.  Skipping "
+                "Layer. layer manifest %s: field 'api_version' \"%s\" names Vulkan variant %u, not Vulkan; "
+                "layer skipped [LLP_LOADER_4]",
+                c->name, VK_API_VERSION_VARIANT(l->props.specVersion), c->path, s,
+                VK_API_VERSION_VARIANT(l->props.specVersion));
         r = SKIP;
         goto out;
     }
@@ -455,8 +457,9 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
             l->library_arch = arch[0] == '3' ? 32 : 64;
             if (l->library_arch != bits) {
                 vkl_log(c->log, VKL_LOG_INFO | CAT,
-                        LAYER_FMT "field 'library_arch' is \"%s\" but the loader is %d-bit; layer skipped "
-                                  "[RULE_LYR_MANIFEST_V1_2_1]",
+                        "The library architecture in layer %s doesn't match the current running architecture, "
+                        "skipping this layer. layer %s: field 'library_arch' is \"%s\" but the loader is %d-bit "
+                        "[RULE_LYR_MANIFEST_V1_2_1]",
                         c->path, c->name, arch, bits);
                 r = SKIP;
                 goto out;
@@ -519,8 +522,8 @@ VkResult vkl_layer_manifest_parse(const char *path, const char *buf, size_t len,
     }
     if (!known_version(c.version))
         vkl_log(log, VKL_LOG_INFO | CAT,
-                "layer manifest %s: unknown file_format_version %s; parsed with the 1.2.1 field set "
-                "[RULE_LYR_MANIFEST_V1_2_1]",
+                "loader_add_layer_properties: %s has unknown layer manifest file version %s.  May cause errors. "
+                "Parsed with the 1.2.1 field set [RULE_LYR_MANIFEST_V1_2_1]",
                 path, vkl_json_string(fv));
 
     /* Collect the layer objects: `layers` (1.0.1) or one or more sibling `layer` keys. */

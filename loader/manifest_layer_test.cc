@@ -129,7 +129,7 @@ TEST(LayerManifest, UnknownVersionAcceptedWithInfo) {
     ASSERT_EQ(r->f.count, 1u);
     ASSERT_EQ(r->lines.size(), 1u);
     EXPECT_TRUE(r->lines[0].first & VKL_LOG_INFO);
-    EXPECT_TRUE(r->Logged("unknown file_format_version 3.2.1"));
+    EXPECT_TRUE(r->Logged("has unknown layer manifest file version 3.2.1.  May cause errors."));
 }
 
 // RULE_LYR_MANIFEST_V1_0_1: `layers` arrays; sibling `layer` keys.
@@ -312,6 +312,9 @@ TEST(LayerManifest, V121LibraryArch) {
     auto skip = Parse(File("1.2.1", Layer(std::string(", \"library_arch\": \"") + other + "\"")));
     EXPECT_EQ(skip->f.count, 0u);
     EXPECT_TRUE(skip->Logged("[RULE_LYR_MANIFEST_V1_2_1]"));
+    // The Khronos loader's sentence, naming the manifest.
+    EXPECT_TRUE(skip->Logged("The library architecture in layer "));
+    EXPECT_TRUE(skip->Logged(" doesn't match the current running architecture, skipping this layer"));
     auto weird = Parse(File("1.2.1", Layer(", \"library_arch\": \"x86\"")));
     EXPECT_EQ(weird->f.count, 1u);
     EXPECT_EQ(weird->L().library_arch, 0);

@@ -672,7 +672,11 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
         uint32_t c = *pCount < n ? *pCount : n;
         for (uint32_t i = 0; i < c; i++) pDevices[i] = (VkPhysicalDevice)(void *)&all[i]->term;
         *pCount = c;
-        if (c < n) r = VK_INCOMPLETE;
+        if (c < n) {
+            r = VK_INCOMPLETE;
+            vkl_log(&inst->log, VKL_LOG_INFO,
+                    "vkEnumeratePhysicalDevices: Trimming device count from %u to %u; returning VK_INCOMPLETE", n, c);
+        }
     }
     vkl_free(&inst->alloc, all);
     return r;
@@ -711,8 +715,15 @@ static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice ne
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount,
                                                                      VkPhysicalDevice *pDevices) {
     vkl_check_instance(instance, "vkEnumeratePhysicalDevices");
-    if (pCount == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = vkl_instance_from_handle(instance);
+    if (pCount == NULL) {
+        /* RULE_INST_ROBUST_ARGUMENTS: refused, and said to the instance's messengers in the
+         * Khronos loader's words (its users grep for the VUID). */
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_VALIDATION,
+                "vkEnumeratePhysicalDevices: Received NULL pointer for physical device count return value. "
+                "[VUID-vkEnumeratePhysicalDevices-pPhysicalDeviceCount-parameter]");
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
     VkResult r = inst->disp->EnumeratePhysicalDevices(inst->chain_handle, pCount, pDevices);
     if (pDevices == NULL || (r != VK_SUCCESS && r != VK_INCOMPLETE)) return r;
     for (uint32_t i = 0; i < *pCount; i++) {
@@ -926,7 +937,12 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
             pGroups[i].pNext = pnext;
         }
         *pCount = c;
-        if (c < ng) r = VK_INCOMPLETE;
+        if (c < ng) {
+            r = VK_INCOMPLETE;
+            vkl_log(&inst->log, VKL_LOG_INFO,
+                    "vkEnumeratePhysicalDeviceGroups: Trimming device count from %u to %u; returning VK_INCOMPLETE", ng,
+                    c);
+        }
     }
     vkl_free(&inst->alloc, groups);
 out:

@@ -475,14 +475,19 @@ static bool ends_with_json(const char *s) {
     return n >= 5 && memcmp(s + n - 5, ".json", 5) == 0; /* case-sensitive, as Khronos is_json */
 }
 
-/* What a search is for: the log category, the words of its lines and the rule they cite. */
+/* What a search is for: the log category, the words of its lines and the rule they cite. `found`
+ * is the Khronos loader's wording for a manifest found (what its users grep for: "Found ICD
+ * manifest file" for drivers, "Found manifest file" for layers). */
 struct search_kind {
     uint32_t cat;
     const char *what; /* "driver search" / "layer search" */
     const char *rule;
+    const char *found;
 };
-static const struct search_kind k_driver_search = {VKL_LOG_DRIVER, "driver search", "RULE_DRV_SEARCH_DIR_SCAN"};
-static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search", "RULE_LYR_SEARCH_ORDER"};
+static const struct search_kind k_driver_search = {VKL_LOG_DRIVER, "driver search", "RULE_DRV_SEARCH_DIR_SCAN",
+                                                   "Found ICD manifest file"};
+static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search", "RULE_LYR_SEARCH_ORDER",
+                                                  "Found manifest file"};
 
 /* Appends `path` (owned, malloc'd; freed when not kept) unless an earlier search entry found it:
  * one hashed lookup (vkl_strlist_contains), whatever the number of manifests found so far. */
@@ -494,7 +499,7 @@ static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct 
         return VK_SUCCESS;
     }
     VkResult r = vkl_strlist_append_owned(out, path);
-    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: Found manifest file %s", k->what, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: %s %s", k->what, k->found, path);
     return r;
 }
 
@@ -505,7 +510,7 @@ static VkResult add_manifest(const struct vkl_log_sink *log, const struct search
         return VK_SUCCESS;
     }
     VkResult r = vkl_strlist_append(out, path);
-    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: Found manifest file %s", k->what, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: %s %s", k->what, k->found, path);
     return r;
 }
 

@@ -323,7 +323,7 @@ TEST_F(DriverSearch, DefaultLocationsInOrderSortedWithinDirectory) {
     Strings dbg = Lines(VKL_LOG_DEBUG);
     bool found = false;
     for (auto &l : dbg)
-        if (l == "driver search: Found manifest file " + root_ + "/home/.config/vulkan/icd.d/a.json") found = true;
+        if (l == "driver search: Found ICD manifest file " + root_ + "/home/.config/vulkan/icd.d/a.json") found = true;
     EXPECT_TRUE(found);
     EXPECT_TRUE(Lines(VKL_LOG_WARN | VKL_LOG_INFO | VKL_LOG_ERROR).empty());
     // Every directory searched is named before what it holds ("searching", then "Found manifest file"
@@ -332,12 +332,12 @@ TEST_F(DriverSearch, DefaultLocationsInOrderSortedWithinDirectory) {
     for (size_t i = 0; i < dbg.size(); i++) {
         const std::string &l = dbg[i];
         bool known = l.rfind("driver search: searching ", 0) == 0 ||
-                     l.rfind("driver search: Found manifest file ", 0) == 0 ||
+                     l.rfind("driver search: Found ICD manifest file ", 0) == 0 ||
                      l.rfind("driver search: skipping ", 0) == 0;
         EXPECT_TRUE(known) << l;
         if (l.rfind("driver search: searching ", 0) == 0) searching++;
         if (l == "driver search: searching " + root_ + "/home/.config/vulkan/icd.d") home_dir = i;
-        if (l == "driver search: Found manifest file " + root_ + "/home/.config/vulkan/icd.d/a.json") a_json = i;
+        if (l == "driver search: Found ICD manifest file " + root_ + "/home/.config/vulkan/icd.d/a.json") a_json = i;
     }
     EXPECT_LT(home_dir, a_json);
     EXPECT_GE(searching, 6u); // home config, cd1, cd2, SYSCONFDIR, home data, dd1 at least
@@ -409,7 +409,7 @@ TEST_F(DriverSearch, MissingEntries) {
     EXPECT_EQ(dbg[0], "driver search: searching " + root_ + "/nodir from VK_DRIVER_FILES");
     EXPECT_EQ(dbg[1], "driver search VK_DRIVER_FILES: skipping directory " + root_ +
                           "/nodir (No such file or directory) [RULE_DRV_SEARCH_DIR_SCAN]");
-    EXPECT_EQ(dbg[2], "driver search: Found manifest file " + a);
+    EXPECT_EQ(dbg[2], "driver search: Found ICD manifest file " + a);
     EXPECT_EQ(dbg[3], "driver search: skipping " + a + " (already found)");
     Strings warn = Lines(VKL_LOG_WARN);
     ASSERT_EQ(warn.size(), 1u);

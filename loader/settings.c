@@ -805,6 +805,7 @@ static char *self_exe(void) {
 static VKL_TLS struct {
     unsigned depth;
     const struct vkl_settings *s;
+    bool use_logged; /* the outermost scope's search logged the file's use line (a new version) */
 } t_scope;
 
 static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *log);
@@ -823,7 +824,10 @@ const struct vkl_settings *vkl_settings_acquire(const struct vkl_log_sink *log) 
  * searches of one call read HOME, the XDG variables and the other secure variables once. */
 const struct vkl_settings *vkl_settings_scope_begin(const struct vkl_log_sink *log) {
     vkl_env_scope_begin();
-    if (t_scope.depth == 0) t_scope.s = search_and_acquire(log);
+    if (t_scope.depth == 0) {
+        t_scope.use_logged = false;
+        t_scope.s = search_and_acquire(log);
+    }
     t_scope.depth++;
     return vkl_settings_acquire(log);
 }
@@ -834,6 +838,21 @@ void vkl_settings_scope_end(void) {
     if (--t_scope.depth > 0) return;
     vkl_settings_release(t_scope.s);
     t_scope.s = NULL;
+}
+
+/* The line users of the Khronos loader grep for to learn that the file is in effect ([Set]; the
+ * Khronos loader logs it at every vkCreateInstance that applies the file). */
+static void log_use(const struct vkl_log_sink *log, const char *path) {
+    vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER | VKL_LOG_LAYER,
+            "Using layer configurations found in loader settings from %s " TAG, path);
+}
+
+/* RULE_SETTINGS_FILE: every vkCreateInstance that applies the file says so, also when the file is
+ * unchanged since an earlier call (no new version parsed); once per call. */
+void vkl_settings_log_use(const struct vkl_settings *s, const struct vkl_log_sink *log) {
+    if (s == NULL || s->file_path == NULL) return;
+    if (t_scope.depth > 0 && t_scope.s == s && t_scope.use_logged) return;
+    log_use(log, s->file_path);
 }
 
 bool vkl_settings_layer_on(const struct vkl_settings *s, const char *name) {
@@ -910,7 +929,8 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
             sn->s.file_path = str_dup(found);
             sn->s.selected_index = -1;
         } else if (sn->s.active) {
-            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER | VKL_LOG_LAYER, "settings file %s: used " TAG, found);
+            log_use(log, found);
+            t_scope.use_logged = true;
         }
         g_current = sn;
     }

@@ -396,7 +396,7 @@ std::vector<Case> Cases() {
     // the fields they know and load the driver, so it is advisory; everything else is unchanged.
     add(Row("Driver4UnknownFileFormatVersion", "LDP_DRIVER_4", "warn",
             V("v7", "{}").Set(&Config::manifest_testdata, "unknown_file_format_version.json"))
-            .Evidence("file_format_version 1.2.0 is not a supported version")
+            .Evidence("has unknown icd manifest file version 1.2.0")
             .Reason("'file_format_version' 1.2.0 is not one the interface document defines"));
     add(Row("Driver4And11MissingLibrary", "LDP_DRIVER_4", "fail", V("v7", "{}").Set(&Config::missing_library, true))
             .Also({{"LDP_DRIVER_11", "fail"}})

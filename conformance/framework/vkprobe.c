@@ -611,6 +611,10 @@ static void step_direct(char *arg) {
       void *p = dlsym(h, sym);
       memcpy(&fn, &p, sizeof fn);
       kv_bool("resolved", fn != NULL);
+      /* The pointer as printf's %p writes it: a loader's log line may name it. */
+      char text[32];
+      snprintf(text, sizeof text, "%p", p);
+      kv_str("pointer", text);
     }
     g_direct[g_direct_count++] = (VkDirectDriverLoadingInfoLUNARG){
         .sType = VK_STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_INFO_LUNARG,

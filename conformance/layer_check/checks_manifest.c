@@ -144,7 +144,7 @@ void llp_check_manifest_valid(struct ldp_ctx *c, void *arg) {
         bool skipped = strstr(l, "skipped") != NULL && strstr(l, "library_arch") == NULL;
         if (skipped) {
             if (!fails++) snprintf(first_fail, sizeof first_fail, "%s", l);
-        } else if (strncmp(l, "WARN", 4) == 0 || strstr(l, "unknown file_format_version")) {
+        } else if (strncmp(l, "WARN", 4) == 0 || strstr(l, "unknown layer manifest file version")) {
             if (!warns++) snprintf(first_warn, sizeof first_warn, "%s", l);
         }
     }

@@ -133,6 +133,11 @@ void vkl_dir_list_free(struct vkl_dir_list *list);
  * call on this thread. */
 void *vkl_library_open(const char *path, const char **err);
 
+/* The reason in `err` (from vkl_library_open for `path`; NULL gives "unknown error") without the
+ * "<path>: " dlerror() puts first, so a log line can name the reason before the (long) path and
+ * not name the path twice. */
+const char *vkl_library_error_reason(const char *path, const char *err);
+
 /* What vkl_library_open_id learned about the library file's identity. */
 enum vkl_library_id {
     VKL_LIBRARY_ID_UNKNOWN = 0, /* not taken: a bare name (the dynamic linker searched), or a path

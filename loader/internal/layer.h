@@ -198,8 +198,10 @@ struct vkl_layer_lib {
  */
 bool vkl_layer_negotiate(const struct vkl_layer_manifest *m, vkl_sym_lookup_fn lookup, void *ctx,
                          const struct vkl_log_sink *log, struct vkl_layer_lib *out);
-/* dlopen + negotiate. VK_ERROR_LAYER_NOT_PRESENT when the library cannot be used. */
-VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, const struct vkl_log_sink *log,
+/* dlopen + negotiate. VK_ERROR_LAYER_NOT_PRESENT when the library cannot be used. `requested`: the
+ * application named the layer in ppEnabledLayerNames (a library that cannot be opened is then an
+ * ERROR line, otherwise INFO: the layer is only skipped). */
+VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, bool requested, const struct vkl_log_sink *log,
                             struct vkl_layer_lib *out);
 void vkl_layer_lib_unload(struct vkl_layer_lib *lib);
 

@@ -35,6 +35,9 @@ extern "C" {
 #define VKL_LOG_DEBUG 0x10u
 #define VKL_LOG_LAYER 0x20u
 #define VKL_LOG_DRIVER 0x40u
+/* A valid-usage violation the loader detects: a debug-utils messenger receives it as a
+ * VALIDATION (and GENERAL) message, as from the Khronos loader; stderr shows no category. */
+#define VKL_LOG_VALIDATION 0x80u
 #define VKL_LOG_ALL 0xffffffffu
 
 /* Longest message (without the header) kept, in bytes; longer ones are cut at a UTF-8 boundary. */

@@ -150,6 +150,12 @@ void vkl_settings_release(const struct vkl_settings *s);
  * thread. A settings scope is also an environment scope (env.h vkl_env_scope_begin): the call reads
  * each secure variable once. Every global call runs in one (instance.c pre_call_begin). */
 const struct vkl_settings *vkl_settings_scope_begin(const struct vkl_log_sink *log);
+
+/* Logs "Using layer configurations found in loader settings from <path>" (INFO) for the snapshot
+ * `s` (nothing when NULL): vkCreateInstance calls it for every instance the file governs. The
+ * search logs the same line when it parses a new version of the file; inside the scope that did,
+ * this adds no second line. */
+void vkl_settings_log_use(const struct vkl_settings *s, const struct vkl_log_sink *log);
 void vkl_settings_scope_end(void);
 
 /* Whether the `layers` list of `s` has an "on" entry named `name` (NULL / no layers: false). Such a

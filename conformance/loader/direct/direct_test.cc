@@ -68,6 +68,12 @@ TEST_F(DirectDriver, InclusiveAddsAfterTheSystemDrivers) {
   ProbeResult r = Run({Direct(s_.driver("dd"), "inclusive")});
   ASSERT_TRUE(r.Step("direct")["resolved"].boolean()) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  // The line the Khronos loader's users grep for, with the pointer given (as %p prints it).
+  EXPECT_TRUE(Logged(r, "INFO",
+                     {"Adding driver found in index 0 of VkDirectDriverLoadingListLUNARG::pDrivers structure. "
+                      "pfnGetInstanceProcAddr was set to " +
+                      r.Step("direct")["pointer"].str()}))
+      << r.Describe();
   // The system driver's devices first, the listed drivers' after them.
   EXPECT_EQ(r.DeviceNames(), (Names{"dd-dev", "sys-dev"})) << r.Describe();
   // Reached through the pointer only: the first call asks it for the negotiation function
@@ -91,6 +97,11 @@ TEST_F(DirectDriver, ExclusiveReplacesTheSystemDrivers) {
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"dd-dev"}) << r.Describe();
   EXPECT_FALSE(s_.WasLoaded("sys")) << r.Describe();
+  EXPECT_TRUE(Logged(r, "INFO",
+                     {"The VK_LUNARG_direct_driver_loading extension is active and specified "
+                      "VK_DIRECT_DRIVER_LOADING_MODE_EXCLUSIVE_LUNARG, skipping system and environment variable "
+                      "driver search mechanisms."}))
+      << r.Describe();
 }
 
 // EXCLUSIVE: the driver variables and filters have no effect ([Drv] "Interactions with other driver
@@ -166,7 +177,11 @@ TEST_F(DirectDriver, ExtensionWithoutTheListWarns) {
   ProbeResult r = Run({}, std::string("ext=") + kExt);
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"sys-dev"}) << r.Describe();
-  EXPECT_TRUE(Logged(r, "WARNING", {"VkDirectDriverLoadingListLUNARG", kExt})) << r.Describe();
+  // The sentence the Khronos loader's users grep for.
+  EXPECT_TRUE(Logged(r, "WARNING",
+                     {"The VK_LUNARG_direct_driver_loading extension was enabled but the pNext chain of "
+                      "VkInstanceCreateInfo did not contain the VkDirectDriverLoadingListLUNARG structure."}))
+      << r.Describe();
 }
 
 // The list without the extension: a warning, the list ignored (even EXCLUSIVE).
@@ -176,7 +191,10 @@ TEST_F(DirectDriver, ListWithoutTheExtensionIsIgnoredWithAWarning) {
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"sys-dev"}) << r.Describe();
   EXPECT_TRUE(s_.Calls("dd").empty()) << "the ignored list's driver was called\n" << r.Describe();
-  EXPECT_TRUE(Logged(r, "WARNING", {"VkDirectDriverLoadingListLUNARG", kExt})) << r.Describe();
+  EXPECT_TRUE(Logged(r, "WARNING",
+                     {"The pNext chain of VkInstanceCreateInfo contained the VkDirectDriverLoadingListLUNARG "
+                      "structure, but the VK_LUNARG_direct_driver_loading extension was not enabled."}))
+      << r.Describe();
 }
 
 // An entry whose pfnGetInstanceProcAddr is NULL: an error line, that entry skipped, the next used.
@@ -186,7 +204,10 @@ TEST_F(DirectDriver, NullEntrySkippedWithAnError) {
   EXPECT_EQ(r.Step("direct", 1)["entries"].num(), 2) << r.Describe();
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"dd-dev"}) << r.Describe();
-  EXPECT_TRUE(Logged(r, "ERROR", {"pfnGetInstanceProcAddr"})) << r.Describe();
+  EXPECT_TRUE(Logged(r, "ERROR",
+                     {"VkDirectDriverLoadingInfoLUNARG structure at index 0 contains a NULL pointer for the "
+                      "pfnGetInstanceProcAddr member, skipping."}))
+      << r.Describe();
 }
 
 // A NULL pDrivers or a zero driverCount: a warning, no listed driver; the mode still applies.
@@ -196,7 +217,10 @@ TEST_F(DirectDriver, NullDriversArrayWarns) {
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"sys-dev"}) << r.Describe();
   EXPECT_TRUE(s_.Calls("dd").empty()) << r.Describe();
-  EXPECT_TRUE(Logged(r, "WARNING", {"pDrivers"})) << r.Describe();
+  EXPECT_TRUE(Logged(r, "WARNING",
+                     {"The VkDirectDriverLoadingListLUNARG structure in the pNext chain of VkInstanceCreateInfo has "
+                      "a NULL pDrivers member."}))
+      << r.Describe();
 }
 
 TEST_F(DirectDriver, ZeroDriverCountWarns) {
@@ -205,7 +229,10 @@ TEST_F(DirectDriver, ZeroDriverCountWarns) {
   EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"sys-dev"}) << r.Describe();
   EXPECT_TRUE(s_.Calls("dd").empty()) << r.Describe();
-  EXPECT_TRUE(Logged(r, "WARNING", {"driverCount"})) << r.Describe();
+  EXPECT_TRUE(Logged(r, "WARNING",
+                     {"The VkDirectDriverLoadingListLUNARG structure in the pNext chain of VkInstanceCreateInfo has "
+                      "a non-null pDrivers member but a driverCount member with a value of zero."}))
+      << r.Describe();
 }
 
 // EXCLUSIVE with nothing usable in the list: no driver at all.
@@ -214,7 +241,10 @@ TEST_F(DirectDriver, ExclusiveWithAnEmptyListHasNoDriver) {
   ProbeResult r = Run({Direct(s_.driver("dd"), "exclusive", "zero-count")});
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
   EXPECT_FALSE(s_.WasLoaded("sys")) << r.Describe();
-  EXPECT_TRUE(Logged(r, "WARNING", {"driverCount"})) << r.Describe();
+  EXPECT_TRUE(Logged(r, "WARNING",
+                     {"The VkDirectDriverLoadingListLUNARG structure in the pNext chain of VkInstanceCreateInfo has "
+                      "a non-null pDrivers member but a driverCount member with a value of zero."}))
+      << r.Describe();
 }
 
 // Negotiation for drivers given by pointer (spec §5.2, [Drv] "Loader and Driver Interface Version
@@ -226,6 +256,7 @@ struct NegotiationCase {
   const char* variant;
   const char* scenario;  // spliced into the device scenario
   bool negotiates;       // whether a negotiation call reaches the driver
+  const char* logged;    // the Khronos loader's sentence for the rejection (an ERROR line)
 };
 
 class DirectDriverNegotiation : public ::testing::TestWithParam<NegotiationCase> {};
@@ -246,7 +277,7 @@ TEST_P(DirectDriverNegotiation, BelowInterfaceSevenIsSkipped) {
   // The rejected entry contributes nothing; the entry after it and the system driver do.
   EXPECT_EQ(r.DeviceNames(), (Names{"good-dev", "sys-dev"})) << r.Describe();
   EXPECT_TRUE(s.CallsTo("dd", "vkCreateInstance").empty()) << r.Describe();
-  EXPECT_TRUE(Logged(r, "ERROR", {"VkDirectDriverLoading"})) << r.Describe();
+  EXPECT_TRUE(Logged(r, "ERROR", {c.logged})) << r.Describe();
   std::vector<Json> neg = s.CallsTo("dd", "vk_icdNegotiateLoaderICDInterfaceVersion");
   if (c.negotiates) {
     ASSERT_FALSE(neg.empty()) << r.Describe();
@@ -261,11 +292,18 @@ INSTANTIATE_TEST_SUITE_P(
     DirectDriver, DirectDriverNegotiation,
     ::testing::Values(
         // Interface 6: negotiation exported only, pfnGetInstanceProcAddr(NULL, ...) does not give it.
-        NegotiationCase{"interface_6_export_only", "v6", "", false},
+        NegotiationCase{"interface_6_export_only", "v6", "", false,
+                        "Could not get 'vk_icdNegotiateLoaderICDInterfaceVersion' from "
+                        "VkDirectDriverLoadingInfoLUNARG structure at index 0, skipping."},
         // Interface 7 through the pointer, but the driver settles on 6 there.
-        NegotiationCase{"negotiates_6", "v7_exports", "\"interface\":{\"max_through_gipa\":6}", true},
+        NegotiationCase{"negotiates_6", "v7_exports", "\"interface\":{\"max_through_gipa\":6}", true,
+                        "VkDirectDriverLoadingInfoLUNARG structure at index 0 supports interface version 6, which is "
+                        "incompatible with the Loader Driver Interface version that supports the "
+                        "VK_LUNARG_direct_driver_loading extension, skipping."},
         // The driver refuses every version the loader offers.
-        NegotiationCase{"incompatible", "v7", "\"interface\":{\"min\":99}", true}),
+        NegotiationCase{"incompatible", "v7", "\"interface\":{\"min\":99}", true,
+                        "which is incompatible with the Loader Driver Interface version that supports the "
+                        "VK_LUNARG_direct_driver_loading extension, skipping."}),
     [](const ::testing::TestParamInfo<NegotiationCase>& i) { return std::string(i.param.name); });
 
 // The extension is the loader's own, listed after VK_KHR_portability_enumeration (the Khronos

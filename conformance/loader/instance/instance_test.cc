@@ -510,5 +510,87 @@ TEST(Instance, LogLinesUseLoaderPrefix) {
   EXPECT_TRUE(r.LogContains("[Vulkan Loader] INFO")) << r.Describe();
 }
 
+// ---- diagnostics in the Khronos loader's words (what its users grep for) ----------------------
+
+// A line of `severity` ("ERROR", "WARNING", "INFO") holding `needle`; both loaders start a line with
+// the severity word (after "[Vulkan Loader] " in the current format).
+bool LoggedAs(const ProbeResult& r, const std::string& severity, const std::string& needle) {
+  for (const std::string& l : r.LogLines(needle)) {
+    size_t at = l.rfind("[Vulkan Loader] ", 0) == 0 ? 16 : 0;
+    if (l.compare(at, severity.size(), severity) == 0) return true;
+  }
+  return false;
+}
+
+// A short array: VK_INCOMPLETE and an INFO line saying how many devices were left out.
+TEST(InstanceWording, TrimmingDeviceCount) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  Sandbox s;
+  s.AddDriver("a", "v7_exports", DeviceScenario({"a-dev0", "a-dev1"}));
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.Step("devices")["incomplete_result"].str(), "VK_INCOMPLETE") << r.Describe();
+  EXPECT_TRUE(LoggedAs(r, "INFO", "Trimming device count from 2 to 1")) << r.err;
+}
+
+// A NULL pPhysicalDeviceCount: VK_ERROR_INITIALIZATION_FAILED and an ERROR line with the VUID.
+TEST(InstanceWording, NullPhysicalDeviceCountNamesTheVuid) {
+  VKT_POLICY("RULE_INST_ROBUST_ARGUMENTS", "RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"robust:physical-devices-null-count"});
+  EXPECT_EQ(r.Step("robust")["result"].str(), "VK_ERROR_INITIALIZATION_FAILED") << r.Describe();
+  EXPECT_TRUE(LoggedAs(r, "ERROR",
+                       "vkEnumeratePhysicalDevices: Received NULL pointer for physical device count return value. "
+                       "[VUID-vkEnumeratePhysicalDevices-pPhysicalDeviceCount-parameter]"))
+      << r.err;
+}
+
+// An apiVersion with a non-zero variant is not a Vulkan version: a warning naming the variant, in
+// the application's messenger too (whatever vkCreateInstance then answers: LDP_LOADER_6).
+TEST(InstanceWording, ApiVariantWarns) {
+  VKT_POLICY("LDP_LOADER_4", "RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1.0.0;messenger=debug-utils", "destroy-instance"});
+  const std::string line =
+      "The API Variant specified in pCreateInfo->pApplicationInfo.apiVersion is 1 instead of the expected value of 0.";
+  EXPECT_TRUE(LoggedAs(r, "WARNING", line)) << r.err;
+  EXPECT_TRUE(r.MessagesContain(line, "debug-utils")) << r.Describe();
+}
+
+// What the application asked for, at INFO: its names and versions and the layers and extensions
+// it requested.
+TEST(InstanceWording, LogsTheCreateInfo) {
+  VKT_POLICY("RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.0.0;ext=VK_EXT_debug_utils", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  // vkprobe's VkApplicationInfo: "vkprobe" 1, "vkt" 1.
+  EXPECT_TRUE(LoggedAs(r, "INFO",
+                       "applicationName: \"vkprobe\", applicationVersion: 1, engineName: \"vkt\", engineVersion: 1, "
+                       "apiVersion: 1.0.0"))
+      << r.err;
+  EXPECT_TRUE(LoggedAs(r, "INFO", "Requested 1 instance extension(s): VK_EXT_debug_utils")) << r.err;
+}
+
+// An apiVersion below 1.0 (but not 0) is not permitted: an ERROR line with the VUID.
+TEST(InstanceWording, ApiVersionBelow10NamesTheVuid) {
+  VKT_POLICY("RULE_INST_ROBUST_ARGUMENTS", "RULE_LOG_FORMAT");
+  Sandbox s;
+  AddNamedDriver(s, "a");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1", "destroy-instance"});
+  EXPECT_TRUE(LoggedAs(r, "ERROR",
+                       "VkInstanceCreateInfo::pApplicationInfo::apiVersion has value of 1 which is not permitted. If "
+                       "apiVersion is not 0, then it must be greater than or equal to the value of VK_API_VERSION_1_0 "
+                       "[VUID-VkApplicationInfo-apiVersion]"))
+      << r.err;
+}
+
 }  // namespace
 }  // namespace vkt

@@ -39,10 +39,50 @@ TEST(DriverManifest, UnknownNewerFileFormatVersionStillLoaded) {
   AddNamedDriver(s, "a");
   ManifestSpec m = s.ManifestFor("a");
   m.file_format_version = "1.2.0";
+  std::string path = s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
+  ProbeResult r = CreateAndEnumerate(s);
+  EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+  // The Khronos loader's sentence, naming the manifest.
+  EXPECT_FALSE(r.LogLines("loader_parse_icd_manifest: " + path +
+                          " has unknown icd manifest file version 1.2.0. May cause errors.")
+                   .empty())
+      << r.err;
+}
+
+// LDP_LOADER_7: a manifest that says Vulkan 1.1 while the driver's vkEnumerateInstanceVersion
+// answers 1.0, or is missing: the driver is used as a Vulkan 1.0 driver, with a warning in the
+// Khronos loader's words naming the library.
+struct Api11Case {
+  const char* name;
+  const char* scenario;  // spliced into the device scenario
+  const char* sentence;
+};
+
+class DriverManifestApi11 : public ::testing::TestWithParam<Api11Case> {};
+
+TEST_P(DriverManifestApi11, TreatedAsVulkan10WithAWarning) {
+  VKT_POLICY("LDP_LOADER_7");
+  Sandbox s;
+  const Driver& d = AddNamedDriver(s, "a", "v7_exports", GetParam().scenario);
+  ManifestSpec m = s.ManifestFor("a");
+  m.api_version = "1.1.0";
   s.WriteManifest(Location::kXdgConfigHome, "a.json", m.ToJson());
   ProbeResult r = CreateAndEnumerate(s);
   EXPECT_EQ(r.DeviceNames(), Names{"a-dev"}) << r.Describe();
+  const std::string line = "Manifest ICD for \"" + d.library + "\" contained a 1.1 or greater API version, but " +
+                           GetParam().sentence + ", treating as a 1.0 ICD";
+  bool warned = false;
+  for (const std::string& l : r.LogLines(line)) warned = warned || l.find("WARNING") != std::string::npos;
+  EXPECT_TRUE(warned) << r.err;
 }
+
+INSTANTIATE_TEST_SUITE_P(DriverManifest, DriverManifestApi11,
+                         ::testing::Values(Api11Case{"EnumerateInstanceVersionSays10", "\"api_version\":\"1.0.0\"",
+                                                     "vkEnumerateInstanceVersion returned 1.0"},
+                                           Api11Case{"NoEnumerateInstanceVersion",
+                                                     "\"expose_enumerate_instance_version\":false",
+                                                     "does not support vkEnumerateInstanceVersion"}),
+                         [](const ::testing::TestParamInfo<Api11Case>& i) { return std::string(i.param.name); });
 
 TEST(DriverManifest, LibraryArchMismatchSkipped) {
   VKT_POLICY("RULE_DRV_LIBRARY_ARCH", "RULE_DRV_MANIFEST_V1_0_1");

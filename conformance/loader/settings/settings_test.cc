@@ -445,6 +445,32 @@ TEST_F(SettingsFixture, StderrLogTurnsOnLogging) {
   EXPECT_TRUE(loud.LogContains(s_.driver("drv").dir)) << loud.Describe();  // driver lines too
 }
 
+// ---- the "in use" line ------------------------------------------------------------------------
+
+// Every vkCreateInstance the file governs says so in the instance's messenger, with the sentence
+// the Khronos loader's users grep for, also when the file is unchanged since the previous call (the
+// loader keeps the parsed file; nothing new is read the second time).
+TEST_F(SettingsFixture, EveryCreateInstanceLogsTheFileInUse) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  std::string a = HiddenLayer("VK_LAYER_MOCK_set_inuse");
+  std::string path = WriteSettings(Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_inuse", a) + "]"));
+  const std::string line = "Using layer configurations found in loader settings from " + path;
+  // The first call reads the file, the second finds it unchanged: one line each, never two.
+  ProbeResult r = RunProbe(s_, {"create-instance:messenger=debug-utils", "destroy-instance",
+                                "create-instance:messenger=debug-utils", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  size_t during_create = 0;
+  Json messages = r.Step("messages")["messages"];
+  for (size_t i = 0; i < messages.size(); ++i) {
+    Json m = messages[i];
+    if (m["during_create"].boolean() && m["text"].str().find(line) != std::string::npos) {
+      EXPECT_EQ(m["severity"].str(), "info") << m.dump();
+      during_create++;
+    }
+  }
+  EXPECT_EQ(during_create, 2u) << r.Describe();
+}
+
 // ---- search locations -------------------------------------------------------------------------
 
 // Where the test puts the file, and what the sandbox's environment must look like for it.
