@@ -13,8 +13,9 @@
 #include <utility>
 #include <vector>
 
-extern "C" {
 #include "loader/test_support.h"
+
+extern "C" {
 #include "loader/internal/env.h"
 #include "loader/internal/layer.h"
 }

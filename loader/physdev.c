@@ -324,13 +324,16 @@ static void device_exts(struct vkl_instance *inst, const struct vkl_physdev *p, 
 static bool has_pd2(const struct vkl_icd_instance *ii);
 
 /* Whether the driver's vkGetPhysicalDeviceProperties2 may be called for a physical device that
- * reports `device_api`: through the instance (a 1.1+ instance or the KHR extension), or because the
- * device itself is 1.1 or later (the Vulkan specification, "Extending Physical Device Core
- * Functionality": new physical-device-level functionality can be used when the physical-device
- * version is at least the version that added it). */
-static bool pd2_usable(const struct vkl_icd_instance *ii, uint32_t device_api) {
+ * reports `device_api`: the driver was given Vulkan 1.1 or has the KHR extension (has_pd2), or the
+ * application asked for 1.1 or more and the device is 1.1 or later (the Vulkan specification,
+ * "Extending Physical Device Core Functionality": physical-device-level functionality of a version
+ * needs both VkApplicationInfo::apiVersion and the device's apiVersion at that version). */
+static bool pd2_usable(const struct vkl_instance *inst, const struct vkl_icd_instance *ii, uint32_t device_api) {
     if (ii->disp.GetPhysicalDeviceProperties2 == NULL) return false;
-    return has_pd2(ii) || VK_API_VERSION_MINOR(device_api) >= 1 || VK_API_VERSION_MAJOR(device_api) > 1;
+    uint32_t app = inst->app_api_version;
+    bool app11 = VK_API_VERSION_MINOR(app) >= 1 || VK_API_VERSION_MAJOR(app) > 1;
+    bool dev11 = VK_API_VERSION_MINOR(device_api) >= 1 || VK_API_VERSION_MAJOR(device_api) > 1;
+    return has_pd2(ii) || (app11 && dev11);
 }
 
 static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want_pci, bool want_driver_id) {
@@ -343,7 +346,7 @@ static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want
     d->device = props.deviceID;
     memcpy(d->name, props.deviceName, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = '\0';
-    if (!(want_pci || want_driver_id) || !pd2_usable(ii, props.apiVersion)) return;
+    if (!(want_pci || want_driver_id) || !pd2_usable(inst, ii, props.apiVersion)) return;
     bool pci_ext = false, drv_ext = false;
     if (want_pci) device_exts(inst, d->p, &pci_ext, &drv_ext);
     /* The driver ID is asked whenever the query is usable: an implementation leaves a structure it
@@ -595,7 +598,7 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
             ii->disp.GetPhysicalDeviceProperties(all[i]->term.handle, &props);
         /* Read through the 1.1 query whenever the device reports 1.1 or more, whatever the instance
          * was created with (the settings file names devices by their UUIDs). */
-        if (!pd2_usable(ii, props.apiVersion)) continue;
+        if (!pd2_usable(inst, ii, props.apiVersion)) continue;
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids[i]};
         ids[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
         ii->disp.GetPhysicalDeviceProperties2(all[i]->term.handle, &p2);
