@@ -211,6 +211,26 @@ void vkl_term_DestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface, const
 /* ---- physical-device queries: hand each driver its own surface ---- */
 
 #define TERM(pd) ((const struct vkl_physdev_term *)(const void *)(pd))
+/* LDP_LOADER_11: a driver at interface 3 or later is given only a surface it created itself. When it
+ * has none for this surface (it lacks the platform's surface extension, or its creation failed) it
+ * is not given the loader's container, which it never made: the query is answered here, as "not
+ * supported" (vkGetPhysicalDeviceSurfaceSupportKHR) or VK_ERROR_SURFACE_LOST_KHR (the others), as
+ * the newest Khronos loader answers. Interface 0-2 drivers take the container (VkIcdSurface). */
+static bool icd_lacks_surface(VkSurfaceKHR surface, const struct vkl_icd_instance *ii, const char *cmd,
+                              VkPhysicalDevice pd) {
+    if (surface == VK_NULL_HANDLE || ii->driver->interface_version < 3) return false;
+    const struct vkl_surface *s = surface_from_handle(surface);
+    if (ii->index < s->icd_count && s->icd_surfaces[ii->index] != VK_NULL_HANDLE) return false;
+    vkl_log(&vkl_physdev_from_term(pd)->tramp.instance->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+            "%s: driver %s has no surface of its own for this one (it lacks the platform's surface extension or "
+            "did not create it); answered by the loader, the driver is not called [LDP_LOADER_11]",
+            cmd, vkl_driver_name(ii->driver));
+    return true;
+}
+
+#define NO_SURFACE(surface, name)                                                                                      \
+    if (icd_lacks_surface((surface), TERM(pd)->icd, name, pd)) return VK_ERROR_SURFACE_LOST_KHR
+
 #define NEED(fn, name)                                                                                                 \
     if (TERM(pd)->icd->disp.fn == NULL) {                                                                              \
         vkl_term_missing(VK_NULL_HANDLE, pd, name);                                                                    \
@@ -221,6 +241,10 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice pd, uint32
                                                      VkBool32 *pSupported) {
     NEED(GetPhysicalDeviceSurfaceSupportKHR, "vkGetPhysicalDeviceSurfaceSupportKHR");
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    if (icd_lacks_surface(surface, ii, "vkGetPhysicalDeviceSurfaceSupportKHR", pd)) {
+        if (pSupported != NULL) *pSupported = VK_FALSE;
+        return VK_SUCCESS;
+    }
     return ii->disp.GetPhysicalDeviceSurfaceSupportKHR(TERM(pd)->handle, family, vkl_wsi_icd_surface(surface, ii),
                                                        pSupported);
 }
@@ -228,6 +252,7 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice pd, uint32
 VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilitiesKHR(VkPhysicalDevice pd, VkSurfaceKHR surface,
                                                           VkSurfaceCapabilitiesKHR *caps) {
     NEED(GetPhysicalDeviceSurfaceCapabilitiesKHR, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
+    NO_SURFACE(surface, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
     return ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), caps);
 }
@@ -235,6 +260,7 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilitiesKHR(VkPhysicalDevice pd, V
 VkResult vkl_term_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysicalDevice pd, VkSurfaceKHR surface, uint32_t *pCount,
                                                      VkSurfaceFormatKHR *pFormats) {
     NEED(GetPhysicalDeviceSurfaceFormatsKHR, "vkGetPhysicalDeviceSurfaceFormatsKHR");
+    NO_SURFACE(surface, "vkGetPhysicalDeviceSurfaceFormatsKHR");
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
     return ii->disp.GetPhysicalDeviceSurfaceFormatsKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), pCount,
                                                        pFormats);
@@ -243,6 +269,7 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysicalDevice pd, VkSurf
 VkResult vkl_term_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice pd, VkSurfaceKHR surface, uint32_t *pCount,
                                                           VkPresentModeKHR *pModes) {
     NEED(GetPhysicalDeviceSurfacePresentModesKHR, "vkGetPhysicalDeviceSurfacePresentModesKHR");
+    NO_SURFACE(surface, "vkGetPhysicalDeviceSurfacePresentModesKHR");
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
     return ii->disp.GetPhysicalDeviceSurfacePresentModesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), pCount,
                                                             pModes);
@@ -251,6 +278,7 @@ VkResult vkl_term_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice pd, V
 VkResult vkl_term_GetPhysicalDevicePresentRectanglesKHR(VkPhysicalDevice pd, VkSurfaceKHR surface, uint32_t *pCount,
                                                         VkRect2D *pRects) {
     NEED(GetPhysicalDevicePresentRectanglesKHR, "vkGetPhysicalDevicePresentRectanglesKHR");
+    NO_SURFACE(surface, "vkGetPhysicalDevicePresentRectanglesKHR");
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
     return ii->disp.GetPhysicalDevicePresentRectanglesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), pCount,
                                                           pRects);
@@ -261,6 +289,7 @@ VkResult vkl_term_GetPhysicalDevicePresentRectanglesKHR(VkPhysicalDevice pd, VkS
 VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2EXT(VkPhysicalDevice pd, VkSurfaceKHR surface,
                                                            VkSurfaceCapabilities2EXT *caps) {
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    NO_SURFACE(surface, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
     if (ii->disp.GetPhysicalDeviceSurfaceCapabilities2EXT != NULL)
         return ii->disp.GetPhysicalDeviceSurfaceCapabilities2EXT(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii),
                                                                  caps);
@@ -328,6 +357,7 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2KHR(VkPhysicalDevice pd,
                                                            const VkPhysicalDeviceSurfaceInfo2KHR *info,
                                                            VkSurfaceCapabilities2KHR *caps) {
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    NO_SURFACE(info->surface, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
     VkPhysicalDeviceSurfaceInfo2KHR copy = *info;
     copy.surface = vkl_wsi_icd_surface(info->surface, ii);
     VkResult r;
@@ -347,6 +377,7 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilities2KHR(VkPhysicalDevice pd,
 VkResult vkl_term_GetPhysicalDeviceSurfaceFormats2KHR(VkPhysicalDevice pd, const VkPhysicalDeviceSurfaceInfo2KHR *info,
                                                       uint32_t *pCount, VkSurfaceFormat2KHR *pFormats) {
     const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    NO_SURFACE(info->surface, "vkGetPhysicalDeviceSurfaceFormats2KHR");
     VkPhysicalDeviceSurfaceInfo2KHR copy = *info;
     copy.surface = vkl_wsi_icd_surface(info->surface, ii);
     if (ii->disp.GetPhysicalDeviceSurfaceFormats2KHR != NULL)

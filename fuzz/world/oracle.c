@@ -485,6 +485,21 @@ static void check_surface_reach(const struct world *w, const struct w_records *r
         const struct w_slot_recs *sr = &rs->s[slot];
         if (g_world_app.surface_injected[i] || (d->sc.misbehave & (1u << 6))) continue;
         if (!advertises(d, loader_saw_extensions(sr), "VK_KHR_surface")) continue;
+        /* LDP_LOADER_11: a driver at interface 3 or later that made no surface of its own (it lacks
+         * the platform's extension, or its creation failed) is answered for by the loader, never
+         * given a handle it did not create. */
+        int iface = -1;
+        bool own_surface = false;
+        for (size_t k = 0; k < sr->n; k++) {
+            const char *name = sr->r[k].call;
+            if (rec_is(&sr->r[k], "vkCreateInstance") && rec_result(&sr->r[k]) == VK_SUCCESS)
+                iface = (int)rec_num(&sr->r[k], "interface", -1);
+            size_t len = name != NULL ? strlen(name) : 0;
+            if (len > 18 && strncmp(name, "vkCreate", 8) == 0 && strcmp(name + len - 10, "SurfaceKHR") == 0 &&
+                rec_result(&sr->r[k]) == VK_SUCCESS)
+                own_surface = true;
+        }
+        if (iface >= 3 && !own_surface) continue;
         bool reached = false;
         for (size_t k = 0; k < sr->n && !reached; k++)
             reached = rec_is(&sr->r[k], "vkGetPhysicalDeviceSurfaceSupportKHR") &&
