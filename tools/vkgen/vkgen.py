@@ -227,7 +227,7 @@ class Registry:
             raise GenError("%s: %s" % (path, e))
         self.header_version = None
         for t in root.iter("type"):
-            if t.get("category") == "define":
+            if t.get("category") == "define" and _api_ok(t):  # Vulkan SC has its own version
                 n = t.find("name")
                 if n is not None and n.text == "VK_HEADER_VERSION":
                     self.header_version = int((n.tail or "").split()[0])
@@ -236,10 +236,15 @@ class Registry:
 
         self.platforms = {p.get("name"): p.get("protect") for p in root.iter("platform")}
         self.handles = set()
+        self.handle_parent = {}  # dispatchable handle -> its parent handle (vk.xml `parent`)
         for t in root.iter("type"):
             if t.get("category") == "handle":
                 n = t.find("name")
-                self.handles.add(n.text if n is not None else t.get("name"))
+                hname = n.text if n is not None else t.get("name")
+                self.handles.add(hname)
+                kind = t.find("type")
+                if kind is not None and kind.text == "VK_DEFINE_HANDLE":
+                    self.handle_parent[hname] = t.get("parent")
 
         self.commands = {}      # canonical name -> Command, plus registry order
         self.order = []
@@ -272,6 +277,7 @@ class Registry:
         self.features = {}  # feature name -> [command names]
         self.extensions = {}  # enabled extension name -> [command names]
         self.instance_extensions = set()  # names of the enabled instance extensions (the known list)
+        own = {}  # feature name -> (number, internal, depends names, [command names])
         for f in root.findall("feature"):
             if not _api_ok(f):
                 continue
@@ -279,7 +285,9 @@ class Registry:
             if not m:
                 raise GenError("feature %s: bad number %r" % (f.get("name"), f.get("number")))
             ver = (int(m.group(1)), int(m.group(2)))
-            lst = self.features.setdefault(f.get("name"), [])
+            lst = []
+            own[f.get("name")] = (ver, f.get("apitype") == "internal",
+                                  re.findall(r"[A-Za-z_][A-Za-z0-9_]*", f.get("depends", "")), lst)
             for req in f.findall("require"):
                 if not _api_ok(req):
                     continue
@@ -289,6 +297,24 @@ class Registry:
                         info.core_version = ver
                     if c.get("name") not in lst:
                         lst.append(c.get("name"))
+        # Newer registries split each version into apitype="internal" features (VK_BASE_VERSION_1_4,
+        # VK_COMPUTE_VERSION_1_4, VK_GRAPHICS_VERSION_1_4) that VK_VERSION_1_4 names in `depends`;
+        # a version's commands are its own plus those of the internal features of the same number
+        # it reaches through `depends`, so VK_VERSION_x_y means the same set with either layout.
+        for name, (ver, internal, _, _) in own.items():
+            if internal:
+                continue
+            lst, stack, seen = [], [name], set()
+            while stack:
+                fname = stack.pop(0)
+                if fname in seen or fname not in own or own[fname][0] != ver:
+                    continue
+                if fname != name and not own[fname][1]:
+                    continue
+                seen.add(fname)
+                lst.extend(c for c in own[fname][3] if c not in lst)
+                stack.extend(own[fname][2])
+            self.features[name] = lst
         for exts in root.findall("extensions"):
             for e in exts.findall("extension"):
                 if "vulkan" not in e.get("supported", "").split(","):
@@ -386,11 +412,16 @@ class Model:
         self.by_name = {c.name: c for c in self.cmds}
 
         # exported names
-        for feat in custom.export_features:
-            if feat not in reg.features:
-                raise GenError("custom: export-feature %s: no such feature" % feat)
-            for n in reg.features[feat]:
-                reg.names[n].exported = True
+        for pattern in custom.export_features:
+            feats = [pattern] if pattern in reg.features else []
+            if pattern.endswith("*"):
+                # Every version the registry defines, so the exports follow the headers' version.
+                feats = [f for f in reg.features if f.startswith(pattern[:-1])]
+            if not feats:
+                raise GenError("custom: export-feature %s: no such feature" % pattern)
+            for feat in feats:
+                for n in reg.features[feat]:
+                    reg.names[n].exported = True
         for ext in custom.export_extensions:
             if ext not in reg.extensions:
                 raise GenError("custom: export-extension %s: no such enabled extension" % ext)
@@ -432,9 +463,21 @@ class Model:
             return KIND_INSTANCE
         if first == "VkPhysicalDevice":
             return KIND_PHYSDEV
-        if first in DEVICE_FIRST_TYPES:
+        if first in DEVICE_FIRST_TYPES or self._device_child(first):
             return KIND_DEVICE
         return KIND_GLOBAL
+
+    def _device_child(self, handle):
+        """Whether `handle` is a dispatchable handle created from a VkDevice (VkQueue and
+        VkCommandBuffer, and newer ones such as VkExternalComputeQueueNV): its first word is the
+        device dispatch pointer, so its commands dispatch like the device's."""
+        seen = set()
+        while handle in self.reg.handle_parent and handle not in seen:
+            seen.add(handle)
+            handle = self.reg.handle_parent[handle]
+            if handle == "VkDevice":
+                return True
+        return False
 
     def in_instance_table(self, c):
         return c.kind in (KIND_GLOBAL, KIND_INSTANCE, KIND_PHYSDEV) or c.name in INSTANCE_TABLE_EXTRA
