@@ -7,7 +7,7 @@ its VK_HEADER_VERSION is read, to refuse a mismatched pair) and the hand-edited 
 
 Usage:
   vkgen.py --registry vk.xml --header vulkan_core.h --custom custom_commands.txt --out-dir DIR
-           [--stubs FILE]
+           [--stubs FILE] [--exports FILE]
   vkgen.py --update-goldens     (regenerates tools/vkgen/testdata/golden from the fixture)
 """
 
@@ -304,16 +304,19 @@ class Registry:
         for name, (ver, internal, _, _) in own.items():
             if internal:
                 continue
-            lst, stack, seen = [], [name], set()
+            stack, seen = [name], set()
             while stack:
-                fname = stack.pop(0)
+                fname = stack.pop()
                 if fname in seen or fname not in own or own[fname][0] != ver:
                     continue
                 if fname != name and not own[fname][1]:
                     continue
                 seen.add(fname)
-                lst.extend(c for c in own[fname][3] if c not in lst)
                 stack.extend(own[fname][2])
+            lst = []
+            for fname in own:  # registry order
+                if fname in seen:
+                    lst.extend(c for c in own[fname][3] if c not in lst)
             self.features[name] = lst
         for exts in root.findall("extensions"):
             for e in exts.findall("extension"):
@@ -1074,6 +1077,11 @@ def emit_results_c(m):
     return "\n".join(lines)
 
 
+def exported_names(model):
+    """The names libvulkan.so.1 exports (every one canonical: each has its own symbol), sorted."""
+    return sorted(n for n, i in model.reg.names.items() if i.exported)
+
+
 def generate(model):
     return {
         "vkl_gen_results.h": emit_results_header(model),
@@ -1119,6 +1127,7 @@ def main(argv=None):
     ap.add_argument("--custom")
     ap.add_argument("--out-dir")
     ap.add_argument("--stubs", help="also write test-only stubs of the hand-written functions here")
+    ap.add_argument("--exports", help="also write the exported names here, sorted, one per line")
     ap.add_argument("--update-goldens", action="store_true",
                     help="regenerate testdata/golden from the fixture registry and exit")
     a = ap.parse_args(argv)
@@ -1133,14 +1142,17 @@ def main(argv=None):
             write_files(files, golden)
             print("vkgen: goldens written to %s" % golden)
             return 0
-        if not (a.registry and a.header and a.custom and (a.out_dir or a.stubs)):
-            ap.error("--registry, --header, --custom and --out-dir (or --stubs) are required")
+        if not (a.registry and a.header and a.custom and (a.out_dir or a.stubs or a.exports)):
+            ap.error("--registry, --header, --custom and --out-dir (or --stubs, --exports) are required")
         model = load(a.registry, a.header, a.custom)
         if a.out_dir:
             write_files(generate(model), a.out_dir)
         if a.stubs:
             with open(a.stubs, "w", encoding="utf-8", newline="\n") as f:
                 f.write(emit_stubs(model))
+        if a.exports:
+            with open(a.exports, "w", encoding="utf-8", newline="\n") as f:
+                f.write("".join(n + "\n" for n in exported_names(model)))
     except GenError as e:
         print("vkgen: error: %s" % e, file=sys.stderr)
         return 1
