@@ -72,7 +72,9 @@ version=$(sed -n 's/^#define VK_HEADER_VERSION \([0-9][0-9]*\)$/\1/p' "$core")
 repo=$(cd "$(dirname "$0")/../.." && pwd -P)
 headers_build=$repo/third_party/vulkan_headers_overlay.BUILD
 registry_build=$repo/third_party/vulkan_registry.BUILD
-[ -f "$headers_build" ] && [ -f "$registry_build" ] || die "missing $headers_build or $registry_build"
+if [ ! -f "$headers_build" ] || [ ! -f "$registry_build" ]; then
+    die "missing $headers_build or $registry_build"
+fi
 
 if [ -z "$out" ]; then
     hash=$(printf '%s' "$checkout" | cksum | cut -d' ' -f1)
