@@ -24,6 +24,8 @@ def main(argv):
     for t in root.iter("type"):
         name = t.find("name")
         if t.get("category") == "define" and name is not None and name.text == "VK_HEADER_VERSION":
+            if "vulkan" not in (t.get("api") or "vulkan").split(","):
+                continue  # newer registries also define Vulkan SC's own VK_HEADER_VERSION
             m = re.search(r"(\d+)", name.tail or "")
             if m:
                 header = int(m.group(1))

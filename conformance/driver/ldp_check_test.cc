@@ -854,12 +854,19 @@ TEST(LdpCheckCli, RegistryOption) {
     vkt::Sandbox sb;
     std::string manifest = Materialise(sb, V("v7", "{}"));
     // A registry without the mock's one instance extension: reported (advisory, not a platform one).
+    // Vulkan SC's VK_HEADER_VERSION (newer registries define both) is not the registry's version.
     std::string xml = sb.root() + "/vk.xml";
     sb.WriteFile(xml,
-                 "<registry><types><type category=\"define\">#define <name>VK_HEADER_VERSION</name> 500</type></types>"
+                 "<registry><types><type api=\"vulkansc\" category=\"define\">#define <name>VK_HEADER_VERSION</name> 22"
+                 "</type><type api=\"vulkan,vulkanbase\" category=\"define\">#define <name>VK_HEADER_VERSION</name> 500"
+                 "</type></types>"
                  "<extensions><extension name=\"VK_KHR_surface\" supported=\"vulkan\"/></extensions></registry>");
     LdpRun r = LdpCheck({"--check=LDP_DRIVER_12", "--registry=" + xml, manifest});
     EXPECT_EQ(r.verdict["LDP_DRIVER_12"], "warn") << r.Describe();
+    bool version_shown = false;
+    for (const std::string &e : r.evidence["LDP_DRIVER_12"])
+        version_shown = version_shown || e.find("VK_HEADER_VERSION 500,") != std::string::npos;
+    EXPECT_TRUE(version_shown) << r.Describe();
     EXPECT_NE(r.out.find("VK_KHR_get_physical_device_properties2: not in the registry"), std::string::npos) << r.out;
     EXPECT_EQ(LdpCheck({"--registry=/nonexistent.xml", manifest}, false).exit_status, 2);
 }

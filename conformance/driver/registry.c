@@ -44,6 +44,25 @@ static char *dup_attr(char *p, char *end, const char *name) {
     return e ? strndup(v, (size_t)(e - v)) : NULL;
 }
 
+/* VK_HEADER_VERSION of Vulkan: newer registries also define Vulkan SC's, in a <type> whose `api`
+ * attribute does not name vulkan. 0 if none. */
+static unsigned vulkan_header_version(char *text) {
+    static const char kName[] = "VK_HEADER_VERSION</name>";
+    for (char *hv = strstr(text, kName); hv != NULL; hv = strstr(hv + 1, kName)) {
+        char *tag = hv;
+        while (tag > text && strncmp(tag, "<type ", 6) != 0) tag--;
+        char *end = strchr(tag, '>');
+        char *api = end != NULL && end < hv ? dup_attr(tag, end, "api") : NULL;
+        bool vulkan = api == NULL;
+        for (char *save = NULL, *a = api != NULL ? strtok_r(api, ",", &save) : NULL; a != NULL;
+             a = strtok_r(NULL, ",", &save))
+            vulkan = vulkan || strcmp(a, "vulkan") == 0;
+        free(api);
+        if (vulkan) return (unsigned)strtoul(hv + sizeof kName - 1, NULL, 10);
+    }
+    return 0;
+}
+
 int ldp_registry_load(const char *path, struct ldp_registry *out, char *err, size_t err_len) {
     memset(out, 0, sizeof(*out));
     if (path == NULL) {
@@ -75,9 +94,7 @@ int ldp_registry_load(const char *path, struct ldp_registry *out, char *err, siz
         return -1;
     }
     o->text = text;
-    unsigned header = 0;
-    char *hv = strstr(text, "VK_HEADER_VERSION</name>");
-    if (hv != NULL) header = (unsigned)strtoul(hv + strlen("VK_HEADER_VERSION</name>"), NULL, 10);
+    unsigned header = vulkan_header_version(text);
     for (char *p = strstr(text, "<extension "); p != NULL; p = strstr(p + 1, "<extension ")) {
         char *end = strchr(p, '>');
         if (end == NULL) break;

@@ -5,8 +5,8 @@
 #   LIBDIR/libvulkan.so.1 -> libvulkan.so.<version>
 #   LIBDIR/libvulkan.so   -> libvulkan.so.1    (the link-time name, -lvulkan)
 #   LIBDIR/pkgconfig/vulkan.pc
-# <version> is 1.3.<VK_HEADER_VERSION> of the vk.xml the loader is generated from
-# (loader_version.sh). No headers: like the Khronos loader, the Vulkan headers come from the
+# <version> is <major>.<minor>.<VK_HEADER_VERSION> (VK_HEADER_VERSION_COMPLETE) of the vk.xml the
+# loader is generated from (loader_version.sh). No headers: like the Khronos loader, the Vulkan headers come from the
 # Vulkan-Headers package (Debian: libvulkan-dev); vulkan.pc's Cflags name PREFIX/include for them.
 # LIBDIR and INCLUDEDIR are relative to PREFIX unless absolute. $DESTDIR, when set, is put in
 # front of every path written (staged installs); vulkan.pc still names the final paths.

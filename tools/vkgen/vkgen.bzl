@@ -77,3 +77,24 @@ def vkl_gen_mock_commands(
         message = "vkgen_mock: generating %s" % out,
         **kwargs
     )
+
+def vkl_gen_exports(
+        name,
+        out,
+        custom,
+        registry = "@vulkan_registry//:vk.xml",
+        header = "@vulkan_headers//:vulkan/vulkan_core.h",
+        **kwargs):
+    """The names libvulkan.so.1 exports with these headers, sorted, one per line (for tests)."""
+    native.genrule(
+        name = name,
+        srcs = [custom, registry, header],
+        outs = [out],
+        tools = ["//tools/vkgen:vkgen.py"],
+        cmd = ("python3 $(location //tools/vkgen:vkgen.py)" +
+               " --registry $(location %s)" % registry +
+               " --header $(location %s)" % header +
+               " --custom $(location %s)" % custom +
+               " --exports $@"),
+        **kwargs
+    )

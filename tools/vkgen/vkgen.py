@@ -7,7 +7,7 @@ its VK_HEADER_VERSION is read, to refuse a mismatched pair) and the hand-edited 
 
 Usage:
   vkgen.py --registry vk.xml --header vulkan_core.h --custom custom_commands.txt --out-dir DIR
-           [--stubs FILE]
+           [--stubs FILE] [--exports FILE]
   vkgen.py --update-goldens     (regenerates tools/vkgen/testdata/golden from the fixture)
 """
 
@@ -227,7 +227,7 @@ class Registry:
             raise GenError("%s: %s" % (path, e))
         self.header_version = None
         for t in root.iter("type"):
-            if t.get("category") == "define":
+            if t.get("category") == "define" and _api_ok(t):  # Vulkan SC has its own version
                 n = t.find("name")
                 if n is not None and n.text == "VK_HEADER_VERSION":
                     self.header_version = int((n.tail or "").split()[0])
@@ -236,10 +236,15 @@ class Registry:
 
         self.platforms = {p.get("name"): p.get("protect") for p in root.iter("platform")}
         self.handles = set()
+        self.handle_parent = {}  # dispatchable handle -> its parent handle (vk.xml `parent`)
         for t in root.iter("type"):
             if t.get("category") == "handle":
                 n = t.find("name")
-                self.handles.add(n.text if n is not None else t.get("name"))
+                hname = n.text if n is not None else t.get("name")
+                self.handles.add(hname)
+                kind = t.find("type")
+                if kind is not None and kind.text == "VK_DEFINE_HANDLE":
+                    self.handle_parent[hname] = t.get("parent")
 
         self.commands = {}      # canonical name -> Command, plus registry order
         self.order = []
@@ -272,6 +277,7 @@ class Registry:
         self.features = {}  # feature name -> [command names]
         self.extensions = {}  # enabled extension name -> [command names]
         self.instance_extensions = set()  # names of the enabled instance extensions (the known list)
+        own = {}  # feature name -> (number, internal, depends names, [command names])
         for f in root.findall("feature"):
             if not _api_ok(f):
                 continue
@@ -279,7 +285,9 @@ class Registry:
             if not m:
                 raise GenError("feature %s: bad number %r" % (f.get("name"), f.get("number")))
             ver = (int(m.group(1)), int(m.group(2)))
-            lst = self.features.setdefault(f.get("name"), [])
+            lst = []
+            own[f.get("name")] = (ver, f.get("apitype") == "internal",
+                                  re.findall(r"[A-Za-z_][A-Za-z0-9_]*", f.get("depends", "")), lst)
             for req in f.findall("require"):
                 if not _api_ok(req):
                     continue
@@ -289,6 +297,27 @@ class Registry:
                         info.core_version = ver
                     if c.get("name") not in lst:
                         lst.append(c.get("name"))
+        # Newer registries split each version into apitype="internal" features (VK_BASE_VERSION_1_4,
+        # VK_COMPUTE_VERSION_1_4, VK_GRAPHICS_VERSION_1_4) that VK_VERSION_1_4 names in `depends`;
+        # a version's commands are its own plus those of the internal features of the same number
+        # it reaches through `depends`, so VK_VERSION_x_y means the same set with either layout.
+        for name, (ver, internal, _, _) in own.items():
+            if internal:
+                continue
+            stack, seen = [name], set()
+            while stack:
+                fname = stack.pop()
+                if fname in seen or fname not in own or own[fname][0] != ver:
+                    continue
+                if fname != name and not own[fname][1]:
+                    continue
+                seen.add(fname)
+                stack.extend(own[fname][2])
+            lst = []
+            for fname in own:  # registry order
+                if fname in seen:
+                    lst.extend(c for c in own[fname][3] if c not in lst)
+            self.features[name] = lst
         for exts in root.findall("extensions"):
             for e in exts.findall("extension"):
                 if "vulkan" not in e.get("supported", "").split(","):
@@ -386,11 +415,16 @@ class Model:
         self.by_name = {c.name: c for c in self.cmds}
 
         # exported names
-        for feat in custom.export_features:
-            if feat not in reg.features:
-                raise GenError("custom: export-feature %s: no such feature" % feat)
-            for n in reg.features[feat]:
-                reg.names[n].exported = True
+        for pattern in custom.export_features:
+            feats = [pattern] if pattern in reg.features else []
+            if pattern.endswith("*"):
+                # Every version the registry defines, so the exports follow the headers' version.
+                feats = [f for f in reg.features if f.startswith(pattern[:-1])]
+            if not feats:
+                raise GenError("custom: export-feature %s: no such feature" % pattern)
+            for feat in feats:
+                for n in reg.features[feat]:
+                    reg.names[n].exported = True
         for ext in custom.export_extensions:
             if ext not in reg.extensions:
                 raise GenError("custom: export-extension %s: no such enabled extension" % ext)
@@ -432,9 +466,21 @@ class Model:
             return KIND_INSTANCE
         if first == "VkPhysicalDevice":
             return KIND_PHYSDEV
-        if first in DEVICE_FIRST_TYPES:
+        if first in DEVICE_FIRST_TYPES or self._device_child(first):
             return KIND_DEVICE
         return KIND_GLOBAL
+
+    def _device_child(self, handle):
+        """Whether `handle` is a dispatchable handle created from a VkDevice (VkQueue and
+        VkCommandBuffer, and newer ones such as VkExternalComputeQueueNV): its first word is the
+        device dispatch pointer, so its commands dispatch like the device's."""
+        seen = set()
+        while handle in self.reg.handle_parent and handle not in seen:
+            seen.add(handle)
+            handle = self.reg.handle_parent[handle]
+            if handle == "VkDevice":
+                return True
+        return False
 
     def in_instance_table(self, c):
         return c.kind in (KIND_GLOBAL, KIND_INSTANCE, KIND_PHYSDEV) or c.name in INSTANCE_TABLE_EXTRA
@@ -1031,6 +1077,11 @@ def emit_results_c(m):
     return "\n".join(lines)
 
 
+def exported_names(model):
+    """The names libvulkan.so.1 exports (every one canonical: each has its own symbol), sorted."""
+    return sorted(n for n, i in model.reg.names.items() if i.exported)
+
+
 def generate(model):
     return {
         "vkl_gen_results.h": emit_results_header(model),
@@ -1076,6 +1127,7 @@ def main(argv=None):
     ap.add_argument("--custom")
     ap.add_argument("--out-dir")
     ap.add_argument("--stubs", help="also write test-only stubs of the hand-written functions here")
+    ap.add_argument("--exports", help="also write the exported names here, sorted, one per line")
     ap.add_argument("--update-goldens", action="store_true",
                     help="regenerate testdata/golden from the fixture registry and exit")
     a = ap.parse_args(argv)
@@ -1090,14 +1142,17 @@ def main(argv=None):
             write_files(files, golden)
             print("vkgen: goldens written to %s" % golden)
             return 0
-        if not (a.registry and a.header and a.custom and (a.out_dir or a.stubs)):
-            ap.error("--registry, --header, --custom and --out-dir (or --stubs) are required")
+        if not (a.registry and a.header and a.custom and (a.out_dir or a.stubs or a.exports)):
+            ap.error("--registry, --header, --custom and --out-dir (or --stubs, --exports) are required")
         model = load(a.registry, a.header, a.custom)
         if a.out_dir:
             write_files(generate(model), a.out_dir)
         if a.stubs:
             with open(a.stubs, "w", encoding="utf-8", newline="\n") as f:
                 f.write(emit_stubs(model))
+        if a.exports:
+            with open(a.exports, "w", encoding="utf-8", newline="\n") as f:
+                f.write("".join(n + "\n" for n in exported_names(model)))
     except GenError as e:
         print("vkgen: error: %s" % e, file=sys.stderr)
         return 1

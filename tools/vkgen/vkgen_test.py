@@ -253,9 +253,26 @@ class RealRegistryTest(unittest.TestCase):
     def test_exported_set(self):
         m = vkgen.load(REAL_REGISTRY, REAL_HEADER, REAL_CUSTOM)
         exported = [n for n, i in m.reg.names.items() if i.exported]
-        self.assertEqual(len(exported), 250)
+        self.assertEqual(exported, [n for n in m.reg.names if n in vkgen.exported_names(m)])
         for n in exported:  # exported names are all canonical: each has its own symbol
             self.assertNotIn(n, m.reg.alias_of)
+        # Every core version the registry defines (export-feature VK_VERSION_*) and the listed
+        # extensions: whatever the headers' version, exactly those commands.
+        want = set()
+        for f, cmds in m.reg.features.items():
+            if f.startswith("VK_VERSION_"):
+                want.update(cmds)
+        for e in m.custom.export_extensions:
+            want.update(m.reg.extensions[e])
+        self.assertEqual(set(exported), want)
+        # Versions 1.0 to 1.3 are frozen: the same commands with the registry layout of 1.3.239 and
+        # with the later one that moves them into internal features (VK_BASE_VERSION_1_0, ...).
+        # 250 = these 215 plus 35 of the exported extensions: Debian's libvulkan.so.1 of 1.3.239.
+        self.assertEqual([len(m.reg.features["VK_VERSION_1_%d" % i]) for i in range(4)], [137, 28, 13, 37])
+        for f in m.reg.features:
+            self.assertNotIn("_BASE_", f)  # internal features are folded into their version
+        self.assertIn("vkCreateInstance", m.reg.features["VK_VERSION_1_0"])
+        self.assertIn("vkEnumerateInstanceVersion", m.reg.features["VK_VERSION_1_1"])
         results = dict(m.reg.results)
         self.assertEqual(results["VK_ERROR_OUT_OF_DATE_KHR"], -1000001004)
         self.assertEqual(results["VK_ERROR_FRAGMENTATION"], -1000161000)
@@ -291,6 +308,83 @@ class RealRegistryTest(unittest.TestCase):
         tramps = vkgen.emit_trampolines(m)
         for n in generated:
             self.assertIn('vkl_null_count_param("%s", "%s"' % (n, counted[n]), tramps)
+
+
+# A registry in the layout of Vulkan-Headers 1.4 (and later 1.3 releases): a Vulkan SC variant of
+# VK_HEADER_VERSION, each version's commands in apitype="internal" features that the version names
+# in `depends`, vulkansc-only commands, and a dispatchable handle created from a VkDevice.
+SPLIT_REGISTRY = """<?xml version="1.0" encoding="UTF-8"?>
+<registry>
+  <types>
+    <type api="vulkan,vulkanbase" category="define">#define <name>VK_HEADER_VERSION</name> 30</type>
+    <type api="vulkansc" category="define">#define <name>VK_HEADER_VERSION</name> 4</type>
+    <type category="handle"><type>VK_DEFINE_HANDLE</type>(<name>VkInstance</name>)</type>
+    <type category="handle" parent="VkInstance"><type>VK_DEFINE_HANDLE</type>(<name>VkPhysicalDevice</name>)</type>
+    <type category="handle" parent="VkPhysicalDevice"><type>VK_DEFINE_HANDLE</type>(<name>VkDevice</name>)</type>
+    <type category="handle" parent="VkDevice"><type>VK_DEFINE_HANDLE</type>(<name>VkExternalQueueX</name>)</type>
+  </types>
+  <commands>
+    <command><proto><type>VkResult</type> <name>vkCreateInstance</name></proto>
+      <param><type>VkInstance</type>* <name>pInstance</name></param></command>
+    <command><proto><type>void</type> <name>vkDestroyInstance</name></proto>
+      <param><type>VkInstance</type> <name>instance</name></param></command>
+    <command><proto><type>void</type> <name>vkDeviceWaitIdle</name></proto>
+      <param><type>VkDevice</type> <name>device</name></param></command>
+    <command><proto><type>void</type> <name>vkCmdNew</name></proto>
+      <param><type>VkDevice</type> <name>device</name></param></command>
+    <command api="vulkansc"><proto><type>void</type> <name>vkScOnly</name></proto>
+      <param><type>VkDevice</type> <name>device</name></param></command>
+    <command><proto><type>void</type> <name>vkQueueDataX</name></proto>
+      <param><type>VkExternalQueueX</type> <name>queue</name></param></command>
+  </commands>
+  <feature api="vulkan,vulkansc,vulkanbase" apitype="internal" name="VK_BASE_VERSION_1_0" number="1.0">
+    <require><command name="vkCreateInstance"/><command name="vkDestroyInstance"/></require></feature>
+  <feature api="vulkan,vulkansc,vulkanbase" apitype="internal" name="VK_COMPUTE_VERSION_1_0" number="1.0"
+           depends="VK_BASE_VERSION_1_0"><require><command name="vkDeviceWaitIdle"/></require></feature>
+  <feature api="vulkan,vulkansc,vulkanbase" name="VK_VERSION_1_0" number="1.0" depends="VK_COMPUTE_VERSION_1_0">
+    <require comment="Feature requirements"/></feature>
+  <feature api="vulkansc" name="VKSC_VERSION_1_0" number="1.0" depends="VK_VERSION_1_0">
+    <require><command name="vkScOnly"/></require></feature>
+  <feature api="vulkan,vulkansc,vulkanbase" apitype="internal" name="VK_BASE_VERSION_1_1" number="1.1"
+           depends="VK_BASE_VERSION_1_0"><require><command name="vkCmdNew"/></require></feature>
+  <feature api="vulkan,vulkansc,vulkanbase" name="VK_VERSION_1_1" number="1.1"
+           depends="VK_VERSION_1_0+VK_BASE_VERSION_1_1"/>
+  <extensions>
+    <extension name="VK_X_external_queue" number="9" type="device" supported="vulkan">
+      <require><command name="vkQueueDataX"/></require></extension>
+  </extensions>
+</registry>
+"""
+
+
+class SplitRegistryTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.paths = []
+        for name, text in (("vk.xml", SPLIT_REGISTRY), ("vulkan_core.h", "#define VK_HEADER_VERSION 30\n"),
+                           ("custom.txt", "export-feature VK_VERSION_*\ntrampoline vkCreateInstance\n")):
+            self.paths.append(os.path.join(self.tmp, name))
+            with open(self.paths[-1], "w", encoding="utf-8") as f:
+                f.write(text)
+
+    def test_versions_internal_features_and_device_children(self):
+        m = vkgen.load(*self.paths)  # the Vulkan VK_HEADER_VERSION (30), not Vulkan SC's
+        self.assertEqual(m.reg.header_version, 30)
+        self.assertEqual(m.reg.features, {"VK_VERSION_1_0": ["vkCreateInstance", "vkDestroyInstance", "vkDeviceWaitIdle"],
+                                          "VK_VERSION_1_1": ["vkCmdNew"]})
+        self.assertEqual(m.reg.names["vkCmdNew"].core_version, (1, 1))
+        self.assertNotIn("vkScOnly", m.reg.names)
+        self.assertEqual(vkgen.exported_names(m), ["vkCmdNew", "vkCreateInstance", "vkDestroyInstance",
+                                                   "vkDeviceWaitIdle"])
+        self.assertEqual(m.by_name["vkQueueDataX"].kind, vkgen.KIND_DEVICE)
+        self.assertIn("vkl_device_disp(queue)->QueueDataX(queue)", vkgen.emit_trampolines(m))
+
+    def test_unmatched_export_pattern(self):
+        with open(self.paths[2], "a", encoding="utf-8") as f:
+            f.write("export-feature VK_NOTHING_*\n")
+        with self.assertRaisesRegex(vkgen.GenError, "export-feature VK_NOTHING_\\*: no such feature"):
+            vkgen.load(*self.paths)
 
 
 class VersionCheckTest(unittest.TestCase):
