@@ -50,7 +50,7 @@ def vkt_conformance_test(name, srcs, deps = [], data = [], shard_count = None, s
     )
     common_data = data + [
         "//conformance/framework:vkprobe",
-        "//conformance/deviations:khronos.tsv",
+        "//conformance/deviations",
     ] + [m for m in ["//mock_icd:libmock_icd_%s.so" % v for v in VKT_MOCK_VARIANTS] if m not in data]
     tests = []
     for loader in (loaders or VKT_LOADERS):

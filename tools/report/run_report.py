@@ -10,7 +10,8 @@ of named loaders, side by side, and regressions against a saved report (Python 3
                           (no --loader at all: ours and khronos)
   --deviations=NAME=FILE  known deviations of loader NAME (conformance/deviations/README format:
                           test glob, rule, reason). Built in, by name: conformance/deviations/NAME.tsv
-                          (today khronos.tsv; ours has none). Other names have none unless given.
+                          (today khronos.tsv and khronos-1.4.360.tsv; ours has none). Other names have
+                          none unless given.
   --baseline=FILE         an earlier report.json: list the tests and policies that newly fail, then
                           those newly passing; exit status 1 on any regression, else 0
   --out=DIR               output directory (default <bazel-bin>/report-loaders, or $REPORT_DIR)
