@@ -442,7 +442,7 @@ VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCrea
                     list[i]->props.layerName, list[i]->library_path);
         inst->layer_lib_count++;
     }
-    r = keep_shown(inst, shown, shown_count);
+    if (r == VK_SUCCESS) r = keep_shown(inst, shown, shown_count);
 out:
     free(list);
     free(shown);
