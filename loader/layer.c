@@ -1027,6 +1027,11 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
         il = NULL;
     }
     if (il != NULL && (r = vkl_path_list_split(il, strlen(il), ':', &env_names)) != VK_SUCCESS) goto out;
+    /* The Khronos loader's warning that the variable changes the layer set, which its users (and
+     * the debug callbacks of test frameworks) look for. */
+    if (il != NULL && il[0] != '\0')
+        vkl_log(log, VKL_LOG_WARN | CAT,
+                "env var 'VK_INSTANCE_LAYERS' defined and adding layers \"%s\" [RULE_LYR_ENV_INSTANCE_LAYERS]", il);
 
     /* 1. implicit layers, but for those VK_INSTANCE_LAYERS names */
     if ((r = act_implicit(&a, il != NULL ? &env_names : NULL)) != VK_SUCCESS) goto out;

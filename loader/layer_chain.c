@@ -443,6 +443,19 @@ VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCrea
         inst->layer_lib_count++;
     }
     if (r == VK_SUCCESS) r = keep_shown(inst, shown, shown_count);
+    /* A layer built for an older Vulkan than the application asks for may not know the newer
+     * commands it is handed: warned, as the Khronos loader warns (major.minor compared). */
+    for (uint32_t i = 0; r == VK_SUCCESS && i < inst->layer_lib_count; i++) {
+        uint32_t lv = inst->layer_libs[i].manifest->props.specVersion, av = inst->app_api_version;
+        uint32_t lmm = VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(lv), VK_API_VERSION_MINOR(lv), 0);
+        uint32_t amm = VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(av), VK_API_VERSION_MINOR(av), 0);
+        if (lmm < amm)
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                    "Layer %s uses API version %u.%u which is older than the application specified API version of "
+                    "%u.%u. May cause issues. [LLP_LOADER_4]",
+                    inst->layer_libs[i].manifest->props.layerName, VK_API_VERSION_MAJOR(lv), VK_API_VERSION_MINOR(lv),
+                    VK_API_VERSION_MAJOR(av), VK_API_VERSION_MINOR(av));
+    }
 out:
     free(list);
     free(shown);

@@ -196,6 +196,34 @@ TEST(LoaderWording, LayerLibraryThatCannotBeLoaded) {
   EXPECT_TRUE(LoggedAs(r, "INFO", "Requested layer \"VK_LAYER_VKT_bad_implicit\" failed to load.")) << r.err;
 }
 
+// Two warnings the Khronos loader sends to the debug callbacks and its users look for: that
+// VK_INSTANCE_LAYERS adds layers (with the variable's value), and that an active layer was built for
+// an older Vulkan (major.minor) than the application asks for (RULE_LYR_ENV_INSTANCE_LAYERS,
+// LLP_LOADER_4). A layer as new as the application's request draws no such line.
+TEST(LoaderWording, InstanceLayersVariableAndOlderLayerWarn) {
+  VKT_POLICY("RULE_LOG_FORMAT", "RULE_LYR_ENV_INSTANCE_LAYERS", "LLP_LOADER_4");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  const Layer& old_layer = s.AddLayer("VK_LAYER_VKT_word_old", "v2_gpdpa");
+  s.WriteLayerManifest(Location::kXdgDataDirs, false, "old.json",
+                       LayerManifest("1.2.1", {LayerObject("VK_LAYER_VKT_word_old", old_layer.library, "", "1.1.0")}));
+  AddMockLayer(s, "VK_LAYER_VKT_word_new", false);
+  s.SetEnv("VK_INSTANCE_LAYERS", "VK_LAYER_VKT_word_old:VK_LAYER_VKT_word_new");
+  s.SetEnv("VK_LOADER_DEBUG", "warn");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.3", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_TRUE(LoggedAs(r, "WARNING",
+                       "env var 'VK_INSTANCE_LAYERS' defined and adding layers \"VK_LAYER_VKT_word_old:"
+                       "VK_LAYER_VKT_word_new\""))
+      << r.err;
+  EXPECT_TRUE(LoggedAs(r, "WARNING",
+                       "Layer VK_LAYER_VKT_word_old uses API version 1.1 which is older than the application "
+                       "specified API version of 1.3. May cause issues."))
+      << r.err;
+  EXPECT_TRUE(r.LogLines("Layer VK_LAYER_VKT_word_new uses API version").empty()) << r.err;
+}
+
 // library_arch naming the other word size: the driver or layer is skipped without dlopen, with the
 // Khronos loader's sentences.
 TEST(LoaderWording, DriverLibraryArchMismatch) {
