@@ -152,7 +152,7 @@ static bool ci_has_extension(const VkDeviceCreateInfo *ci, const char *ext);
  *   layer declares it either (VK_ERROR_EXTENSION_NOT_PRESENT, as the Khronos loader does; the driver
  *   never sees the request, RULE_DEV_UNKNOWN_EXT);
  * - left out, with an INFO line, when an enabled layer declares it (RULE_LYR_DEVICE_EXT_ENTRYPOINTS,
- *   the layer implements it) or when a layer added it on its way down (RULE_DEV_EXT_FILTER: it is
+ *   the layer implements it) or when a layer added it on its way down (RULE_DEV_UNKNOWN_EXT: it is
  *   the layers' business, e.g. one enabling an extension for a layer below it).
  * `names` (room for ci->enabledExtensionCount) receives the list the driver gets. */
 static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_icd_instance *ii, VkPhysicalDevice pd,
@@ -198,7 +198,7 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
         }
         vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
                 "vkCreateDevice: device extension %s, added by a layer on its way down, is not offered by driver %s; "
-                "not passed to it [RULE_DEV_EXT_FILTER]",
+                "not passed to it [RULE_DEV_UNKNOWN_EXT]",
                 e, vkl_driver_name(ii->driver));
     }
     vkl_free(&inst->alloc, props);

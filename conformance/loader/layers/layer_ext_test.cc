@@ -174,10 +174,10 @@ TEST_F(LayerExtensions, UnknownDeviceExtensionStillRefused) {
 // A layer that enables a device extension on its way down (the mock's "add_device_extension": it
 // appends the name to the VkDeviceCreateInfo it passes down) that the driver does not offer: the
 // layers below it receive it, the driver does not (the loader filters the driver's
-// VkDeviceCreateInfo down to what the driver advertises, RULE_DEV_EXT_FILTER), and vkCreateDevice
+// VkDeviceCreateInfo down to what the driver advertises, RULE_DEV_UNKNOWN_EXT), and vkCreateDevice
 // succeeds. Alone and above a plain layer.
 TEST_F(LayerExtensions, LayerAddedDeviceExtensionKeptFromTheDriver) {
-  VKT_POLICY("RULE_DEV_EXT_FILTER", "LLP_LOADER_9");
+  VKT_POLICY("RULE_DEV_UNKNOWN_EXT", "LLP_LOADER_9");
   const char kAdds[] = "VK_LAYER_MOCK_adds_extension";
   const char kPlain[] = "VK_LAYER_MOCK_plain_below";
   const char kAdded[] = "VK_EXT_mock_added_by_a_layer";
