@@ -93,7 +93,10 @@ TEST_F(Adversarial, HundredThousandUnknownInstanceLayersGiveOneLine) {
   AddMockLayer(s_, "VK_LAYER_VKT_adv_known", false);
   ProbeResult r = ExpectGoodDriverOnly({"setenv-repeat:VK_INSTANCE_LAYERS:100000:VK_LAYER_VKT_nope_#:"});
   EXPECT_EQ(r.Step("setenv-repeat")["set"].boolean(), true) << r.Describe().substr(0, 2000);
-  std::vector<std::string> lines = r.LogLines("VK_INSTANCE_LAYERS");
+  // (The one warning that the variable adds layers, its value cut at 511 bytes, names no layer.)
+  std::vector<std::string> lines;
+  for (const std::string& l : r.LogLines("VK_INSTANCE_LAYERS"))
+    if (l.find("defined and adding layers") == std::string::npos) lines.push_back(l);
   ASSERT_EQ(lines.size(), 1u) << lines.size()
                               << " lines; the first: " << (lines.empty() ? std::string() : lines[0].substr(0, 500));
   EXPECT_NE(lines[0].find("100000"), std::string::npos) << "the count: " << lines[0].substr(0, 500);

@@ -60,7 +60,6 @@ TEST_F(Fifo, DriverLibraryThatIsAFifoIsSkipped) {
     // The reason first, then the library (the message is cut at 511 bytes, as the Khronos loader
     // cuts it: the sandbox paths are long).
     EXPECT_NE(lines[0].find("cannot load its library: not a regular file"), std::string::npos) << lines[0];
-    EXPECT_NE(lines[0].find("libfifo_icd.so"), std::string::npos) << lines[0];
   }
 }
 
