@@ -5,6 +5,16 @@
  * library is opened once and negotiated once; later pre-instance calls and vkCreateInstance reuse
  * the cached result. Filters are evaluated on every call because the environment may change.
  */
+#if defined(__SANITIZE_ADDRESS__)
+#define VKL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VKL_ASAN 1
+#endif
+#endif
+#ifdef VKL_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -252,6 +262,17 @@ static void record_text(struct cached_driver *cd) {
     }
 }
 
+/* Fresh anonymous pages over a library image: under AddressSanitizer the shadow of the old image
+ * (redzones around its globals) still describes these addresses; the pages are the loader's now. */
+static void unpoison(void *p, size_t len) {
+#ifdef VKL_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(p, len);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 /* Makes every instruction of a corrupt image a return: the code the dynamic linker and the C
  * library still run in it whatever the loader does (its destructors and __cxa_atexit handlers at
  * exit, which read the new file's bytes at the old addresses otherwise) returns at once. Costs
@@ -272,6 +293,7 @@ static void neutralise_text(struct cached_driver *cd) {
         len = (len + (size_t)page - 1) & ~((size_t)page - 1);
         void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) continue;
+        unpoison(p, len);
         for (size_t off = 0; off + sizeof(ret) <= len; off += sizeof(ret)) memcpy((char *)p + off, ret, sizeof(ret));
         __builtin___clear_cache((char *)p, (char *)p + len);
         mprotect(p, len, PROT_READ | PROT_EXEC);
@@ -287,6 +309,7 @@ static void neutralise_text(struct cached_driver *cd) {
     len = (len + (size_t)page - 1) & ~((size_t)page - 1);
     void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return;
+    unpoison(p, len);
     for (unsigned i = 0; i < cd->dyn_count; i++) {
         if (cd->dyn[i].d_tag == DT_FINI_ARRAYSZ) cd->dyn[i].d_un.d_val = 0;
         if (cd->dyn[i].d_tag == DT_FINI) cd->dyn[i].d_un.d_ptr = cd->text[0].start - base;
