@@ -263,7 +263,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
         vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
                 "loader_parse_icd_manifest: Driver library architecture doesn't match the current running "
                 "architecture, skipping this driver. driver manifest %s: field 'ICD.library_arch' is \"%d\" but the "
-                "loader is %d-bit [RULE_DRV_LIBRARY_ARCH]",
+                "loader is %d-bit; driver skipped [RULE_DRV_LIBRARY_ARCH]",
                 path, m.library_arch, (int)(sizeof(void *) * CHAR_BIT));
         goto out;
     }

@@ -262,7 +262,7 @@ TEST(IcdManifestRejects, LibraryArchMismatchIsIncompatible) {
     ExpectRejected(Good(", \"library_arch\": \"32\""), VK_ERROR_INCOMPATIBLE_DRIVER, kInfoDrv,
                    "loader_parse_icd_manifest: Driver library architecture doesn't match the current running "
                    "architecture, skipping this driver. driver manifest /x/y.json: field 'ICD.library_arch' is "
-                   "\"32\" but the loader is 64-bit [RULE_DRV_LIBRARY_ARCH]");
+                   "\"32\" but the loader is 64-bit; driver skipped [RULE_DRV_LIBRARY_ARCH]");
 }
 
 TEST(IcdManifest, InvalidLibraryArchIsIgnoredWithWarning) {
