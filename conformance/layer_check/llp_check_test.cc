@@ -387,6 +387,12 @@ TEST(LlpCheck, DisabledCommandsNeedTheDeviceHalfToPass) {
 TEST(LlpCheck, CrashNamesTheLibraryThatFaulted) {
     VKT_POLICY("LLP_LAYER_13");
     std::string dir = NewDir();
+#if defined(__SANITIZE_ADDRESS__)
+    // The sanitizer runtime, linked into llp-check and the sandwich's process, takes SIGSEGV
+    // itself (a report and exit status 1) before llp-check's handler can name the faulting
+    // library; the plain build (`bazel test //...`) checks the attribution.
+    GTEST_SKIP() << "AddressSanitizer handles SIGSEGV in the probe process; checked in the plain build";
+#endif
     LlpRun r = LlpCheck({"--check=LLP_LAYER_13", TestedLayer(dir, "segv_in=vkCreateDevice")});
     ExpectVerdict(r, "LLP_LAYER_13", "fail", "libtested.so (the layer crashed)");
 }
