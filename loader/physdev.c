@@ -596,9 +596,13 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
         memset(&props, 0, sizeof(props));
         if (ii->disp.GetPhysicalDeviceProperties != NULL)
             ii->disp.GetPhysicalDeviceProperties(all[i]->term.handle, &props);
-        /* Read through the 1.1 query whenever the device reports 1.1 or more, whatever the instance
-         * was created with (the settings file names devices by their UUIDs). */
-        if (!pd2_usable(inst, ii, props.apiVersion)) continue;
+        /* Read through the driver's 1.1 query whenever the device reports 1.1 or more, whatever
+         * the application asked for: the settings file names devices by these UUIDs, and the
+         * Khronos loader reads them there too (it raises the apiVersion it gives 1.1 drivers when
+         * the file has device_configurations). */
+        bool dev11 = VK_API_VERSION_MINOR(props.apiVersion) >= 1 || VK_API_VERSION_MAJOR(props.apiVersion) > 1;
+        if (ii->disp.GetPhysicalDeviceProperties2 == NULL || !(dev11 || pd2_usable(inst, ii, props.apiVersion)))
+            continue;
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids[i]};
         ids[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
         ii->disp.GetPhysicalDeviceProperties2(all[i]->term.handle, &p2);

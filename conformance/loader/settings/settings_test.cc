@@ -368,6 +368,17 @@ TEST_F(SettingsDevices, ChosenAndOrderedByUuidAndDriverVersion) {
   EXPECT_EQ(one.DeviceNames(), V{"dev1"}) << one.Describe();
 }
 
+// The devices are named by UUIDs only vkGetPhysicalDeviceProperties2 reports; an application that
+// asks for Vulkan 1.0 still gets the file's choice: the loader reads the UUIDs through the driver's
+// 1.1 query whenever the device reports 1.1 or more, as the Khronos loader does.
+TEST_F(SettingsDevices, ChosenForAVulkan10Application) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(1, 7) + "]"));
+  ProbeResult r = CreateAndEnumerate(s_, "api=1.0");
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"dev1"}) << r.Describe();
+}
+
 TEST_F(SettingsDevices, NoneMatchingFailsEnumeration) {
   VKT_POLICY("RULE_SETTINGS_FILE");
   WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(5, 7) + "]"));
