@@ -323,6 +323,9 @@ static void device_exts(struct vkl_instance *inst, const struct vkl_physdev *p, 
 
 static bool has_pd2(const struct vkl_icd_instance *ii);
 
+/* Vulkan 1.1 or later (major.minor; the variant is 0 for every version the loader accepts). */
+static bool at_least_1_1(uint32_t v) { return VK_API_VERSION_MAJOR(v) > 1 || VK_API_VERSION_MINOR(v) >= 1; }
+
 /* Whether the driver's vkGetPhysicalDeviceProperties2 may be called for a physical device that
  * reports `device_api`: the driver was given Vulkan 1.1 or has the KHR extension (has_pd2), or the
  * application asked for 1.1 or more and the device is 1.1 or later (the Vulkan specification,
@@ -330,10 +333,7 @@ static bool has_pd2(const struct vkl_icd_instance *ii);
  * needs both VkApplicationInfo::apiVersion and the device's apiVersion at that version). */
 static bool pd2_usable(const struct vkl_instance *inst, const struct vkl_icd_instance *ii, uint32_t device_api) {
     if (ii->disp.GetPhysicalDeviceProperties2 == NULL) return false;
-    uint32_t app = inst->app_api_version;
-    bool app11 = VK_API_VERSION_MINOR(app) >= 1 || VK_API_VERSION_MAJOR(app) > 1;
-    bool dev11 = VK_API_VERSION_MINOR(device_api) >= 1 || VK_API_VERSION_MAJOR(device_api) > 1;
-    return has_pd2(ii) || (app11 && dev11);
+    return has_pd2(ii) || (at_least_1_1(inst->app_api_version) && at_least_1_1(device_api));
 }
 
 static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want_pci, bool want_driver_id) {
@@ -600,8 +600,8 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
          * the application asked for: the settings file names devices by these UUIDs, and the
          * Khronos loader reads them there too (it raises the apiVersion it gives 1.1 drivers when
          * the file has device_configurations). */
-        bool dev11 = VK_API_VERSION_MINOR(props.apiVersion) >= 1 || VK_API_VERSION_MAJOR(props.apiVersion) > 1;
-        if (ii->disp.GetPhysicalDeviceProperties2 == NULL || !(dev11 || pd2_usable(inst, ii, props.apiVersion)))
+        if (ii->disp.GetPhysicalDeviceProperties2 == NULL ||
+            !(at_least_1_1(props.apiVersion) || pd2_usable(inst, ii, props.apiVersion)))
             continue;
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids[i]};
         ids[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
@@ -979,7 +979,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDeviceGroups(VkInst
 /* ---- LDP_LOADER_8: the *2 queries for drivers that only have the Vulkan 1.0 forms ---- */
 
 static bool has_pd2(const struct vkl_icd_instance *ii) {
-    return VK_API_VERSION_MINOR(ii->api_version) >= 1 || VK_API_VERSION_MAJOR(ii->api_version) > 1 ||
+    return at_least_1_1(ii->api_version) ||
            vkl_driver_has_extension(ii->driver, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
 }
 
@@ -989,9 +989,7 @@ static bool has_pd2(const struct vkl_icd_instance *ii) {
  * physical device best, e.g. its VkPhysicalDeviceVulkan11Properties UUIDs); emulated otherwise. */
 static bool pd2_term(VkPhysicalDevice pd) {
     const struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
-    uint32_t app = inst->app_api_version;
-    return has_pd2(((const struct vkl_physdev_term *)(const void *)pd)->icd) || VK_API_VERSION_MINOR(app) >= 1 ||
-           VK_API_VERSION_MAJOR(app) > 1;
+    return has_pd2(((const struct vkl_physdev_term *)(const void *)pd)->icd) || at_least_1_1(inst->app_api_version);
 }
 
 static void note_emulation(VkPhysicalDevice pd, const char *cmd) {
