@@ -1,6 +1,6 @@
 /*
  * The Khronos validation layer reports a deliberate API misuse to the application's debug-utils
- * messengers, through whichever loader library --loader names (issue 3, real layers).
+ * messengers, through whichever loader library --loader names (real layers).
  *
  *   validation_messenger --loader=PATH [--enable=app|env] [--misuse=0|1]
  *

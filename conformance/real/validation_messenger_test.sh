@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3, real layers: Debian's Khronos validation layer, enabled by the application
+# Real layers: Debian's Khronos validation layer, enabled by the application
 # (VkInstanceCreateInfo) and by VK_INSTANCE_LAYERS, reports a deliberate API misuse
 # (vkCreateBuffer with size 0: VUID-VkBufferCreateInfo-size-00912) to the application's
 # debug-utils messenger, and reports nothing for the correct calls, through our loader as through

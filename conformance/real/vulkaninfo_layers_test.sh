@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real layers through our loader with lavapipe (issue 3):
+# Real layers through our loader with lavapipe:
 #  1. vulkaninfo (text and --json) lists the same layers, with the same layer and layer-device
 #     extensions, through our libvulkan.so.1 as through Debian's Khronos loader. Layers are NOT
 #     hidden here (the system's implicit and explicit layer directories are searched).

@@ -1,4 +1,4 @@
-// Adversarial inputs (issue 19): huge, deep, looping, device-backed and hostile manifests,
+// Adversarial inputs (RULE_ADVERSARIAL_INPUT): huge, deep, looping, device-backed and hostile manifests,
 // directories and environment values. Each test runs the probe with a time limit that is the test's
 // budget (kBudgetSeconds: a probe still running then is killed, exit status 137), puts a good
 // driver beside the bad input and checks that the loader answers within the budget, says what it
@@ -68,7 +68,7 @@ class Adversarial : public ::testing::Test {
   Sandbox s_;
 };
 
-// ---- issue 19 item 6 -------------------------------------------------------------------------
+// ---- refused inputs: each refusal says which file and why ------------------------------------
 
 // A manifest over the size limit (16 MiB) is refused with a line that names it and says why: too
 // large, its size and the limit. Valid JSON padded with spaces, so only the size can refuse it.

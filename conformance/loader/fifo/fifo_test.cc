@@ -1,4 +1,4 @@
-// No file the loader opens may block it (issue 19): FIFOs where manifests or libraries are
+// No file the loader opens may block it (RULE_ADVERSARIAL_INPUT): FIFOs where manifests or libraries are
 // expected are skipped with a log line, and everything else keeps working. A FIFO without a writer
 // blocks open(2) forever; the probe's time limit (10 s; ours takes milliseconds) turns a hang into a
 // failure.

@@ -210,7 +210,7 @@ TEST_F(FsShim, SettingsFileInSystemLocationUsedWhenElevated) {
       << ReadFileText(log_path());
 }
 
-// Log lines reach stderr through fputs/fputc (spec §7.11, issue 14), so a framework that
+// Log lines reach stderr through fputs/fputc (spec §7.11; RULE_LOG_FORMAT), so a framework that
 // interposes them (as the shim does here) sees every line the loader writes: each loader line of
 // the child's stderr is also in the shim's copy of what passed through those two calls.
 TEST_F(FsShim, LoaderLogLinesGoThroughFputsAndFputc) {

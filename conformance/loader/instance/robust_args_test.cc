@@ -1,4 +1,4 @@
-// Robust arguments (issue 13): every exported command the loader answers itself that takes a
+// Robust arguments (RULE_INST_ROBUST_ARGUMENTS): every exported command the loader answers itself that takes a
 // count/array pair or a layer name is called with what the Vulkan specification forbids (a NULL
 // count pointer, a count with a NULL array, a NULL name) or allows oddly (an empty layer name).
 // The loader never crashes and answers with a result the command may return:
@@ -135,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(Exported, NullCount,
                                            NullCountCase{"vkGetSwapchainImagesKHR", true}),
                          [](const ::testing::TestParamInfo<NullCountCase>& i) { return std::string(i.param.command); });
 
-// Invalid dispatchable handles (issue 14): where the Khronos loader validates a handle, an invalid
+// Invalid dispatchable handles (RULE_HANDLE_VALIDATION): where the Khronos loader validates a handle, an invalid
 // one ends the process with one line naming the command, the parameter and its Valid Usage ID
 // ("vkEnumeratePhysicalDevices: Invalid instance [VUID-vkEnumeratePhysicalDevices-instance-parameter]"),
 // whatever VK_LOADER_DEBUG says, instead of crashing somewhere deep.

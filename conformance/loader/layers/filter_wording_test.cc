@@ -1,5 +1,5 @@
 // The filter messages the Khronos loader prints (and that users and scripts grep for) come out in
-// the same words through our loader (issue 14: documented log wording); ours only add the rule tag.
+// the same words through our loader (RULE_LOG_FORMAT: documented log wording); ours only add the rule tag.
 #include <string>
 #include <vector>
 

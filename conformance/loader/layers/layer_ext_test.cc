@@ -265,7 +265,7 @@ TEST_F(LayerExtensions, PhysdevCommandThroughLayerThenDriver) {
   EXPECT_EQ(drv[0]["handle"].str(), "physical_device") << drv[0].dump();
 }
 
-// The same through an implicit layer the application does not name (issue 13: unknown
+// The same through an implicit layer the application does not name (RULE_UNKNOWN_PHYSDEV_FUNC: unknown
 // physical-device commands go through the implicit layers that intercept them).
 TEST_F(LayerExtensions, PhysdevCommandThroughImplicitLayerThenDriver) {
   VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_LYR_IFACE_V2");

@@ -194,7 +194,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "{\"file_format_version\":1,\"ICD\":{\"library_path\":\"%LIB%\",\"api_version\":"
                   "\"1.3.0\"}}"},
         // "\u0000" would cut the string short: the library path below reads as the good
-        // library's path to any C consumer, the key as "ICD" (issue 19).
+        // library's path to any C consumer, the key as "ICD" (RULE_ADVERSARIAL_INPUT).
         Malformed{"NulEscapeInLibraryPath", "RULE_DRV_MANIFEST_MALFORMED",
                   "{\"file_format_version\":\"1.0.0\",\"ICD\":{\"library_path\":\"%LIB%\\u0000/evil/lib.so\","
                   "\"api_version\":\"1.3.0\"}}"},

@@ -1,6 +1,6 @@
 // One failed allocation inside the loader either fails the call with VK_ERROR_OUT_OF_HOST_MEMORY
 // or is absorbed, and never loses a driver or a layer: the same steps repeated afterwards see every
-// driver and layer (issue 19). libvkt_mallocfail.so (conformance/framework/mallocfail.c) fails the
+// driver and layer (LDP_LOADER_2, LLP_LOADER_1). libvkt_mallocfail.so (conformance/framework/mallocfail.c) fails the
 // N-th allocation the loader makes itself; the tests sweep N over every allocation of the steps.
 #include <fstream>
 #include <string>

@@ -1,4 +1,4 @@
-// The allocation-failure walk (issue 19): for N = 1, 2, ... the N-th allocation fails, over one
+// The allocation-failure walk (LDP_LOADER_2): for N = 1, 2, ... the N-th allocation fails, over one
 // round of every listed call (vkEnumerateInstanceVersion, vkEnumerateInstanceExtensionProperties,
 // vkEnumerateInstanceLayerProperties, vkCreateInstance, vkEnumeratePhysicalDevices,
 // vkEnumeratePhysicalDeviceGroups, vkEnumerateDeviceExtensionProperties, vkCreateDevice,

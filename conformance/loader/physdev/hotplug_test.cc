@@ -1,9 +1,9 @@
-// Physical devices and groups follow device changes between calls (issue 13: "physical-device groups
-// ... follow device changes between calls"). A driver unplugs one of the devices of an instance that
-// already exists (the mock's "unplugged", read from its current scenario at every enumeration; the
-// probe's mock-scenario step replaces that scenario between two calls), then plugs it back in. Each
-// enumeration of devices and of groups reports what the drivers report now; the group members are
-// the very handles vkEnumeratePhysicalDevices returns; a device that stays keeps its handle.
+// Physical devices and groups follow device changes between calls (RULE_PHYSDEV_AGGREGATE). A
+// driver unplugs one of the devices of an instance that already exists (the mock's "unplugged",
+// read from its current scenario at every enumeration; the probe's mock-scenario step replaces
+// that scenario between two calls), then plugs it back in. Each enumeration of devices and of
+// groups reports what the drivers report now; the group members are the very handles
+// vkEnumeratePhysicalDevices returns; a device that stays keeps its handle.
 #include <string>
 #include <vector>
 

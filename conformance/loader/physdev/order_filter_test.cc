@@ -177,7 +177,7 @@ TEST(PhysicalDeviceOrder, DisableSelectOrderAcrossDrivers) {
 }
 
 // The application's pNext chains of VkPhysicalDeviceGroupProperties reach the driver with the group
-// (issue 13), and come back to the application untouched.
+// and come back to the application untouched.
 TEST(PhysicalDeviceGroups, ApplicationPNextChainsReachTheDriver) {
   VKT_POLICY("RULE_PHYSDEV_SORT");
   Sandbox s;

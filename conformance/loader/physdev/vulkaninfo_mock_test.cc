@@ -1,4 +1,4 @@
-// A real client on the mock driver (issue 15): Debian's vulkaninfo (vulkan-tools) runs on a mock
+// A real client on the mock driver (RULE_PHYSDEV_AGGREGATE): Debian's vulkaninfo (vulkan-tools) runs on a mock
 // ICD through the loader under test, and what it reports -- the Vulkan Profiles JSON of
 // `vulkaninfo --json=N` for each device, plus the text and summary reports -- matches the mock's
 // scenario: device name, vendor and device IDs, Vulkan and driver versions, device type, device

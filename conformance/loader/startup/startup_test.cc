@@ -35,7 +35,7 @@ TEST(StartupCache, PreInstanceQueriesNegotiateOnce) {
 }
 
 // The cache keeps the library and its negotiated interface, not what the driver answers: its
-// instance extensions and Vulkan version are asked again for each new instance (issue 13: a driver
+// instance extensions and Vulkan version are asked again for each new instance (RULE_STARTUP_CACHE: a driver
 // may change between instances). The mock's scenario is replaced in place (mock-scenario, for a
 // loader that keeps the library loaded) and on disk (write-file, for one that loads it again).
 std::string Scenario(const std::string& api, const std::vector<std::string>& exts) {
