@@ -150,7 +150,7 @@ static VKL_TLS struct {
 /* Asked once per call scope, never cached for the process: AT_SECURE is fixed at exec, but a test
  * framework that fakes elevation by interposing secure_getenv (the Khronos loader's does, and
  * turns it on and off between the tests of one process) changes its answer at run time, and our
- * view must follow secure_getenv's (issue 14). The probe is one getenv and one secure_getenv of
+ * view must follow secure_getenv's (RULE_ENV_ELEVATED). The probe is one getenv and one secure_getenv of
  * the environment's first variable (a few dozen instructions); before the call scopes existed it
  * ran for every secure variable read, ~4,000 instructions per global call. */
 static bool elevated_now(void) {

@@ -92,7 +92,7 @@ static bool token_match(const struct vkl_filter_token *t, const char *name, size
         case VKL_FILTER_SUFFIX: return eq_fold(name + name_len - t->len, t->text, t->len);
         case VKL_FILTER_SUBSTRING: {
             /* Knuth-Morris-Pratt: linear in name_len + len; a naive scan is O(name_len * len) and
-             * 16 long tokens over 10,000 layers took seconds (issue 19). */
+             * 16 long tokens over 10,000 layers took seconds (RULE_ADVERSARIAL_INPUT). */
             if (t->len == 0) return true;
             size_t k = 0;
             for (size_t i = 0; i < name_len; i++) {

@@ -151,7 +151,7 @@ __attribute__((destructor)) static void vkl_drivers_shutdown(void) {
 /* Records the library file's identity at the load attempt. `state`/`id`: what the file-kind check
  * before dlopen learned about manifest.library_path (vkl_library_open_id); used as is when the
  * library is known by that same path (a path with a '/' is loaded under the name given), so the
- * library file is opened once per load, not twice (issue 18). Otherwise (a bare name the dynamic
+ * library file is opened once per load, not twice (docs/performance.md). Otherwise (a bare name the dynamic
  * linker searched, a library already mapped under another name, a path only an interposer knows)
  * the identity is taken here. */
 static void library_identity(struct vkl_driver *d, enum vkl_library_id state, const struct vkl_file_id *id) {
@@ -328,7 +328,7 @@ static struct cached_driver *poisoned_image(void *lib) {
 /* The cache entry of the manifest at `path`, referenced (*out; NULL when the file cannot be read).
  * The path comes from a search (search_paths.c), which classified it as a regular file. Never
  * caches an allocation failure: VK_ERROR_OUT_OF_HOST_MEMORY leaves no entry behind, so the next
- * call tries again (issue 19). */
+ * call tries again (LDP_LOADER_2). */
 static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, struct cached_driver **out) {
     *out = NULL;
     /* One fopen per manifest: its identity looks the cache up, and a miss reads the same stream. */
@@ -383,7 +383,7 @@ static PFN_vkVoidFunction lib_sym(void *lib, const char *name) {
  * (LDP_LOADER_5). */
 /* The driver's Vulkan version (manifest, refined by its own vkEnumerateInstanceVersion) and its
  * instance extensions, asked at load and again at every acquisition no other acquisition holds
- * (issue 13: a driver may change between instances). False only when memory runs out (the old
+ * (RULE_STARTUP_CACHE: a driver may change between instances). False only when memory runs out (the old
  * answers stay). `first`: at load, when the warnings about them are logged. */
 static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver *d, bool first) {
     const char *name = d->manifest_path;

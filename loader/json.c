@@ -64,7 +64,7 @@ static void line_col(const char *buf, size_t offset, size_t *line, size_t *col) 
  * parse_lock, so the flag needs no other synchronisation. The hooks are this library's own: cJSON
  * is compiled in with hidden visibility (RULE_PRIVATE_JSON_PARSER), so no other cJSON user sees
  * them. A failure is then VK_ERROR_OUT_OF_HOST_MEMORY, never "malformed": a manifest must not
- * vanish because memory ran short (issue 19). */
+ * vanish because memory ran short (LDP_LOADER_2). */
 static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool parse_oom; /* guarded by parse_lock */
 

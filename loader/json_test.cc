@@ -165,7 +165,7 @@ TEST(JsonErrors, EmbeddedNul) {
 }
 
 TEST(JsonErrors, NulEscapeInAValueIsRejected) {
-    // "good.so\u0000/evil/lib.so" would read as "good.so" through every C string API (issue 19).
+    // "good.so\u0000/evil/lib.so" would read as "good.so" through every C string API (RULE_ADVERSARIAL_INPUT).
     Parsed p("{\"library_path\": \"good.so\\u0000/evil/lib.so\"}");
     EXPECT_EQ(p.result, VK_ERROR_INITIALIZATION_FAILED);
     EXPECT_EQ(p.root, nullptr);

@@ -116,11 +116,11 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
     struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};
     char *buf = NULL;
     size_t len = 0;
-    /* The bytes parsed are read from the stream whose identity is recorded (issue 18: the lookup's
+    /* The bytes parsed are read from the stream whose identity is recorded (docs/performance.md: the lookup's
      * fopen, not a second one). */
     VkResult r = vkl_file_read_all(file, VKL_MANIFEST_MAX_SIZE, &buf, &len);
     if (r == VK_ERROR_INITIALIZATION_FAILED && errno == EFBIG) {
-        /* Say why (issue 19): the size seen when the search classified the file (or, when it grew
+        /* Say why (RULE_ADVERSARIAL_INPUT): the size seen when the search classified the file (or, when it grew
          * since, "more than" the limit), and the limit. */
         unsigned long long size = id->size > VKL_MANIFEST_MAX_SIZE ? (unsigned long long)id->size : 0;
         vkl_log(&sink, c->unreadable_flags, "%s %s: too large (%s%llu bytes; the limit is %u bytes)%s",

@@ -571,13 +571,13 @@ TEST_F(DriverSearch, ScanEqualsTheLoopOverTheAcquiredList) {
     }
 }
 
-// Issue 18: heap in proportion to XDG_DATA_DIRS. The bytes live (glibc's count of heap and mmap'd
-// blocks) once the directory lists of the three suffixes have been acquired and released (what the
-// cache keeps), and while one is held, grow by at most the entry's own bytes in the value plus a
-// small constant per entry. Entries of 10 bytes ("/x/000123:"): the cache keeps 18 bytes per entry
-// (the value copied once, an 8-byte base), a held list 42 more (a pointer and
-// "/x/000123/<suffix>"). The code before (one allocated string per directory per suffix, its
-// pointer and hash slot, a copy of the value per suffix) kept 196 bytes per entry here.
+// Heap in proportion to XDG_DATA_DIRS (docs/performance.md, "Round six"). The bytes live (glibc's
+// count of heap and mmap'd blocks) once the directory lists of the three suffixes have been
+// acquired and released (what the cache keeps), and while one is held, grow by at most the entry's
+// own bytes in the value plus a small constant per entry. Entries of 10 bytes ("/x/000123:"): the
+// cache keeps 18 bytes per entry (the value copied once, an 8-byte base), a held list 42 more (a
+// pointer and "/x/000123/<suffix>"). The code before (one allocated string per directory per
+// suffix, its pointer and hash slot, a copy of the value per suffix) kept 196 bytes per entry here.
 size_t LiveHeap() {
     struct mallinfo2 m = mallinfo2();
     return m.uordblks + m.hblkhd;

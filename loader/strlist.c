@@ -21,7 +21,7 @@ static void index_put(struct vkl_strlist *list, size_t i) {
         }
         /* Lookups only ask whether a string is present: a repeat is not indexed again, or 100,000
          * copies of one path (VK_ADD_DRIVER_FILES) would probe a cluster of them each time,
-         * quadratic (issue 19). */
+         * quadratic (RULE_ADVERSARIAL_INPUT). */
         if (strcmp(list->items[list->index[h] - 1], s) == 0) return;
     }
 }

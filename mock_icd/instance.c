@@ -190,7 +190,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceVersion(uint32_t *version) 
 /* ------------------------------------------------------------------------------------------ */
 /* Instance commands                                                                            */
 
-/* Hot-plug (issue 13): whether device `index` of an instance is present, by the CURRENT scenario's
+/* Hot-plug (RULE_PHYSDEV_AGGREGATE): whether device `index` of an instance is present, by the CURRENT scenario's
  * "unplugged" (read at every enumeration, so a scenario replaced between two calls unplugs or plugs
  * back devices of an existing instance). */
 static bool plugged_in(uint32_t index) {
@@ -289,7 +289,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance ins
         } else {
             uint32_t n = *count < total ? *count : total;
             /* The sType of the first structure of each group's pNext chain the caller passed (0:
-             * none): a loader must hand the application's chains down (issue 13). */
+             * none): a loader must hand the application's chains down. */
             cJSON *chains = cJSON_AddArrayToObject(o, "pnext_stypes");
             for (uint32_t g = 0; g < n; g++) {
                 const VkBaseOutStructure *next = (const VkBaseOutStructure *)props[g].pNext;

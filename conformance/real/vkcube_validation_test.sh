@@ -5,7 +5,7 @@
 #  - vkcube --force_errors (deliberate misuse): the layer reports it, with the same set of VUIDs
 #    through both loaders;
 #  - vulkaninfo (surface sections included, DISPLAY set): exit 0, no validation error.
-# (The debug-messenger test of the layers issue lives elsewhere; this one is about real clients.)
+# (The debug-messenger test of real layers is validation_messenger_test.sh; this one is about real clients.)
 set -euo pipefail
 source "$TEST_SRCDIR/$TEST_WORKSPACE/conformance/real/vkcube_lib.sh"
 [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] ||

@@ -86,7 +86,7 @@ VkResult vkl_file_read(const char *path, enum vkl_file_kind known, size_t max, c
  * One open regular file, for a caller that needs its identity first and maybe its contents after
  * (the manifest caches: the identity looks the cache up, and only a miss reads the file). One fopen
  * and one fstat serve both, instead of vkl_file_identity followed by vkl_file_read (two of each;
- * issue 18: per driver manifest 2 openat, 2 fstat, 2 close fewer, docs/performance.md).
+ * per driver manifest 2 openat, 2 fstat, 2 close fewer, docs/performance.md).
  * Owned by the caller: every successful vkl_file_open is paired with one vkl_file_close.
  */
 struct vkl_file {
@@ -148,7 +148,7 @@ enum vkl_library_id {
 
 /* vkl_library_open, also returning the identity the file-kind check before dlopen took (one
  * non-blocking open + fstat, as vkl_library_identity): the driver cache records it instead of
- * opening the library file a second time after the load (issue 18). The identity is of the path
+ * opening the library file a second time after the load (docs/performance.md). The identity is of the path
  * as given; the file dlopen mapped may have been replaced in between, which the next
  * vkl_library_identity comparison sees as a change (a reload, never a missed change). */
 void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id *out_id,

@@ -40,7 +40,7 @@ struct vkl_filter_token {
     uint32_t len;                            /* length of text */
     char text[VKL_FILTER_MAX_TOKEN_LEN + 1]; /* lower-cased, '*' markers removed */
     /* VKL_FILTER_SUBSTRING only: border[i] = length of the longest proper border of text[0..i]
-     * (Knuth-Morris-Pratt), so a match costs O(name + token) whatever the bytes (issue 19). */
+     * (Knuth-Morris-Pratt), so a match costs O(name + token) whatever the bytes (RULE_ADVERSARIAL_INPUT). */
     uint8_t border[VKL_FILTER_MAX_TOKEN_LEN];
 };
 

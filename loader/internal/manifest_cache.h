@@ -83,7 +83,7 @@ struct vkl_mcache_entry *vkl_mcache_find(struct vkl_mcache *c, const char *path,
                                          const struct vkl_log_sink *log);
 
 /* Parses the manifest at `path`, read from `file` (the vkl_file_open whose identity the caller looked
- * up with vkl_mcache_find: one fopen per manifest, issue 18; the caller still closes it), into the
+ * up with vkl_mcache_find: one fopen per manifest, docs/performance.md; the caller still closes it), into the
  * owner's zeroed record around `e` and caches it (referenced) under file->id.
  * VK_ERROR_OUT_OF_HOST_MEMORY: nothing cached, the record was destroyed. */
 VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const char *path, struct vkl_file *file,

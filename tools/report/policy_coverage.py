@@ -227,7 +227,7 @@ def load_pending(path):
                 problems.append("%s: %s listed twice (also line %d)" % (where, pid, entries[pid][1]))
                 continue
             if not reason:
-                problems.append("%s: %s has no reason (write why it has no test yet, e.g. 'layers issue #3')" % (where, pid))
+                problems.append("%s: %s has no reason (write why it has no test yet, e.g. 'needs a second driver')" % (where, pid))
             entries[pid] = (reason, number)
     return entries, problems
 

@@ -180,7 +180,7 @@ TEST_F(Adversarial, InvalidUtf8AndNulBytesInStrings) {
 }
 
 // A directory of many manifests (explicit layers, one per file, distinct names): all listed, the
-// good driver kept, within the budget. 20,000 files, not the 100,000: creating 100,000
+// good driver kept, within the budget. 20,000 files, not RULE_ADVERSARIAL_INPUT's 100,000: creating 100,000
 // files in Bazel's test sandbox took about 2 minutes on the 2-core CI machine (the loader itself
 // lists 100,000 in a few seconds outside it).
 TEST_F(Adversarial, DirectoryOfManyManifests) {
