@@ -247,6 +247,36 @@ class ImplementationCitationTest(unittest.TestCase):
         row = [l for l in text.splitlines() if l.startswith("| `RULE_DRV_SEARCH_ORDER` |")][0]
         self.assertIn("`loader/icd.c`", row)
 
+    def test_check_passes_on_a_fresh_page(self):
+        md = os.path.join(self.tree, "coverage.md")
+        self.assertEqual(self.check("--markdown", md)[0], 0)
+        rc, out = self.check("--check", md)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("OK: %s is the rendering" % md, out)
+
+    def test_check_fails_on_a_stale_page_naming_the_command(self):
+        md = os.path.join(self.tree, "coverage.md")
+        self.assertEqual(self.check("--markdown", md)[0], 0)
+        # A new implementing file names LDP_LOADER_1: the page's code column is now stale.
+        self.write("loader/instance.c", "/* LDP_LOADER_1 */\n")
+        rc, out = self.check("--check", md)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("%s is stale: a fresh rendering" % md, out)
+        self.assertIn("replaces 1 line(s) of it by 1", out)
+        self.assertIn("+| `LDP_LOADER_1` |", out)
+        self.assertIn("Regenerate it at the repository root with:\n  " + policy_coverage.REGENERATE, out)
+        self.assertIn("--markdown docs/policy-coverage.md", policy_coverage.REGENERATE)
+
+    def test_check_of_a_missing_page_fails(self):
+        rc, out = self.check("--check", os.path.join(self.tree, "absent.md"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("cannot read", out)
+        self.assertIn(policy_coverage.REGENERATE, out)
+
+    def test_check_needs_the_tree(self):
+        with self.assertRaises(SystemExit):
+            run("--policies", TABLE, "--check", "x.md", *cov("good_test.cc"))
+
 
 class TableValidationTest(unittest.TestCase):
     HEADER = "\t".join(policies.COLUMNS) + "\n"
