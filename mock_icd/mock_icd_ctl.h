@@ -1,4 +1,4 @@
-/* In-process control interface of the mock Vulkan driver (mock_icd/mock_icd.c).
+/* In-process control interface of the mock Vulkan driver (mock_icd/ctl.c).
  *
  * Every variant libmock_icd_<variant>.so exports these functions (C ABI, default visibility) in
  * addition to its driver interface. Each loaded copy of the library has its own state, so a test

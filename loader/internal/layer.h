@@ -7,7 +7,7 @@
  *    and array inside is malloc'd and owned by it, released by vkl_layer_manifest_file_finish.
  *  - Parsed manifests live in a process-wide cache (layer.c), like the driver cache: they outlive
  *    instances, so they are malloc'd. A `struct vkl_layer_set` holds a reference on every cache
- *    entry it points into; vkl_layer_set_release drops them. The arrays of a set are malloc'd.
+ *    entry it points into; vkl_layers_release drops them. The arrays of a set are malloc'd.
  *  - `struct vkl_layer_lib` (a loaded, negotiated library) belongs to the instance that loaded it.
  * Thread-safety: the parser is reentrant; the cache is guarded by a process-wide mutex in layer.c;
  * a set is read-only once built and may be read from several threads.

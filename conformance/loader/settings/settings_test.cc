@@ -66,7 +66,7 @@ std::string Uuid(int first) {
   return s + "]";
 }
 
-// The mock driver's IDs (mock_icd.c): deviceUUID[i] = 0xD0 + device index + i, driverUUID[i] = 0x1C + i.
+// The mock driver's IDs (mock_icd/physdev.c): deviceUUID[i] = 0xD0 + device index + i, driverUUID[i] = 0x1C + i.
 std::string DeviceConfig(int index, uint32_t driver_version) {
   return "{\"deviceUUID\": " + Uuid(0xD0 + index) + ", \"driverUUID\": " + Uuid(0x1C) +
          ", \"driverVersion\": " + std::to_string(driver_version) + "}";
