@@ -14,15 +14,16 @@ this script is in; a DIR that is not a git work tree is walked instead):
 
 and reports, as `path:line: ...`, every
 
-  * file name `something.c` / `.h` / `.cc` / `.py` / `.sh` that names no file of the tree: a bare
+  * file name ending in .c, .h, .cc, .py or .sh that names no file of the tree: a bare
     name must be the base name of some tracked file, a name with a directory must be a tracked
     path, or the end of one (`world/world.c` for fuzz/world/world.c), or a path relative to the
     file that names it. Build outputs count as files of the tree: every string literal with such
-    an extension in a BUILD or .bzl file (genrule `outs`, target names). Globs (`*.c`,
-    `vkl_gen_*.c`), URLs and placeholders (`<name>.c`) are not names;
+    an extension in the code of a BUILD or .bzl file (genrule `outs`, target names), and a Python
+    or shell file's comments may name the files its own code uses (a test's temporary files).
+    Globs (`*.c`, `vkl_gen_*.c`), ranges, URLs and placeholders (`<name>.c`) are not names;
   * `vkl_*` identifier that no source defines or declares: it must occur in the code (not a
-    comment, not a docstring) of some tracked C/C++/Python/Starlark/shell file. `vkl_foo_*` is a
-    prefix and must start some such identifier.
+    comment, not a docstring) of some tracked C/C++/Python/Starlark/shell file. A prefix
+    (`vkl_layer_*`) or a placeholder (`vkl_term_X`) must start some such identifier.
 
 Names of other projects' files (the Khronos loader's sources, Vulkan's headers) are listed in the
 allowlist, tools/lint/stale_names_allowlist.txt: one name per line (a base name, a path, or a vkl_
@@ -234,28 +235,36 @@ class Tree:
             self.basenames.setdefault(os.path.basename(f), []).append(f)
         self.outputs = set()  # build outputs and target names with a checked extension (BUILD / .bzl)
         self.identifiers = set()  # vkl_* names in code
+        self.own = {}  # path -> the file names its own Python/shell code uses
 
     def add_code(self, lang, path, code):
         for m in re.finditer(r"\bvkl_[A-Za-z0-9_]*", code):
             self.identifiers.add(m.group(0))
         if lang == "c":
             return
-        # Python, Starlark and shell code: the names it uses are files of the tree or files it makes
-        # (build outputs, a test's temporary files, a generator's output). A Bazel label names a file
-        # of its package: //pkg:name.c is pkg/name.c, :name.c the BUILD file's package.
+        # Starlark: the names in a BUILD/.bzl file's code are files of the tree or build outputs
+        # (genrule outs, target names); a Bazel label names a file of its package (//pkg:FILE is
+        # pkg/FILE, :FILE in the BUILD file's own package). Python and shell: the names a script's code
+        # uses (the files a test or a generator writes) may be named by its own comments only, so
+        # that a string elsewhere (a lint fixture) cannot make a stale name exist.
+        starlark = os.path.basename(path) in STARLARK_NAMES or path.endswith(".bzl")
+        names = self.outputs if starlark else self.own.setdefault(path, set())
         pkg = os.path.dirname(path)
         for m in re.finditer(r"(?<![\w.*/-])(//[\w/.-]*:|:)?([\w][\w./+-]*\.(?:%s))(?![\w+-])" % "|".join(NAME_EXT), code):
             label, name = m.group(1), m.group(2)
-            self.outputs.add(name)
-            self.outputs.add(os.path.basename(name))
+            names.add(name)
+            names.add(os.path.basename(name))
             if label and label.startswith("//"):
-                self.outputs.add(os.path.normpath(os.path.join(label[2:-1], name)))
+                names.add(os.path.normpath(os.path.join(label[2:-1], name)))
             else:
-                self.outputs.add(os.path.normpath(os.path.join(pkg, name)))
+                names.add(os.path.normpath(os.path.join(pkg, name)))
 
     def file_exists(self, name, where):
         """None when `name`, named in the file `where`, is a file of the tree; else why not."""
         base = os.path.basename(name)
+        own = self.own.get(where, ())
+        if name in own or base in own:
+            return None
         if "/" not in name:
             if base in self.basenames or base in self.outputs:
                 return None

@@ -125,6 +125,15 @@ class PlantedTree(unittest.TestCase):
         self.assertIn("tools/y.sh:2: stale file name `gone.sh`", out)
         self.assertNotIn("strings.py", out)
 
+    def test_a_name_in_another_scripts_code_does_not_make_it_exist(self):
+        # tools/t.py's comment may name what its own code writes; docs/t.md may not.
+        self.write("tools/t.py", "# writes made.c\nopen('made.c', 'w')\n")
+        self.write("docs/t.md", "See made.c.\n")
+        rc, out = self.lint()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("docs/t.md:1: stale file name `made.c`", out)
+        self.assertNotIn("tools/t.py", out)
+
     def test_allowlist(self):
         self.write("docs/k.md", "The Khronos loader's `loader_settings.c`.\n")
         self.assertEqual(self.lint()[0], 1)
