@@ -2,6 +2,8 @@
 // detect, a mock configuration committing exactly that violation, and the assertion that the
 // targeted check reports it while every other check gives the same verdict as for the same mock
 // configured well (differences a violation necessarily implies are listed per case, with why).
+// Also: the well-behaved mock passes everything, and the conformance version shown. The command
+// line is tested in ldp_check_cli_test.cc, broken manifests in ldp_check_broken_test.cc.
 // Policy IDs are cited with VKT_POLICY (conformance/framework/policy.h).
 #include <map>
 #include <string>

@@ -7,6 +7,9 @@
  * are data: the exit status is 0 unless the command line is wrong (2) or the loader cannot be
  * dlopened (3). The program reads no environment variable itself (it must behave the same when run
  * set-uid); only the loader under test does. Step syntax: conformance/framework/README.md.
+ *
+ * This file: the probe's state, the step table and main(). The steps and the output are in
+ * vkprobe_*.c, by kind (vkprobe_internal.h).
  */
 #include "conformance/framework/vkprobe_internal.h"
 
