@@ -1,6 +1,7 @@
 // ldp-check's command line: help and usage errors, output formats and files, colour on a terminal,
 // unreadable input, --installed and --registry, and drivers that abort, crash or hang on load.
 // Policy IDs are cited with VKT_POLICY (conformance/framework/policy.h).
+#include <dlfcn.h>
 #include <pty.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -394,6 +395,35 @@ TEST(LdpCheckCli, DriverThatHangsOnLoadIsReportedAsTimedOut) {
         EXPECT_NE(r.reason[id].find("hung"), std::string::npos) << id << "\n" << r.Describe();
         EXPECT_EQ(r.reason[id].find("crashed"), std::string::npos) << id << "\n" << r.Describe();
     }
+}
+
+// LDP_DRIVER_11: library_path is what dlopen opens, its dynamic string tokens expanded ($LIB, as
+// Debian's multiarch manifests may name /usr/$LIB/...): the library is found and the checks that
+// load it run, instead of a "missing library" verdict for a manifest the loader uses.
+TEST(LdpCheckCli, LibTokenInLibraryPathIsExpandedAsDlopenDoes) {
+    VKT_POLICY("LDP_DRIVER_11", "LDP_DRIVER_3");
+    Dl_info info{};
+    ASSERT_NE(dladdr(reinterpret_cast<void *>(&snprintf), &info), 0);
+    std::string libc = info.dli_fname; // e.g. /lib/x86_64-linux-gnu/libc.so.6
+    std::string lib_dir = libc.substr(0, libc.rfind('/'));
+    if (lib_dir.rfind("/usr/", 0) == 0) lib_dir = lib_dir.substr(4);
+    vkt::Sandbox sb;
+    const vkt::Driver &d = sb.AddDriver("libtoken", "v7", "{}");
+    // glibc expands $LIB to the directory of its own libraries below / (lib/x86_64-linux-gnu on
+    // Debian): the driver is copied to <base>/<that>/ and named as <base>/$LIB/libtoken.so.
+    std::string base = d.dir + "/tok";
+    std::string sub = base + lib_dir;
+    std::string cmd = "mkdir -p '" + sub + "' && cp '" + d.library + "' '" + sub + "/libtoken.so' && cp '" + d.library +
+                      ".scenario' '" + sub + "/libtoken.so.scenario'";
+    ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
+    std::string named = base + "/$LIB/libtoken.so";
+    std::string manifest = sb.WriteManifest(vkt::Location::kLoose, "token.json",
+                                            "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                                                named + "\", \"api_version\": \"1.3.0\"}}\n");
+    LdpRun r = LdpCheck({"--check=LDP_DRIVER_11,LDP_DRIVER_3", manifest});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    EXPECT_EQ(r.verdict["LDP_DRIVER_11"], "pass") << r.Describe();
+    EXPECT_EQ(r.verdict["LDP_DRIVER_3"], "pass") << r.Describe();
 }
 
 } // namespace
