@@ -661,6 +661,16 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice devi
     return r;
 }
 
+/* Whether `c` is the only name of its dispatch slot: the command table lists each command's names
+ * next to each other (its own name, then its aliases), so a neighbour with the same kind and slot
+ * is another name of the same command. */
+static inline bool slot_has_one_name(const struct vkl_gen_cmd *c) {
+    const struct vkl_gen_cmd *first = &vkl_gen_cmds[0], *last = &vkl_gen_cmds[VKL_GEN_CMD_COUNT - 1];
+    if (c > first && c[-1].kind == c->kind && c[-1].slot == c->slot) return false;
+    if (c < last && c[1].kind == c->kind && c[1].slot == c->slot) return false;
+    return true;
+}
+
 /* RULE_GDPA_DIRECT: the driver's own pointer unless a layer or a loader terminator intercepts the
  * command; NULL for commands that are not device commands. */
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *pName) {
@@ -688,6 +698,14 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
      * strcmp's -- the loader's surface-taking terminators (wsi.c) for the three device commands
      * that name a surface, the driver's own function pointer for everything else. */
     if (dev->disp.gen.GetDeviceProcAddr == vkl_term_GetDeviceProcAddr) {
+        /* A command whose slot no other name shares holds exactly what the driver answered for
+         * this name at vkCreateDevice (vkl_gen_device_dispatch_fill), NULL included; a driver's
+         * answer is fixed for the device's lifetime, so the table answers without calling into the
+         * driver, whose own lookup may cost more than ours (the Khronos loader answers from its
+         * device table too). A slot with aliases may have been filled through another name, so
+         * those names still ask the driver. */
+        if (c != NULL && c->kind == VKL_GEN_CMD_DEVICE && c->slot != UINT16_MAX && slot_has_one_name(c))
+            return ((const PFN_vkVoidFunction *)(const void *)&dev->disp.gen)[c->slot];
         PFN_vkVoidFunction t = c != NULL ? c->trampoline : NULL;
         if (t != NULL &&
             (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR || t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||

@@ -21,7 +21,12 @@ cxx=""
 if ! ldconfig -p 2>/dev/null | grep -q 'libstdc++\.so\.6 '; then cxx=":$here/cxxrt"; fi
 export LD_LIBRARY_PATH="$here$cxx:$here/glvnd${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VK_DRIVER_FILES=${NV_ICD:-/usr/share/vulkan/icd.d/nvidia_icd.json}
-declare -A lib=([ours]="${OURS:-$here/libvulkan.so.1}" [khronos]="${KHRONOS:-$here/libvulkan_khronos.so.1}")
+declare -A lib=([ours]="${OURS:-$here/libvulkan.so.1}" [khronos]="${KHRONOS:-$here/libvulkan_khronos.so.1}"
+               [newest]="${NEWEST:-$here/libvulkan_newest.so.1}")
+# The loaders compared, interleaved: ours, Debian's Khronos loader, and the newest Khronos loader
+# when the bundle carries it (make_bundle.sh with KHRONOS_NEWEST).
+loaders="ours khronos"
+[ -f "${lib[newest]}" ] && loaders="ours newest khronos"
 timing=${TIMING:-$here/gpu_timing}
 sections=" ${SECTIONS:-startup calls create} "
 create_runs=${CREATE_RUNS:-$runs}
@@ -29,19 +34,19 @@ create_iters=${CREATE_ITERS:-100}
 out="$o/gpu_timing.jsonl"
 : > "$out"
 [[ "$sections" == *" startup "* ]] && for i in $(seq 1 "$runs"); do
-  for l in ours khronos; do
+  for l in $loaders; do
     line=$("$timing" --loader="${lib[$l]}" --mode=startup 2>/dev/null | tail -1)
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
   done
 done
 [[ "$sections" == *" calls "* ]] && for i in 1 2 3 4 5; do
-  for l in ours khronos; do
+  for l in $loaders; do
     line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters=1000000 2>/dev/null | tail -1)
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
   done
 done
 [[ "$sections" == *" create "* ]] && for i in $(seq 1 "$create_runs"); do
-  for l in ours khronos floor; do
+  for l in $loaders floor; do
     if [ "$l" = floor ]; then
       line=$("$timing" --mode=floor --driver="$VK_DRIVER_FILES" --iters="$create_iters" 2>/dev/null | tail -1)
     else
@@ -58,7 +63,7 @@ stat() {  # stat LOADER KEY
 }
 grep -m1 -o '"device":"[^"]*"' "$out"
 for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns create_destroy_ns; do
-  for l in ours khronos floor; do
+  for l in ours newest khronos floor; do
     grep -q "\"which\":\"$l\".*\"$k\":" "$out" && echo "$k $l: $(stat $l $k)"
   done
 done

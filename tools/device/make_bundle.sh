@@ -9,6 +9,8 @@
 #   gpu_timing, gpu_timing.sh start-up and per-call wall times, our loader vs Khronos (bench/gpu_timing.c)
 #   libcjson.so.1             the one dependency of all of the above beyond glibc and the C++ runtime
 #   libvulkan_khronos.so.1    Debian's Khronos loader, for comparison (when installed here)
+#   libvulkan_newest.so.1     the newest Khronos loader built from its fetched sources, when
+#                             KHRONOS_NEWEST names it (../shared/khronos_suite/README.md builds it)
 #   cxxrt/                    libstdc++.so.6, libgcc_s.so.1 (ldp-check and compute_smoke are linked by
 #                             g++); run.sh uses them only when the machine has no libstdc++.so.6
 #   glvnd/                    libEGL.so.1, libGLdispatch.so.0: NVIDIA's driver dlopens libglvnd's
@@ -45,6 +47,7 @@ cp "$bin/loader/libvulkan.so.1" "$bin/conformance/real/compute_smoke" "$bin/conf
    "$bin/mock_icd/libmock_icd_v7.so" "$bin/conformance/framework/vkprobe" "$bin/bench/gpu_timing" "$out/"
 cp -L "$lib/libcjson.so.1" "$out/"
 [ -f "$lib/libvulkan.so.1" ] && cp -L "$lib/libvulkan.so.1" "$out/libvulkan_khronos.so.1"
+if [ -n "${KHRONOS_NEWEST:-}" ]; then cp -L "$KHRONOS_NEWEST" "$out/libvulkan_newest.so.1"; fi
 cp -L "$lib/libstdc++.so.6" "$lib/libgcc_s.so.1" "$out/cxxrt/"
 cp -L "$lib/libEGL.so.1" "$lib/libGLdispatch.so.0" "$out/glvnd/"
 cp "$bin/mock_icd/libmock_icd_v7_exports.so" "$out/mock/"
