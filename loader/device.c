@@ -14,11 +14,6 @@
 #include "loader/internal/loader.h"
 #include "loader/internal/tls.h"
 
-struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
-    const struct vkl_gen_device_dispatch *gen = vkl_device_disp(dispatchable);
-    return (struct vkl_device *)(void *)((char *)(uintptr_t)gen - offsetof(struct vkl_device, disp.gen));
-}
-
 /* ---- live device dispatch tables (RULE_HANDLE_VALIDATION) ----------------------------------------
  * A VkDevice, VkQueue or VkCommandBuffer is the driver's memory; only its first word is the
  * loader's. An invalid handle's first word is not a pointer, so the check must not follow it: it

@@ -12,10 +12,6 @@
 #include "loader/internal/loader.h"
 #include "loader/internal/settings.h"
 
-struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
-    return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
-}
-
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd) {
     bool found = false;
     pthread_mutex_lock(&inst->lock);

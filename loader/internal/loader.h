@@ -114,12 +114,6 @@ struct vkl_messenger {
 };
 
 /* ------------------------------------------------------------------ instance.c */
-struct vkl_physdev {
-    struct vkl_physdev_term term;   /* what the chain below the loader trampolines sees */
-    struct vkl_physdev_tramp tramp; /* what the application sees */
-    struct vkl_physdev *next;
-};
-
 struct vkl_settings; /* settings.c */
 
 struct vkl_instance {
@@ -174,9 +168,7 @@ struct vkl_instance {
     int *link_slots;
 };
 
-struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
 bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name);
-struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term);
 /* Whether `pd` is one of the terminator physical devices of `inst` (the handles its terminators
  * hand to the layer chain): anything else must never reach a terminator. Takes inst->lock. */
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd);
@@ -212,7 +204,8 @@ struct vkl_device {
     pthread_mutex_t gdpa_cache_lock;
     bool gdpa_cache_live; /* gdpa_cache_lock initialised and not yet destroyed */
 };
-struct vkl_device *vkl_device_from_handle(const void *dispatchable);
+/* vkl_device_from_handle (handles.h) finds the device from its dispatch's generated table. */
+_Static_assert(offsetof(struct vkl_device, disp) == 0, "struct vkl_device begins with its dispatch");
 
 /* ------------------------------------------------------------------ debug.c */
 void vkl_debug_emit(void *instance, uint32_t flags, const char *line);
