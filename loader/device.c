@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/unknown_func.h"
 #include "loader/internal/tls.h"
 
 /* ---- live device dispatch tables (RULE_HANDLE_VALIDATION) ----------------------------------------

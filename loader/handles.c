@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/instance.h"
 
 struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) {
     return vkl_instance_from_handle(instance)->icds;

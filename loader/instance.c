@@ -11,7 +11,9 @@
 #include "loader/internal/direct_driver.h"
 #include "loader/internal/settings.h"
 #include "loader/internal/env.h"
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/debug.h"
+#include "loader/internal/instance.h"
 
 /* Instance extensions the loader itself implements, whatever the drivers support. */
 /* The loader's own instance extensions, in the Khronos loader's order. */
@@ -34,12 +36,6 @@ static bool inst_ext_filter_disabled(void) {
 static bool is_loader_extension(const char *name) {
     for (size_t i = 0; i < LOADER_EXTENSION_COUNT; i++)
         if (strcmp(g_loader_extensions[i].extensionName, name) == 0) return true;
-    return false;
-}
-
-bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name) {
-    for (uint32_t i = 0; i < inst->enabled_extension_count; i++)
-        if (strcmp(inst->enabled_extensions[i], name) == 0) return true;
     return false;
 }
 

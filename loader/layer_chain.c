@@ -9,7 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/physdev.h"
+#include "loader/internal/unknown_func.h"
+#include "loader/internal/wsi.h"
 #include "loader/internal/tls.h"
 
 /* The loader instance / device creation in progress on this thread: the terminators compare the

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "loader/internal/env.h"
-#include "loader/internal/loader.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/physdev.h"
 #include "loader/internal/settings.h"
 
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd) {

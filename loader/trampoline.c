@@ -3,7 +3,8 @@
  */
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/unknown_func.h"
 
 /* The Vulkan specification's vkGetInstanceProcAddr table: with an instance, commands of instance
  * extensions are returned only when the extension is enabled for that instance, whoever

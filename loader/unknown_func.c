@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/unknown_func.h"
 
 /* A driver that lacks a physical-device command still gets a slot; calling it is a usage error
  * the loader reports before stopping (there is no value it could return for an unknown type). */

@@ -1,0 +1,56 @@
+/*
+ * The layer chain (layer_chain.c): the instance chain (VkLayerInstanceCreateInfo, LLP_LOADER_8)
+ * over the loader's terminators, the device chain (VkLayerDeviceCreateInfo, LLP_LOADER_9) over the
+ * driver, the checks of *pInstance / *pDevice (LLP_LAYER_21/22) and what the active layers'
+ * manifests declare; and the proc-address functions at the bottom of the chain.
+ *
+ * Ownership: the chain's state (layer libraries, link shims) belongs to the instance
+ * (inst->layer_libs, inst->link_slots), released by vkl_layer_chain_finish.
+ */
+#ifndef VKL_INTERNAL_CHAIN_H
+#define VKL_INTERNAL_CHAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "loader/internal/layer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vkl_instance; /* instance.h */
+struct vkl_device;   /* device.h */
+
+/* ------------------------------------------------------------------ layer_chain.c */
+VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCreateInfo *ci);
+VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInstanceCreateInfo *ci,
+                                         const VkAllocationCallbacks *pAllocator, VkInstance *pInstance);
+void vkl_layer_chain_finish(struct vkl_instance *inst);
+bool vkl_layer_chain_has_extension(const struct vkl_instance *inst, const char *ext);
+/* The active layer (its manifest's device_extensions) that declares device extension `ext`, or
+ * NULL; and whether `name` is an entrypoint of any active layer's device extension. */
+const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const struct vkl_instance *inst,
+                                                                        const char *ext);
+bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name);
+bool vkl_layer_chain_check_instance(VkInstance *pInstance);
+VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd,
+                                       const VkDeviceCreateInfo *ci, const VkAllocationCallbacks *pAllocator,
+                                       VkDevice *pDevice);
+bool vkl_layer_chain_check_device(VkDevice *pDevice);
+/* vkl_term_CreateDevice: the loader device record it made for a device chain in progress on this
+ * thread (released again if the chain then fails). */
+void vkl_layer_chain_note_device(struct vkl_device *dev);
+void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot);
+bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
+
+/* ------------------------------------------------------------------ bottom-of-chain proc addrs */
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKL_INTERNAL_CHAIN_H */

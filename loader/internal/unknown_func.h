@@ -1,0 +1,34 @@
+/*
+ * Commands the loader does not know (unknown_func.c, unknown_func_x86_64.S): 250 physical-device
+ * and 250 device slots per instance, each with a generic assembly trampoline.
+ *
+ * Ownership: the slot names live in the instance (inst->unknown_*_names, allocated with its
+ * callbacks, freed in vkDestroyInstance); the slots are filled under inst->lock.
+ */
+#ifndef VKL_INTERNAL_UNKNOWN_FUNC_H
+#define VKL_INTERNAL_UNKNOWN_FUNC_H
+
+#include <vulkan/vulkan.h>
+
+#include "loader/internal/handles.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vkl_instance; /* instance.h */
+struct vkl_device;   /* device.h */
+
+PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name);
+void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev);
+/* The "not supported" stub of a physical-device slot whose driver lacks the command. */
+void vkl_unknown_physdev_missing(void);
+/* unknown_func_x86_64.S */
+extern const PFN_vkVoidFunction vkl_unknown_physdev_tramps[VKL_MAX_UNKNOWN_FUNCS];
+extern const PFN_vkVoidFunction vkl_unknown_physdev_terms[VKL_MAX_UNKNOWN_FUNCS];
+extern const PFN_vkVoidFunction vkl_unknown_device_tramps[VKL_MAX_UNKNOWN_FUNCS];
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VKL_INTERNAL_UNKNOWN_FUNC_H */
