@@ -42,6 +42,23 @@ void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev) 
     }
 }
 
+int vkl_unknown_physdev_slot(const struct vkl_instance *inst, const char *name) {
+    /* No lock: called from inside a layer's GPDPA while unknown_func.c holds the instance lock;
+     * names are only ever appended. */
+    for (uint32_t i = 0; i < inst->unknown_physdev_count && i < VKL_MAX_UNKNOWN_FUNCS; i++)
+        if (inst->unknown_physdev_names[i] != NULL && strcmp(inst->unknown_physdev_names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+/* Whether some driver of `inst` implements unknown physical-device slot `s` (the others hold the
+ * loader's "not supported" stub). */
+bool vkl_unknown_physdev_implemented(const struct vkl_instance *inst, int s) {
+    void (*missing)(void) = vkl_unknown_physdev_missing;
+    for (const struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+        if (ii->unknown_physdev[s] != NULL && ii->unknown_physdev[s] != (PFN_vkVoidFunction)missing) return true;
+    return false;
+}
+
 /* Commands the loader does not know: a physical-device command (a driver of interface >= 4
  * answers vk_icdGetPhysicalDeviceProcAddr, RULE_DRV_IFACE_V4, or a layer's
  * vk_layerGetPhysicalDeviceProcAddr does) gets one of the 250 physical-device slots

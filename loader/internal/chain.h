@@ -11,9 +11,11 @@
 #define VKL_INTERNAL_CHAIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "loader/internal/instance.h"
 #include "loader/internal/layer.h"
 
 #ifdef __cplusplus
@@ -22,6 +24,16 @@ extern "C" {
 
 struct vkl_instance; /* instance.h */
 struct vkl_device;   /* device.h */
+
+/* The loader instance behind a VkInstance that a layer passes back to the loader: the loader's own,
+ * or a layer's wrapper of it. A wrapper's first word is the loader's dispatch pointer (copied from
+ * the handle below, or set through the loader-data callback, LLP_LAYER_19), so the instance is
+ * found from that word, never by taking the wrapper for the loader's object. */
+static inline struct vkl_instance *vkl_chain_instance(VkInstance instance) {
+    const void *d = *(const void *const *)(const void *)instance;
+    if (d == (const void *)&vkl_gen_terminators) return vkl_instance_from_handle(instance); /* no layer */
+    return (struct vkl_instance *)(void *)((char *)(uintptr_t)d - offsetof(struct vkl_instance, chain_disp));
+}
 
 /* ------------------------------------------------------------------ layer_chain.c */
 VkResult vkl_layer_chain_prepare(struct vkl_instance *inst, const VkInstanceCreateInfo *ci);
@@ -45,7 +57,7 @@ void vkl_layer_chain_note_device(struct vkl_device *dev);
 void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot);
 bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
 
-/* ------------------------------------------------------------------ bottom-of-chain proc addrs */
+/* ------------------------------------------------------------------ terminator_gpa.c: the bottom of the chain */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name);

@@ -8,6 +8,7 @@
 #ifndef VKL_INTERNAL_UNKNOWN_FUNC_H
 #define VKL_INTERNAL_UNKNOWN_FUNC_H
 
+#include <stdbool.h>
 #include <vulkan/vulkan.h>
 
 #include "loader/internal/handles.h"
@@ -23,6 +24,12 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
 void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev);
 /* The "not supported" stub of a physical-device slot whose driver lacks the command. */
 void vkl_unknown_physdev_missing(void);
+/* The physical-device slot registered for `name`, or -1 (no lock: the bottom of the chain asks from
+ * inside a layer's GPDPA while vkl_unknown_lookup holds the instance lock; names are only ever
+ * appended). */
+int vkl_unknown_physdev_slot(const struct vkl_instance *inst, const char *name);
+/* Whether some driver of `inst` implements physical-device slot `s` (the others hold the stub). */
+bool vkl_unknown_physdev_implemented(const struct vkl_instance *inst, int s);
 /* unknown_func_x86_64.S */
 extern const PFN_vkVoidFunction vkl_unknown_physdev_tramps[VKL_MAX_UNKNOWN_FUNCS];
 extern const PFN_vkVoidFunction vkl_unknown_physdev_terms[VKL_MAX_UNKNOWN_FUNCS];
