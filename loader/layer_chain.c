@@ -423,7 +423,9 @@ const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const st
     return NULL;
 }
 
-bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name) {
+/* Whether `name` is an entrypoint of any active layer's device extension (its manifest's
+ * device_extensions). */
+static bool has_device_entrypoint(const struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
         for (uint32_t k = 0; k < m->device_extension_count; k++)
@@ -772,21 +774,40 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice) {
     return false;
 }
 
-/* ------------------------------------------------------------------ unknown physical-device functions */
+/* ------------------------------------------------------------------ unknown functions
+ *
+ * What the unknown-function registry (unknown_func.c) asks of the chain, handed to it as
+ * vkl_layer_chain_unknown (struct vkl_unknown_chain): the registry never calls this file by name,
+ * and this file never reads the registry's slots. */
 
-void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot) {
+static PFN_vkVoidFunction unknown_physdev_top(struct vkl_instance *inst, const char *name) {
     /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gpdpa == NULL) continue;
-        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(level_handle(inst, i), name);
-        if (f != NULL) inst->unknown_physdev_chain[slot] = f;
-        return;
+        return inst->layer_libs[i].gpdpa(level_handle(inst, i), name);
     }
+    return NULL;
 }
 
-bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
+static bool unknown_knows_physdev(struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
         if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(level_handle(inst, i), name) != NULL)
             return true;
     return false;
 }
+
+static bool unknown_knows_device(struct vkl_instance *inst, const char *name) {
+    if (has_device_entrypoint(inst, name)) return true;
+    /* ... or the top layer's vkGetInstanceProcAddr answers it (asking down its chain): a layer may
+     * implement a device command no manifest lists ([Arch] "Loader Handling of Unknown Functions";
+     * the Khronos loader asks its first layer too). The slot is then resolved per device through the
+     * chain's vkGetDeviceProcAddr, for devices created before or after. */
+    return inst->layer_lib_count > 0 && inst->layer_libs[0].gipa != NULL &&
+           inst->layer_libs[0].gipa(inst->chain_handle, name) != NULL;
+}
+
+const struct vkl_unknown_chain vkl_layer_chain_unknown = {
+    .knows_physdev = unknown_knows_physdev,
+    .physdev_top = unknown_physdev_top,
+    .knows_device = unknown_knows_device,
+};

@@ -17,6 +17,7 @@
 
 #include "loader/internal/instance.h"
 #include "loader/internal/layer.h"
+#include "loader/internal/unknown_func.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,10 +43,9 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
 void vkl_layer_chain_finish(struct vkl_instance *inst);
 bool vkl_layer_chain_has_extension(const struct vkl_instance *inst, const char *ext);
 /* The active layer (its manifest's device_extensions) that declares device extension `ext`, or
- * NULL; and whether `name` is an entrypoint of any active layer's device extension. */
+ * NULL. */
 const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const struct vkl_instance *inst,
                                                                         const char *ext);
-bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name);
 bool vkl_layer_chain_check_instance(VkInstance *pInstance);
 VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevice term_pd,
                                        const VkDeviceCreateInfo *ci, const VkAllocationCallbacks *pAllocator,
@@ -54,8 +54,8 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice);
 /* vkl_term_CreateDevice: the loader device record it made for a device chain in progress on this
  * thread (released again if the chain then fails). */
 void vkl_layer_chain_note_device(struct vkl_device *dev);
-void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot);
-bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name);
+/* The chain's answers to the unknown-function registry (struct vkl_unknown_chain, unknown_func.h). */
+extern const struct vkl_unknown_chain vkl_layer_chain_unknown;
 
 /* ------------------------------------------------------------------ terminator_gpa.c: the bottom of the chain */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name);

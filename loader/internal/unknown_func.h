@@ -9,6 +9,7 @@
 #define VKL_INTERNAL_UNKNOWN_FUNC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <vulkan/vulkan.h>
 
 #include "loader/internal/handles.h"
@@ -20,7 +21,26 @@ extern "C" {
 struct vkl_instance; /* instance.h */
 struct vkl_device;   /* device.h */
 
-PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name);
+/* What the registry asks of the layer chain: one callback interface, so that unknown_func.c does not
+ * call layer_chain.c by name and layer_chain.c does not read the registry's slots (the chain's
+ * implementation is vkl_layer_chain_unknown, chain.h; vkGetInstanceProcAddr hands it in). Called
+ * with inst->lock held. */
+struct vkl_unknown_chain {
+    /* Whether an active layer's vk_layerGetPhysicalDeviceProcAddr answers `name`. */
+    bool (*knows_physdev)(struct vkl_instance *inst, const char *name);
+    /* The answer of the top layer that has a GPDPA for `name`, asked once its slot is registered (so
+     * that the terminator GPDPA below it can answer); NULL: none, or no layer has a GPDPA. */
+    PFN_vkVoidFunction (*physdev_top)(struct vkl_instance *inst, const char *name);
+    /* Whether the chain knows device command `name`: an active layer's manifest lists it among its
+     * device_extensions' entrypoints (RULE_LYR_DEVICE_EXT_ENTRYPOINTS), or the top layer's
+     * vkGetInstanceProcAddr answers it. */
+    bool (*knows_device)(struct vkl_instance *inst, const char *name);
+};
+
+/* vkGetInstanceProcAddr for a name the command table lacks: its slot's trampoline, a new slot's,
+ * or NULL (RULE_UNKNOWN_PHYSDEV_FUNC, RULE_UNKNOWN_DEVICE_FUNC). */
+PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name,
+                                      const struct vkl_unknown_chain *chain);
 void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev);
 /* The "not supported" stub of a physical-device slot whose driver lacks the command. */
 void vkl_unknown_physdev_missing(void);
