@@ -5,7 +5,7 @@
  * Ownership: a `struct vkl_instance` is allocated with its own allocation callbacks (alloc.c) in
  * vkCreateInstance and freed in vkDestroyInstance, with everything hanging off it.
  * Thread safety: inst->lock guards the physical-device list, the unknown-function registry, the
- * device list and the messengers (docs/architecture.md "Locks").
+ * device list and the messengers (docs/architecture.md "Concurrency").
  */
 #ifndef VKL_INTERNAL_INSTANCE_H
 #define VKL_INTERNAL_INSTANCE_H
