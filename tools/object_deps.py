@@ -6,10 +6,13 @@ that B.o defines. Only non-static definitions count: an inline function in a hea
 its caller and makes no arrow, which is the point of loader/internal/handles.h's casts.
 
 Usage:
-  tools/object_deps.py [--objs DIR] [--all] [--dot] [NAME ...]
+  tools/object_deps.py [--lib ARCHIVE | --objs DIR] [--all] [--dot] [NAME ...]
 
-  --objs DIR  the objects of //loader:core (default: found through `bazel info output_path`, with
-              the output base in $BAZEL_OUTPUT_BASE when set).
+  --lib ARCHIVE  //loader:core's archive, libcore.lo: exactly the objects of the last build
+                 (default: bazel-bin/loader/libcore.lo, found through `bazel info output_path`,
+                 with the output base in $BAZEL_OUTPUT_BASE when set).
+  --objs DIR     a directory of objects instead (Bazel's _objs/core keeps the objects of sources
+                 since removed or not yet added, so the archive is the safer input).
   --all       every object of //loader:core (default: the object core, CORE below).
   NAME        object names without .o / .pic.o (overrides the default set).
   --dot       print a Graphviz digraph instead of the arrow list.
@@ -28,7 +31,7 @@ CORE = ["instance", "physdev", "device", "layer_chain", "terminator_gpa", "unkno
 DEFINED = set("TDRBVWGS")
 
 
-def find_objs():
+def find_lib():
     cmd = ["bazel"]
     base = os.environ.get("BAZEL_OUTPUT_BASE")
     if base:
@@ -36,7 +39,7 @@ def find_objs():
     cmd += ["info", "output_path"]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run(cmd, cwd=root, check=True, capture_output=True, text=True).stdout.strip()
-    return os.path.join(out, "k8-fastbuild", "bin", "loader", "_objs", "core")
+    return os.path.join(out, "k8-fastbuild", "bin", "loader", "libcore.lo")
 
 
 def obj_name(filename):
@@ -46,25 +49,32 @@ def obj_name(filename):
     return None
 
 
-def symbols(path):
-    """(defined, undefined) global symbol names of one object."""
-    out = subprocess.run(["nm", "-P", path], check=True, capture_output=True, text=True).stdout
-    defined, undefined = set(), set()
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
+def parse_nm(text, default_member=None):
+    """{member: (defined, undefined)} from `nm -P` of one object or of an archive."""
+    result = {}
+    member = default_member
+    for line in text.splitlines():
+        if line.endswith("]:") and "[" in line:  # archive member header: "lib.lo[name.pic.o]:"
+            member = line[line.rindex("[") + 1 : -2]
             continue
+        parts = line.split()
+        if len(parts) < 2 or member is None:
+            continue
+        defined, undefined = result.setdefault(member, (set(), set()))
         name, kind = parts[0], parts[1]
         if kind == "U":
             undefined.add(name)
         elif kind in DEFINED:
             defined.add(name)
-    return defined, undefined
+    return result
 
 
-def arrows(objs):
-    """{(a, b): sorted symbols} for the objects given as {name: path}."""
-    syms = {n: symbols(p) for n, p in objs.items()}
+def nm(path):
+    return subprocess.run(["nm", "-P", path], check=True, capture_output=True, text=True).stdout
+
+
+def arrows(syms):
+    """{(a, b): sorted symbols} for the objects given as {name: (defined, undefined)}."""
     owner = {}
     for n, (defined, _) in syms.items():
         for s in defined:
@@ -112,17 +122,25 @@ def cycles(names, edges):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--objs")
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--lib")
+    group.add_argument("--objs")
     ap.add_argument("--all", action="store_true")
     ap.add_argument("--dot", action="store_true")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args(argv)
-    d = args.objs or find_objs()
+    members = {}
+    if args.objs:
+        for f in sorted(os.listdir(args.objs)):
+            if obj_name(f) is not None:
+                members.update(parse_nm(nm(os.path.join(args.objs, f)), f))
+    else:
+        members = parse_nm(nm(args.lib or find_lib()))
     present = {}
-    for f in sorted(os.listdir(d)):
-        n = obj_name(f)
+    for m, syms in members.items():
+        n = obj_name(m)
         if n is not None and not n.startswith("vkl_gen_"):
-            present[n] = os.path.join(d, f)
+            present[n] = syms
     want = args.names or (sorted(present) if args.all else CORE)
     objs = {n: present[n] for n in want if n in present}
     edges = arrows(objs)
