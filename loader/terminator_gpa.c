@@ -7,8 +7,8 @@
  * the unknown physical-device slots (unknown_func.c) and the driver's vkGetDeviceProcAddr.
  * [Lyr] "Layer Call Chains and Distributed Dispatch"; [Arch] "Loader Handling of Unknown Functions".
  *
- * Apart from layer_chain.c, which builds the chain on them, so that the chain's file names what
- * lies below it without depending on what they answer from (docs/architecture.md "Object core").
+ * Kept out of layer_chain.c, which only names them as the bottom of the chain it builds, so that the
+ * chain does not depend on what they answer from (docs/architecture.md "Object core").
  */
 #include <string.h>
 

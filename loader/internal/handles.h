@@ -29,7 +29,7 @@ extern "C" {
 #define VKL_MAX_UNKNOWN_FUNCS 250
 
 struct vkl_driver;   /* icd.c: a loaded driver library (cached across instances) */
-struct vkl_instance; /* instance.c */
+struct vkl_instance; /* instance.h */
 
 /* Per instance, per driver: the driver's own VkInstance and its dispatch table. */
 struct vkl_icd_instance {
