@@ -9,7 +9,8 @@
  */
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/debug.h"
+#include "loader/internal/instance.h"
 
 static VkDebugUtilsMessageSeverityFlagBitsEXT utils_severity(uint32_t flags) {
     if (flags & VKL_LOG_ERROR) return VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;

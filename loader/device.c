@@ -11,13 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/unknown_func.h"
 #include "loader/internal/tls.h"
-
-struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
-    const struct vkl_gen_device_dispatch *gen = vkl_device_disp(dispatchable);
-    return (struct vkl_device *)(void *)((char *)(uintptr_t)gen - offsetof(struct vkl_device, disp.gen));
-}
 
 /* ---- live device dispatch tables (RULE_HANDLE_VALIDATION) ----------------------------------------
  * A VkDevice, VkQueue or VkCommandBuffer is the driver's memory; only its first word is the

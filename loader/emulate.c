@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/instance.h"
 
 #define TERM(pd) ((const struct vkl_physdev_term *)(const void *)(pd))
 

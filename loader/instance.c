@@ -11,7 +11,9 @@
 #include "loader/internal/direct_driver.h"
 #include "loader/internal/settings.h"
 #include "loader/internal/env.h"
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/debug.h"
+#include "loader/internal/instance.h"
 
 /* Instance extensions the loader itself implements, whatever the drivers support. */
 /* The loader's own instance extensions, in the Khronos loader's order. */
@@ -35,44 +37,6 @@ static bool is_loader_extension(const char *name) {
     for (size_t i = 0; i < LOADER_EXTENSION_COUNT; i++)
         if (strcmp(g_loader_extensions[i].extensionName, name) == 0) return true;
     return false;
-}
-
-struct vkl_instance *vkl_instance_from_handle(VkInstance instance) {
-    return (struct vkl_instance *)(void *)instance;
-}
-
-bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name) {
-    for (uint32_t i = 0; i < inst->enabled_extension_count; i++)
-        if (strcmp(inst->enabled_extensions[i], name) == 0) return true;
-    return false;
-}
-
-struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) {
-    return vkl_instance_from_handle(instance)->icds;
-}
-
-void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd) {
-    struct vkl_instance *inst = NULL;
-    const char *driver = "?";
-    if (pd != VK_NULL_HANDLE) {
-        const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
-        inst = vkl_physdev_from_term(pd)->tramp.instance;
-        driver = vkl_driver_name(t->icd->driver);
-    } else if (instance != VK_NULL_HANDLE) {
-        inst = vkl_instance_from_handle(instance);
-    }
-    /* For a physical-device command, the Khronos loader's sentence first (its users grep for it). */
-    if (pd != VK_NULL_HANDLE)
-        vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "ICD for selected physical device does not export %s! terminator %s: not supported by driver %s", cmd,
-                cmd, driver);
-    else
-        vkl_log(inst != NULL ? &inst->log : NULL, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "terminator %s: not supported by driver %s", cmd, driver);
-}
-
-VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) {
-    return (VkInstance)(void *)vkl_physdev_from_term(pd)->tramp.instance;
 }
 
 /* Copies `n` properties into the application's array with the two-call idiom. */
@@ -486,39 +450,6 @@ PFN_vkVoidFunction vkl_term_global_proc(const char *name) {
     if (strcmp(name, "vkEnumerateInstanceVersion") == 0)
         return (PFN_vkVoidFunction)term_global_EnumerateInstanceVersion;
     return NULL;
-}
-
-/* ---- handle validation ---- */
-
-/* A live loader instance's first word is its dispatch: the terminators' table, or its own chain
- * table (the second is recognised by address, without reading past the first word). */
-/* RULE_HANDLE_VALIDATION: the trampolines that validate a dispatchable handle. */
-static bool instance_valid(VkInstance instance) {
-    if (instance == VK_NULL_HANDLE) return false;
-    const struct vkl_instance *inst = vkl_instance_from_handle(instance);
-    const void *d = *(const void *const *)(const void *)instance;
-    return d == (const void *)&vkl_gen_terminators || d == (const void *)&inst->chain_disp;
-}
-
-_Noreturn void vkl_invalid_handle(const char *cmd, const char *param) {
-    char line[512];
-    snprintf(line, sizeof line, "[Vulkan Loader] ERROR:          %s: Invalid %s [VUID-%s-%s-parameter]\n", cmd, param,
-             cmd, param);
-    fputs(line, stderr);
-    fflush(stderr);
-    abort();
-}
-
-void vkl_check_instance(VkInstance instance, const char *cmd) {
-    if (!instance_valid(instance)) vkl_invalid_handle(cmd, "instance");
-}
-
-void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd) {
-    const struct vkl_physdev_tramp *t = (const struct vkl_physdev_tramp *)(const void *)physicalDevice;
-    /* The magic first: only then are the handle's words our pointers, safe to follow. */
-    if (t == NULL || t->magic != VKL_PHYSDEV_TRAMP_MAGIC || !instance_valid((VkInstance)(void *)t->instance) ||
-        t->disp != t->instance->disp)
-        vkl_invalid_handle(cmd, "physicalDevice");
 }
 
 /* A driver's per-instance record is kept by the driver when its instance goes and reused by the

@@ -1,15 +1,18 @@
 /*
  * Layer call chains: the instance chain (VkLayerInstanceCreateInfo, LLP_LOADER_8) with the
  * loader's terminators at the bottom, the device chain (VkLayerDeviceCreateInfo, LLP_LOADER_9)
- * with the driver at the bottom, the set-loader-data callbacks, the terminator-level
- * vkGetInstanceProcAddr / physical-device / device proc addrs, and the layer answers of the
- * enumeration commands. [Lyr] "Layer Call Chains and Distributed Dispatch", "Layer Conventions
- * and Rules"; spec §5.5.
+ * with the driver at the bottom, the set-loader-data callbacks, and the layer answers of the
+ * enumeration commands (the proc addrs at the bottom of the chain are terminator_gpa.c's).
+ * [Lyr] "Layer Call Chains and Distributed Dispatch", "Layer Conventions and Rules"; spec §5.5.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/physdev.h"
+#include "loader/internal/unknown_func.h"
 #include "loader/internal/tls.h"
 
 /* The loader instance / device creation in progress on this thread: the terminators compare the
@@ -72,16 +75,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL set_device_loader_data(VkDevice device, vo
 
 /* ------------------------------------------------------------------ handles of the chain */
 
-/* The loader instance behind a VkInstance that a layer passes back to the loader: the loader's own,
- * or a layer's wrapper of it. A wrapper's first word is the loader's dispatch pointer (copied from
- * the handle below, or set through the loader-data callback, LLP_LAYER_19), so the instance is
- * found from that word, never by taking the wrapper for the loader's object. */
-static struct vkl_instance *chain_instance(VkInstance instance) {
-    const void *d = *(const void *const *)(const void *)instance;
-    if (d == (const void *)&vkl_gen_terminators) return vkl_instance_from_handle(instance); /* no layer */
-    return (struct vkl_instance *)(void *)((char *)(uintptr_t)d - offsetof(struct vkl_instance, chain_disp));
-}
-
 /* The VkInstance that level j of the chain knows (j = 0: the top layer, j = layer_lib_count: the
  * loader's terminators): the handle layer j returned from vkCreateInstance, recorded by the link
  * shim that called it (link_create_instance; the top layer's is the chain's handle). Asking a
@@ -101,70 +94,6 @@ static bool chain_knows_handle(const struct vkl_instance *inst, VkInstance h) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
         if (inst->layer_libs[i].instance_handle == h) return true;
     return false;
-}
-
-/* ------------------------------------------------------------------ bottom-of-chain proc addrs */
-
-static int unknown_physdev_slot(const struct vkl_instance *inst, const char *name) {
-    /* No lock: called from inside a layer's GPDPA while unknown_func.c holds the instance lock;
-     * names are only ever appended. */
-    for (uint32_t i = 0; i < inst->unknown_physdev_count && i < VKL_MAX_UNKNOWN_FUNCS; i++)
-        if (inst->unknown_physdev_names[i] != NULL && strcmp(inst->unknown_physdev_names[i], name) == 0) return (int)i;
-    return -1;
-}
-
-/* Whether some driver of `inst` implements unknown physical-device slot `s` (the others hold the
- * loader's "not supported" stub). */
-static bool unknown_physdev_implemented(const struct vkl_instance *inst, int s) {
-    void (*missing)(void) = vkl_unknown_physdev_missing;
-    for (const struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
-        if (ii->unknown_physdev[s] != NULL && ii->unknown_physdev[s] != (PFN_vkVoidFunction)missing) return true;
-    return false;
-}
-
-VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkInstance instance, const char *name) {
-    if (name == NULL) return NULL;
-    const struct vkl_gen_cmd *c = vkl_gen_cmd_find(name);
-    if (c != NULL) return c->kind == VKL_GEN_CMD_PHYSDEV ? c->terminator : NULL;
-    if (instance == VK_NULL_HANDLE) return NULL;
-    /* An unknown command answers only when a driver implements it: a layer that implements the
-     * command itself and asks below before calling down must not be sent into the stub. */
-    const struct vkl_instance *inst = chain_instance(instance);
-    int s = unknown_physdev_slot(inst, name);
-    return s >= 0 && unknown_physdev_implemented(inst, s) ? vkl_unknown_physdev_terms[s] : NULL;
-}
-
-VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice device, const char *name) {
-    if (device == VK_NULL_HANDLE || name == NULL) return NULL;
-    /* One hashed lookup, then pointer compares (none of these names has an alias, so the
-     * command's trampoline identifies the name). */
-    const struct vkl_gen_cmd *c = vkl_gen_cmd_lookup(name, strlen(name));
-    PFN_vkVoidFunction t = c != NULL ? c->trampoline : NULL;
-    if (t != NULL && t == (PFN_vkVoidFunction)vkGetDeviceProcAddr)
-        return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
-    /* Device commands that name a surface need the driver's own surface handle (LDP_LOADER_11). */
-    if (t != NULL &&
-        (t == (PFN_vkVoidFunction)vkCreateSwapchainKHR || t == (PFN_vkVoidFunction)vkCreateSharedSwapchainsKHR ||
-         t == (PFN_vkVoidFunction)vkGetDeviceGroupSurfacePresentModesKHR)) {
-        PFN_vkVoidFunction wsi = vkl_wsi_device_proc(device, name);
-        if (wsi != NULL) return wsi;
-    }
-    const struct vkl_device *dev = vkl_device_from_handle(device);
-    return dev->icd->disp.GetDeviceProcAddr(device, name);
-}
-
-VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance instance, const char *name) {
-    if (name == NULL) return NULL;
-    if (strcmp(name, "vkGetInstanceProcAddr") == 0) return (PFN_vkVoidFunction)vkl_term_GetInstanceProcAddr;
-    if (strcmp(name, "vkGetDeviceProcAddr") == 0) return (PFN_vkVoidFunction)vkl_term_GetDeviceProcAddr;
-    if (strcmp(name, "vk_layerGetPhysicalDeviceProcAddr") == 0)
-        return (PFN_vkVoidFunction)vkl_term_GetPhysicalDeviceProcAddr;
-    const struct vkl_gen_cmd *c = vkl_gen_cmd_find(name);
-    if (c != NULL && c->kind == VKL_GEN_CMD_GLOBAL && c->terminator == NULL) return vkl_term_global_proc(name);
-    if (c != NULL) return c->terminator;
-    if (instance == VK_NULL_HANDLE) return NULL;
-    int s = unknown_physdev_slot(chain_instance(instance), name);
-    return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
 }
 
 /* ------------------------------------------------------------------ link shims (LLP_LAYER_21/22)
@@ -494,7 +423,9 @@ const struct vkl_layer_manifest *vkl_layer_chain_device_extension_owner(const st
     return NULL;
 }
 
-bool vkl_layer_chain_has_device_entrypoint(const struct vkl_instance *inst, const char *name) {
+/* Whether `name` is an entrypoint of any active layer's device extension (its manifest's
+ * device_extensions). */
+static bool has_device_entrypoint(const struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         const struct vkl_layer_manifest *m = inst->layer_libs[i].manifest;
         for (uint32_t k = 0; k < m->device_extension_count; k++)
@@ -783,7 +714,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL layer_create_device(VkInstance instance, V
         if (inst == NULL) inst = t->instance;
         below = t->next;
     } else if (inst == NULL) {
-        inst = chain_instance(instance); /* the loader's own handle, or a layer's wrapper of it */
+        inst = vkl_chain_instance(instance); /* the loader's own handle, or a layer's wrapper of it */
     }
     uint32_t first = first_layer_for_gipa(inst, layerGIPA);
     if (first == UINT32_MAX) {
@@ -843,21 +774,40 @@ bool vkl_layer_chain_check_device(VkDevice *pDevice) {
     return false;
 }
 
-/* ------------------------------------------------------------------ unknown physical-device functions */
+/* ------------------------------------------------------------------ unknown functions
+ *
+ * What the unknown-function registry (unknown_func.c) asks of the chain, handed to it as
+ * vkl_layer_chain_unknown (struct vkl_unknown_chain): the registry never calls this file by name,
+ * and this file never reads the registry's slots. */
 
-void vkl_layer_chain_unknown_physdev(struct vkl_instance *inst, const char *name, uint32_t slot) {
+static PFN_vkVoidFunction unknown_physdev_top(struct vkl_instance *inst, const char *name) {
     /* The top layer that has a GPDPA answers (passing down to vkl_term_GetPhysicalDeviceProcAddr). */
     for (uint32_t i = 0; i < inst->layer_lib_count; i++) {
         if (inst->layer_libs[i].gpdpa == NULL) continue;
-        PFN_vkVoidFunction f = inst->layer_libs[i].gpdpa(level_handle(inst, i), name);
-        if (f != NULL) inst->unknown_physdev_chain[slot] = f;
-        return;
+        return inst->layer_libs[i].gpdpa(level_handle(inst, i), name);
     }
+    return NULL;
 }
 
-bool vkl_layer_chain_knows_physdev(struct vkl_instance *inst, const char *name) {
+static bool unknown_knows_physdev(struct vkl_instance *inst, const char *name) {
     for (uint32_t i = 0; i < inst->layer_lib_count; i++)
         if (inst->layer_libs[i].gpdpa != NULL && inst->layer_libs[i].gpdpa(level_handle(inst, i), name) != NULL)
             return true;
     return false;
 }
+
+static bool unknown_knows_device(struct vkl_instance *inst, const char *name) {
+    if (has_device_entrypoint(inst, name)) return true;
+    /* ... or the top layer's vkGetInstanceProcAddr answers it (asking down its chain): a layer may
+     * implement a device command no manifest lists ([Arch] "Loader Handling of Unknown Functions";
+     * the Khronos loader asks its first layer too). The slot is then resolved per device through the
+     * chain's vkGetDeviceProcAddr, for devices created before or after. */
+    return inst->layer_lib_count > 0 && inst->layer_libs[0].gipa != NULL &&
+           inst->layer_libs[0].gipa(inst->chain_handle, name) != NULL;
+}
+
+const struct vkl_unknown_chain vkl_layer_chain_unknown = {
+    .knows_physdev = unknown_knows_physdev,
+    .physdev_top = unknown_physdev_top,
+    .knows_device = unknown_knows_device,
+};

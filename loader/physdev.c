@@ -9,12 +9,9 @@
 #include <string.h>
 
 #include "loader/internal/env.h"
-#include "loader/internal/loader.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/physdev.h"
 #include "loader/internal/settings.h"
-
-struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
-    return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
-}
 
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd) {
     bool found = false;

@@ -3,7 +3,9 @@
  */
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/chain.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/unknown_func.h"
 
 /* The Vulkan specification's vkGetInstanceProcAddr table: with an instance, commands of instance
  * extensions are returned only when the extension is enabled for that instance, whoever
@@ -34,7 +36,9 @@ static inline PFN_vkVoidFunction if_dispatched(VkInstance instance, const struct
 
 /* The rare outcomes of vkGetInstanceProcAddr, out of line (tail calls) to keep its hit path short. */
 __attribute__((noinline)) static PFN_vkVoidFunction gipa_unknown(VkInstance instance, const char *pName) {
-    return instance != VK_NULL_HANDLE ? vkl_unknown_lookup(vkl_instance_from_handle(instance), pName) : NULL;
+    return instance != VK_NULL_HANDLE
+               ? vkl_unknown_lookup(vkl_instance_from_handle(instance), pName, &vkl_layer_chain_unknown)
+               : NULL;
 }
 
 /* Everything but a device command or a core instance-level command with an instance: global

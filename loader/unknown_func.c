@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/unknown_func.h"
 
 /* A driver that lacks a physical-device command still gets a slot; calling it is a usage error
  * the loader reports before stopping (there is no value it could return for an unknown type). */
@@ -39,6 +41,23 @@ void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev) 
     }
 }
 
+int vkl_unknown_physdev_slot(const struct vkl_instance *inst, const char *name) {
+    /* No lock: called from inside a layer's GPDPA while vkl_unknown_lookup holds the instance lock;
+     * names are only ever appended. */
+    for (uint32_t i = 0; i < inst->unknown_physdev_count && i < VKL_MAX_UNKNOWN_FUNCS; i++)
+        if (inst->unknown_physdev_names[i] != NULL && strcmp(inst->unknown_physdev_names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+/* Whether some driver of `inst` implements unknown physical-device slot `s` (the others hold the
+ * loader's "not supported" stub). */
+bool vkl_unknown_physdev_implemented(const struct vkl_instance *inst, int s) {
+    void (*missing)(void) = vkl_unknown_physdev_missing;
+    for (const struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
+        if (ii->unknown_physdev[s] != NULL && ii->unknown_physdev[s] != (PFN_vkVoidFunction)missing) return true;
+    return false;
+}
+
 /* Commands the loader does not know: a physical-device command (a driver of interface >= 4
  * answers vk_icdGetPhysicalDeviceProcAddr, RULE_DRV_IFACE_V4, or a layer's
  * vk_layerGetPhysicalDeviceProcAddr does) gets one of the 250 physical-device slots
@@ -46,7 +65,8 @@ void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev) 
  * an active layer's manifest lists it among its device_extensions' entrypoints,
  * RULE_LYR_DEVICE_EXT_ENTRYPOINTS) one of the 250 device slots, filled from vkGetDeviceProcAddr
  * (RULE_UNKNOWN_DEVICE_FUNC). */
-PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name) {
+PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *name,
+                                      const struct vkl_unknown_chain *chain) {
     if (strncmp(name, "vk", 2) != 0) return NULL;
     PFN_vkVoidFunction result = NULL;
     pthread_mutex_lock(&inst->lock);
@@ -66,7 +86,7 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
         physdev = ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL &&
                   ii->driver->gpdpa(ii->handle, name) != NULL;
     /* ... or a layer implements it (its vk_layerGetPhysicalDeviceProcAddr answers). */
-    if (!physdev) physdev = vkl_layer_chain_knows_physdev(inst, name);
+    if (!physdev) physdev = chain->knows_physdev(inst, name);
     if (physdev) {
         if (inst->unknown_physdev_count >= VKL_MAX_UNKNOWN_FUNCS) {
             vkl_log(&inst->log, VKL_LOG_ERROR,
@@ -88,7 +108,8 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
          * is asked once the slot is registered, so the terminator GPDPA below it can answer). */
         inst->unknown_physdev_chain[s] = vkl_unknown_physdev_terms[s];
         inst->unknown_physdev_count++;
-        vkl_layer_chain_unknown_physdev(inst, name, s);
+        PFN_vkVoidFunction top = chain->physdev_top(inst, name);
+        if (top != NULL) inst->unknown_physdev_chain[s] = top;
         result = vkl_unknown_physdev_tramps[s];
         goto out;
     }
@@ -99,13 +120,9 @@ PFN_vkVoidFunction vkl_unknown_lookup(struct vkl_instance *inst, const char *nam
     bool device = false;
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL && !device; ii = ii->next)
         device = ii->driver->gipa(ii->handle, name) != NULL;
-    if (!device) device = vkl_layer_chain_has_device_entrypoint(inst, name);
-    /* ... or the top layer's vkGetInstanceProcAddr answers it (asking down its chain): a layer may
-     * implement a device command no manifest lists ([Arch] "Loader Handling of Unknown Functions";
-     * the Khronos loader asks its first layer too). The slot is then resolved per device through the
-     * chain's vkGetDeviceProcAddr, for devices created before or after. */
-    if (!device && inst->layer_lib_count > 0 && inst->layer_libs[0].gipa != NULL)
-        device = inst->layer_libs[0].gipa(inst->chain_handle, name) != NULL;
+    /* ... or the chain knows it: an active layer's manifest lists it, or the top layer's
+     * vkGetInstanceProcAddr answers it. */
+    if (!device) device = chain->knows_device(inst, name);
     if (device) {
         if (inst->unknown_device_count >= VKL_MAX_UNKNOWN_FUNCS) {
             vkl_log(&inst->log, VKL_LOG_ERROR, "vkGetInstanceProcAddr: no unknown device slot left for %s (limit %d)",

@@ -1,7 +1,7 @@
 /* Compile-time proof that the offsets unknown_func_x86_64.S uses match the C structures. */
 #include <stddef.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/instance.h"
 
 _Static_assert(offsetof(struct vkl_physdev_tramp, next) == 8, "TRAMP_NEXT");
 _Static_assert(offsetof(struct vkl_physdev_tramp, instance) == 24, "TRAMP_INSTANCE");

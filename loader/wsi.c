@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/loader.h"
+#include "loader/internal/device.h"
+#include "loader/internal/instance.h"
+#include "loader/internal/wsi.h"
 
 struct vkl_surface {
     /* Must stay first: interface < 3 drivers cast the VkSurfaceKHR to VkIcdSurfaceBase. */

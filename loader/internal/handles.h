@@ -1,14 +1,21 @@
 /*
- * Loader object layouts and the accessors generated code relies on.
+ * Loader object layouts and the accessors generated code relies on, and the handle casts.
  *
  * Ownership: every object here is owned by the `struct vkl_instance` it belongs to and is allocated
  * through that instance's allocation callbacks. Not thread-safe by itself: the instance lock in
  * instance.c serialises creation and destruction; dispatch through these objects is read-only.
+ *
+ * Every cast from a handle to the loader object behind it is a static inline function here, not a
+ * function in the object's .c file: a cast is a move or one constant subtraction, the same
+ * instructions a call site had around the call it replaces, and it makes no object file depend on
+ * another (tools/object_deps.py; docs/architecture.md "Object core"). The generated code includes
+ * this header alone, so it holds only the layouts the casts need.
  */
 #ifndef VKL_INTERNAL_HANDLES_H
 #define VKL_INTERNAL_HANDLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
@@ -22,7 +29,7 @@ extern "C" {
 #define VKL_MAX_UNKNOWN_FUNCS 250
 
 struct vkl_driver;   /* icd.c: a loaded driver library (cached across instances) */
-struct vkl_instance; /* instance.c */
+struct vkl_instance; /* instance.h */
 
 /* Per instance, per driver: the driver's own VkInstance and its dispatch table. */
 struct vkl_icd_instance {
@@ -50,6 +57,13 @@ struct vkl_physdev_tramp {
     VkPhysicalDevice next;                        /* handle passed down the chain */
     uint64_t magic; /* VKL_PHYSDEV_TRAMP_MAGIC while the instance lives (handle validation) */
     struct vkl_instance *instance;
+};
+
+/* One physical device of a driver: the pair of handles above, allocated together (physdev.c). */
+struct vkl_physdev {
+    struct vkl_physdev_term term;   /* what the chain below the loader trampolines sees */
+    struct vkl_physdev_tramp tramp; /* what the application sees */
+    struct vkl_physdev *next;
 };
 
 /* RULE_HANDLE_VALIDATION: a physical-device handle is validated by this word in its own memory
@@ -95,12 +109,33 @@ static inline const struct vkl_gen_device_dispatch *vkl_device_disp(const void *
     return *(const struct vkl_gen_device_dispatch *const *)dispatchable;
 }
 
-/* ---- handle validation (instance.c) ----
+/* ---- handle casts ---- */
+/* The loader instance behind a VkInstance the loader handed out (its own, not a layer's wrapper:
+ * for those see vkl_chain_instance, chain.h). */
+static inline struct vkl_instance *vkl_instance_from_handle(VkInstance instance) {
+    return (struct vkl_instance *)(void *)instance;
+}
+/* The physical device behind a terminator physical device (a VkPhysicalDevice below the layers). */
+static inline struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term) {
+    return (struct vkl_physdev *)(void *)((char *)(void *)term - offsetof(struct vkl_physdev, term));
+}
+struct vkl_device; /* device.h */
+/* The loader device behind a VkDevice, VkQueue or VkCommandBuffer, from the dispatch pointer in its
+ * first word. struct vkl_device begins with its struct vkl_device_dispatch (device.h asserts it), so
+ * the offset of the generated table in the dispatch is its offset in the device. */
+static inline struct vkl_device *vkl_device_from_handle(const void *dispatchable) {
+    const struct vkl_gen_device_dispatch *gen = vkl_device_disp(dispatchable);
+    return (struct vkl_device *)(void *)((char *)(uintptr_t)gen - offsetof(struct vkl_device_dispatch, gen));
+}
+
+/* ---- handle validation (handles.c) ----
  * An invalid dispatchable handle passed to an exported command ends the process with the line
  * "<cmd>: Invalid <param> [VUID-<cmd>-<param>-parameter]" on stderr, as the Khronos loader does.
  * Generated trampolines check every instance, physical-device and device-level command except the
  * command-buffer recording commands (vkCmd*), whose trampolines stay two instructions (the hot path;
- * docs/architecture.md "Handle validation"). */
+ * docs/architecture.md "Handle validation"). The instance and physical-device checks are out of
+ * line in handles.c: they compare with the address of the instance's chain_disp, whose offset only
+ * struct vkl_instance's definition (instance.h) knows, and this header is compiled without it. */
 _Noreturn void vkl_invalid_handle(const char *cmd, const char *param);
 void vkl_check_instance(VkInstance instance, const char *cmd);
 void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd);
@@ -125,12 +160,14 @@ static inline const struct vkl_gen_instance_dispatch *vkl_term_physdev_icd_disp(
 static inline VkPhysicalDevice vkl_term_physdev_icd_handle(VkPhysicalDevice pd) {
     return ((const struct vkl_physdev_term *)(const void *)pd)->handle;
 }
-/* Driver list of a loader instance (instance.c). */
+/* Driver list of a loader instance (handles.c). */
 struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance);
-/* Logs that a driver lacks `cmd` (terminators call this before returning an error). */
+/* Logs that a driver lacks `cmd` (terminators call this before returning an error; handles.c). */
 void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd);
 /* The loader instance behind a terminator physical device. */
-VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd);
+static inline VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) {
+    return (VkInstance)(void *)vkl_physdev_from_term(pd)->tramp.instance;
+}
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,7 @@ struct vkl_icd_instance *vkl_term_icd_first(VkInstance instance) {
     return NULL;
 }
 void vkl_term_missing(VkInstance instance, VkPhysicalDevice pd, const char *cmd) {}
-VkInstance vkl_term_physdev_instance(VkPhysicalDevice pd) { return VK_NULL_HANDLE; }
-/* handle validation (loader/instance.c) */
+/* handle validation (loader/handles.c) */
 _Noreturn void vkl_invalid_handle(const char *cmd, const char *param) { abort(); }
 void vkl_check_instance(VkInstance instance, const char *cmd) {}
 int vkl_null_count_param(const char *cmd, const char *param, bool returns_result) { return -1; }
