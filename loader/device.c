@@ -685,6 +685,10 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
         if (dev->maintenance5 &&
             (c->core_version > dev->api_version || (c->core_version == 0 && !gdpa_ext_enabled(dev, c))))
             return NULL;
+        /* A device command of an instance extension (VK_EXT_debug_utils' object names and labels)
+         * exists only where the instance enabled that extension, whatever a driver or layer below
+         * answers (RULE_GDPA_INSTANCE_EXTENSION; the Khronos loader answers the same). */
+        if (c->instance_extension && !vkl_instance_extension_enabled(dev->instance, c->extension)) return NULL;
         /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
         PFN_vkVoidFunction t = c->trampoline;
         if (t == (PFN_vkVoidFunction)vkGetDeviceProcAddr || t == (PFN_vkVoidFunction)vkDestroyDevice ||

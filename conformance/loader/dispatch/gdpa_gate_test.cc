@@ -137,12 +137,12 @@ struct Maint5Run {
 };
 
 Maint5Run RunMaint5(const std::string& instance_opts, const std::string& device_exts,
-                    const std::vector<std::string>& names) {
+                    const std::vector<std::string>& names, bool maintenance5 = true) {
   Sandbox s;
   s.AddDriver("drv", "v7_exports", Maint5Scenario());
   s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
   std::vector<std::string> steps = {"create-instance:" + instance_opts, "devices",
-                                    "create-device:0;ext=" + device_exts + ";maintenance5"};
+                                    "create-device:0;ext=" + device_exts + (maintenance5 ? ";maintenance5" : "")};
   for (const std::string& n : names) steps.push_back("gdpa:" + n);
   steps.push_back("destroy-device");
   steps.push_back("destroy-instance");
@@ -189,6 +189,24 @@ TEST(GdpaMaintenance5, WithoutMaintenance5ExtensionCommandsAreNotGated) {
   ASSERT_EQ(m.r.Step("create-device")["result"].str(), "VK_SUCCESS") << m.r.Describe();
   ASSERT_EQ(m.g.size(), 3u) << m.r.Describe();
   for (const Json& j : m.g) EXPECT_TRUE(j["non_null"].boolean()) << j.dump();
+}
+
+// The device commands of an instance extension (VK_EXT_debug_utils' object names and labels) are
+// NULL on an instance that did not enable it, with or without maintenance5, although the driver
+// answers them; enabled on the instance, they are given.
+TEST(GdpaInstanceExtension, DebugUtilsDeviceCommandsFollowTheInstance) {
+  VKT_POLICY("RULE_GDPA_INSTANCE_EXTENSION", "RULE_GDPA_DIRECT");
+  const std::vector<std::string> names = {kDebugUtilsName, kPushDescriptor};
+  Maint5Run off = RunMaint5("api=1.3", "VK_KHR_push_descriptor", names, /*maintenance5=*/false);
+  ASSERT_EQ(off.r.Step("create-device")["result"].str(), "VK_SUCCESS") << off.r.Describe();
+  ASSERT_EQ(off.g.size(), 2u) << off.r.Describe();
+  EXPECT_FALSE(off.g[0]["non_null"].boolean(true)) << off.g[0].dump();
+  EXPECT_TRUE(off.g[1]["non_null"].boolean()) << off.g[1].dump();
+  Maint5Run on = RunMaint5("api=1.3;ext=VK_EXT_debug_utils", "VK_KHR_push_descriptor", names, /*maintenance5=*/false);
+  ASSERT_EQ(on.r.Step("create-device")["result"].str(), "VK_SUCCESS") << on.r.Describe();
+  ASSERT_EQ(on.g.size(), 2u) << on.r.Describe();
+  EXPECT_TRUE(on.g[0]["non_null"].boolean()) << on.g[0].dump();
+  EXPECT_TRUE(on.g[1]["non_null"].boolean()) << on.g[1].dump();
 }
 
 }  // namespace
