@@ -260,9 +260,14 @@ if [ ${#world_targets[@]} -gt 0 ] || want loader_diff_fuzzer; then
     defs=${line#* }; defs=${defs%% |*}
     exports=${line##*| }
     echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/layer_$v.lds"
-    $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_layers/mock_layer.c -o "$B/mockobj/layer_$v.o"
+    # The layer's sources: mock_layer.c and the files it is split into (//mock_layers:mock_layer_srcs).
+    objs=()
+    for src in mock_layers/mock_layer*.c; do
+      $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c "$src" -o "$B/mockobj/layer_${v}_$(basename "$src" .c).o"
+      objs+=("$B/mockobj/layer_${v}_$(basename "$src" .c).o")
+    done
     $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/layer_$v.lds" \
-      "$B/mockobj/layer_$v.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_layer/libmock_layer_$v.so" \
+      "${objs[@]}" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_layer/libmock_layer_$v.so" \
       -ldl -lpthread -lm
   done
 fi
