@@ -4,7 +4,7 @@
     python3 fuzz/tools/world_seeds.py fuzz/corpus/loader_world_fuzzer
 
 Standard library only. The encoder below is the second implementation of the framing (the first is
-world_decode() in fuzz/world/world.c); keep both and FRAMING.md in sync. Seeds are named after what
+world_decode() in fuzz/world/world_decode.c); keep both and FRAMING.md in sync. Seeds are named after what
 they exercise; re-running the script rewrites them (other files in the directory are left alone).
 """
 import os
