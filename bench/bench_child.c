@@ -188,7 +188,7 @@ static void measure(struct ctx *c, const char *key, op_fn fn, long n_ir, long n_
     qsort(t, (size_t)reps, sizeof(t[0]), cmp_double);
     printf("TIME\t%s\t%.3f\t%.3f\t%.3f\n", key, t[reps / 2], t[0], t[reps - 1]);
     /* Minor page faults per operation over the timed runs: memory the heap gave back to the kernel
-     * and takes again (issue 18: "the heap grows and is trimmed on every pair"). */
+     * and takes again (the heap grows and is trimmed on every pair). */
     if (c->count_faults)
         printf("PLAIN\tminor page faults: %s\t%.2f\n", key,
                (double)(ru1.ru_minflt - ru0.ru_minflt) / ((double)reps * (double)n_time));
@@ -480,7 +480,7 @@ static int floor_main(struct ctx *c) {
     return 0;
 }
 
-/* Many threads at once (issue 18): every thread runs the same operation `per_thread` times; the
+/* Many threads at once: every thread runs the same operation `per_thread` times; the
  * figure is the wall time per operation over all threads, so the throughput ratio against one
  * thread is t(1) / t(N) (the machine's core count bounds it; a lock that serializes the operation
  * holds it at or below 1). */

@@ -592,7 +592,7 @@ OPEN_MFAIL_SEEDS = {"mfail_any_17", "mfail_vkEnumerateInstanceExtensionPropertie
 
 
 def mfail_seeds(s):
-    """Allocation failures of the loader (malloc and friends) and the widened worlds (issue 19)."""
+    """Allocation failures of the loader (malloc and friends) and the widened worlds."""
     drv = [driver("v7"), driver("v5_gpdpa", stem=1)]
     for call in ("vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion",
                  "vkEnumerateInstanceLayerProperties", "vkCreateInstance", "vkEnumeratePhysicalDevices",

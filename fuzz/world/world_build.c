@@ -65,7 +65,7 @@ static void sb_q(struct sb *b, const char *s) {
 }
 
 /* A JSON string literal whose value ends in an escaped NUL (a "\u0000" escape) and `tail`: a
- * C reader that stops at the NUL sees only `s` (issue 19, defect 5). */
+ * C reader that stops at the NUL sees only `s`. */
 static void sb_q_nul(struct sb *b, const char *s, const char *tail) {
     sb_q(b, s);
     b->n--; /* drop the closing quote */
