@@ -58,7 +58,7 @@ static void check_ext_list(const VkExtensionProperties *p, uint32_t n, const cha
 }
 
 /* The extension the mock layers' pre-instance vkEnumerateInstanceExtensionProperties append
- * (world.c), when two or more layers of the world do: each appends it to what the layers below
+ * (world_build.c), when two or more layers of the world do: each appends it to what the layers below
  * answered, and the loader returns the top layer's answer as it is ([Lyr] pre-instance
  * functions), so the name may come more than once. */
 static const char *pre_instance_dup_ext(const struct world *w) {
@@ -131,7 +131,7 @@ bool g_layers_active;
 static void call_unknown_physdev(VkInstance inst, VkPhysicalDevice pd, const VkPhysicalDeviceProperties *props,
                                  const struct world *w) {
     if (g_layers_active) return;
-    /* device_id encodes (slot << 8) | (index + 1) (world.c); only call what that physical
+    /* device_id encodes (slot << 8) | (index + 1) (world_build.c); only call what that physical
      * device's driver serves: calling a command its driver lacks is a usage error the loader
      * answers with abort() by design (unknown_func.c). */
     uint32_t slot = props->deviceID >> 8;

@@ -648,7 +648,7 @@ int diff_fuzz_one(const uint8_t *data, size_t size) {
     return 0;
 }
 
-/* world.c reports its own harness failures through this (app.c's, which this target does not link). */
+/* world.c reports its own harness failures through this (harness.c's, which this target does not link). */
 void world_violation(const char *policy, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
