@@ -193,6 +193,5 @@ def vkl_fuzz_mock_layers(name, variants, exports):
       variants: dict of variant name -> row (MOCK_LAYER_VARIANTS).
       exports: function variant -> sorted export list (mock_layer_exports).
     """
-    _fuzz_mock_libraries(name, "libmock_layer", ["//mock_layers:mock_layer.c", "//mock_layers:mock_layer_ctl.h",
-                                                   "//mock_common:mock_common.h"],
+    _fuzz_mock_libraries(name, "libmock_layer", ["//mock_layers:mock_layer_srcs"],  # the one source list
                          mock_layer_defines, variants, exports)

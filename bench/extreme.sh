@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The extreme of issue 18 ("Scaling"), tried as a new user would: one process that opens the loader,
-# calls vkCreateInstance, vkEnumeratePhysicalDevices (count + fill) and vkDestroyInstance
-# (`gpu_timing --mode=enumerate`), timed whole by `/usr/bin/time -f '%e s %M KB'` (elapsed seconds,
-# peak resident set), through each loader, with
+# The scaling extreme (docs/performance.md "Round five"), tried as a new user would: one process
+# that opens the loader, calls vkCreateInstance, vkEnumeratePhysicalDevices (count + fill) and
+# vkDestroyInstance (`gpu_timing --mode=enumerate`), timed whole by `/usr/bin/time -f '%e s %M KB'`
+# (elapsed seconds, peak resident set), through each loader, with
 #   drivers   N driver manifests in one directory (VK_DRIVER_FILES), all naming one copy of the
 #             bench's null driver (so N instances and N physical devices: the null driver takes
 #             instances past its static pool from the heap)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Where a cold process's start-up instructions go, per object file (issue 18: "start-up grows 21x from
-# 100 to 1,000 drivers; most of it is ld.so loading the libraries"). For each driver count and each
-# loader, the bench's start-up child (`bench --child --mode=startup`: dlopen of the loader to
-# vkDestroyInstance, the "start-up sequence (cold process)" row) runs under callgrind in the bench's
-# sandbox layout (N manifests, each naming its own copy of the null driver); the dump of that block is
-# split by the object file each instruction executed in (self cost, summed over the dump's `ob=`
-# records), and the inclusive cost of the dynamic linker's entry points (dlopen, dlsym, dlclose, from
-# callgrind_annotate --inclusive=yes) is reported beside it.
+# Where a cold process's start-up instructions go, per object file (the claim it checks: "start-up
+# grows 21x from 100 to 1,000 drivers; most of it is ld.so loading the libraries"). For each driver
+# count and each loader, the bench's start-up child (`bench --child --mode=startup`: dlopen of the
+# loader to vkDestroyInstance, the "start-up sequence (cold process)" row) runs under callgrind in
+# the bench's sandbox layout (N manifests, each naming its own copy of the null driver); the dump of
+# that block is split by the object file each instruction executed in (self cost, summed over the
+# dump's `ob=` records), and the inclusive cost of the dynamic linker's entry points (dlopen, dlsym,
+# dlclose, from callgrind_annotate --inclusive=yes) is reported beside it.
 #
 #   bench/object_split.sh [--drivers="100 1000"] [--loader=NAME=PATH]...
 # Default loaders: ours (bazel-bin/loader/libvulkan.so.1) and khronos (Debian's, when installed).

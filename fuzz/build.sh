@@ -159,26 +159,38 @@ fi
 world_targets=()
 for t in loader_world_fuzzer layer_chain_fuzzer; do want $t && world_targets+=("$t"); done
 if [ ${#world_targets[@]} -gt 0 ] || want loader_diff_fuzzer; then
-  for f in fuzz/world/world.c fuzz/world/oracle.c fuzz/world/app.c; do
+  # The world (world*.c: tables, decoder, builder), the oracle (oracle*.c), the harness and its
+  # application (harness.c, app.c); //fuzz:world lists the same files.
+  world_objs=()
+  for f in fuzz/world/world.c fuzz/world/world_decode.c fuzz/world/world_build.c; do
     compile "$B/obj/world_$(basename "$f" .c).o" "$f"
+    world_objs+=("$B/obj/world_$(basename "$f" .c).o")
+  done
+  harness_objs=()
+  for f in fuzz/world/oracle.c fuzz/world/oracle_chain.c fuzz/world/harness.c fuzz/world/app.c; do
+    compile "$B/obj/world_$(basename "$f" .c).o" "$f"
+    harness_objs+=("$B/obj/world_$(basename "$f" .c).o")
   done
   for t in "${world_targets[@]}"; do
     compile "$B/obj/$t.o" "fuzz/$t.c"
-    link $t "$B/obj/$t.o" "$B"/obj/world_*.o "${core_objs[@]}" "${layer_objs[@]}" \
+    link $t "$B/obj/$t.o" "${world_objs[@]}" "${harness_objs[@]}" "${core_objs[@]}" "${layer_objs[@]}" \
       "${parsing_objs[@]}" -Wl,--wrap=dlopen \
       -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
   done
 
-  # The differential target (docs/fuzzing.md "Differential fuzzing"): the world (world.c) without
+  # The differential target (docs/fuzzing.md "Differential fuzzing"): the world (world*.c) without
   # the in-process loader, and our loader as a shared object it dlopen()s in a forked child,
   # $OUT/vkl_libvulkan/libvulkan.so.1 (instrumented like the target: the harness hands the child's
   # coverage counters back to the engine), beside the deviations table and Debian's Khronos loader.
   if want loader_diff_fuzzer; then
-    for f in fuzz/world/diff.c fuzz/world/diff_stubs.c fuzz/loader_diff_fuzzer.c; do
+    # The diff harness (diff.c, diff_app.c, diff_compare.c, diff_stubs.c; //fuzz:diff_world).
+    diff_objs=()
+    for f in fuzz/world/diff.c fuzz/world/diff_app.c fuzz/world/diff_compare.c fuzz/world/diff_stubs.c \
+      fuzz/loader_diff_fuzzer.c; do
       compile "$B/obj/diff_$(basename "$f" .c).o" "$f"
+      diff_objs+=("$B/obj/diff_$(basename "$f" .c).o")
     done
-    link loader_diff_fuzzer "$B/obj/diff_loader_diff_fuzzer.o" "$B/obj/diff_diff.o" "$B/obj/diff_diff_stubs.o" \
-      "$B/obj/world_world.o" -Wl,--export-dynamic-symbol=dlopen
+    link loader_diff_fuzzer "${diff_objs[@]}" "${world_objs[@]}" -Wl,--export-dynamic-symbol=dlopen
     mkdir -p "$B/picobj" "$OUT/vkl_libvulkan" "$OUT/vkl_deviations"
     pic_objs=()
     $CC $CFLAGS -fPIC -fvisibility=hidden -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/picobj/cJSON.o"
@@ -260,9 +272,14 @@ if [ ${#world_targets[@]} -gt 0 ] || want loader_diff_fuzzer; then
     defs=${line#* }; defs=${defs%% |*}
     exports=${line##*| }
     echo "{ global: ${exports//,/; }; local: *; };" > "$B/mockobj/layer_$v.lds"
-    $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c mock_layers/mock_layer.c -o "$B/mockobj/layer_$v.o"
+    # The layer's sources: mock_layer.c and the files it is split into (//mock_layers:mock_layer_srcs).
+    objs=()
+    for src in mock_layers/mock_layer*.c; do
+      $MOCK_CC $MOCK_CFLAGS $COMMON -fPIC $defs -c "$src" -o "$B/mockobj/layer_${v}_$(basename "$src" .c).o"
+      objs+=("$B/mockobj/layer_${v}_$(basename "$src" .c).o")
+    done
     $MOCK_CC $MOCK_CFLAGS -shared -fPIC -Wl,--version-script="$B/mockobj/layer_$v.lds" \
-      "$B/mockobj/layer_$v.o" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_layer/libmock_layer_$v.so" \
+      "${objs[@]}" "$B/mockobj/cJSON.o" -o "$OUT/vkl_mock_layer/libmock_layer_$v.so" \
       -ldl -lpthread -lm
   done
 fi

@@ -19,8 +19,8 @@
  * then checks the policy oracle (fuzz/world/oracle.c) on the mocks' call records and aborts on a
  * violation. Loader and mocks are instrumented (ASan+UBSan+LSan under --config=fuzz).
  *
- * The harness (dlopen seam, application, allocation callbacks) is fuzz/world/app.c, shared with
- * layer_chain_fuzzer.
+ * The harness (dlopen seam, allocation callbacks: fuzz/world/harness.c; the application:
+ * fuzz/world/app.c) is shared with layer_chain_fuzzer.
  */
 #include "fuzz/world/world.h"
 

@@ -1,5 +1,5 @@
 /*
- * What the mocks share: the mock driver (mock_icd/) and the mock layers (mock_layers/mock_layer.c,
+ * What the mocks share: the mock driver (mock_icd/) and the mock layers (mock_layers/mock_layer*.c,
  * chassis_layer.c) find their own file, read the scenario beside it (<library>.scenario), append
  * one record line per call to <library>.calls (or a file the scenario names), and keep the records
  * in memory for their control API (mock_icd_ctl_record_* / mock_layer_ctl_record_*).

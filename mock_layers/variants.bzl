@@ -1,6 +1,6 @@
 """The ONE table of mock layer export variants.
 
-Each row becomes `//mock_layers:libmock_layer_<variant>.so`, built from mock_layer.c with
+Each row becomes `//mock_layers:libmock_layer_<variant>.so`, built from mock_layer*.c with
 compile-time defines, linked with `-Wl,--no-undefined` and a generated version script exporting
 exactly the row's symbols plus the mock_layer_ctl_* and pre-instance functions.
 `//mock_layers:exports_test` checks every library's dynamic symbols against the same data.
@@ -15,7 +15,7 @@ Row fields:
   gdpa           False: negotiation gives no vkGetDeviceProcAddr (a layer left out of device chains,
                  as Mesa's device_select); requires gipa = None
   chassis        built from chassis_layer.c (the chassis-mode mock layer, README.md "Chassis mode")
-                 instead of mock_layer.c: no mock_layer_ctl_* or pre-instance functions
+                 instead of mock_layer*.c: no mock_layer_ctl_* or pre-instance functions
 """
 
 load("//bazel:copts.bzl", "C_COPTS")
@@ -58,7 +58,7 @@ MOCK_LAYER_VARIANTS = {
 }
 
 # Rows built from chassis_layer.c (the chassis-mode mock layer). Kept apart from MOCK_LAYER_VARIANTS,
-# which also lists what the fuzz builds compile from mock_layer.c (//fuzz:fuzz_mock_layers,
+# which also lists what the fuzz builds compile from mock_layer*.c (//fuzz:fuzz_mock_layers,
 # fuzz/oss-fuzz/mock_variants.py); every //mock_layers target reads ALL_MOCK_LAYER_VARIANTS.
 MOCK_LAYER_CHASSIS_VARIANTS = {
     "chassis": _row(2, negotiate = NEG, gipa = STD, chassis = True),
@@ -101,7 +101,7 @@ def mock_layer_all_libraries():
     return [mock_layer_library_label(v) for v in sorted(ALL_MOCK_LAYER_VARIANTS.keys())]
 
 def mock_layer_variants(srcs, deps, chassis_srcs, chassis_deps):
-    """srcs/deps: mock_layer.c's; chassis_srcs/chassis_deps: chassis_layer.c's (rows with chassis)."""
+    """srcs/deps: mock_layer*.c's (:mock_layer_srcs); chassis_srcs/chassis_deps: chassis_layer.c's (rows with chassis)."""
     for variant in sorted(ALL_MOCK_LAYER_VARIANTS.keys()):
         row = ALL_MOCK_LAYER_VARIANTS[variant]
         script = "libmock_layer_%s.lds" % variant

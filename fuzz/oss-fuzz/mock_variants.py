@@ -7,7 +7,7 @@
     python3 fuzz/oss-fuzz/mock_variants.py --header OUT.h mock_icd/variants.bzl mock_layers/variants.bzl
 
 Build lines: one per variant, `<variant> <compile defines separated by spaces> | <comma-separated
-exports>` (the mock layer rows built from mock_layer.c only: MOCK_LAYER_VARIANTS; the chassis rows
+exports>` (the mock layer rows built from mock_layer*.c only: MOCK_LAYER_VARIANTS; the chassis rows
 are built from chassis_layer.c with its generated dispatch, which needs Bazel).
 
 --header: a C header (`mock_variants.h`, docs/fuzzing.md "Mock variant tables") holding every row

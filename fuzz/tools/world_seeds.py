@@ -4,7 +4,7 @@
     python3 fuzz/tools/world_seeds.py fuzz/corpus/loader_world_fuzzer
 
 Standard library only. The encoder below is the second implementation of the framing (the first is
-world_decode() in fuzz/world/world.c); keep both and FRAMING.md in sync. Seeds are named after what
+world_decode() in fuzz/world/world_decode.c); keep both and FRAMING.md in sync. Seeds are named after what
 they exercise; re-running the script rewrites them (other files in the directory are left alone).
 """
 import os
@@ -592,7 +592,7 @@ OPEN_MFAIL_SEEDS = {"mfail_any_17", "mfail_vkEnumerateInstanceExtensionPropertie
 
 
 def mfail_seeds(s):
-    """Allocation failures of the loader (malloc and friends) and the widened worlds (issue 19)."""
+    """Allocation failures of the loader (malloc and friends) and the widened worlds."""
     drv = [driver("v7"), driver("v5_gpdpa", stem=1)]
     for call in ("vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceVersion",
                  "vkEnumerateInstanceLayerProperties", "vkCreateInstance", "vkEnumeratePhysicalDevices",

@@ -1,8 +1,9 @@
 /*
- * loader_diff_fuzzer's harness (fuzz/world/diff.c): one world (fuzz/world/world.c), the same
- * application run through two loaders, each dlopen()ed in its own forked child, and a comparison
- * of what the application observed, minus the differences that a known deviation of the second
- * loader (conformance/deviations/khronos.tsv) explains. docs/fuzzing.md "Differential fuzzing".
+ * loader_diff_fuzzer's harness (fuzz/world/diff.c, diff_app.c, diff_compare.c): one world
+ * (fuzz/world/world.c, world_decode.c, world_build.c), the same application run through two
+ * loaders, each dlopen()ed in its own forked child, and a comparison of what the application
+ * observed, minus the differences that a known deviation of the second loader
+ * (conformance/deviations/khronos.tsv) explains. docs/fuzzing.md "Differential fuzzing".
  */
 #ifndef VKL_FUZZ_DIFF_H
 #define VKL_FUZZ_DIFF_H

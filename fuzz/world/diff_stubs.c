@@ -1,9 +1,10 @@
 /*
- * loader_diff_fuzzer links fuzz/world/world.c (decoder, on-disk world, cleanup) without the
- * in-process loader: the loaders under comparison are dlopen()ed in forked children. world.c's
- * cleanup still names a few loader functions; these stand-ins satisfy it in the parent, where no
- * loader ever ran. They are HIDDEN: an executable that exported vkEnumerateInstance*Properties
- * (or any vk* symbol) would interpose on the dlopen()ed Khronos loader's own references to them.
+ * loader_diff_fuzzer links fuzz/world/world.c, world_decode.c and world_build.c (decoder, on-disk
+ * world, cleanup) without the in-process loader: the loaders under comparison are dlopen()ed in
+ * forked children. world.c's cleanup and world_build.c still name a few loader functions; these
+ * stand-ins satisfy them in the parent, where no loader ever ran. They are HIDDEN: an executable
+ * that exported vkEnumerateInstance*Properties (or any vk* symbol) would interpose on the
+ * dlopen()ed Khronos loader's own references to them.
  */
 #include <dlfcn.h>
 #include <limits.h>

@@ -220,7 +220,7 @@ void world_meta_name(uint32_t k, char out[24]);
 bool world_driver_unusable(const struct w_driver *d);
 bool world_layer_unusable(const struct w_layer *l);
 
-/* ---- world.c ---- */
+/* ---- world.c (tables, start-up, cleanup), world_decode.c (decoding), world_build.c (building) ---- */
 extern const char *g_world_fuzzer_name; /* for messages; set by world_fuzz_initialize */
 /* Start-up: finds the mock variants (VKL_FUZZ_MOCK_DIR, runfiles, or next to the executable),
  * makes R. Returns false (after printing why) when the mocks cannot be found. */
@@ -257,7 +257,7 @@ void world_cleanup(struct world *w);
  * world. */
 void world_refresh(struct world *w, bool reload);
 
-/* ---- oracle.c ---- */
+/* ---- oracle.c (oracle_check_chain: oracle_chain.c) ---- */
 struct w_records; /* the parsed call records of every slot */
 struct w_records *oracle_read(const struct world *w);
 void oracle_free(struct w_records *r);
@@ -283,14 +283,14 @@ void oracle_check_elevated(const struct world *w, const struct w_records *r);
  * each, in chain order. */
 void oracle_check_chain(const struct world *w, const struct w_records *r);
 
-/* ---- app.c: the harness shared by the whole-loader targets ---- */
-/* What the application saw (for the oracles). */
+/* ---- harness.c and app.c: the harness shared by the whole-loader targets ---- */
+/* What the application (app.c) saw (for the oracles). */
 struct world_app_result {
     VkResult create_instance;
     bool device_attempted;
     VkResult create_device;
     /* LDP_LOADER_10 (oracle_check_final): the physical devices the application listed (at most 8;
-     * vendor 0x10000 + driver slot, device (slot << 8) | (index + 1), world.c) and, when it created
+     * vendor 0x10000 + driver slot, device (slot << 8) | (index + 1), world_build.c) and, when it created
      * a surface, what vkGetPhysicalDeviceSurfaceSupportKHR returned for each */
     uint32_t npd;
     uint32_t pd_vendor[8], pd_device[8];
@@ -307,7 +307,7 @@ typedef void (*world_decode_fn)(const uint8_t *data, size_t size, struct world *
 typedef void (*world_check_fn)(const struct world *w, const struct w_records *r);
 int world_fuzz_one(const uint8_t *data, size_t size, world_decode_fn decode, world_check_fn extra);
 
-/* ---- app.c: the dlopen seam ---- */
+/* ---- harness.c: the dlopen seam ---- */
 /* Paths the loader tried to dlopen during this input that lie in R (or bare names mapped there). */
 extern unsigned g_world_dlopen_attempts;
 extern unsigned g_world_dlopen_blocked;

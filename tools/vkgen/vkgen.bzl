@@ -28,7 +28,7 @@ def vkl_gen(
         name = name,
         srcs = [custom, registry, header],
         outs = VKL_GEN_OUTS,
-        tools = ["//tools/vkgen:vkgen.py"],
+        tools = ["//tools/vkgen:vkgen.py", "//tools/vkgen:vkgen_modules"],
         cmd = ("python3 $(location //tools/vkgen:vkgen.py)" +
                " --registry $(location %s)" % registry +
                " --header $(location %s)" % header +
@@ -50,7 +50,7 @@ def vkl_gen_stubs(
         name = name,
         srcs = [custom, registry, header],
         outs = [out],
-        tools = ["//tools/vkgen:vkgen.py"],
+        tools = ["//tools/vkgen:vkgen.py", "//tools/vkgen:vkgen_modules"],
         cmd = ("python3 $(location //tools/vkgen:vkgen.py)" +
                " --registry $(location %s)" % registry +
                " --header $(location %s)" % header +
@@ -70,7 +70,7 @@ def vkl_gen_mock_commands(
         name = name,
         srcs = [registry],
         outs = [out],
-        tools = ["//tools/vkgen:vkgen_mock.py", "//tools/vkgen:vkgen.py"],
+        tools = ["//tools/vkgen:vkgen_mock.py", "//tools/vkgen:vkgen.py", "//tools/vkgen:vkgen_modules"],
         cmd = ("python3 $(location //tools/vkgen:vkgen_mock.py)" +
                " --registry $(location %s)" % registry +
                " --out $@"),
@@ -90,7 +90,7 @@ def vkl_gen_exports(
         name = name,
         srcs = [custom, registry, header],
         outs = [out],
-        tools = ["//tools/vkgen:vkgen.py"],
+        tools = ["//tools/vkgen:vkgen.py", "//tools/vkgen:vkgen_modules"],
         cmd = ("python3 $(location //tools/vkgen:vkgen.py)" +
                " --registry $(location %s)" % registry +
                " --header $(location %s)" % header +
