@@ -1,5 +1,5 @@
 /*
- * gpu_timing: wall-time measurements on a real GPU (issue 18, "On a real GPU"), for any loader.
+ * gpu_timing: wall-time measurements on a real GPU (docs/performance.md "On a real GPU"), for any loader.
  *
  *   gpu_timing --loader=PATH --mode=startup
  *       one cold start-up sequence in this process: dlopen the loader, vkCreateInstance,

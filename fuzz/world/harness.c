@@ -387,7 +387,7 @@ static void compare_obs(const struct obs *base, const struct obs *inj, const str
         print_obs("the next run, without failures", after);
         world_violation("RULE_INST_ALLOCATOR",
                         "after a run in which allocations failed, %s gives %d (%s) where it gave %d (%s) before: "
-                        "a failed allocation was remembered (issue 19: a driver or layer lost for the process)",
+                        "a failed allocation was remembered (a driver or layer lost for the process)",
                         k_obs_names[i], (int)after->s[i].r, after->s[i].what, (int)base->s[i].r, base->s[i].what);
     }
 }
