@@ -120,7 +120,8 @@ struct vkl_physdev {
     struct vkl_physdev *next;
 };
 
-struct vkl_settings; /* settings.c */
+struct vkl_settings;           /* settings.c */
+struct vkl_physdev_next_index; /* physdev.c */
 
 struct vkl_instance {
     /* word 0: dispatch for the top of the chain (read by generated trampolines) */
@@ -147,6 +148,9 @@ struct vkl_instance {
     struct vkl_icd_instance *icds;
     uint32_t icd_count;
     struct vkl_physdev *physdevs;
+    /* The wrappers by tramp.next, built by the first lookup of a layer's handle (physdev.c,
+     * tramp_for): a scan of `physdevs` per handle made enumeration through layers quadratic. */
+    struct vkl_physdev_next_index *physdev_next;
     struct vkl_messenger *messengers;
 
     /* unknown functions (unknown_func.c) */
@@ -177,6 +181,8 @@ struct vkl_instance {
 struct vkl_instance *vkl_instance_from_handle(VkInstance instance);
 bool vkl_instance_extension_enabled(const struct vkl_instance *inst, const char *name);
 struct vkl_physdev *vkl_physdev_from_term(VkPhysicalDevice term);
+/* Frees inst->physdev_next (instance destruction, before the wrappers are freed). */
+void vkl_physdev_next_index_free(struct vkl_instance *inst);
 /* Whether `pd` is one of the terminator physical devices of `inst` (the handles its terminators
  * hand to the layer chain): anything else must never reach a terminator. Takes inst->lock. */
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd);
