@@ -178,21 +178,8 @@ struct bases {
     struct base_ref *ref;
     size_t count;
     bool indexed;      /* false: a plain scan */
-    struct vkl_map ix; /* key: base number + 1 (the map's keys are non-NULL) */
+    struct vkl_map ix; /* the bases' text (vkl_map_eq_span) */
 };
-
-/* A base looked up by its text (a map key stands for the base of that number). */
-struct base_text {
-    const char *s;
-    size_t len;
-};
-
-static bool base_eq(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
-    const struct bases *b = ctx;
-    const struct base_text *t = key;
-    const struct base_ref *r = &b->ref[(uintptr_t)stored->key - 1];
-    return r->len == t->len && memcmp(b->text + r->off, t->s, t->len) == 0;
-}
 
 /* false when out of memory (for the index). */
 static bool add_base(struct bases *b, size_t off, size_t len) {
@@ -203,10 +190,8 @@ static bool add_base(struct bases *b, size_t off, size_t len) {
         for (size_t i = 0; i < b->count; i++)
             if (b->ref[i].len == len && memcmp(b->text + b->ref[i].off, s, len) == 0) return true;
     } else {
-        struct base_text t = {s, len};
-        uint64_t h = vkl_hash(s, len);
-        if (vkl_map_find(&b->ix, h, &t) != NULL) return true;
-        if (vkl_map_add(&b->ix, h, (const void *)(uintptr_t)(b->count + 1), NULL) != VK_SUCCESS) return false;
+        if (vkl_map_find_span(&b->ix, s, len) != NULL) return true;
+        if (vkl_map_add_span(&b->ix, s, len) != VK_SUCCESS) return false;
     }
     b->ref[b->count].off = (uint32_t)off;
     b->ref[b->count].len = (uint32_t)len;
@@ -218,7 +203,7 @@ static bool add_base(struct bases *b, size_t off, size_t len) {
 static bool find_bases(const struct layout *L, struct bases *b) {
     b->count = 0;
     b->indexed = L->max_bases > LINEAR_MAX;
-    vkl_map_init(&b->ix, NULL, 0, base_eq, b, NULL);
+    vkl_map_init(&b->ix, NULL, 0, vkl_map_eq_span, NULL, NULL);
     bool ok = true;
     for (size_t i = 0; ok && i < L->nsrc; i++) {
         const struct base_source *s = &L->src[i];

@@ -494,33 +494,18 @@ struct base_set {
     const char *src[SRC_COUNT];
     struct base_ref *refs;
     size_t count, cap;
-    struct vkl_map *ix; /* the refs by text (key: index + 1), only while building */
+    struct vkl_map *ix; /* the refs' text (vkl_map_eq_span), only while building */
 };
 
 static bool set(const char *s) { return s != NULL && s[0] != '\0'; }
 
 static const char *ref_text(const struct base_set *b, const struct base_ref *r) { return b->src[r->src] + r->off; }
 
-/* A base looked up by its text (a map key stands for the ref of that number). */
-struct base_text {
-    const char *s;
-    size_t len;
-};
-
-static bool base_eq(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
-    const struct base_set *b = ctx;
-    const struct base_text *t = key;
-    const struct base_ref *r = &b->refs[(uintptr_t)stored->key - 1];
-    return r->len == t->len && memcmp(ref_text(b, r), t->s, t->len) == 0;
-}
-
 static VkResult add_base(struct base_set *b, uint8_t src, size_t off, size_t len) {
     const char *text = b->src[src] + off;
     while (len > 1 && text[len - 1] == '/') len--;
     if (len == 0 || len >= PATH_MAX || off > UINT32_MAX || b->count >= UINT32_MAX - 1) return VK_SUCCESS;
-    struct base_text t = {text, len};
-    uint64_t h = vkl_hash(text, len);
-    if (vkl_map_find(b->ix, h, &t) != NULL) return VK_SUCCESS; /* a duplicate */
+    if (vkl_map_find_span(b->ix, text, len) != NULL) return VK_SUCCESS; /* a duplicate */
     if (b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 16;
         struct base_ref *refs = realloc(b->refs, cap * sizeof(*refs));
@@ -528,8 +513,7 @@ static VkResult add_base(struct base_set *b, uint8_t src, size_t off, size_t len
         b->refs = refs;
         b->cap = cap;
     }
-    if (vkl_map_add(b->ix, h, (const void *)(uintptr_t)(b->count + 1), NULL) != VK_SUCCESS)
-        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (vkl_map_add_span(b->ix, text, len) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
     b->refs[b->count++] = (struct base_ref){(uint32_t)off, (uint32_t)len, src};
     return VK_SUCCESS;
 }
@@ -568,7 +552,7 @@ static VkResult add_whole(struct base_set *b, uint8_t src) {
 static VkResult bases_build(struct base_set *b) {
     struct vkl_map_slot local[64];
     struct vkl_map ix;
-    vkl_map_init(&ix, local, 64, base_eq, b, NULL);
+    vkl_map_init(&ix, local, 64, vkl_map_eq_span, NULL, NULL);
     b->ix = &ix;
     /* "$HOME/.config" / "$HOME/.local/share" stand in where the XDG home is unset or empty */
     VkResult r = add_whole(b, set(b->src[SRC_CONFIG_HOME]) ? SRC_CONFIG_HOME : SRC_HOME_CONFIG);

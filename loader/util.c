@@ -110,6 +110,12 @@ VkResult vkl_map_put(struct vkl_map *m, uint64_t hash, const void *key, void *va
     return VK_SUCCESS;
 }
 
+bool vkl_map_eq_span(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
+    (void)ctx;
+    const struct vkl_span *k = key;
+    return (size_t)(uintptr_t)stored->value == k->len && memcmp(stored->key, k->s, k->len) == 0;
+}
+
 bool vkl_map_eq_ptr(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
     (void)ctx;
     return stored->key == key;

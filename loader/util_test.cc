@@ -110,6 +110,24 @@ TEST(UtilMap, TokenKeysWithTheCallersEquality) {
     vkl_map_finish(&m);
 }
 
+TEST(UtilMap, SpansOfTheCallersText) {
+    const char text[] = "/a:/b:/a:/a/:/b";
+    vkl_map m;
+    vkl_map_init(&m, nullptr, 0, vkl_map_eq_span, nullptr, nullptr);
+    // "/a" at 0 and 6, "/b" at 3 and 13, "/a/" at 9 (its first 2 bytes equal "/a": another length)
+    const size_t off[] = {0, 3, 6, 9, 13}, len[] = {2, 2, 2, 3, 2};
+    size_t added = 0;
+    for (int i = 0; i < 5; i++) {
+        if (vkl_map_find_span(&m, text + off[i], len[i]) != nullptr) continue;
+        ASSERT_EQ(vkl_map_add_span(&m, text + off[i], len[i]), VK_SUCCESS);
+        added++;
+    }
+    EXPECT_EQ(added, 3u);
+    EXPECT_EQ(vkl_map_find_span(&m, "/b", 2)->key, static_cast<const void *>(text + 3));
+    EXPECT_EQ(vkl_map_find_span(&m, "/c", 2), nullptr);
+    vkl_map_finish(&m);
+}
+
 TEST(UtilMap, PointerKeys) {
     int objs[300];
     vkl_map m;

@@ -81,6 +81,22 @@ static inline VkResult vkl_map_put_str(struct vkl_map *m, const char *key, void 
     return vkl_map_put(m, vkl_hash_str(key), key, value, slot);
 }
 
+/* Keys that are byte strings inside text the caller keeps (no NUL needed): the slot's key is the
+ * first byte, its value the length; the map's `eq` must be vkl_map_eq_span. A set of path-list
+ * entries, say, without copying them. */
+struct vkl_span {
+    const char *s;
+    size_t len;
+};
+bool vkl_map_eq_span(const struct vkl_map_slot *stored, const void *key, const void *ctx);
+static inline struct vkl_map_slot *vkl_map_find_span(const struct vkl_map *m, const char *s, size_t len) {
+    struct vkl_span k = {s, len};
+    return vkl_map_find(m, vkl_hash(s, len), &k);
+}
+static inline VkResult vkl_map_add_span(struct vkl_map *m, const char *s, size_t len) {
+    return vkl_map_add(m, vkl_hash(s, len), s, (void *)(uintptr_t)len);
+}
+
 /* Keys that are pointers compared by address (hash: vkl_hash_ptr). */
 bool vkl_map_eq_ptr(const struct vkl_map_slot *stored, const void *key, const void *ctx);
 static inline uint64_t vkl_hash_ptr(const void *p) {
