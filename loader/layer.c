@@ -247,8 +247,33 @@ static void name_index_build(struct name_index *ix, const struct vkl_layer_set *
     for (uint32_t i = 0; i < set->count && !ix->overflow; i++) name_index_add(ix, set->layers[i]);
 }
 
-/* Whether `name` is one of the `n` strings `v` (a manifest's list): one map of them, built by the
- * caller once for many lookups. */
+/* A manifest's list of names, asked about once per layer: one map of them, built once, so the
+ * questions cost O(1) each rather than a scan of the list (RULE_ADVERSARIAL_INPUT). `ok` false
+ * (out of memory): the scan answers. */
+struct name_set {
+    struct vkl_map map;
+    struct vkl_map_slot local[NAME_SLOTS];
+    char *const *v;
+    uint32_t n;
+    bool ok;
+};
+
+static void name_set_build(struct name_set *ns, char *const *v, uint32_t n) {
+    vkl_map_init(&ns->map, ns->local, NAME_SLOTS, NULL, NULL, NULL);
+    ns->v = v;
+    ns->n = n;
+    ns->ok = true;
+    for (uint32_t i = 0; i < n && ns->ok; i++) ns->ok = vkl_map_put_str(&ns->map, v[i], NULL, NULL) == VK_SUCCESS;
+}
+
+static bool name_set_has(const struct name_set *ns, const char *name) {
+    return ns->ok ? vkl_map_find_str(&ns->map, name) != NULL : str_in(ns->v, ns->n, name);
+}
+
+static void name_set_finish(struct name_set *ns) { vkl_map_finish(&ns->map); }
+
+/* Whether `name` is one of the `n` strings `v` (the application's list): one map of them, built
+ * by the caller once for many lookups. */
 static VkResult str_set_build(struct vkl_map *m, struct vkl_map_slot *local, size_t nlocal, const char *const *v,
                               uint32_t n) {
     vkl_map_init(m, local, nlocal, NULL, NULL, NULL);
@@ -446,11 +471,6 @@ out:
     return r;
 }
 
-static void remove_at(struct vkl_layer_set *set, uint32_t i) {
-    memmove(&set->layers[i], &set->layers[i + 1], (set->count - i - 1) * sizeof(set->layers[0]));
-    set->count--;
-}
-
 /* Empties a set without clearing its filters' token arrays (~12 KB; vkl_filter_parse sets every
  * field it reads): pre-instance calls acquire and release a set each time. */
 static void set_clear(struct vkl_layer_set *set) {
@@ -499,6 +519,7 @@ static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_
                     name_index_add(&placed, found[k]);
             continue;
         }
+        if (e->name == NULL) continue; /* only the unordered marker has none (settings.h) */
         if (e->control == VKL_SETTINGS_LAYER_OFF) {
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: \"off\" in settings file %s (layers[%u]); not available [RULE_SETTINGS_FILE]", e->name,
@@ -603,7 +624,8 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
          * removes it; before, with no global override beside it, it stayed in the set and was
          * expanded like any implicit meta-layer). */
         bool kept = false;
-        for (uint32_t i = 0; i < out->count;) {
+        uint32_t w = 0; /* one compaction, not a memmove per removed layer */
+        for (uint32_t i = 0; i < out->count; i++) {
             const struct vkl_layer_manifest *l = out->layers[i];
             bool is_ov = strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0;
             bool other_app = is_ov && l != specific && l->app_key_count > 0;
@@ -611,12 +633,12 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
                 vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: manifest %s not used (%s) [RULE_LYR_OVERRIDE]",
                         OVERRIDE_LAYER_NAME, l->manifest_path,
                         other_app ? "its app_keys do not list this executable" : "another override layer applies");
-                remove_at(out, i);
                 continue;
             }
             if (is_ov) kept = true;
-            i++;
+            out->layers[w++] = l;
         }
+        out->count = w;
         if (ov != NULL && !filtered_out(out, ov) && vkl_layer_implicit_enabled(out, ov, log))
             out->override_layer = ov;
         else if (ov != NULL)
@@ -630,18 +652,19 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     scanned_explicit = need_explicit;
 
     /* Filters and the override blacklist remove layers from the available list (LLP_LOADER_12). */
-    for (uint32_t i = 0; i < out->count;) {
+    struct name_set blacklist;
+    name_set_build(&blacklist, out->override_layer != NULL ? out->override_layer->blacklisted_layers : NULL,
+                   out->override_layer != NULL ? out->override_layer->blacklisted_layer_count : 0);
+    /* One compaction (w: the layers kept so far), not a memmove per removed layer. */
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < out->count; i++) {
         const struct vkl_layer_manifest *l = out->layers[i];
         const struct vkl_layer_manifest *ov = out->override_layer;
-        if (l == NULL) { /* never stored (set_push takes manifests); keeps the analyzer's paths honest */
-            remove_at(out, i);
-            continue;
-        }
-        if (l != ov && ov != NULL && str_in(ov->blacklisted_layers, ov->blacklisted_layer_count, l->props.layerName)) {
+        if (l == NULL) continue; /* never stored (set_push takes manifests); keeps the analyzer's paths honest */
+        if (l != ov && ov != NULL && name_set_has(&blacklist, l->props.layerName)) {
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
                     l->props.layerName);
-            remove_at(out, i);
             continue;
         }
         if (filtered_out(out, l)) {
@@ -649,11 +672,12 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
                     "Layer \"%s\" forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'. "
                     "[RULE_LYR_FILTER_DISABLE]",
                     l->props.layerName);
-            remove_at(out, i);
             continue;
         }
-        i++;
+        out->layers[w++] = l;
     }
+    out->count = w;
+    name_set_finish(&blacklist);
     /* The settings file's layers list replaces the available set and its order. */
     if ((r = settings_apply(log, out, &cap)) != VK_SUCCESS) goto out;
     /* Meta-layer validation: one linear pass over the component graph (an invalid component
@@ -727,11 +751,12 @@ static bool is_override_component(const struct vkl_layer_set *set, const struct 
  * switch, not a path an attacker controls). */
 /* enable_environment / disable_environment are plain variables, honoured when elevated
  * (RULE_ENV_ELEVATED_LAYER_ENABLE_ENV, RULE_ENV_ELEVATED_LAYER_DISABLE_ENV). */
-bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
-                                const struct vkl_log_sink *log) {
+/* `ov_component`: whether `l` is a component of the active override layer, which ignores its
+ * disable variable ([Lyr]). */
+static bool implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                             const struct vkl_log_sink *log, bool ov_component) {
     const char *name = l->props.layerName;
-    /* A component of the active override layer ignores its disable variable ([Lyr]). */
-    if (is_override_component(set, l)) return true;
+    if (ov_component) return true;
     bool enabled = true;
     if (l->enable_env != NULL) {
         const char *v = vkl_getenv(l->enable_env);
@@ -756,6 +781,11 @@ bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vk
         }
     }
     return enabled;
+}
+
+bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                                const struct vkl_log_sink *log) {
+    return implicit_enabled(set, l, log, is_override_component(set, l));
 }
 
 /* Meta-layers already expanded by one activation or extension union: a meta-layer reached again
@@ -784,7 +814,11 @@ struct act {
     uint32_t count, cap;
     struct vkl_map listed; /* the layers in `list` (key: manifest): a duplicate is found in O(1) */
     struct vkl_map_slot listed_local[NAME_SLOTS];
-    struct name_index names; /* the set's layers by name */
+    struct name_index names;       /* the set's layers by name */
+    struct name_set ov_components; /* the active override layer's component_layers */
+    struct vkl_map on;             /* the settings file's "on" layers by name (settings_on) */
+    struct vkl_map_slot on_local[NAME_SLOTS];
+    bool on_ok; /* false: out of memory, vkl_settings_layer_on answers */
     struct meta_seen metas;
     /* Each expanded meta-layer with the list length when its components were all in: where an
      * application sees it among the activated layers (vkl_layers_activate_shown). */
@@ -804,13 +838,37 @@ static void act_init(struct act *a, const struct vkl_layer_set *set, const struc
     a->done_count = a->done_cap = 0;
     vkl_map_init(&a->listed, a->listed_local, NAME_SLOTS, vkl_map_eq_ptr, NULL, NULL);
     name_index_build(&a->names, set);
+    const struct vkl_layer_manifest *ov = set->override_layer;
+    name_set_build(&a->ov_components, ov != NULL ? ov->component_layers : NULL,
+                   ov != NULL ? ov->component_layer_count : 0);
+    vkl_map_init(&a->on, a->on_local, NAME_SLOTS, NULL, NULL, NULL);
+    a->on_ok = true;
+    const struct vkl_settings *st = set->settings;
+    for (uint32_t i = 0; st != NULL && st->has_layers && i < st->layer_count && a->on_ok; i++)
+        if (st->layers[i].control == VKL_SETTINGS_LAYER_ON)
+            a->on_ok = vkl_map_put_str(&a->on, st->layers[i].name, NULL, NULL) == VK_SUCCESS;
     meta_seen_init(&a->metas);
+}
+
+/* vkl_layer_implicit_enabled and vkl_settings_layer_on for one activation, through its maps. */
+static bool act_ov_component(const struct act *a, const struct vkl_layer_manifest *l) {
+    return a->set->override_layer != NULL && name_set_has(&a->ov_components, l->props.layerName);
+}
+
+static bool act_implicit_enabled(const struct act *a, const struct vkl_layer_manifest *l) {
+    return implicit_enabled(a->set, l, a->log, act_ov_component(a, l));
+}
+
+static bool act_layer_on(const struct act *a, const char *name) {
+    return a->on_ok ? vkl_map_find_str(&a->on, name) != NULL : vkl_settings_layer_on(a->set->settings, name);
 }
 
 /* Frees the lookups (not the list: the caller's on success). */
 static void act_cleanup(struct act *a) {
     vkl_map_finish(&a->listed);
     name_index_finish(&a->names);
+    name_set_finish(&a->ov_components);
+    vkl_map_finish(&a->on);
     vkl_map_finish(&a->metas.map);
     free(a->done);
 }
@@ -868,10 +926,10 @@ static VkResult act_implicit(struct act *a, const struct vkl_strlist *placed_by_
     for (uint32_t i = 0; i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
         /* A settings-file "on" layer is active in every instance, like an enabled implicit one. */
-        bool on = vkl_settings_layer_on(set->settings, l->props.layerName);
-        if ((!l->is_implicit && !on) || l == set->override_layer || is_override_component(set, l)) continue;
+        bool on = act_layer_on(a, l->props.layerName);
+        if ((!l->is_implicit && !on) || l == set->override_layer || act_ov_component(a, l)) continue;
         if (placed_by_env != NULL && vkl_strlist_contains(placed_by_env, l->props.layerName)) continue;
-        if (!on && !vkl_layer_implicit_enabled(set, l, a->log)) continue;
+        if (!on && !act_implicit_enabled(a, l)) continue;
         VkResult r = act_add(a, l, 0, on ? "the Loader Settings File (Vulkan Configurator)" : "implicit layer");
         if (r != VK_SUCCESS) return r;
     }
@@ -922,9 +980,9 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
     for (uint32_t i = 0; r == VK_SUCCESS && i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
         const char *name = l->props.layerName, *why = NULL;
-        if (vkl_settings_layer_on(st, name))
+        if (act_layer_on(a, name))
             why = "the Loader Settings File (Vulkan Configurator)";
-        else if (l->is_implicit && (l == set->override_layer || vkl_layer_implicit_enabled(set, l, a->log)))
+        else if (l->is_implicit && (l == set->override_layer || act_implicit_enabled(a, l)))
             why = "implicit layer";
         else if (vkl_strlist_contains(&env_names, name))
             why = "VK_INSTANCE_LAYERS";
@@ -1018,7 +1076,7 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
      *    loader_add_environment_layers does not consult them either;
      *    RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT). Filtered-out and blacklisted layers are not in
      *    the set, so they stay off. */
-    /* Unknown names are said once, with the first and a count (issue 19: a list of 100,000 unknown
+    /* Unknown names are said once, with the first and a count (RULE_ADVERSARIAL_INPUT: a list of 100,000 unknown
      * names must not become 100,000 log lines). */
     size_t unknown = 0;
     const char *first_unknown = NULL;
@@ -1028,8 +1086,7 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
             if (unknown++ == 0) first_unknown = env_names.items[i];
             continue;
         }
-        if (l->is_implicit && l != set->override_layer && !is_override_component(set, l) &&
-            !vkl_layer_implicit_enabled(set, l, log))
+        if (l->is_implicit && l != set->override_layer && !act_ov_component(&a, l) && !act_implicit_enabled(&a, l))
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: implicit layer off by its own environment variables, enabled because env var "
                     "VK_INSTANCE_LAYERS names it [RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT]",

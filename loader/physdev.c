@@ -549,11 +549,13 @@ static int by_driver_desc(const void *a, const void *b, void *ctx) {
     return x > y ? -1 : (x < y ? 1 : 0);
 }
 
-static VkResult unsorted_devices(struct vkl_instance *inst, struct vkl_physdev **all, uint32_t n) {
+/* vkl_sort_stable with its scratch from the instance's allocator. */
+static VkResult sort_stable(struct vkl_instance *inst, void *base, uint32_t n, size_t size,
+                            int (*cmp)(const void *, const void *, void *), void *ctx) {
     if (n < 2) return VK_SUCCESS;
-    void *scratch = vkl_alloc(&inst->alloc, n * sizeof(*all), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    void *scratch = vkl_alloc(&inst->alloc, n * size, VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (scratch == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    vkl_sort_stable(all, n, sizeof(*all), by_driver_desc, NULL, scratch);
+    vkl_sort_stable(base, n, size, cmp, ctx, scratch);
     vkl_free(&inst->alloc, scratch);
     return VK_SUCCESS;
 }
@@ -567,15 +569,6 @@ static int group_by_driver_desc(const void *a, const void *b, void *ctx) {
     (void)ctx;
     uint32_t x = group_driver_index(a), y = group_driver_index(b);
     return x > y ? -1 : (x < y ? 1 : 0);
-}
-
-static VkResult unsorted_groups(struct vkl_instance *inst, VkPhysicalDeviceGroupProperties *g, uint32_t ng) {
-    if (ng < 2) return VK_SUCCESS;
-    void *scratch = vkl_alloc(&inst->alloc, ng * sizeof(*g), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    if (scratch == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    vkl_sort_stable(g, ng, sizeof(*g), group_by_driver_desc, NULL, scratch);
-    vkl_free(&inst->alloc, scratch);
-    return VK_SUCCESS;
 }
 
 /* Groups: drops those with a hidden member, sorts members and then groups by their first member. */
@@ -622,12 +615,7 @@ static VkResult pd_order_groups(struct vkl_instance *inst, const struct pd_order
     }
     /* Groups by their first member: O(k log k), stable (each member's pd_info is found through the
      * map, not a scan per lookup). */
-    if (k < 2) return VK_SUCCESS;
-    void *scratch = vkl_alloc(&inst->alloc, k * sizeof(*g), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    if (scratch == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    vkl_sort_stable(g, k, sizeof(*g), group_compare, (void *)o, scratch);
-    vkl_free(&inst->alloc, scratch);
-    return VK_SUCCESS;
+    return sort_stable(inst, g, k, sizeof(*g), group_compare, (void *)o);
 }
 
 /* RULE_PHYSDEV_NONE: no driver reported a physical device (none has one, or every driver's
@@ -802,7 +790,7 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
         r = pd_order_build(inst, all, n, &order);
         if (r == VK_SUCCESS) {
             r = pd_order_apply(inst, &order, all, &n);
-            if (r == VK_SUCCESS && !order.sort) r = unsorted_devices(inst, all, n);
+            if (r == VK_SUCCESS && !order.sort) r = sort_stable(inst, all, n, sizeof(*all), by_driver_desc, NULL);
             pd_order_free(inst, &order);
         }
         if (r == VK_SUCCESS) r = settings_devices(inst, all, &n, NULL); /* settings file: replaces the order */
@@ -836,7 +824,7 @@ static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice ne
     if (next == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     /* No layer: the chain's top is the loader's terminator, whose handles are the `term` members
      * of this instance's wrappers (vkl_term_EnumeratePhysicalDevices): found without the list scan
-     * that made enumeration quadratic in the number of devices (issue 18). */
+     * that made enumeration quadratic in the number of devices (RULE_ADVERSARIAL_INPUT). */
     if (inst->layer_lib_count == 0) {
         struct vkl_physdev *q = vkl_physdev_from_term(next);
         if (q->tramp.next == next) return (VkPhysicalDevice)(void *)&q->tramp;
@@ -1158,7 +1146,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
         }
     }
     if ((r = pd_order_groups(inst, &order, groups, &ng)) == VK_SUCCESS && !order.sort)
-        r = unsorted_groups(inst, groups, ng);
+        r = sort_stable(inst, groups, ng, sizeof(*groups), group_by_driver_desc, NULL);
     if (r == VK_SUCCESS) r = settings_groups(inst, all, ndev, groups, &ng);
     if (r != VK_SUCCESS) {
         vkl_free(&inst->alloc, groups);
