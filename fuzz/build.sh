@@ -29,7 +29,7 @@ if [ -z "${VKL_ROOT:-}" ]; then
 fi
 cd "$VKL_ROOT"
 
-ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer ldp_package_fuzzer loader_diff_fuzzer"
+ALL_TARGETS="json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer util_fuzzer settings_fuzzer loader_world_fuzzer layer_chain_fuzzer ldp_check_fuzzer ldp_package_fuzzer loader_diff_fuzzer"
 TARGETS=${VKL_FUZZ_TARGETS:-$ALL_TARGETS}
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ compile() {  # compile OUT.o SRC [extra flags...]
 # ---- cJSON (instrumented) and the loader ------------------------------------------------------
 $CC $CFLAGS -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/obj/cJSON.o"
 # loader/BUILD sections: parsing, layers, core (everything else, plus the generated code).
-PARSING="env filter json log manifest_icd search_paths strlist fileio manifest_cache settings"
+PARSING="env filter json log manifest_icd search_paths strlist fileio manifest_cache settings util"
 LAYERS="layer manifest_layer"
 parsing_objs=("$B/obj/cJSON.o")
 layer_objs=()
@@ -111,7 +111,7 @@ link() {  # link TARGET OBJS...
 }
 want() { [[ " $TARGETS " == *" $1 "* ]]; }
 
-for t in json_fuzzer icd_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer; do
+for t in json_fuzzer icd_manifest_fuzzer filter_fuzzer path_list_fuzzer util_fuzzer settings_fuzzer; do
   want $t || continue
   compile "$B/obj/$t.o" "fuzz/$t.c"
   link $t "$B/obj/$t.o" "${parsing_objs[@]}"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "loader/internal/loader.h"
+#include "loader/internal/util.h"
 
 /* Every loader structure holds pointers and 64-bit integers: 8-byte alignment is enough. */
 #define VKL_ALLOC_ALIGN 8u
@@ -62,9 +63,17 @@ void vkl_free(const struct vkl_alloc *a, void *p) {
     if (p != NULL) a->cb.pfnFree(a->cb.pUserData, p);
 }
 
+struct alloc_ctx {
+    const struct vkl_alloc *a;
+    VkSystemAllocationScope scope;
+};
+
+static void *alloc_with_scope(void *ctx, size_t size) {
+    const struct alloc_ctx *c = ctx;
+    return vkl_alloc(c->a, size, c->scope);
+}
+
 char *vkl_strdup_alloc(const struct vkl_alloc *a, const char *s, VkSystemAllocationScope scope) {
-    size_t n = strlen(s) + 1;
-    char *d = vkl_alloc(a, n, scope);
-    if (d != NULL) memcpy(d, s, n);
-    return d;
+    struct alloc_ctx c = {a, scope};
+    return vkl_strdup_with(s, alloc_with_scope, &c);
 }

@@ -32,6 +32,7 @@
 #include "loader/internal/manifest_cache.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/settings.h"
+#include "loader/internal/util.h"
 
 /* The manifest's file name, as the documents' filter messages show it ([Drv] "Driver Select
  * Filtering": `Driver "intel_icd.x86_64.json" ignored because ...`); the path follows in ours. */
@@ -104,10 +105,7 @@ static void driver_unload(struct vkl_driver *d) {
         return;
     }
     if (d->lib != NULL) {
-        /* VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING=1 keeps libraries mapped so leak checkers can
-         * still symbolise their stacks (documented debugging aid). */
-        const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
-        if (keep == NULL || strcmp(keep, "1") != 0) dlclose(d->lib);
+        if (vkl_library_unload_allowed()) dlclose(d->lib);
         d->lib = NULL;
     }
     d->loaded = false;

@@ -14,6 +14,7 @@
 #include "loader/internal/chain.h"
 #include "loader/internal/debug.h"
 #include "loader/internal/instance.h"
+#include "loader/internal/physdev.h"
 
 /* Instance extensions the loader itself implements, whatever the drivers support. */
 /* The loader's own instance extensions, in the Khronos loader's order. */
@@ -476,6 +477,7 @@ static void instance_free(struct vkl_instance *inst) {
     struct vkl_alloc a = inst->alloc;
     vkl_settings_release(inst->settings);
     inst->settings = NULL;
+    vkl_physdev_next_index_free(inst);
     for (struct vkl_physdev *p = inst->physdevs, *n; p != NULL; p = n) {
         n = p->next;
         p->tramp.magic = 0; /* a later use of the handle is reported, not followed */

@@ -19,6 +19,7 @@
 #include "loader/internal/search_paths.h"
 #include "loader/internal/settings.h"
 #include "loader/internal/strlist.h"
+#include "loader/internal/util.h"
 
 #define CAT VKL_LOG_LAYER
 #define OVERRIDE_LAYER_NAME "VK_LAYER_LUNARG_override"
@@ -46,20 +47,12 @@ struct pre_lib {
 static pthread_mutex_t g_layer_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t g_parse_count;
 
-/* 64-bit hash of a string, 8 bytes per step. */
-static uint64_t str_hash(const char *s, size_t len) { return vkl_mcache_hash(s, len); }
-
-static bool unloading_disabled(void) {
-    const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
-    return keep != NULL && strcmp(keep, "1") == 0;
-}
-
 static void file_destroy(struct vkl_mcache_entry *e) {
     struct layer_file *f = (struct layer_file *)(void *)e;
     if (f->pre != NULL) {
-        bool keep = unloading_disabled();
+        bool unload = vkl_library_unload_allowed();
         for (uint32_t i = 0; i < f->m.count; i++)
-            if (f->pre[i].handle != NULL && !keep) dlclose(f->pre[i].handle);
+            if (f->pre[i].handle != NULL && unload) dlclose(f->pre[i].handle);
         free(f->pre);
     }
     vkl_layer_manifest_file_finish(&f->m);
@@ -215,92 +208,78 @@ static bool str_in(char *const *v, uint32_t n, const char *s) {
     return false;
 }
 
-/* The names of a set being built, by hash (open addressing): the first layer of each name. The
- * first NAME_SLOTS slots live on the caller's stack (no allocation for the usual few layers), of
- * which only the NAME_SLOTS_FIRST in use are cleared (a scan of a few manifests, every global call,
- * does not clear 4 KB); past half full the table grows, on the stack to NAME_SLOTS, then doubling on
- * the heap, so a set of any size is built in linear time. Only if that allocation fails do lookups fall
- * back to vkl_layer_set_find. */
-#define NAME_SLOTS 512u
-#define NAME_SLOTS_FIRST 32u
+/* The layers of a set by name, the first of each name (what vkl_layer_set_find returns), so that
+ * building a set and every lookup by name while activating it or uniting its extensions is linear
+ * in the number of layers and names (RULE_ADVERSARIAL_INPUT). The first NAME_SLOTS slots live with
+ * the caller (no allocation for the usual few layers). Only if a larger table cannot be allocated
+ * do lookups fall back to vkl_layer_set_find. */
+#define NAME_SLOTS 32u
 struct name_index {
-    const struct vkl_layer_manifest *local[NAME_SLOTS];
-    const struct vkl_layer_manifest **slot; /* local, or the heap table */
-    uint32_t nslots, used;
+    struct vkl_map map; /* key: layerName, value: the manifest */
+    struct vkl_map_slot local[NAME_SLOTS];
+    const struct vkl_layer_set *set;
     bool overflow;
 };
 
-static void name_index_init(struct name_index *ix) {
-    memset(ix->local, 0, NAME_SLOTS_FIRST * sizeof(ix->local[0]));
-    ix->slot = ix->local;
-    ix->nslots = NAME_SLOTS_FIRST;
-    ix->used = 0;
+static void name_index_init(struct name_index *ix, const struct vkl_layer_set *set) {
+    vkl_map_init(&ix->map, ix->local, NAME_SLOTS, NULL, NULL, NULL);
+    ix->set = set;
     ix->overflow = false;
 }
 
-static void name_index_finish(struct name_index *ix) {
-    if (ix->slot != ix->local) free(ix->slot);
+static void name_index_finish(struct name_index *ix) { vkl_map_finish(&ix->map); }
+
+static const struct vkl_layer_manifest *name_index_find(const struct name_index *ix, const char *name) {
+    if (ix->overflow) return vkl_layer_set_find(ix->set, name);
+    struct vkl_map_slot *s = vkl_map_find_str(&ix->map, name);
+    return s != NULL ? s->value : NULL;
 }
 
-static uint32_t name_hash(const char *name) { return (uint32_t)str_hash(name, strlen(name)); }
-
-static const struct vkl_layer_manifest *name_index_find(const struct name_index *ix, const struct vkl_layer_set *set,
-                                                        const char *name) {
-    if (ix->overflow) return vkl_layer_set_find(set, name);
-    uint32_t mask = ix->nslots - 1;
-    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
-        const struct vkl_layer_manifest *l = ix->slot[i];
-        if (l == NULL || strcmp(l->props.layerName, name) == 0) return l;
-    }
-}
-
-static void name_index_put(const struct vkl_layer_manifest **slot, uint32_t nslots,
-                           const struct vkl_layer_manifest *l) {
-    for (uint32_t i = name_hash(l->props.layerName) & (nslots - 1);; i = (i + 1) & (nslots - 1))
-        if (slot[i] == NULL) {
-            slot[i] = l;
-            return;
-        }
-}
-
+/* Indexes `l` unless a layer of its name is indexed already (the first one stays). */
 static void name_index_add(struct name_index *ix, const struct vkl_layer_manifest *l) {
-    if (ix->overflow) return;
-    if (ix->used >= ix->nslots / 2) {
-        uint32_t n = ix->nslots * 2;
-        if (ix->slot == ix->local && n <= NAME_SLOTS) {
-            /* Still on the stack: straight to all NAME_SLOTS (a set that outgrew the first slots is
-             * likely large; one rehash of NAME_SLOTS_FIRST / 2 names, and the load of the old
-             * 512-slot table, so lookups hash and compare no more than before). */
-            n = NAME_SLOTS;
-            const struct vkl_layer_manifest *old[NAME_SLOTS_FIRST / 2];
-            uint32_t k = 0;
-            for (uint32_t i = 0; i < ix->nslots; i++)
-                if (ix->local[i] != NULL) old[k++] = ix->local[i];
-            memset(ix->local, 0, n * sizeof(ix->local[0]));
-            for (uint32_t i = 0; i < k; i++) name_index_put(ix->local, n, old[i]);
-            ix->nslots = n;
-        } else {
-            const struct vkl_layer_manifest **t = n > ix->nslots ? calloc(n, sizeof(*t)) : NULL;
-            if (t == NULL) {
-                ix->overflow = true;
-                return;
-            }
-            for (uint32_t i = 0; i < ix->nslots; i++)
-                if (ix->slot[i] != NULL) name_index_put(t, n, ix->slot[i]);
-            if (ix->slot != ix->local) free(ix->slot);
-            ix->slot = t;
-            ix->nslots = n;
-        }
-    }
-    uint32_t mask = ix->nslots - 1;
-    for (uint32_t i = name_hash(l->props.layerName) & mask;; i = (i + 1) & mask) {
-        if (ix->slot[i] == NULL) {
-            ix->slot[i] = l;
-            ix->used++;
-            return;
-        }
-        if (strcmp(ix->slot[i]->props.layerName, l->props.layerName) == 0) return; /* first one stays */
-    }
+    if (!ix->overflow && vkl_map_put_str(&ix->map, l->props.layerName, (void *)l, NULL) != VK_SUCCESS)
+        ix->overflow = true;
+}
+
+/* Indexes every layer of `set`. */
+static void name_index_build(struct name_index *ix, const struct vkl_layer_set *set) {
+    name_index_init(ix, set);
+    for (uint32_t i = 0; i < set->count && !ix->overflow; i++) name_index_add(ix, set->layers[i]);
+}
+
+/* A manifest's list of names, asked about once per layer: one map of them, built once, so the
+ * questions cost O(1) each rather than a scan of the list (RULE_ADVERSARIAL_INPUT). `ok` false
+ * (out of memory): the scan answers. */
+struct name_set {
+    struct vkl_map map;
+    struct vkl_map_slot local[NAME_SLOTS];
+    char *const *v;
+    uint32_t n;
+    bool ok;
+};
+
+static void name_set_build(struct name_set *ns, char *const *v, uint32_t n) {
+    vkl_map_init(&ns->map, ns->local, NAME_SLOTS, NULL, NULL, NULL);
+    ns->v = v;
+    ns->n = n;
+    ns->ok = true;
+    for (uint32_t i = 0; i < n && ns->ok; i++) ns->ok = vkl_map_put_str(&ns->map, v[i], NULL, NULL) == VK_SUCCESS;
+}
+
+static bool name_set_has(const struct name_set *ns, const char *name) {
+    return ns->ok ? vkl_map_find_str(&ns->map, name) != NULL : str_in(ns->v, ns->n, name);
+}
+
+static void name_set_finish(struct name_set *ns) { vkl_map_finish(&ns->map); }
+
+/* Whether `name` is one of the `n` strings `v` (the application's list): one map of them, built
+ * by the caller once for many lookups. */
+static VkResult str_set_build(struct vkl_map *m, struct vkl_map_slot *local, size_t nlocal, const char *const *v,
+                              uint32_t n) {
+    vkl_map_init(m, local, nlocal, NULL, NULL, NULL);
+    for (uint32_t i = 0; i < n; i++)
+        if (vkl_map_put_str(m, v[i], NULL, NULL) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    return VK_SUCCESS;
 }
 
 /* Scans one class of manifests and appends its layers (deduplicated by name: first wins). */
@@ -308,8 +287,7 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
     struct vkl_strlist files = VKL_STRLIST_INIT;
     VkResult r = layer_manifest_files(log, implicit, set->override_layer, &files);
     struct name_index names;
-    name_index_init(&names);
-    for (uint32_t i = 0; i < set->count; i++) name_index_add(&names, set->layers[i]);
+    name_index_build(&names, set);
     for (size_t i = 0; r == VK_SUCCESS && i < files.count; i++) {
         VkResult fr;
         struct layer_file *f = file_get(log, files.items[i], implicit, VKL_FILE_REGULAR, &fr);
@@ -324,7 +302,7 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
         if (!f->ce.ok) continue;
         for (uint32_t k = 0; r == VK_SUCCESS && k < f->m.count; k++) {
             const struct vkl_layer_manifest *l = &f->m.layers[k];
-            const struct vkl_layer_manifest *prev = name_index_find(&names, set, l->props.layerName);
+            const struct vkl_layer_manifest *prev = name_index_find(&names, l->props.layerName);
             /* Several override layers may coexist until app_keys chose one (vkl_layers_acquire). */
             if (prev != NULL && !(implicit && strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0)) {
                 vkl_log(log, VKL_LOG_WARN | CAT,
@@ -368,30 +346,23 @@ enum { META_NEW = 0, META_OPEN, META_VALID, META_INVALID };
 
 static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, const struct vkl_log_sink *log) {
     uint32_t n = set->count;
-    uint32_t slots = 16;
-    while (slots < 2u * n) slots <<= 1;
-    uint32_t *table = malloc(slots * sizeof(*table)); /* name hash -> index + 1 (first of a name) */
+    struct vkl_map_slot local[NAME_SLOTS];
+    struct vkl_map names; /* layerName -> index + 1 (the first of a name) */
+    vkl_map_init(&names, local, NAME_SLOTS, NULL, NULL, NULL);
     uint8_t *state = calloc(n ? n : 1, 1);
     uint32_t *height = calloc(n ? n : 1, sizeof(*height)); /* metas in the longest chain from i */
     uint32_t *next_edge = calloc(n ? n : 1, sizeof(*next_edge));
     uint32_t *stack = malloc((n ? n : 1) * sizeof(*stack));
     VkResult r = VK_SUCCESS;
-    if (table == NULL || state == NULL || height == NULL || next_edge == NULL || stack == NULL) {
+    if (state == NULL || height == NULL || next_edge == NULL || stack == NULL) {
         r = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
-    memset(table, 0, slots * sizeof(*table));
-    for (uint32_t i = 0; i < n; i++) {
-        const char *name = set->layers[i]->props.layerName;
-        uint32_t h = (uint32_t)str_hash(name, strlen(name)) & (slots - 1);
-        for (;; h = (h + 1) & (slots - 1)) {
-            if (table[h] == 0) {
-                table[h] = i + 1;
-                break;
-            }
-            if (strcmp(set->layers[table[h] - 1]->props.layerName, name) == 0) break; /* first wins */
+    for (uint32_t i = 0; i < n; i++) /* first wins */
+        if (vkl_map_put_str(&names, set->layers[i]->props.layerName, (void *)(uintptr_t)(i + 1), NULL) != VK_SUCCESS) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            goto out;
         }
-    }
     for (uint32_t root = 0; root < n; root++) {
         valid[root] = true;
         if (!set->layers[root]->is_meta || state[root] != META_NEW) continue;
@@ -405,12 +376,8 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
             if (state[cur] == META_OPEN && next_edge[cur] < meta->component_layer_count) {
                 uint32_t e = next_edge[cur]++;
                 const char *cn = meta->component_layers[e];
-                uint32_t h = (uint32_t)str_hash(cn, strlen(cn)) & (slots - 1), ci = UINT32_MAX;
-                for (; table[h] != 0; h = (h + 1) & (slots - 1))
-                    if (strcmp(set->layers[table[h] - 1]->props.layerName, cn) == 0) {
-                        ci = table[h] - 1;
-                        break;
-                    }
+                const struct vkl_map_slot *found = vkl_map_find_str(&names, cn);
+                uint32_t ci = found != NULL ? (uint32_t)(uintptr_t)found->value - 1 : UINT32_MAX;
                 if (ci == UINT32_MAX) {
                     vkl_log(log, VKL_LOG_WARN | CAT,
                             "verify_meta_layer_component_layers: Meta-layer %s can't find component layer %s at index "
@@ -496,17 +463,12 @@ static VkResult validate_metas(const struct vkl_layer_set *set, bool *valid, con
     }
     for (uint32_t i = 0; i < n; i++) valid[i] = !set->layers[i]->is_meta || state[i] == META_VALID;
 out:
-    free(table);
+    vkl_map_finish(&names);
     free(state);
     free(height);
     free(next_edge);
     free(stack);
     return r;
-}
-
-static void remove_at(struct vkl_layer_set *set, uint32_t i) {
-    memmove(&set->layers[i], &set->layers[i + 1], (set->count - i - 1) * sizeof(set->layers[0]));
-    set->count--;
 }
 
 /* Empties a set without clearing its filters' token arrays (~12 KB; vkl_filter_parse sets every
@@ -529,12 +491,6 @@ static void set_clear(struct vkl_layer_set *set) {
  * normal search found appear only where an unordered_layer_location entry stands, minus the names
  * the list mentions; "off" layers are not available at all ([] therefore disables every layer).
  * "auto" layers still obey the VK_LOADER_LAYERS_* filters; "on" layers do not. */
-static bool settings_names(const struct vkl_settings *st, const char *name) {
-    for (uint32_t i = 0; i < st->layer_count; i++)
-        if (st->layers[i].name != NULL && strcmp(st->layers[i].name, name) == 0) return true;
-    return false;
-}
-
 static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_set *out, uint32_t *cap) {
     const struct vkl_settings *st = out->settings;
     if (st == NULL || !st->has_layers) return VK_SUCCESS;
@@ -544,22 +500,33 @@ static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_
     out->count = 0;
     *cap = 0;
     VkResult r = VK_SUCCESS;
+    /* The names the file's list mentions, and the layers placed so far by name: one map each, so
+     * placing n layers is linear, not n lookups through lists. */
+    struct vkl_map_slot named_local[NAME_SLOTS];
+    struct vkl_map named;
+    vkl_map_init(&named, named_local, NAME_SLOTS, NULL, NULL, NULL);
+    for (uint32_t i = 0; r == VK_SUCCESS && i < st->layer_count; i++)
+        if (st->layers[i].name != NULL) r = vkl_map_put_str(&named, st->layers[i].name, NULL, NULL);
+    struct name_index placed;
+    name_index_init(&placed, out);
     for (uint32_t i = 0; r == VK_SUCCESS && i < st->layer_count; i++) {
         const struct vkl_settings_layer *e = &st->layers[i];
         if (e->control == VKL_SETTINGS_LAYER_UNORDERED) {
             for (uint32_t k = 0; r == VK_SUCCESS && k < found_count; k++)
-                if (!settings_names(st, found[k]->props.layerName) &&
-                    vkl_layer_set_find(out, found[k]->props.layerName) == NULL)
-                    r = set_push(out, cap, found[k]);
+                if (vkl_map_find_str(&named, found[k]->props.layerName) == NULL &&
+                    name_index_find(&placed, found[k]->props.layerName) == NULL &&
+                    (r = set_push(out, cap, found[k])) == VK_SUCCESS)
+                    name_index_add(&placed, found[k]);
             continue;
         }
+        if (e->name == NULL) continue; /* only the unordered marker has none (settings.h) */
         if (e->control == VKL_SETTINGS_LAYER_OFF) {
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: \"off\" in settings file %s (layers[%u]); not available [RULE_SETTINGS_FILE]", e->name,
                     st->file_path, i);
             continue;
         }
-        if (vkl_layer_set_find(out, e->name) != NULL) continue; /* named twice: first wins (LLP_LOADER_3) */
+        if (name_index_find(&placed, e->name) != NULL) continue; /* named twice: first wins (LLP_LOADER_3) */
         VkResult fr;
         struct layer_file *f = file_get(log, e->path, e->treat_as_implicit_manifest, VKL_FILE_MISSING, &fr);
         if (f == NULL && fr != VK_SUCCESS) {
@@ -594,11 +561,13 @@ static VkResult settings_apply(const struct vkl_log_sink *log, struct vkl_layer_
                     e->name);
             continue;
         }
-        r = set_push(out, cap, l);
+        if ((r = set_push(out, cap, l)) == VK_SUCCESS) name_index_add(&placed, l);
     }
     free(found);
-    if (out->override_layer != NULL && vkl_layer_set_find(out, OVERRIDE_LAYER_NAME) != out->override_layer)
+    if (out->override_layer != NULL && name_index_find(&placed, OVERRIDE_LAYER_NAME) != out->override_layer)
         out->override_layer = NULL;
+    name_index_finish(&placed);
+    vkl_map_finish(&named);
     return r;
 }
 
@@ -655,7 +624,8 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
          * removes it; before, with no global override beside it, it stayed in the set and was
          * expanded like any implicit meta-layer). */
         bool kept = false;
-        for (uint32_t i = 0; i < out->count;) {
+        uint32_t w = 0; /* one compaction, not a memmove per removed layer */
+        for (uint32_t i = 0; i < out->count; i++) {
             const struct vkl_layer_manifest *l = out->layers[i];
             bool is_ov = strcmp(l->props.layerName, OVERRIDE_LAYER_NAME) == 0;
             bool other_app = is_ov && l != specific && l->app_key_count > 0;
@@ -663,12 +633,12 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
                 vkl_log(log, VKL_LOG_INFO | CAT, "layer %s: manifest %s not used (%s) [RULE_LYR_OVERRIDE]",
                         OVERRIDE_LAYER_NAME, l->manifest_path,
                         other_app ? "its app_keys do not list this executable" : "another override layer applies");
-                remove_at(out, i);
                 continue;
             }
             if (is_ov) kept = true;
-            i++;
+            out->layers[w++] = l;
         }
+        out->count = w;
         if (ov != NULL && !filtered_out(out, ov) && vkl_layer_implicit_enabled(out, ov, log))
             out->override_layer = ov;
         else if (ov != NULL)
@@ -682,18 +652,19 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     scanned_explicit = need_explicit;
 
     /* Filters and the override blacklist remove layers from the available list (LLP_LOADER_12). */
-    for (uint32_t i = 0; i < out->count;) {
+    struct name_set blacklist;
+    name_set_build(&blacklist, out->override_layer != NULL ? out->override_layer->blacklisted_layers : NULL,
+                   out->override_layer != NULL ? out->override_layer->blacklisted_layer_count : 0);
+    /* One compaction (w: the layers kept so far), not a memmove per removed layer. */
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < out->count; i++) {
         const struct vkl_layer_manifest *l = out->layers[i];
         const struct vkl_layer_manifest *ov = out->override_layer;
-        if (l == NULL) { /* never stored (set_push takes manifests); keeps the analyzer's paths honest */
-            remove_at(out, i);
-            continue;
-        }
-        if (l != ov && ov != NULL && str_in(ov->blacklisted_layers, ov->blacklisted_layer_count, l->props.layerName)) {
+        if (l == NULL) continue; /* never stored (set_push takes manifests); keeps the analyzer's paths honest */
+        if (l != ov && ov != NULL && name_set_has(&blacklist, l->props.layerName)) {
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
                     l->props.layerName);
-            remove_at(out, i);
             continue;
         }
         if (filtered_out(out, l)) {
@@ -701,11 +672,12 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
                     "Layer \"%s\" forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'. "
                     "[RULE_LYR_FILTER_DISABLE]",
                     l->props.layerName);
-            remove_at(out, i);
             continue;
         }
-        i++;
+        out->layers[w++] = l;
     }
+    out->count = w;
+    name_set_finish(&blacklist);
     /* The settings file's layers list replaces the available set and its order. */
     if ((r = settings_apply(log, out, &cap)) != VK_SUCCESS) goto out;
     /* Meta-layer validation: one linear pass over the component graph (an invalid component
@@ -779,11 +751,12 @@ static bool is_override_component(const struct vkl_layer_set *set, const struct 
  * switch, not a path an attacker controls). */
 /* enable_environment / disable_environment are plain variables, honoured when elevated
  * (RULE_ENV_ELEVATED_LAYER_ENABLE_ENV, RULE_ENV_ELEVATED_LAYER_DISABLE_ENV). */
-bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
-                                const struct vkl_log_sink *log) {
+/* `ov_component`: whether `l` is a component of the active override layer, which ignores its
+ * disable variable ([Lyr]). */
+static bool implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                             const struct vkl_log_sink *log, bool ov_component) {
     const char *name = l->props.layerName;
-    /* A component of the active override layer ignores its disable variable ([Lyr]). */
-    if (is_override_component(set, l)) return true;
+    if (ov_component) return true;
     bool enabled = true;
     if (l->enable_env != NULL) {
         const char *v = vkl_getenv(l->enable_env);
@@ -810,27 +783,28 @@ bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vk
     return enabled;
 }
 
+bool vkl_layer_implicit_enabled(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l,
+                                const struct vkl_log_sink *log) {
+    return implicit_enabled(set, l, log, is_override_component(set, l));
+}
+
 /* Meta-layers already expanded by one activation or extension union: a meta-layer reached again
  * (a diamond in the component graph) adds nothing new, and skipping it keeps the expansion linear
  * instead of exponential in the nesting depth. */
 struct meta_seen {
-    const struct vkl_layer_manifest **v;
-    uint32_t count, cap;
+    struct vkl_map map; /* key: the meta-layer's manifest */
+    struct vkl_map_slot local[NAME_SLOTS];
 };
+
+static void meta_seen_init(struct meta_seen *m) {
+    vkl_map_init(&m->map, m->local, NAME_SLOTS, vkl_map_eq_ptr, NULL, NULL);
+}
 
 /* 1: first visit (recorded), 0: seen before, -1: out of memory. */
 static int meta_first_visit(struct meta_seen *m, const struct vkl_layer_manifest *l) {
-    for (uint32_t i = 0; i < m->count; i++)
-        if (m->v[i] == l) return 0;
-    if (m->count == m->cap) {
-        uint32_t ncap = m->cap ? m->cap * 2 : 8;
-        const struct vkl_layer_manifest **n = realloc(m->v, ncap * sizeof(*n));
-        if (n == NULL) return -1;
-        m->v = n;
-        m->cap = ncap;
-    }
-    m->v[m->count++] = l;
-    return 1;
+    uint64_t h = vkl_hash_ptr(l);
+    if (vkl_map_find(&m->map, h, l) != NULL) return 0;
+    return vkl_map_add(&m->map, h, l, NULL) == VK_SUCCESS ? 1 : -1;
 }
 
 struct act {
@@ -838,6 +812,13 @@ struct act {
     const struct vkl_log_sink *log;
     const struct vkl_layer_manifest **list;
     uint32_t count, cap;
+    struct vkl_map listed; /* the layers in `list` (key: manifest): a duplicate is found in O(1) */
+    struct vkl_map_slot listed_local[NAME_SLOTS];
+    struct name_index names;       /* the set's layers by name */
+    struct name_set ov_components; /* the active override layer's component_layers */
+    struct vkl_map on;             /* the settings file's "on" layers by name (settings_on) */
+    struct vkl_map_slot on_local[NAME_SLOTS];
+    bool on_ok; /* false: out of memory, vkl_settings_layer_on answers */
     struct meta_seen metas;
     /* Each expanded meta-layer with the list length when its components were all in: where an
      * application sees it among the activated layers (vkl_layers_activate_shown). */
@@ -848,6 +829,50 @@ struct act {
     uint32_t done_count, done_cap;
 };
 
+static void act_init(struct act *a, const struct vkl_layer_set *set, const struct vkl_log_sink *log) {
+    a->set = set;
+    a->log = log;
+    a->list = NULL;
+    a->count = a->cap = 0;
+    a->done = NULL;
+    a->done_count = a->done_cap = 0;
+    vkl_map_init(&a->listed, a->listed_local, NAME_SLOTS, vkl_map_eq_ptr, NULL, NULL);
+    name_index_build(&a->names, set);
+    const struct vkl_layer_manifest *ov = set->override_layer;
+    name_set_build(&a->ov_components, ov != NULL ? ov->component_layers : NULL,
+                   ov != NULL ? ov->component_layer_count : 0);
+    vkl_map_init(&a->on, a->on_local, NAME_SLOTS, NULL, NULL, NULL);
+    a->on_ok = true;
+    const struct vkl_settings *st = set->settings;
+    for (uint32_t i = 0; st != NULL && st->has_layers && i < st->layer_count && a->on_ok; i++)
+        if (st->layers[i].control == VKL_SETTINGS_LAYER_ON)
+            a->on_ok = vkl_map_put_str(&a->on, st->layers[i].name, NULL, NULL) == VK_SUCCESS;
+    meta_seen_init(&a->metas);
+}
+
+/* vkl_layer_implicit_enabled and vkl_settings_layer_on for one activation, through its maps. */
+static bool act_ov_component(const struct act *a, const struct vkl_layer_manifest *l) {
+    return a->set->override_layer != NULL && name_set_has(&a->ov_components, l->props.layerName);
+}
+
+static bool act_implicit_enabled(const struct act *a, const struct vkl_layer_manifest *l) {
+    return implicit_enabled(a->set, l, a->log, act_ov_component(a, l));
+}
+
+static bool act_layer_on(const struct act *a, const char *name) {
+    return a->on_ok ? vkl_map_find_str(&a->on, name) != NULL : vkl_settings_layer_on(a->set->settings, name);
+}
+
+/* Frees the lookups (not the list: the caller's on success). */
+static void act_cleanup(struct act *a) {
+    vkl_map_finish(&a->listed);
+    name_index_finish(&a->names);
+    name_set_finish(&a->ov_components);
+    vkl_map_finish(&a->on);
+    vkl_map_finish(&a->metas.map);
+    free(a->done);
+}
+
 /* RULE_LYR_META: a meta-layer's components, in listed order, in its place. */
 static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint32_t depth, const char *why) {
     if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS; /* validated already; defensive */
@@ -856,7 +881,7 @@ static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint3
         if (first < 0) return VK_ERROR_OUT_OF_HOST_MEMORY;
         if (first == 0) return VK_SUCCESS;
         for (uint32_t i = 0; i < l->component_layer_count; i++) {
-            const struct vkl_layer_manifest *c = vkl_layer_set_find(a->set, l->component_layers[i]);
+            const struct vkl_layer_manifest *c = name_index_find(&a->names, l->component_layers[i]);
             if (c == NULL) continue;
             VkResult r = act_add(a, c, depth + 1, why);
             if (r != VK_SUCCESS) return r;
@@ -872,12 +897,13 @@ static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint3
         a->done[a->done_count++].at = a->count;
         return VK_SUCCESS;
     }
-    for (uint32_t i = 0; i < a->count; i++)
-        if (a->list[i] == l) {
-            vkl_log(a->log, VKL_LOG_DEBUG | CAT, "layer %s: already enabled; duplicate from %s dropped [LLP_LOADER_3]",
-                    l->props.layerName, why);
-            return VK_SUCCESS;
-        }
+    uint64_t h = vkl_hash_ptr(l);
+    if (vkl_map_find(&a->listed, h, l) != NULL) {
+        vkl_log(a->log, VKL_LOG_DEBUG | CAT, "layer %s: already enabled; duplicate from %s dropped [LLP_LOADER_3]",
+                l->props.layerName, why);
+        return VK_SUCCESS;
+    }
+    if (vkl_map_add(&a->listed, h, l, NULL) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
     if (a->count == a->cap) {
         uint32_t ncap = a->cap ? a->cap * 2 : 8;
         const struct vkl_layer_manifest **n = realloc(a->list, ncap * sizeof(*n));
@@ -900,10 +926,10 @@ static VkResult act_implicit(struct act *a, const struct vkl_strlist *placed_by_
     for (uint32_t i = 0; i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
         /* A settings-file "on" layer is active in every instance, like an enabled implicit one. */
-        bool on = vkl_settings_layer_on(set->settings, l->props.layerName);
-        if ((!l->is_implicit && !on) || l == set->override_layer || is_override_component(set, l)) continue;
+        bool on = act_layer_on(a, l->props.layerName);
+        if ((!l->is_implicit && !on) || l == set->override_layer || act_ov_component(a, l)) continue;
         if (placed_by_env != NULL && vkl_strlist_contains(placed_by_env, l->props.layerName)) continue;
-        if (!on && !vkl_layer_implicit_enabled(set, l, a->log)) continue;
+        if (!on && !act_implicit_enabled(a, l)) continue;
         VkResult r = act_add(a, l, 0, on ? "the Loader Settings File (Vulkan Configurator)" : "implicit layer");
         if (r != VK_SUCCESS) return r;
     }
@@ -913,10 +939,10 @@ static VkResult act_implicit(struct act *a, const struct vkl_strlist *placed_by_
 
 VkResult vkl_layers_activate_implicit(const struct vkl_layer_set *set, const struct vkl_log_sink *log,
                                       const struct vkl_layer_manifest ***out, uint32_t *out_count) {
-    struct act a = {.set = set, .log = log};
+    struct act a;
+    act_init(&a, set, log);
     VkResult r = act_implicit(&a, NULL);
-    free(a.metas.v);
-    free(a.done);
+    act_cleanup(&a);
     if (r != VK_SUCCESS) {
         free(a.list);
         a.list = NULL;
@@ -935,7 +961,7 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
                                   uint32_t app_count) {
     const struct vkl_layer_set *set = a->set;
     for (uint32_t i = 0; i < app_count; i++) {
-        if (app_names[i] != NULL && vkl_layer_set_find(set, app_names[i]) != NULL) continue;
+        if (app_names[i] != NULL && name_index_find(&a->names, app_names[i]) != NULL) continue;
         vkl_log(a->log, VKL_LOG_ERROR | CAT, "layer %s: requested by the application but not available [LLP_LOADER_1]",
                 app_names[i] != NULL ? app_names[i] : "(null)");
         return VK_ERROR_LAYER_NOT_PRESENT;
@@ -944,21 +970,28 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
     /* RULE_ENV_ELEVATED_INSTANCE_LAYERS */
     const char *il = vkl_env_is_elevated() ? NULL : vkl_getenv("VK_INSTANCE_LAYERS");
     VkResult r = il != NULL ? vkl_path_list_split(il, strlen(il), ':', &env_names) : VK_SUCCESS;
+    /* the application's names (all valid: checked above), one map for every layer's lookup */
+    struct vkl_map_slot app_local[NAME_SLOTS];
+    struct vkl_map app;
+    if (r == VK_SUCCESS)
+        r = str_set_build(&app, app_local, NAME_SLOTS, app_names, app_count);
+    else
+        vkl_map_init(&app, app_local, NAME_SLOTS, NULL, NULL, NULL);
     for (uint32_t i = 0; r == VK_SUCCESS && i < set->count; i++) {
         const struct vkl_layer_manifest *l = set->layers[i];
         const char *name = l->props.layerName, *why = NULL;
-        if (vkl_settings_layer_on(st, name))
+        if (act_layer_on(a, name))
             why = "the Loader Settings File (Vulkan Configurator)";
-        else if (l->is_implicit && (l == set->override_layer || vkl_layer_implicit_enabled(set, l, a->log)))
+        else if (l->is_implicit && (l == set->override_layer || act_implicit_enabled(a, l)))
             why = "implicit layer";
         else if (vkl_strlist_contains(&env_names, name))
             why = "VK_INSTANCE_LAYERS";
         else if (!l->is_implicit && vkl_filter_match(&set->enable, name))
             why = "VK_LOADER_LAYERS_ENABLE";
-        for (uint32_t k = 0; why == NULL && k < app_count; k++)
-            if (strcmp(app_names[k], name) == 0) why = "the application";
+        if (why == NULL && vkl_map_find_str(&app, name) != NULL) why = "the application";
         if (why != NULL) r = act_add(a, l, 0, why);
     }
+    vkl_map_finish(&app);
     vkl_strlist_finish(&env_names);
     return r;
 }
@@ -985,8 +1018,7 @@ static VkResult act_shown(const struct act *a, const struct vkl_layer_manifest *
 static VkResult act_finish(struct act *a, VkResult r, const struct vkl_layer_manifest ***out, uint32_t *out_count,
                            const struct vkl_layer_manifest ***shown, uint32_t *shown_count) {
     if (r == VK_SUCCESS && shown != NULL) r = act_shown(a, shown, shown_count);
-    free(a->metas.v);
-    free(a->done);
+    act_cleanup(a);
     if (r != VK_SUCCESS) {
         free(a->list);
         return r;
@@ -1006,7 +1038,8 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
                                    const struct vkl_log_sink *log, const struct vkl_layer_manifest ***out,
                                    uint32_t *out_count, const struct vkl_layer_manifest ***shown,
                                    uint32_t *shown_count) {
-    struct act a = {.set = set, .log = log};
+    struct act a;
+    act_init(&a, set, log);
     VkResult r = VK_SUCCESS;
     struct vkl_strlist env_names = VKL_STRLIST_INIT;
     *out = NULL;
@@ -1043,18 +1076,17 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
      *    loader_add_environment_layers does not consult them either;
      *    RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT). Filtered-out and blacklisted layers are not in
      *    the set, so they stay off. */
-    /* Unknown names are said once, with the first and a count (issue 19: a list of 100,000 unknown
+    /* Unknown names are said once, with the first and a count (RULE_ADVERSARIAL_INPUT: a list of 100,000 unknown
      * names must not become 100,000 log lines). */
     size_t unknown = 0;
     const char *first_unknown = NULL;
     for (size_t i = 0; i < env_names.count; i++) {
-        const struct vkl_layer_manifest *l = vkl_layer_set_find(set, env_names.items[i]);
+        const struct vkl_layer_manifest *l = name_index_find(&a.names, env_names.items[i]);
         if (l == NULL) {
             if (unknown++ == 0) first_unknown = env_names.items[i];
             continue;
         }
-        if (l->is_implicit && l != set->override_layer && !is_override_component(set, l) &&
-            !vkl_layer_implicit_enabled(set, l, log))
+        if (l->is_implicit && l != set->override_layer && !act_ov_component(&a, l) && !act_implicit_enabled(&a, l))
             vkl_log(log, VKL_LOG_INFO | CAT,
                     "layer %s: implicit layer off by its own environment variables, enabled because env var "
                     "VK_INSTANCE_LAYERS names it [RULE_LYR_ENV_INSTANCE_LAYERS_IMPLICIT]",
@@ -1086,7 +1118,7 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
     /* 4. the application's layers. */
     for (uint32_t i = 0; i < app_count; i++) {
         const char *n = app_names[i] != NULL ? app_names[i] : "(null)";
-        const struct vkl_layer_manifest *l = app_names[i] != NULL ? vkl_layer_set_find(set, n) : NULL;
+        const struct vkl_layer_manifest *l = app_names[i] != NULL ? name_index_find(&a.names, n) : NULL;
         if (l == NULL) {
             vkl_log(log, VKL_LOG_ERROR | CAT, "layer %s: requested by the application but not available [LLP_LOADER_1]",
                     n);
@@ -1100,18 +1132,27 @@ out:
     return act_finish(&a, r, out, out_count, shown, shown_count);
 }
 
-static VkResult ext_union(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,
-                          uint32_t depth, struct meta_seen *seen, VkExtensionProperties **v, uint32_t *n,
-                          uint32_t *cap) {
+/* The union being built: the extensions in first-seen order, and their names (keys: the names in
+ * the manifests, which outlive the call) so a repeat is found in O(1). */
+struct ext_acc {
+    const struct name_index *names; /* the set's layers by name */
+    struct meta_seen seen;
+    struct vkl_map have;
+    struct vkl_map_slot have_local[NAME_SLOTS];
+    VkExtensionProperties *v;
+    uint32_t n, cap;
+};
+
+static VkResult ext_union(const struct vkl_layer_manifest *l, bool device, uint32_t depth, struct ext_acc *acc) {
     if (depth > VKL_LAYER_MAX_META_DEPTH) return VK_SUCCESS;
     if (l->is_meta) {
-        int first = meta_first_visit(seen, l);
+        int first = meta_first_visit(&acc->seen, l);
         if (first < 0) return VK_ERROR_OUT_OF_HOST_MEMORY;
         if (first == 0) return VK_SUCCESS;
         for (uint32_t i = 0; i < l->component_layer_count; i++) {
-            const struct vkl_layer_manifest *c = vkl_layer_set_find(set, l->component_layers[i]);
+            const struct vkl_layer_manifest *c = name_index_find(acc->names, l->component_layers[i]);
             if (c == NULL) continue;
-            VkResult r = ext_union(set, c, device, depth + 1, seen, v, n, cap);
+            VkResult r = ext_union(c, device, depth + 1, acc);
             if (r != VK_SUCCESS) return r;
         }
         return VK_SUCCESS;
@@ -1119,34 +1160,41 @@ static VkResult ext_union(const struct vkl_layer_set *set, const struct vkl_laye
     const struct vkl_layer_extension *e = device ? l->device_extensions : l->instance_extensions;
     uint32_t en = device ? l->device_extension_count : l->instance_extension_count;
     for (uint32_t i = 0; i < en; i++) {
-        bool dup = false;
-        for (uint32_t k = 0; k < *n && !dup; k++) dup = strcmp((*v)[k].extensionName, e[i].props.extensionName) == 0;
-        if (dup) continue;
-        if (*n == *cap) {
-            uint32_t ncap = *cap ? *cap * 2 : 8;
-            VkExtensionProperties *nv = realloc(*v, ncap * sizeof(**v));
+        const char *name = e[i].props.extensionName;
+        uint64_t h = vkl_hash_str(name);
+        if (vkl_map_find(&acc->have, h, name) != NULL) continue;
+        if (acc->n == acc->cap) {
+            uint32_t ncap = acc->cap ? acc->cap * 2 : 8;
+            VkExtensionProperties *nv = realloc(acc->v, ncap * sizeof(*nv));
             if (nv == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-            *v = nv;
-            *cap = ncap;
+            acc->v = nv;
+            acc->cap = ncap;
         }
-        (*v)[(*n)++] = e[i].props;
+        if (vkl_map_add(&acc->have, h, name, NULL) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        acc->v[acc->n++] = e[i].props;
     }
     return VK_SUCCESS;
 }
 
 VkResult vkl_layer_extensions(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l, bool device,
                               VkExtensionProperties **out, uint32_t *out_count) {
-    uint32_t cap = 0;
     *out = NULL;
     *out_count = 0;
-    struct meta_seen seen = {0};
-    VkResult r = ext_union(set, l, device, 0, &seen, out, out_count, &cap);
-    free(seen.v);
+    struct name_index names;
+    name_index_build(&names, set);
+    struct ext_acc acc = {.names = &names};
+    meta_seen_init(&acc.seen);
+    vkl_map_init(&acc.have, acc.have_local, NAME_SLOTS, NULL, NULL, NULL);
+    VkResult r = ext_union(l, device, 0, &acc);
+    vkl_map_finish(&acc.have);
+    vkl_map_finish(&acc.seen.map);
+    name_index_finish(&names);
     if (r != VK_SUCCESS) {
-        free(*out);
-        *out = NULL;
-        *out_count = 0;
+        free(acc.v);
+        return r;
     }
+    *out = acc.v;
+    *out_count = acc.n;
     return r;
 }
 
@@ -1301,8 +1349,7 @@ VkResult vkl_layer_lib_load(const struct vkl_layer_manifest *m, bool requested, 
 
 void vkl_layer_lib_unload(struct vkl_layer_lib *lib) {
     if (lib->lib != NULL) {
-        const char *keep = vkl_getenv("VK_LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING");
-        if (keep == NULL || strcmp(keep, "1") != 0) dlclose(lib->lib);
+        if (vkl_library_unload_allowed()) dlclose(lib->lib);
     }
     memset(lib, 0, sizeof(*lib));
 }

@@ -14,22 +14,41 @@
 static pthread_once_t g_log_once = PTHREAD_ONCE_INIT;
 static _Atomic uint32_t g_log_level = 0;
 
-struct level_word {
+/* The log words, one table for both readers. VK_LOADER_DEBUG: the documented words ([Arch] "Table of
+ * Debug Environment Variables", [Dbg] "Loader Logging": error, warn, info, debug, layer, driver,
+ * all) plus what the Khronos loader also takes (spec §1.5), so that a setting that works there
+ * works here: any prefix of a word ("e", "err", "w", "a"), tried in the Khronos loader's order (so
+ * "d" is debug, "i" info), and the undocumented perf and the driver aliases implem and icd. A token
+ * longer than every word it starts, an upper-case or space-padded token, is ignored. The settings
+ * file's stderr_log ([Set], settings.c) takes its words whole, validation included. */
+enum { WORD_ENV = 1, WORD_SETTINGS = 2, WORD_BOTH = 3 };
+static const struct level_word {
     const char *word;
     uint32_t bits;
+    uint8_t readers;
+} k_level_words[] = {
+    {"all", VKL_LOG_ALL, WORD_BOTH},
+    {"warn", VKL_LOG_WARN, WORD_BOTH},
+    {"info", VKL_LOG_INFO, WORD_BOTH},
+    {"perf", VKL_LOG_PERF, WORD_BOTH},
+    {"error", VKL_LOG_ERROR, WORD_BOTH},
+    {"debug", VKL_LOG_DEBUG, WORD_BOTH},
+    {"layer", VKL_LOG_LAYER, WORD_BOTH},
+    {"driver", VKL_LOG_DRIVER, WORD_BOTH},
+    {"implem", VKL_LOG_DRIVER, WORD_ENV},
+    {"icd", VKL_LOG_DRIVER, WORD_ENV},
+    {"validation", VKL_LOG_VALIDATION, WORD_SETTINGS},
 };
 
-/* VK_LOADER_DEBUG: the documented words ([Arch] "Table of Debug Environment Variables", [Dbg]
- * "Loader Logging": error, warn, info, debug, layer, driver, all) plus what the Khronos loader also
- * takes (spec §1.5), so that a setting that works there works here: any prefix of a word ("e",
- * "err", "w", "a"), tried in the Khronos loader's order (so "d" is debug, "i" info), and the
- * undocumented perf and the driver aliases implem and icd. A token longer than every word it
- * starts, an upper-case or space-padded token, is ignored. */
-static const struct level_word k_level_words[] = {
-    {"all", VKL_LOG_ALL},       {"warn", VKL_LOG_WARN},   {"info", VKL_LOG_INFO},   {"perf", VKL_LOG_PERF},
-    {"error", VKL_LOG_ERROR},   {"debug", VKL_LOG_DEBUG}, {"layer", VKL_LOG_LAYER}, {"driver", VKL_LOG_DRIVER},
-    {"implem", VKL_LOG_DRIVER}, {"icd", VKL_LOG_DRIVER},
-};
+uint32_t vkl_log_word_bits(const char *w, size_t len, bool settings) {
+    for (size_t i = 0; len > 0 && i < sizeof(k_level_words) / sizeof(k_level_words[0]); i++) {
+        const struct level_word *k = &k_level_words[i];
+        if (!(k->readers & (settings ? WORD_SETTINGS : WORD_ENV))) continue;
+        size_t n = strlen(k->word);
+        if ((settings ? len == n : len <= n) && memcmp(k->word, w, len) == 0) return k->bits;
+    }
+    return 0;
+}
 
 uint32_t vkl_log_parse_level(const char *value, size_t len) {
     uint32_t level = 0;
@@ -38,14 +57,7 @@ uint32_t vkl_log_parse_level(const char *value, size_t len) {
     while (start <= len) {
         size_t end = start;
         while (end < len && value[end] != ',') end++;
-        size_t word_len = end - start;
-        for (size_t i = 0; word_len > 0 && i < sizeof(k_level_words) / sizeof(k_level_words[0]); i++) {
-            if (word_len <= strlen(k_level_words[i].word) &&
-                memcmp(k_level_words[i].word, value + start, word_len) == 0) {
-                level |= k_level_words[i].bits;
-                break;
-            }
-        }
+        level |= vkl_log_word_bits(value + start, end - start, false);
         start = end + 1;
     }
     return level;

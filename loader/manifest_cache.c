@@ -6,21 +6,7 @@
 #include <string.h>
 
 #include "loader/internal/manifest.h"
-
-uint64_t vkl_mcache_hash(const char *s, size_t len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, sizeof(w));
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s + i, len - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    return h ^ (h >> 29);
-}
+#include "loader/internal/util.h"
 
 static void unlink_free(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
     if (e->prev != NULL)
@@ -61,7 +47,7 @@ static bool reserve(struct vkl_mcache *c) {
 struct vkl_mcache_entry *vkl_mcache_find(struct vkl_mcache *c, const char *path, const struct vkl_file_id *id,
                                          const struct vkl_log_sink *log) {
     if (c->nbuckets == 0) return NULL;
-    uint64_t hash = vkl_mcache_hash(path, strlen(path));
+    uint64_t hash = vkl_hash(path, strlen(path));
     struct vkl_mcache_entry *found = NULL;
     for (struct vkl_mcache_entry *e = c->buckets[hash & (c->nbuckets - 1)], *n; e != NULL; e = n) {
         n = e->hnext;
@@ -110,7 +96,7 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
     memcpy(e->path, path, plen + 1);
-    e->hash = vkl_mcache_hash(path, plen);
+    e->hash = vkl_hash(path, plen);
     e->id = *id;
     struct capture cap = {.fwd = log};
     struct vkl_log_sink sink = {.emit = capture_emit, .ctx = &cap};

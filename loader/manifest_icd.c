@@ -25,6 +25,7 @@
 #include "loader/internal/json.h"
 #include "loader/internal/manifest.h"
 #include "loader/internal/fileio.h"
+#include "loader/internal/util.h"
 
 #define MALFORMED VK_ERROR_INITIALIZATION_FAILED
 #define INCOMPATIBLE VK_ERROR_INCOMPATIBLE_DRIVER
@@ -69,13 +70,6 @@ void vkl_icd_manifest_finish(struct vkl_icd_manifest *m) {
     memset(m, 0, sizeof(*m));
 }
 
-static char *str_dup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 /* [Drv]: "If library_path specifies a relative pathname, it is relative to the path of the JSON
  * manifest file. If it specifies a filename, the library must live in the system's shared object
  * search path." Absolute paths are used verbatim (spec §3.3). */
@@ -83,15 +77,7 @@ static char *str_dup(const char *s) {
  * directory, a bare file name for the dynamic linker's search. */
 static char *resolve_library_path(const char *manifest_path, const char *lib, bool *bare) {
     *bare = strchr(lib, '/') == NULL;
-    if (*bare || lib[0] == '/') return str_dup(lib);
-    const char *slash = strrchr(manifest_path, '/');
-    size_t dir_len = slash ? (size_t)(slash - manifest_path) + 1 : 0; /* keeps the '/' */
-    size_t lib_len = strlen(lib);
-    char *out = malloc(dir_len + lib_len + 1);
-    if (out == NULL) return NULL;
-    memcpy(out, manifest_path, dir_len);
-    memcpy(out + dir_len, lib, lib_len + 1);
-    return out;
+    return *bare ? vkl_strdup(lib) : vkl_path_beside(manifest_path, lib);
 }
 
 /* Fetches a required string field, logging the one rejection line when it is missing/wrong type. */
@@ -269,7 +255,7 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
     }
 
     result = VK_ERROR_OUT_OF_HOST_MEMORY;
-    m.manifest_path = str_dup(path);
+    m.manifest_path = vkl_strdup(path);
     m.library_path = resolve_library_path(path, lib, &m.library_path_is_bare_name);
     if (m.manifest_path == NULL || m.library_path == NULL) goto out;
 

@@ -11,31 +11,16 @@
 #include "loader/internal/json.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/manifest.h"
+#include "loader/internal/util.h"
 
 #define V(maj, min, pat) VK_MAKE_API_VERSION(0, maj, min, pat)
 #define CAT VKL_LOG_LAYER
 #define SKIP VK_ERROR_INCOMPATIBLE_DRIVER /* internal: this layer is skipped, the file goes on */
 
-static char *dup_str(const char *s) {
-    if (s == NULL) return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 /* Same resolution as driver manifests ([Lyr] "library_path": relative to the manifest's
  * directory when it contains a '/', a bare name searched by dlopen, absolute verbatim). */
 static char *resolve_library_path(const char *manifest_path, const char *lib) {
-    if (strchr(lib, '/') == NULL || lib[0] == '/') return dup_str(lib);
-    const char *slash = strrchr(manifest_path, '/');
-    size_t dir_len = slash ? (size_t)(slash - manifest_path) + 1 : 0;
-    size_t lib_len = strlen(lib);
-    char *out = malloc(dir_len + lib_len + 1);
-    if (out == NULL) return NULL;
-    memcpy(out, manifest_path, dir_len);
-    memcpy(out + dir_len, lib, lib_len + 1);
-    return out;
+    return strchr(lib, '/') == NULL ? vkl_strdup(lib) : vkl_path_beside(manifest_path, lib);
 }
 
 static void free_strv(char **v, uint32_t n) {
@@ -131,7 +116,7 @@ static VkResult string_array(const struct ctx *c, const struct vkl_json *node, c
             free_strv(v, (uint32_t)i);
             return SKIP;
         }
-        v[i] = dup_str(vkl_json_string(e));
+        v[i] = vkl_strdup(vkl_json_string(e));
         if (v[i] == NULL) {
             free_strv(v, (uint32_t)i);
             return VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -230,8 +215,8 @@ static VkResult env_pair(const struct ctx *c, const struct vkl_json *obj, const 
                 c->path, c->name, field);
         return VK_SUCCESS;
     }
-    *name = dup_str(key);
-    *value = dup_str(vkl_json_string(m));
+    *name = vkl_strdup(key);
+    *value = vkl_strdup(vkl_json_string(m));
     if (*name == NULL || *value == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     *usable = true;
     return VK_SUCCESS;
@@ -386,7 +371,7 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
                         c->path, c->name, keys[i]);
                 continue;
             }
-            if ((*dst[i] = dup_str(vkl_json_string(f))) == NULL) goto oom;
+            if ((*dst[i] = vkl_strdup(vkl_json_string(f))) == NULL) goto oom;
         }
     }
 
@@ -444,7 +429,7 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
             for (int i = 0; i < VKL_PRE_INSTANCE_FN_COUNT; i++) {
                 const char *sym = vkl_json_string(vkl_json_get(f, keys[i]));
                 if (sym == NULL || sym[0] == '\0') continue;
-                if ((l->pre_instance[i] = dup_str(sym)) == NULL) goto oom;
+                if ((l->pre_instance[i] = vkl_strdup(sym)) == NULL) goto oom;
             }
         }
     }
@@ -470,7 +455,7 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
                     c->path, c->name);
         }
     }
-    if ((l->manifest_path = dup_str(c->path)) == NULL) goto oom;
+    if ((l->manifest_path = vkl_strdup(c->path)) == NULL) goto oom;
     l->file_format_version = c->version;
     l->is_implicit = c->implicit;
     return VK_SUCCESS;

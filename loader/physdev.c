@@ -12,6 +12,7 @@
 #include "loader/internal/instance.h"
 #include "loader/internal/physdev.h"
 #include "loader/internal/settings.h"
+#include "loader/internal/util.h"
 
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd) {
     bool found = false;
@@ -22,13 +23,36 @@ bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd) {
     return found;
 }
 
-/* The instance's physical-device wrappers by (driver instance, driver handle), built once per
- * enumeration when there are many: a linear scan of inst->physdevs per device made enumeration
- * quadratic in the number of drivers (issue 18). Open addressing; `slot` NULL: scan the list. */
+/* Physical-device wrappers by (driver instance, driver handle), built once per enumeration: a
+ * linear scan of inst->physdevs per device made enumeration quadratic in the number of drivers
+ * (RULE_ADVERSARIAL_INPUT). The first PD_SLOTS slots are on the caller's stack; larger tables come
+ * from the instance's allocator. `ok` false (out of memory): the list scan takes over. */
+#define PD_SLOTS 32u
 struct pd_index {
-    struct vkl_physdev **slot;
-    uint32_t mask, used;
+    struct vkl_map map; /* key: the wrapper, value: the wrapper */
+    struct vkl_map_slot local[PD_SLOTS];
+    bool ok;
 };
+
+struct pd_key {
+    const struct vkl_icd_instance *ii;
+    VkPhysicalDevice h;
+};
+
+static bool pd_key_eq(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
+    (void)ctx;
+    const struct vkl_physdev *p = stored->value;
+    const struct pd_key *k = key;
+    return p->term.icd == k->ii && p->term.handle == k->h;
+}
+
+static uint64_t pd_hash(const struct vkl_icd_instance *ii, VkPhysicalDevice h) {
+    struct pd_key k;
+    memset(&k, 0, sizeof(k));
+    k.ii = ii;
+    k.h = h;
+    return vkl_hash(&k, sizeof(k));
+}
 
 /* The application-side half: what every trampoline and the handle check read. */
 static void tramp_init(struct vkl_physdev *p, struct vkl_instance *inst, VkPhysicalDevice next) {
@@ -38,49 +62,69 @@ static void tramp_init(struct vkl_physdev *p, struct vkl_instance *inst, VkPhysi
     p->tramp.instance = inst;
 }
 
-static uint32_t pd_hash(const struct vkl_icd_instance *ii, VkPhysicalDevice h) {
-    uint64_t x = (uint64_t)(uintptr_t)ii * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)h;
-    x ^= x >> 29;
-    x *= 0xBF58476D1CE4E5B9ull;
-    return (uint32_t)(x ^ (x >> 32));
+/* ---- tramp_for's index: every wrapper by tramp.next, kept with the instance (inst->lock) ---- */
+struct vkl_physdev_next_index {
+    struct vkl_map map; /* key: tramp.next, value: the wrapper */
+    bool ok;            /* false: out of memory once; the list scan takes over for good */
+};
+
+static void next_index_note(struct vkl_instance *inst, struct vkl_physdev *p) {
+    struct vkl_physdev_next_index *x = inst->physdev_next;
+    if (x != NULL && x->ok && vkl_map_add(&x->map, vkl_hash_ptr(p->tramp.next), p->tramp.next, p) != VK_SUCCESS)
+        x->ok = false;
+}
+
+/* Whether the index can answer (built from the list on first use). */
+static bool next_index_ready(struct vkl_instance *inst) {
+    if (inst->physdev_next == NULL) {
+        struct vkl_physdev_next_index *x = vkl_alloc(&inst->alloc, sizeof(*x), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        if (x == NULL) return false;
+        vkl_map_init(&x->map, NULL, 0, vkl_map_eq_ptr, NULL, &inst->alloc.cb);
+        x->map.scope = VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE;
+        x->ok = true;
+        inst->physdev_next = x;
+        for (struct vkl_physdev *p = inst->physdevs; p != NULL && x->ok; p = p->next) next_index_note(inst, p);
+    }
+    return inst->physdev_next->ok;
+}
+
+void vkl_physdev_next_index_free(struct vkl_instance *inst) {
+    if (inst->physdev_next == NULL) return;
+    vkl_map_finish(&inst->physdev_next->map);
+    vkl_free(&inst->alloc, inst->physdev_next);
+    inst->physdev_next = NULL;
 }
 
 static void pd_index_put(struct pd_index *ix, struct vkl_physdev *p) {
-    for (uint32_t i = pd_hash(p->term.icd, p->term.handle) & ix->mask;; i = (i + 1) & ix->mask)
-        if (ix->slot[i] == NULL) {
-            ix->slot[i] = p;
-            ix->used++;
-            return;
-        }
+    if (ix->ok && vkl_map_add(&ix->map, pd_hash(p->term.icd, p->term.handle), p, p) != VK_SUCCESS) ix->ok = false;
 }
 
-/* Below 32 wrappers the list scan is as cheap as a table and allocates nothing. */
-static void pd_index_build(struct vkl_instance *inst, struct pd_index *ix, uint32_t expect_new) {
-    ix->slot = NULL;
-    ix->mask = 0;
-    ix->used = 0;
-    uint32_t n = 0;
-    for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next) n++;
-    if (n + expect_new < 32) return;
-    uint32_t slots = 64;
-    while (slots < 2 * (n + expect_new)) slots <<= 1;
-    ix->slot = vkl_calloc(&inst->alloc, slots * sizeof(*ix->slot), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    if (ix->slot == NULL) return; /* the list scan still works */
-    ix->mask = slots - 1;
-    for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
+static void pd_index_init(struct vkl_instance *inst, struct pd_index *ix) {
+    vkl_map_init(&ix->map, ix->local, PD_SLOTS, pd_key_eq, NULL, &inst->alloc.cb);
+    ix->ok = true;
+}
+
+/* Every wrapper of the instance with a driver side. */
+static void pd_index_build(struct vkl_instance *inst, struct pd_index *ix) {
+    pd_index_init(inst, ix);
+    for (struct vkl_physdev *p = inst->physdevs; p != NULL && ix->ok; p = p->next)
         if (p->term.icd != NULL) pd_index_put(ix, p);
 }
 
-static void pd_index_free(struct vkl_instance *inst, struct pd_index *ix) {
-    vkl_free(&inst->alloc, ix->slot);
-    ix->slot = NULL;
+static void pd_index_free(struct pd_index *ix) { vkl_map_finish(&ix->map); }
+
+static struct vkl_physdev *pd_index_find(const struct pd_index *ix, const struct vkl_icd_instance *ii,
+                                         VkPhysicalDevice h) {
+    struct pd_key k = {ii, h};
+    struct vkl_map_slot *s = vkl_map_find(&ix->map, pd_hash(ii, h), &k);
+    return s != NULL ? s->value : NULL;
 }
 
 static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct pd_index *ix, struct vkl_icd_instance *ii,
                                        VkPhysicalDevice h) {
-    if (ix != NULL && ix->slot != NULL) {
-        for (uint32_t i = pd_hash(ii, h) & ix->mask; ix->slot[i] != NULL; i = (i + 1) & ix->mask)
-            if (ix->slot[i]->term.icd == ii && ix->slot[i]->term.handle == h) return ix->slot[i];
+    if (ix->ok) {
+        struct vkl_physdev *p = pd_index_find(ix, ii, h);
+        if (p != NULL) return p;
     } else {
         for (struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next)
             if (p->term.icd == ii && p->term.handle == h) return p;
@@ -96,12 +140,8 @@ static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct pd_inde
     tramp_init(p, inst, (VkPhysicalDevice)(void *)&p->term);
     p->next = inst->physdevs;
     inst->physdevs = p;
-    if (ix != NULL && ix->slot != NULL) {
-        if (2 * (ix->used + 1) <= ix->mask + 1)
-            pd_index_put(ix, p);
-        else
-            pd_index_free(inst, ix); /* more devices than expected: the list scan takes over */
-    }
+    pd_index_put(ix, p);
+    next_index_note(inst, p);
     return p;
 }
 
@@ -121,7 +161,7 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
     uint32_t icd_count = 0;
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) icd_count++;
     struct pd_index ix;
-    pd_index_build(inst, &ix, icd_count);
+    pd_index_build(inst, &ix);
 #define FREE_HS(hs) ((hs) != local ? vkl_free(&inst->alloc, (hs)) : (void)0)
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
         uint32_t n = 0;
@@ -173,7 +213,7 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
     }
 #undef FREE_HS
 out:
-    pd_index_free(inst, &ix);
+    pd_index_free(&ix);
     if (r != VK_SUCCESS) {
         vkl_free(&inst->alloc, all);
         return r;
@@ -287,7 +327,9 @@ struct pd_order {
     struct pd_info *info; /* parallel to the collected array */
     uint32_t count;
     bool sort;
-    bool filtered; /* some device is hidden */
+    bool filtered;          /* some device is hidden */
+    struct vkl_map by_term; /* key: the terminator handle, value: its pd_info (pd_order_find) */
+    struct vkl_map_slot local[PD_SLOTS];
 };
 
 static uint32_t type_rank(VkPhysicalDeviceType t) {
@@ -389,6 +431,12 @@ static int pd_compare(const struct pd_info *a, const struct pd_info *b) {
     return a->seq < b->seq ? -1 : (a->seq > b->seq ? 1 : 0);
 }
 
+static void pd_order_free(struct vkl_instance *inst, struct pd_order *o) {
+    if (o->info != NULL) vkl_map_finish(&o->by_term);
+    vkl_free(&inst->alloc, o->info);
+    o->info = NULL;
+}
+
 /* Looks up, sorts nothing: fills one pd_info per collected device and decides what is hidden. */
 static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *const *all, uint32_t n,
                                struct pd_order *o) {
@@ -410,6 +458,14 @@ static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *co
     o->info = vkl_calloc(&inst->alloc, n * sizeof(*o->info), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (o->info == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     o->count = n;
+    vkl_map_init(&o->by_term, o->local, PD_SLOTS, vkl_map_eq_ptr, NULL, &inst->alloc.cb);
+    for (uint32_t i = 0; i < n; i++) {
+        const void *term = &all[i]->term;
+        if (vkl_map_add(&o->by_term, vkl_hash_ptr(term), term, &o->info[i]) != VK_SUCCESS) {
+            pd_order_free(inst, o);
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    }
     unsigned sel_vendor = 0, sel_device = 0;
     bool select = false;
     const char *sel = o->sort ? vkl_getenv("VK_LOADER_DEVICE_SELECT") : NULL;
@@ -450,27 +506,30 @@ static VkResult pd_order_build(struct vkl_instance *inst, struct vkl_physdev *co
 }
 
 static const struct pd_info *pd_order_find(const struct pd_order *o, VkPhysicalDevice term) {
-    for (uint32_t i = 0; i < o->count; i++)
-        if ((VkPhysicalDevice)(void *)&o->info[i].p->term == term) return &o->info[i];
-    return NULL;
+    const struct vkl_map_slot *s = vkl_map_find(&o->by_term, vkl_hash_ptr(term), term);
+    return s != NULL ? s->value : NULL;
+}
+
+static int pd_info_ptr_compare(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    return pd_compare(*(const struct pd_info *const *)a, *(const struct pd_info *const *)b);
 }
 
 /* Sorts (when enabled) and drops hidden devices in place; *n becomes the visible count. */
 static VkResult pd_order_apply(struct vkl_instance *inst, const struct pd_order *o, struct vkl_physdev **all,
                                uint32_t *n) {
     if (o->info == NULL) return VK_SUCCESS;
-    const struct pd_info **v = vkl_alloc(&inst->alloc, o->count * sizeof(*v), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    /* v: the visible devices, then room for the sort's scratch */
+    const struct pd_info **v =
+        vkl_alloc(&inst->alloc, 2 * (size_t)o->count * sizeof(*v), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (v == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     uint32_t k = 0;
     for (uint32_t i = 0; i < o->count; i++)
         if (o->info[i].hidden_by == NULL) v[k++] = &o->info[i];
-    if (o->sort) /* insertion sort: stable, device counts are small */
-        for (uint32_t i = 1; i < k; i++)
-            for (uint32_t j = i; j > 0 && pd_compare(v[j - 1], v[j]) > 0; j--) {
-                const struct pd_info *t = v[j];
-                v[j] = v[j - 1];
-                v[j - 1] = t;
-            }
+    /* O(n log n): pd_compare is a total order (driver order last), so the order is the one any
+     * correct sort gives, the insertion sort's before it (quadratic: 1,000 drivers took ~90x the
+     * time of 100). */
+    if (o->sort) vkl_sort_stable(v, k, sizeof(*v), pd_info_ptr_compare, NULL, v + o->count);
     for (uint32_t i = 0; i < k; i++) all[i] = v[i]->p;
     *n = k;
     vkl_free(&inst->alloc, v);
@@ -479,14 +538,23 @@ static VkResult pd_order_apply(struct vkl_instance *inst, const struct pd_order 
 
 /* The unsorted order (VK_LOADER_DISABLE_SELECT): the Khronos loader's, which keeps its drivers in a
  * list each newly found driver is pushed onto the front of, so the last driver found comes first;
- * within a driver, the driver's own order. Stable insertion sort by driver position, descending. */
-static void unsorted_devices(struct vkl_physdev **all, uint32_t n) {
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && all[j - 1]->term.icd->index < all[j]->term.icd->index; j--) {
-            struct vkl_physdev *t = all[j];
-            all[j] = all[j - 1];
-            all[j - 1] = t;
-        }
+ * within a driver, the driver's own order. Stable sort by driver position, descending. */
+static int by_driver_desc(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    uint32_t x = (*(struct vkl_physdev *const *)a)->term.icd->index;
+    uint32_t y = (*(struct vkl_physdev *const *)b)->term.icd->index;
+    return x > y ? -1 : (x < y ? 1 : 0);
+}
+
+/* vkl_sort_stable with its scratch from the instance's allocator. */
+static VkResult sort_stable(struct vkl_instance *inst, void *base, uint32_t n, size_t size,
+                            int (*cmp)(const void *, const void *, void *), void *ctx) {
+    if (n < 2) return VK_SUCCESS;
+    void *scratch = vkl_alloc(&inst->alloc, n * size, VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (scratch == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    vkl_sort_stable(base, n, size, cmp, ctx, scratch);
+    vkl_free(&inst->alloc, scratch);
+    return VK_SUCCESS;
 }
 
 static uint32_t group_driver_index(const VkPhysicalDeviceGroupProperties *g) {
@@ -494,24 +562,24 @@ static uint32_t group_driver_index(const VkPhysicalDeviceGroupProperties *g) {
     return t->icd->index;
 }
 
-static void unsorted_groups(VkPhysicalDeviceGroupProperties *g, uint32_t ng) {
-    for (uint32_t i = 1; i < ng; i++) {
-        VkPhysicalDeviceGroupProperties moving = g[i];
-        uint32_t j = i;
-        for (; j > 0 && group_driver_index(&g[j - 1]) < group_driver_index(&moving); j--) g[j] = g[j - 1];
-        g[j] = moving;
-    }
-}
-
-static void pd_order_free(struct vkl_instance *inst, struct pd_order *o) {
-    vkl_free(&inst->alloc, o->info);
-    o->info = NULL;
+static int group_by_driver_desc(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    uint32_t x = group_driver_index(a), y = group_driver_index(b);
+    return x > y ? -1 : (x < y ? 1 : 0);
 }
 
 /* Groups: drops those with a hidden member, sorts members and then groups by their first member. */
-static uint32_t pd_order_groups(struct vkl_instance *inst, const struct pd_order *o, VkPhysicalDeviceGroupProperties *g,
-                                uint32_t ng) {
-    if (o->info == NULL) return ng;
+static int group_compare(const void *a, const void *b, void *ctx) {
+    const struct pd_order *o = ctx;
+    const struct pd_info *x = pd_order_find(o, ((const VkPhysicalDeviceGroupProperties *)a)->physicalDevices[0]);
+    const struct pd_info *y = pd_order_find(o, ((const VkPhysicalDeviceGroupProperties *)b)->physicalDevices[0]);
+    return x == NULL || y == NULL ? 0 : pd_compare(x, y);
+}
+
+static VkResult pd_order_groups(struct vkl_instance *inst, const struct pd_order *o, VkPhysicalDeviceGroupProperties *g,
+                                uint32_t *ngp) {
+    uint32_t ng = *ngp;
+    if (o->info == NULL) return VK_SUCCESS;
     uint32_t k = 0;
     for (uint32_t i = 0; i < ng; i++) {
         const struct pd_info *hidden = NULL;
@@ -528,7 +596,9 @@ static uint32_t pd_order_groups(struct vkl_instance *inst, const struct pd_order
         if (k != i) g[k] = g[i];
         k++;
     }
-    if (!o->sort) return k;
+    *ngp = k;
+    if (!o->sort) return VK_SUCCESS;
+    /* Members: at most VK_MAX_DEVICE_GROUP_SIZE per group, so an insertion sort is bounded. */
     for (uint32_t i = 0; i < k; i++) {
         VkPhysicalDevice *m = g[i].physicalDevices;
         for (uint32_t a = 1; a < g[i].physicalDeviceCount; a++)
@@ -540,16 +610,9 @@ static uint32_t pd_order_groups(struct vkl_instance *inst, const struct pd_order
                 m[b - 1] = t;
             }
     }
-    for (uint32_t a = 1; a < k; a++)
-        for (uint32_t b = a; b > 0; b--) {
-            const struct pd_info *x = pd_order_find(o, g[b - 1].physicalDevices[0]);
-            const struct pd_info *y = pd_order_find(o, g[b].physicalDevices[0]);
-            if (x == NULL || y == NULL || pd_compare(x, y) <= 0) break;
-            VkPhysicalDeviceGroupProperties t = g[b];
-            g[b] = g[b - 1];
-            g[b - 1] = t;
-        }
-    return k;
+    /* Groups by their first member: O(k log k), stable (each member's pd_info is found through the
+     * map, not a scan per lookup). */
+    return sort_stable(inst, g, k, sizeof(*g), group_compare, (void *)o);
 }
 
 /* RULE_PHYSDEV_NONE: no driver reported a physical device (none has one, or every driver's
@@ -564,6 +627,52 @@ static VkResult no_physdevs(struct vkl_instance *inst, const char *cmd, uint32_t
             cmd, inst->icd_count, inst->icd_count == 1 ? "" : "s");
     *pCount = 0;
     return VK_ERROR_INITIALIZATION_FAILED;
+}
+
+/* A device's identity as the settings file names it. */
+struct dev_id {
+    uint8_t device_uuid[VK_UUID_SIZE], driver_uuid[VK_UUID_SIZE];
+    uint32_t version;
+};
+
+static uint64_t dev_id_hash(const struct dev_id *k) { return vkl_hash(k, sizeof(*k)); }
+
+/* The identities read from the devices (parallel arrays): a map key i + 1 stands for device i. */
+struct dev_ids {
+    const VkPhysicalDeviceIDProperties *ids;
+    const uint32_t *ver;
+};
+
+static void dev_id_of(const struct dev_ids *d, uint32_t i, struct dev_id *out) {
+    memcpy(out->device_uuid, d->ids[i].deviceUUID, VK_UUID_SIZE);
+    memcpy(out->driver_uuid, d->ids[i].driverUUID, VK_UUID_SIZE);
+    out->version = d->ver[i];
+}
+
+static bool dev_id_eq(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
+    struct dev_id a;
+    dev_id_of(ctx, (uint32_t)(uintptr_t)stored->key - 1, &a);
+    return memcmp(&a, key, sizeof(a)) == 0;
+}
+
+/* Indexes the known devices by identity: the map holds the first device of each identity, same[i]
+ * the next device with device i's identity (UINT32_MAX: none), so each chain is in device order. */
+static VkResult dev_ids_index(struct vkl_map *ix, const struct dev_ids *d, const bool *known, uint32_t n,
+                              uint32_t *same) {
+    for (uint32_t i = n; i-- > 0;) { /* backwards: each device goes in front of its later twins */
+        same[i] = UINT32_MAX;
+        if (!known[i]) continue;
+        struct dev_id k;
+        dev_id_of(d, i, &k);
+        struct vkl_map_slot *s = vkl_map_find(ix, dev_id_hash(&k), &k);
+        if (s != NULL) {
+            same[i] = (uint32_t)(uintptr_t)s->key - 1;
+            s->key = (const void *)(uintptr_t)(i + 1);
+        } else if (vkl_map_add(ix, dev_id_hash(&k), (const void *)(uintptr_t)(i + 1), NULL) != VK_SUCCESS) {
+            return VK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    }
+    return VK_SUCCESS;
 }
 
 /* [Set] device_configurations (settings.c): only the devices whose deviceUUID, driverUUID and
@@ -582,8 +691,14 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
         vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ids), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     uint32_t *ver = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*ver), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     bool *known = vkl_calloc(&inst->alloc, (*n ? *n : 1) * sizeof(*known), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    uint32_t *same = vkl_alloc(&inst->alloc, (*n ? *n : 1) * sizeof(*same), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    struct dev_ids dids = {ids, ver};
+    struct vkl_map_slot ix_local[PD_SLOTS], kept_local[PD_SLOTS];
+    struct vkl_map ix, kept;
+    vkl_map_init(&ix, ix_local, PD_SLOTS, dev_id_eq, &dids, &inst->alloc.cb);
+    vkl_map_init(&kept, kept_local, PD_SLOTS, vkl_map_eq_ptr, NULL, &inst->alloc.cb);
     uint32_t k = 0;
-    if (keep == NULL || ids == NULL || ver == NULL || known == NULL) {
+    if (keep == NULL || ids == NULL || ver == NULL || known == NULL || same == NULL) {
         r = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto done;
     }
@@ -606,18 +721,27 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
         ver[i] = p2.properties.driverVersion;
         known[i] = true;
     }
+    /* The devices by (deviceUUID, driverUUID, driverVersion): each entry of the file finds its
+     * devices in O(1), in device order (a chain through `same`, ascending), instead of a scan of
+     * every device per entry; `kept` replaces a scan of `keep` per match. */
+    if ((r = dev_ids_index(&ix, &dids, known, *n, same)) != VK_SUCCESS) goto done;
     for (uint32_t c = 0; c < st->device_count; c++) {
         const struct vkl_settings_device *d = &st->devices[c];
-        bool found = false;
-        for (uint32_t i = 0; i < *n; i++) {
-            if (!known[i] || ver[i] != d->driver_version ||
-                memcmp(ids[i].deviceUUID, d->device_uuid, VK_UUID_SIZE) != 0 ||
-                memcmp(ids[i].driverUUID, d->driver_uuid, VK_UUID_SIZE) != 0)
-                continue;
-            bool dup = false;
-            for (uint32_t j = 0; j < k; j++) dup = dup || keep[j] == all[i];
-            if (!dup) keep[k++] = all[i];
-            found = true;
+        struct dev_id key;
+        memcpy(key.device_uuid, d->device_uuid, VK_UUID_SIZE);
+        memcpy(key.driver_uuid, d->driver_uuid, VK_UUID_SIZE);
+        key.version = d->driver_version;
+        const struct vkl_map_slot *first = vkl_map_find(&ix, dev_id_hash(&key), &key);
+        bool found = first != NULL;
+        for (uint32_t i = first != NULL ? (uint32_t)(uintptr_t)first->key - 1 : UINT32_MAX; i != UINT32_MAX;
+             i = same[i]) {
+            uint64_t h = vkl_hash_ptr(all[i]);
+            if (vkl_map_find(&kept, h, all[i]) != NULL) continue;
+            if (vkl_map_add(&kept, h, all[i], NULL) != VK_SUCCESS) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto done;
+            }
+            keep[k++] = all[i];
         }
         if (!found)
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
@@ -636,6 +760,9 @@ static VkResult settings_devices(struct vkl_instance *inst, struct vkl_physdev *
     for (uint32_t i = 0; i < k; i++) all[i] = keep[i];
     *n = k;
 done:
+    vkl_map_finish(&ix);
+    vkl_map_finish(&kept);
+    vkl_free(&inst->alloc, same);
     vkl_free(&inst->alloc, keep);
     vkl_free(&inst->alloc, ids);
     vkl_free(&inst->alloc, ver);
@@ -660,7 +787,7 @@ VkResult vkl_term_EnumeratePhysicalDevices(VkInstance instance, uint32_t *pCount
         r = pd_order_build(inst, all, n, &order);
         if (r == VK_SUCCESS) {
             r = pd_order_apply(inst, &order, all, &n);
-            if (!order.sort) unsorted_devices(all, n);
+            if (r == VK_SUCCESS && !order.sort) r = sort_stable(inst, all, n, sizeof(*all), by_driver_desc, NULL);
             pd_order_free(inst, &order);
         }
         if (r == VK_SUCCESS) r = settings_devices(inst, all, &n, NULL); /* settings file: replaces the order */
@@ -694,15 +821,20 @@ static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice ne
     if (next == VK_NULL_HANDLE) return VK_NULL_HANDLE;
     /* No layer: the chain's top is the loader's terminator, whose handles are the `term` members
      * of this instance's wrappers (vkl_term_EnumeratePhysicalDevices): found without the list scan
-     * that made enumeration quadratic in the number of devices (issue 18). */
+     * that made enumeration quadratic in the number of devices (RULE_ADVERSARIAL_INPUT). */
     if (inst->layer_lib_count == 0) {
         struct vkl_physdev *q = vkl_physdev_from_term(next);
         if (q->tramp.next == next) return (VkPhysicalDevice)(void *)&q->tramp;
     }
     pthread_mutex_lock(&inst->lock);
-    struct vkl_physdev *p;
-    for (p = inst->physdevs; p != NULL; p = p->next)
-        if (p->tramp.next == next) break;
+    struct vkl_physdev *p = NULL;
+    if (next_index_ready(inst)) {
+        const struct vkl_map_slot *s = vkl_map_find(&inst->physdev_next->map, vkl_hash_ptr(next), next);
+        if (s != NULL) p = s->value;
+    } else {
+        for (p = inst->physdevs; p != NULL; p = p->next)
+            if (p->tramp.next == next) break;
+    }
     if (p == NULL && inst->layer_lib_count > 0) {
         p = vkl_calloc(&inst->alloc, sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
         if (p != NULL) {
@@ -710,6 +842,7 @@ static VkPhysicalDevice tramp_for(struct vkl_instance *inst, VkPhysicalDevice ne
             tramp_init(p, inst, next);
             p->next = inst->physdevs;
             inst->physdevs = p;
+            next_index_note(inst, p);
         }
     }
     pthread_mutex_unlock(&inst->lock);
@@ -738,6 +871,40 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance 
     return r;
 }
 
+/* The collected devices by driver: the map holds each driver's first device index (+ 1), same[i]
+ * the next device of device i's driver (UINT32_MAX: none), so a driver's devices are walked in
+ * collection order in time proportional to their number. False when out of memory. */
+static bool driver_chains(struct vkl_map *by_driver, uint32_t *same, struct vkl_physdev *const *all, uint32_t n) {
+    for (uint32_t i = n; i-- > 0;) { /* backwards: each device goes in front of the later ones */
+        const void *ii = all[i]->term.icd;
+        struct vkl_map_slot *s = vkl_map_find(by_driver, vkl_hash_ptr(ii), ii);
+        same[i] = s != NULL ? (uint32_t)(uintptr_t)s->value - 1 : UINT32_MAX;
+        if (s != NULL)
+            s->value = (void *)(uintptr_t)(i + 1);
+        else if (vkl_map_add(by_driver, vkl_hash_ptr(ii), ii, (void *)(uintptr_t)(i + 1)) != VK_SUCCESS)
+            return false;
+    }
+    return true;
+}
+
+/* The first device of driver `ii` at or after `from` in `all` (n: none): through the chains, or a
+ * scan when they could not be built (`same` NULL). */
+static uint32_t driver_first(const struct vkl_map *by_driver, const uint32_t *same, struct vkl_physdev *const *all,
+                             uint32_t n, const struct vkl_icd_instance *ii, uint32_t from) {
+    if (same != NULL) {
+        const struct vkl_map_slot *s = vkl_map_find(by_driver, vkl_hash_ptr(ii), ii);
+        return s != NULL ? (uint32_t)(uintptr_t)s->value - 1 : n;
+    }
+    while (from < n && all[from]->term.icd != ii) from++;
+    return from;
+}
+
+static uint32_t driver_next(const struct vkl_map *by_driver, const uint32_t *same, struct vkl_physdev *const *all,
+                            uint32_t n, const struct vkl_icd_instance *ii, uint32_t i) {
+    if (same != NULL) return same[i] != UINT32_MAX ? same[i] : n;
+    return driver_first(by_driver, same, all, n, ii, i + 1);
+}
+
 /* Makes room for `need` groups (a driver whose vkEnumeratePhysicalDevices failed can still report
  * groups, so the device count is not a bound). */
 static bool groups_reserve(struct vkl_instance *inst, VkPhysicalDeviceGroupProperties **groups, uint32_t *cap,
@@ -757,14 +924,18 @@ static bool groups_reserve(struct vkl_instance *inst, VkPhysicalDeviceGroupPrope
 /* A driver's own groups are used only when every member is a device the driver's
  * vkEnumeratePhysicalDevices returned (so the application never sees a device in a group that is
  * missing from its device list) and every count fits the fixed-size member array. */
-static bool groups_valid(struct vkl_physdev *const *all, uint32_t ndev, const struct vkl_icd_instance *ii,
-                         const VkPhysicalDeviceGroupProperties *dg, uint32_t dn) {
+/* `in_all`: the devices of `all` by (driver, handle), or !ok (a scan of `all` per member). */
+static bool groups_valid(struct vkl_physdev *const *all, uint32_t ndev, const struct pd_index *in_all,
+                         const struct vkl_icd_instance *ii, const VkPhysicalDeviceGroupProperties *dg, uint32_t dn) {
     for (uint32_t g = 0; g < dn; g++) {
         if (dg[g].physicalDeviceCount == 0 || dg[g].physicalDeviceCount > VK_MAX_DEVICE_GROUP_SIZE) return false;
         for (uint32_t m = 0; m < dg[g].physicalDeviceCount; m++) {
             bool found = false;
-            for (uint32_t i = 0; i < ndev && !found; i++)
-                found = all[i]->term.icd == ii && all[i]->term.handle == dg[g].physicalDevices[m];
+            if (in_all->ok)
+                found = pd_index_find(in_all, ii, dg[g].physicalDevices[m]) != NULL;
+            else
+                for (uint32_t i = 0; i < ndev && !found; i++)
+                    found = all[i]->term.icd == ii && all[i]->term.handle == dg[g].physicalDevices[m];
             if (!found) return false;
         }
     }
@@ -775,6 +946,16 @@ static bool icd_has_groups(const struct vkl_icd_instance *ii) {
     return ii->disp.EnumeratePhysicalDeviceGroups != NULL &&
            (VK_API_VERSION_MINOR(ii->api_version) >= 1 || VK_API_VERSION_MAJOR(ii->api_version) > 1 ||
             vkl_driver_has_extension(ii->driver, VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME));
+}
+
+struct ranked {
+    uint32_t rank, group;
+};
+
+static int by_rank(const void *a, const void *b, void *ctx) {
+    (void)ctx;
+    uint32_t x = ((const struct ranked *)a)->rank, y = ((const struct ranked *)b)->rank;
+    return x < y ? -1 : (x > y ? 1 : 0);
 }
 
 /* The settings file's device_configurations for groups (spec 7.7): a group with a member the file
@@ -793,9 +974,22 @@ static VkResult settings_groups(struct vkl_instance *inst, struct vkl_physdev *c
         vkl_free(&inst->alloc, kept);
         return r;
     }
-    /* rank of each group: the file position of its first member; UINT32_MAX when a member is not chosen */
-    uint32_t *rank = vkl_alloc(&inst->alloc, (*ng ? *ng : 1) * sizeof(*rank), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    /* rank of each group: the file position of its first member; UINT32_MAX when a member is not
+     * chosen. The positions by terminator handle (the first of each), so a member's is found in O(1). */
+    struct ranked *rank =
+        vkl_alloc(&inst->alloc, 2 * (size_t)(*ng ? *ng : 1) * sizeof(*rank), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    struct vkl_map_slot pos_local[PD_SLOTS];
+    struct vkl_map pos_of;
+    vkl_map_init(&pos_of, pos_local, PD_SLOTS, vkl_map_eq_ptr, NULL, &inst->alloc.cb);
+    for (uint32_t j = 0; rank != NULL && j < nk; j++) {
+        const void *term = &kept[j]->term;
+        if (vkl_map_put(&pos_of, vkl_hash_ptr(term), term, (void *)(uintptr_t)j, NULL) != VK_SUCCESS) {
+            vkl_free(&inst->alloc, rank);
+            rank = NULL;
+        }
+    }
     if (rank == NULL) {
+        vkl_map_finish(&pos_of);
         vkl_free(&inst->alloc, kept);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -804,9 +998,9 @@ static VkResult settings_groups(struct vkl_instance *inst, struct vkl_physdev *c
         uint32_t best = UINT32_MAX;
         bool all_chosen = true;
         for (uint32_t m = 0; m < groups[g].physicalDeviceCount && all_chosen; m++) {
-            uint32_t pos = UINT32_MAX;
-            for (uint32_t j = 0; j < nk && pos == UINT32_MAX; j++)
-                if ((VkPhysicalDevice)(void *)&kept[j]->term == groups[g].physicalDevices[m]) pos = j;
+            const void *term = groups[g].physicalDevices[m];
+            const struct vkl_map_slot *ps = vkl_map_find(&pos_of, vkl_hash_ptr(term), term);
+            uint32_t pos = ps != NULL ? (uint32_t)(uintptr_t)ps->value : UINT32_MAX;
             if (pos == UINT32_MAX) all_chosen = false;
             if (pos < best) best = pos;
         }
@@ -817,18 +1011,23 @@ static VkResult settings_groups(struct vkl_instance *inst, struct vkl_physdev *c
                     g);
             continue;
         }
-        /* insertion by rank keeps the file's order (stable for equal ranks) */
-        uint32_t at = k;
-        VkPhysicalDeviceGroupProperties moving = groups[g];
-        while (at > 0 && rank[at - 1] > best) {
-            groups[at] = groups[at - 1];
-            rank[at] = rank[at - 1];
-            at--;
-        }
-        groups[at] = moving;
-        rank[at] = best;
+        rank[k].rank = best;
+        rank[k].group = g;
         k++;
     }
+    /* by rank, stable: equal ranks keep the drivers' order, as the insertion by rank did */
+    vkl_sort_stable(rank, k, sizeof(*rank), by_rank, NULL, rank + (*ng ? *ng : 1));
+    vkl_map_finish(&pos_of);
+    VkPhysicalDeviceGroupProperties *sorted =
+        vkl_alloc(&inst->alloc, (k ? k : 1) * sizeof(*sorted), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (sorted == NULL) {
+        vkl_free(&inst->alloc, rank);
+        vkl_free(&inst->alloc, kept);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t i = 0; i < k; i++) sorted[i] = groups[rank[i].group];
+    if (k > 0) memcpy(groups, sorted, k * sizeof(*groups));
+    vkl_free(&inst->alloc, sorted);
     *ng = k;
     vkl_free(&inst->alloc, rank);
     vkl_free(&inst->alloc, kept);
@@ -847,6 +1046,13 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
     struct vkl_physdev **all = NULL;
     uint32_t ndev = 0;
     struct pd_order order = {0};
+    struct pd_index in_all;
+    in_all.ok = false;
+    vkl_map_init(&in_all.map, NULL, 0, pd_key_eq, NULL, NULL);
+    uint32_t *same_driver = NULL;
+    struct vkl_map_slot by_driver_local[PD_SLOTS];
+    struct vkl_map by_driver;
+    vkl_map_init(&by_driver, NULL, 0, vkl_map_eq_ptr, NULL, NULL);
     pthread_mutex_lock(&inst->lock);
     VkResult r = collect_physdevs(inst, &all, &ndev);
     if (r != VK_SUCCESS) goto out;
@@ -864,6 +1070,16 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
         goto out;
     }
     uint32_t ng = 0, cap = ndev ? ndev : 1;
+    /* The devices just collected by (driver, handle): each group member is checked and mapped to
+     * its wrapper in O(1). Out of memory: the scans of before. */
+    pd_index_init(inst, &in_all);
+    for (uint32_t i = 0; i < ndev && in_all.ok; i++) pd_index_put(&in_all, all[i]);
+    same_driver = vkl_alloc(&inst->alloc, ndev * sizeof(*same_driver), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    vkl_map_init(&by_driver, by_driver_local, PD_SLOTS, vkl_map_eq_ptr, NULL, &inst->alloc.cb);
+    if (same_driver != NULL && !driver_chains(&by_driver, same_driver, all, ndev)) {
+        vkl_free(&inst->alloc, same_driver); /* the scans take over */
+        same_driver = NULL;
+    }
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
         uint32_t dn = 0;
         bool native = false;
@@ -882,7 +1098,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
                 dg[i].pNext = pGroups != NULL && ng + i < *pCount ? pGroups[ng + i].pNext : NULL;
             }
             VkResult dr = ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, dg);
-            if (dr == VK_SUCCESS && !groups_valid(all, ndev, ii, dg, dn)) {
+            if (dr == VK_SUCCESS && !groups_valid(all, ndev, &in_all, ii, dg, dn)) {
                 vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                         "driver %s: vkEnumeratePhysicalDeviceGroups reported a group with a device count outside "
                         "1..%u or a device its vkEnumeratePhysicalDevices did not return; one group per device is "
@@ -894,7 +1110,7 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
                 native = true;
                 for (uint32_t g = 0; g < dn; g++) {
                     for (uint32_t m = 0; m < dg[g].physicalDeviceCount; m++) {
-                        struct vkl_physdev *p = physdev_get(inst, NULL, ii, dg[g].physicalDevices[m]);
+                        struct vkl_physdev *p = physdev_get(inst, &in_all, ii, dg[g].physicalDevices[m]);
                         if (p == NULL) {
                             r = VK_ERROR_OUT_OF_HOST_MEMORY;
                             vkl_free(&inst->alloc, groups);
@@ -908,9 +1124,10 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
             }
         }
         if (!native) {
-            /* Drivers without group support: one group per device. */
-            for (uint32_t i = 0; i < ndev; i++) {
-                if (all[i]->term.icd != ii) continue;
+            /* Drivers without group support: one group per device, in the order collected (the
+             * driver's devices through `same_driver`, not a scan of every device per driver). */
+            for (uint32_t i = driver_first(&by_driver, same_driver, all, ndev, ii, 0); i < ndev;
+                 i = driver_next(&by_driver, same_driver, all, ndev, ii, i)) {
                 if (!groups_reserve(inst, &groups, &cap, ng + 1)) {
                     r = VK_ERROR_OUT_OF_HOST_MEMORY;
                     vkl_free(&inst->alloc, groups);
@@ -925,9 +1142,10 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
             }
         }
     }
-    ng = pd_order_groups(inst, &order, groups, ng);
-    if (!order.sort) unsorted_groups(groups, ng);
-    if ((r = settings_groups(inst, all, ndev, groups, &ng)) != VK_SUCCESS) {
+    if ((r = pd_order_groups(inst, &order, groups, &ng)) == VK_SUCCESS && !order.sort)
+        r = sort_stable(inst, groups, ng, sizeof(*groups), group_by_driver_desc, NULL);
+    if (r == VK_SUCCESS) r = settings_groups(inst, all, ndev, groups, &ng);
+    if (r != VK_SUCCESS) {
         vkl_free(&inst->alloc, groups);
         goto out;
     }
@@ -951,6 +1169,9 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
     vkl_free(&inst->alloc, groups);
 out:
     pthread_mutex_unlock(&inst->lock);
+    pd_index_free(&in_all);
+    vkl_map_finish(&by_driver);
+    vkl_free(&inst->alloc, same_driver);
     pd_order_free(inst, &order);
     vkl_free(&inst->alloc, all);
     return r;

@@ -13,7 +13,7 @@
 
 #include "loader/internal/env.h"
 #include "loader/internal/fileio.h"
-#include "loader/internal/manifest_cache.h" /* vkl_mcache_hash */
+#include "loader/internal/util.h"
 
 VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl_strlist *out) {
     size_t before = out->count;
@@ -177,60 +177,52 @@ struct bases {
     const char *text;
     struct base_ref *ref;
     size_t count;
-    uint32_t *index; /* base number + 1, 0 = empty; NULL: a plain scan */
-    size_t mask;
+    bool indexed;      /* false: a plain scan */
+    struct vkl_map ix; /* the bases' text (vkl_map_eq_span) */
 };
 
-static void add_base(struct bases *b, size_t off, size_t len) {
+/* false when out of memory (for the index). */
+static bool add_base(struct bases *b, size_t off, size_t len) {
     const char *s = b->text + off;
     while (len > 1 && s[len - 1] == '/') len--;
     /* spec §1.2: the directory list is de-duplicated (first occurrence wins) */
-    size_t h = 0;
-    if (b->index == NULL) {
+    if (!b->indexed) {
         for (size_t i = 0; i < b->count; i++)
-            if (b->ref[i].len == len && memcmp(b->text + b->ref[i].off, s, len) == 0) return;
+            if (b->ref[i].len == len && memcmp(b->text + b->ref[i].off, s, len) == 0) return true;
     } else {
-        for (h = (size_t)vkl_mcache_hash(s, len) & b->mask; b->index[h] != 0; h = (h + 1) & b->mask) {
-            const struct base_ref *r = &b->ref[b->index[h] - 1];
-            if (r->len == len && memcmp(b->text + r->off, s, len) == 0) return;
-        }
-        b->index[h] = (uint32_t)(b->count + 1);
+        if (vkl_map_find_span(&b->ix, s, len) != NULL) return true;
+        if (vkl_map_add_span(&b->ix, s, len) != VK_SUCCESS) return false;
     }
     b->ref[b->count].off = (uint32_t)off;
     b->ref[b->count].len = (uint32_t)len;
     b->count++;
+    return true;
 }
 
 /* false when out of memory (for the index). */
 static bool find_bases(const struct layout *L, struct bases *b) {
     b->count = 0;
-    b->index = NULL;
-    b->mask = 0;
-    if (L->max_bases > LINEAR_MAX) {
-        size_t slots = 64;
-        while (slots < 2 * L->max_bases) slots *= 2;
-        if ((b->index = calloc(slots, sizeof(*b->index))) == NULL) return false;
-        b->mask = slots - 1;
-    }
-    for (size_t i = 0; i < L->nsrc; i++) {
+    b->indexed = L->max_bases > LINEAR_MAX;
+    vkl_map_init(&b->ix, NULL, 0, vkl_map_eq_span, NULL, NULL);
+    bool ok = true;
+    for (size_t i = 0; ok && i < L->nsrc; i++) {
         const struct base_source *s = &L->src[i];
         if (!s->list) {
-            add_base(b, s->off, s->len);
+            ok = add_base(b, s->off, s->len);
             continue;
         }
         /* empty entries ("a::b", leading/trailing ':') are dropped */
         const char *v = b->text + s->off;
         size_t start = 0;
-        while (start < s->len) {
+        while (ok && start < s->len) {
             size_t end = start;
             while (end < s->len && v[end] != ':') end++;
-            if (end > start) add_base(b, s->off + start, end - start);
+            if (end > start) ok = add_base(b, s->off + start, end - start);
             start = end + 1;
         }
     }
-    free(b->index);
-    b->index = NULL;
-    return true;
+    vkl_map_finish(&b->ix);
+    return ok;
 }
 
 /* Bytes of "<base>/<suffix>\0" for base `r`. */
@@ -398,7 +390,7 @@ static struct dirs_view *view_write(const struct dirs_entry *e, const char *suff
         p = dir_write(p, e->text, &e->ref[i], suffix, suffix_len);
     }
     /* read-only for the holders: no hash index (nothing looks up in it) */
-    v->pub.dirs = (struct vkl_strlist){items, e->count, e->count, NULL, 0};
+    v->pub.dirs = (struct vkl_strlist){items, e->count, e->count, NULL};
     v->owner = NULL;
     return v;
 }

@@ -20,30 +20,11 @@
 #include "loader/internal/json.h"
 #include "loader/internal/strlist.h"
 #include "loader/internal/tls.h"
+#include "loader/internal/util.h"
 
 #define TAG "[RULE_SETTINGS_FILE]"
 
-static char *str_dup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
-uint32_t vkl_settings_log_word(const char *w) {
-    static const struct {
-        const char *word;
-        uint32_t bits;
-    } k[] = {
-        {"all", VKL_LOG_ALL},     {"info", VKL_LOG_INFO},     {"warn", VKL_LOG_WARN},
-        {"perf", VKL_LOG_PERF},   {"error", VKL_LOG_ERROR},   {"debug", VKL_LOG_DEBUG},
-        {"layer", VKL_LOG_LAYER}, {"driver", VKL_LOG_DRIVER}, {"validation", 0x80u},
-    };
-    if (w == NULL) return 0;
-    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
-        if (strcmp(k[i].word, w) == 0) return k[i].bits;
-    return 0;
-}
+uint32_t vkl_settings_log_word(const char *w) { return w != NULL ? vkl_log_word_bits(w, strlen(w), true) : 0; }
 
 /* The first "\u0000" escape inside a JSON string of an already valid document, as a byte offset,
  * or -1. cJSON decodes it to a NUL byte that silently truncates the string, so a name or path
@@ -102,21 +83,6 @@ static void wrong_type(const struct vkl_log_sink *log, uint32_t cat, const char 
                        const struct vkl_json *n, const char *expected) {
     vkl_log(log, VKL_LOG_WARN | cat, "settings file %s: field '%s' has type %s, expected %s; ignored " TAG, path, key,
             vkl_json_type_name(n), expected);
-}
-
-/* A path the file names (a layer manifest, an additional driver): used as written when absolute;
- * a relative one is relative to the directory of the settings file itself, not to the working
- * directory (docs/settings.md "Relative paths"), like a manifest's relative library_path. */
-static char *file_relative(const char *settings_path, const char *p) {
-    const char *slash = p[0] == '/' ? NULL : strrchr(settings_path, '/');
-    if (slash == NULL) return str_dup(p);
-    size_t dir_len = (size_t)(slash - settings_path) + 1; /* with the '/' */
-    size_t len = strlen(p) + 1;
-    char *d = malloc(dir_len + len);
-    if (d == NULL) return NULL;
-    memcpy(d, settings_path, dir_len);
-    memcpy(d + dir_len, p, len);
-    return d;
 }
 
 /* ---- the array sections: layers, additional_drivers, device_configurations ----
@@ -250,8 +216,10 @@ static VkResult parse_layer(const char *path, size_t i, const struct vkl_json *e
         return VK_SUCCESS;
     }
     l->treat_as_implicit_manifest = vkl_json_bool(impl);
-    l->name = str_dup(name);
-    l->path = file_relative(path, lpath);
+    l->name = vkl_strdup(name);
+    /* a relative path is relative to the settings file's directory, not the working directory
+     * (docs/settings.md "Relative paths") */
+    l->path = vkl_path_beside(path, lpath);
     return l->name != NULL && l->path != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
 }
 
@@ -266,7 +234,7 @@ static VkResult parse_driver(const char *path, size_t i, const struct vkl_json *
         return VK_SUCCESS;
     }
     struct vkl_settings_driver *d = elem;
-    return (d->path = file_relative(path, p)) != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+    return (d->path = vkl_path_beside(path, p)) != NULL ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 /* Exactly VK_UUID_SIZE integers 0..255; a longer array is refused at its 17th element, unread
@@ -306,8 +274,8 @@ static VkResult parse_device(const char *path, size_t i, const struct vkl_json *
         *err = (struct entry_error){"driverName", "is not a string"};
     if (err->key != NULL) return VK_SUCCESS;
     d->driver_version = (uint32_t)vkl_json_number(ver);
-    if (dn != NULL && (d->device_name = str_dup(vkl_json_string(dn))) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    if (rn != NULL && (d->driver_name = str_dup(vkl_json_string(rn))) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (dn != NULL && (d->device_name = vkl_strdup(vkl_json_string(dn))) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (rn != NULL && (d->driver_name = vkl_strdup(vkl_json_string(rn))) == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     return VK_SUCCESS;
 }
 
@@ -499,7 +467,7 @@ VkResult vkl_settings_parse(const char *path_for_messages, const char *buf, size
         goto out;
     }
     r = VK_ERROR_OUT_OF_HOST_MEMORY;
-    if ((s.file_path = str_dup(path)) == NULL) goto out;
+    if ((s.file_path = vkl_strdup(path)) == NULL) goto out;
     *out = s;
     memset(&s, 0, sizeof(s));
     r = VK_SUCCESS;
@@ -526,46 +494,18 @@ struct base_set {
     const char *src[SRC_COUNT];
     struct base_ref *refs;
     size_t count, cap;
-    uint32_t *slots; /* open addressing over refs (index + 1; 0 empty), only while building */
-    size_t nslots;
+    struct vkl_map *ix; /* the refs' text (vkl_map_eq_span), only while building */
 };
 
 static bool set(const char *s) { return s != NULL && s[0] != '\0'; }
 
 static const char *ref_text(const struct base_set *b, const struct base_ref *r) { return b->src[r->src] + r->off; }
 
-static uint64_t hash_bytes(const char *p, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    return h;
-}
-
-static VkResult slots_grow(struct base_set *b) {
-    size_t n = b->nslots ? b->nslots * 2 : 64;
-    uint32_t *slots = calloc(n, sizeof(*slots));
-    if (slots == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    for (size_t i = 0; i < b->count; i++) {
-        const struct base_ref *r = &b->refs[i];
-        size_t at = (size_t)hash_bytes(ref_text(b, r), r->len) & (n - 1);
-        while (slots[at] != 0) at = (at + 1) & (n - 1);
-        slots[at] = (uint32_t)(i + 1);
-    }
-    free(b->slots);
-    b->slots = slots;
-    b->nslots = n;
-    return VK_SUCCESS;
-}
-
 static VkResult add_base(struct base_set *b, uint8_t src, size_t off, size_t len) {
     const char *text = b->src[src] + off;
     while (len > 1 && text[len - 1] == '/') len--;
     if (len == 0 || len >= PATH_MAX || off > UINT32_MAX || b->count >= UINT32_MAX - 1) return VK_SUCCESS;
-    if ((b->count + 1) * 2 > b->nslots && slots_grow(b) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    size_t at = (size_t)hash_bytes(text, len) & (b->nslots - 1);
-    for (; b->slots[at] != 0; at = (at + 1) & (b->nslots - 1)) {
-        const struct base_ref *r = &b->refs[b->slots[at] - 1];
-        if (r->len == len && memcmp(ref_text(b, r), text, len) == 0) return VK_SUCCESS; /* a duplicate */
-    }
+    if (vkl_map_find_span(b->ix, text, len) != NULL) return VK_SUCCESS; /* a duplicate */
     if (b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 16;
         struct base_ref *refs = realloc(b->refs, cap * sizeof(*refs));
@@ -573,8 +513,8 @@ static VkResult add_base(struct base_set *b, uint8_t src, size_t off, size_t len
         b->refs = refs;
         b->cap = cap;
     }
-    b->refs[b->count] = (struct base_ref){(uint32_t)off, (uint32_t)len, src};
-    b->slots[at] = (uint32_t)++b->count;
+    if (vkl_map_add_span(b->ix, text, len) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    b->refs[b->count++] = (struct base_ref){(uint32_t)off, (uint32_t)len, src};
     return VK_SUCCESS;
 }
 
@@ -610,6 +550,10 @@ static VkResult add_whole(struct base_set *b, uint8_t src) {
 }
 
 static VkResult bases_build(struct base_set *b) {
+    struct vkl_map_slot local[64];
+    struct vkl_map ix;
+    vkl_map_init(&ix, local, 64, vkl_map_eq_span, NULL, NULL);
+    b->ix = &ix;
     /* "$HOME/.config" / "$HOME/.local/share" stand in where the XDG home is unset or empty */
     VkResult r = add_whole(b, set(b->src[SRC_CONFIG_HOME]) ? SRC_CONFIG_HOME : SRC_HOME_CONFIG);
     if (r == VK_SUCCESS) r = add_whole(b, set(b->src[SRC_DATA_HOME]) ? SRC_DATA_HOME : SRC_HOME_DATA);
@@ -617,9 +561,8 @@ static VkResult bases_build(struct base_set *b) {
     if (r == VK_SUCCESS) r = add_whole(b, SRC_SYSCONF);
     if (r == VK_SUCCESS) r = add_whole(b, SRC_EXTRASYSCONF);
     if (r == VK_SUCCESS) r = add_list(b, SRC_DATA_DIRS);
-    free(b->slots); /* the lookup is needed only while building */
-    b->slots = NULL;
-    b->nslots = 0;
+    vkl_map_finish(&ix); /* the lookup is needed only while building */
+    b->ix = NULL;
     return r;
 }
 
@@ -734,7 +677,7 @@ static const struct base_set *candidates(const struct vkl_search_env *env) {
     }
     cands_clear();
     for (int i = 0; i < CAND_KEYS; i++)
-        if (k[i] != NULL && (g_cands.key[i] = str_dup(k[i])) == NULL) return NULL;
+        if (k[i] != NULL && (g_cands.key[i] = vkl_strdup(k[i])) == NULL) return NULL;
     /* the bases point into the copies */
     struct vkl_search_env copy = *env;
     copy.xdg_config_home = g_cands.key[0];
@@ -797,7 +740,7 @@ void vkl_settings_cache_flush_for_testing(void) {
 static char *self_exe(void) {
     char buf[PATH_MAX];
     const char *path = vkl_self_exe(buf, sizeof(buf));
-    return path[0] != '\0' ? str_dup(path) : NULL;
+    return path[0] != '\0' ? vkl_strdup(path) : NULL;
 }
 
 /* The call scope (vkl_settings_scope_begin): the snapshot of the outermost open scope of this
@@ -926,7 +869,7 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
         if (!sn->parsed_ok) {
             /* Remember the failure (so it is logged once per version of the file), by path. */
             vkl_settings_finish(&sn->s);
-            sn->s.file_path = str_dup(found);
+            sn->s.file_path = vkl_strdup(found);
             sn->s.selected_index = -1;
         } else if (sn->s.active) {
             log_use(log, found);

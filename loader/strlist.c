@@ -6,42 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/internal/manifest_cache.h" /* vkl_mcache_hash */
-
 /* Lists up to this long are searched by a plain scan; longer ones get a hash index. */
 #define INDEX_MIN 16u
 
-static void index_put(struct vkl_strlist *list, size_t i) {
-    const char *s = list->items[i];
-    size_t mask = list->slots - 1;
-    for (size_t h = (size_t)vkl_mcache_hash(s, strlen(s)) & mask;; h = (h + 1) & mask) {
-        if (list->index[h] == 0) {
-            list->index[h] = (uint32_t)(i + 1);
-            return;
-        }
-        /* Lookups only ask whether a string is present: a repeat is not indexed again, or 100,000
-         * copies of one path (VK_ADD_DRIVER_FILES) would probe a cluster of them each time,
-         * quadratic (RULE_ADVERSARIAL_INPUT). */
-        if (strcmp(list->items[list->index[h] - 1], s) == 0) return;
-    }
+static void index_drop(struct vkl_strlist *list) {
+    if (list->index == NULL) return;
+    vkl_map_finish(list->index);
+    free(list->index);
+    list->index = NULL;
 }
 
-/* (Re)builds the index with room for twice the capacity; on allocation failure the list simply
- * stays unindexed (lookups scan). */
-static void index_rebuild(struct vkl_strlist *list) {
-    size_t slots = 64;
-    while (slots < 2 * list->cap) slots *= 2;
-    if (slots > UINT32_MAX) {
-        free(list->index);
-        list->index = NULL;
-        list->slots = 0;
-        return;
-    }
-    uint32_t *ix = calloc(slots, sizeof(*ix));
-    free(list->index);
-    list->index = ix;
-    list->slots = ix != NULL ? slots : 0;
-    for (size_t i = 0; ix != NULL && i < list->count; i++) index_put(list, i);
+/* Lookups only ask whether a string is present: a repeat is not indexed again, or 100,000 copies
+ * of one path (VK_ADD_DRIVER_FILES) would probe a cluster of them each time, quadratic
+ * (RULE_ADVERSARIAL_INPUT). On allocation failure the list stays unindexed (lookups scan). */
+static void index_put(struct vkl_strlist *list, size_t i) {
+    if (vkl_map_put_str(list->index, list->items[i], NULL, NULL) != VK_SUCCESS) index_drop(list);
+}
+
+static void index_build(struct vkl_strlist *list) {
+    if ((list->index = malloc(sizeof(*list->index))) == NULL) return;
+    vkl_map_init(list->index, NULL, 0, NULL, NULL, NULL);
+    for (size_t i = 0; list->index != NULL && i < list->count; i++) index_put(list, i);
 }
 
 VkResult vkl_strlist_append_owned(struct vkl_strlist *list, char *s) {
@@ -57,10 +42,10 @@ VkResult vkl_strlist_append_owned(struct vkl_strlist *list, char *s) {
         list->cap = cap;
     }
     list->items[list->count++] = s;
-    if (list->index != NULL && 2 * list->count <= list->slots)
+    if (list->index != NULL)
         index_put(list, list->count - 1);
     else if (list->count > INDEX_MIN)
-        index_rebuild(list);
+        index_build(list);
     return VK_SUCCESS;
 }
 
@@ -82,12 +67,7 @@ bool vkl_strlist_contains(const struct vkl_strlist *list, const char *s) {
             if (strcmp(list->items[i], s) == 0) return true;
         return false;
     }
-    size_t mask = list->slots - 1;
-    for (size_t h = (size_t)vkl_mcache_hash(s, strlen(s)) & mask; list->index[h] != 0; h = (h + 1) & mask) {
-        size_t i = list->index[h] - 1;
-        if (i < list->count && strcmp(list->items[i], s) == 0) return true;
-    }
-    return false;
+    return vkl_map_find_str(list->index, s) != NULL;
 }
 
 VkResult vkl_strlist_append_unique(struct vkl_strlist *list, const char *s) {
@@ -97,17 +77,14 @@ VkResult vkl_strlist_append_unique(struct vkl_strlist *list, const char *s) {
 
 void vkl_strlist_truncate(struct vkl_strlist *list, size_t count) {
     while (list->count > count) free(list->items[--list->count]);
-    free(list->index); /* rebuilt by the next append that needs it */
-    list->index = NULL;
-    list->slots = 0;
+    index_drop(list); /* its keys are gone; rebuilt by the next append that needs it */
 }
 
 void vkl_strlist_finish(struct vkl_strlist *list) {
     if (list == NULL) return;
     for (size_t i = 0; i < list->count; i++) free(list->items[i]);
     free(list->items);
-    free(list->index);
+    index_drop(list);
     list->items = NULL;
-    list->index = NULL;
-    list->count = list->cap = list->slots = 0;
+    list->count = list->cap = 0;
 }

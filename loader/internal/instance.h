@@ -25,9 +25,10 @@
 extern "C" {
 #endif
 
-struct vkl_settings;  /* settings.h */
-struct vkl_messenger; /* debug.h */
-struct vkl_device;    /* device.h */
+struct vkl_settings;           /* settings.h */
+struct vkl_physdev_next_index; /* physdev.c */
+struct vkl_messenger;          /* debug.h */
+struct vkl_device;             /* device.h */
 
 struct vkl_instance {
     /* word 0: dispatch for the top of the chain (read by generated trampolines) */
@@ -54,6 +55,9 @@ struct vkl_instance {
     struct vkl_icd_instance *icds;
     uint32_t icd_count;
     struct vkl_physdev *physdevs;
+    /* The wrappers by tramp.next, built by the first lookup of a layer's handle (physdev.c,
+     * tramp_for): a scan of `physdevs` per handle made enumeration through layers quadratic. */
+    struct vkl_physdev_next_index *physdev_next;
     struct vkl_messenger *messengers;
 
     /* unknown functions (unknown_func.c) */

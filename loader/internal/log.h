@@ -57,6 +57,10 @@ extern "C" {
  * trimming. "all" sets every bit. Pure function.
  */
 uint32_t vkl_log_parse_level(const char *value, size_t len);
+/* The bits of one log word (`len` bytes at `w`, no NUL needed), or 0: the one table of words
+ * (log.c). settings == false: VK_LOADER_DEBUG's reading (any prefix of a word, the Khronos loader's
+ * order); true: the settings file's stderr_log (whole words). */
+uint32_t vkl_log_word_bits(const char *w, size_t len, bool settings);
 
 /* Reads VK_LOADER_DEBUG once (through vkl_getenv; it is not a secure variable, so it is honoured
  * when elevated). Idempotent and thread-safe; vkl_log() calls it itself on first use. */

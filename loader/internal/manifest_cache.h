@@ -37,7 +37,7 @@ extern "C" {
 struct vkl_mcache_entry {
     struct vkl_mcache_entry *next, *prev; /* every entry of the cache */
     struct vkl_mcache_entry *hnext;       /* hash chain */
-    uint64_t hash;                        /* vkl_mcache_hash(path) */
+    uint64_t hash;                        /* vkl_hash(path) */
     char *path;
     struct vkl_file_id id;
     unsigned refs;
@@ -69,9 +69,6 @@ struct vkl_mcache {
     size_t nbuckets, count;
     uint32_t gen;
 };
-
-/* 64-bit hash of `len` bytes of `s`, 8 bytes per step. */
-uint64_t vkl_mcache_hash(const char *s, size_t len);
 
 /* Starts an acquisition: entries looked up from now on count as listed for the next sweep. */
 static inline void vkl_mcache_begin(struct vkl_mcache *c) { c->gen++; }

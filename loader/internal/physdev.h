@@ -15,6 +15,8 @@ extern "C" {
 
 struct vkl_instance; /* instance.h */
 
+/* Frees inst->physdev_next (instance destruction, before the wrappers are freed). */
+void vkl_physdev_next_index_free(struct vkl_instance *inst);
 /* Whether `pd` is one of the terminator physical devices of `inst` (the handles its terminators
  * hand to the layer chain): anything else must never reach a terminator. Takes inst->lock. */
 bool vkl_physdev_is_term(struct vkl_instance *inst, VkPhysicalDevice pd);

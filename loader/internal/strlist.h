@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "loader/internal/util.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,16 +22,14 @@ extern "C" {
 struct vkl_strlist {
     char **items;
     size_t count, cap;
-    /* Hash index of the items for vkl_strlist_contains, built once the list is long enough to be
-     * worth it (open addressing: item index + 1, 0 empty; `slots` a power of two). Items are only
-     * ever appended through these functions or dropped from the end (count--), so an index entry
-     * at or beyond `count` is simply skipped. */
-    uint32_t *index;
-    size_t slots;
+    /* Hash index of the items for vkl_strlist_contains (util.h's map, keys the items themselves),
+     * built once the list is long enough to be worth it; dropped by vkl_strlist_truncate (its keys
+     * are freed there) and rebuilt by the next append that needs it. NULL: a plain scan. */
+    struct vkl_map *index;
 };
 
 #define VKL_STRLIST_INIT                                                                                               \
-    { NULL, 0, 0, NULL, 0 }
+    { NULL, 0, 0, NULL }
 
 /* Appends a copy of `s` / of the `len` bytes at `s` (a NUL is added). VK_ERROR_OUT_OF_HOST_MEMORY
  * leaves the list unchanged. */
