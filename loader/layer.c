@@ -96,11 +96,11 @@ uint32_t vkl_layers_parse_count_for_testing(void) {
 
 /* Called with g_layer_lock held. Returns a referenced entry, or NULL: unreadable (*res VK_SUCCESS)
  * or out of memory (*res VK_ERROR_OUT_OF_HOST_MEMORY; nothing is cached, so the next call tries
- * again instead of losing the layer, issue 19). `known`: VKL_FILE_REGULAR for a path a search
+ * again instead of losing the layer, RULE_ADVERSARIAL_INPUT). `known`: VKL_FILE_REGULAR for a path a search
  * listed (search_paths.c classified it), VKL_FILE_MISSING for one named elsewhere. */
 static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit,
                                    enum vkl_file_kind known, VkResult *res) {
-    struct vkl_file file; /* one fopen: identity for the lookup, contents on a miss (issue 18) */
+    struct vkl_file file; /* one fopen: identity for the lookup, contents on a miss (docs/performance.md, round six) */
     *res = VK_SUCCESS;
     if (!vkl_file_open(path, known, &file)) return NULL;
     struct vkl_mcache *c = &g_caches[implicit];
@@ -1051,8 +1051,9 @@ VkResult vkl_layers_activate_shown(const struct vkl_layer_set *set, const char *
 
     /* VK_INSTANCE_LAYERS (RULE_LYR_ENV_INSTANCE_LAYERS). Decision: ignored when elevated, like
      * VK_LAYER_PATH, so an unprivileged user cannot inject a layer into a set-uid process
-     * (LLP_LOADER_13; the Khronos loader honours it there, its issue #1712). Read before the
-     * implicit layers: the implicit layers it names are placed by it. */
+     * (LLP_LOADER_13; the Khronos loader honours it there:
+     * https://github.com/KhronosGroup/Vulkan-Loader/issues/1712). Read before the implicit layers:
+     * the implicit layers it names are placed by it. */
     const char *il = vkl_getenv("VK_INSTANCE_LAYERS");
     if (il != NULL && vkl_env_is_elevated()) {
         vkl_log(log, VKL_LOG_WARN | CAT,

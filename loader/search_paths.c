@@ -44,7 +44,7 @@ static bool non_empty(const char *s) { return s != NULL && s[0] != '\0'; }
  * on both sides. So the bases are found and de-duplicated once for every suffix, and kept
  * compactly: each string they come from is copied once into one text, and a base is an (offset,
  * length) pair into it, 8 bytes, whatever the number of suffixes. The "<base>/<suffix>" strings
- * are written only when a list for one suffix is handed out (issue 18: with 50,000 XDG_DATA_DIRS
+ * are written only when a list for one suffix is handed out (docs/performance.md: with 50,000 XDG_DATA_DIRS
  * entries a copy of every directory per suffix, each its own allocation, cost ~550 bytes per
  * entry).
  */

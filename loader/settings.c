@@ -484,7 +484,7 @@ out:
  * when their bases are (trailing '/' removed, "/" kept), so the bases are what is kept: each as a
  * source string (one of the search variables' values or a "$HOME/<rel>" string) and an offset and
  * a length into it, 12 bytes per base, with the path composed on a stack buffer when it is tried
- * (issue 18: with 50,000 XDG_DATA_DIRS entries a list of allocated paths cost ~150 bytes each). */
+ * (docs/performance.md: with 50,000 XDG_DATA_DIRS entries a list of allocated paths cost ~150 bytes each). */
 #define SRC_COUNT 8 /* the 6 values of bases_build, then "$HOME/.config" and "$HOME/.local/share" */
 struct base_ref {
     uint32_t off, len;
