@@ -130,8 +130,8 @@ struct misbehave_cfg {
         accept_any_api_version, unpublished_extension, surface_without_interface_3, corrupt_other_driver,
         fail_enumerate_physical_devices, incompatible_for_api_2, gipa_null_instance_answers_all,
         /* drivers that lie (docs/ldp-check.md "Drivers that lie") */
-        count_grows, write_past_count, group_too_large, group_foreign_device, unterminated_names,
-        null_physical_device, duplicate_physical_device, null_device;
+        count_grows, write_past_count, group_too_large, group_foreign_device, unterminated_names, null_physical_device,
+        duplicate_physical_device, null_device;
 };
 
 /* interface.per_offer: the answer to one offered version. */

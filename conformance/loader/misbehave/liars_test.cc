@@ -3,6 +3,8 @@
 // driver. The loader must survive with a defined result: no crash (ASan: no out-of-bounds access),
 // the good device intact, sane VkResults, and a log line naming the lying driver
 // (RULE_DRV_UNTRUSTED_ANSWERS; docs/ldp-check.md "Drivers that lie").
+#include <limits.h>
+
 #include <string>
 #include <vector>
 
@@ -75,6 +77,37 @@ TEST_P(LyingDriver, BesideAGoodDriver) {
 INSTANTIATE_TEST_SUITE_P(Drivers, LyingDriver,
                          ::testing::ValuesIn(matrix::LoadTsv("conformance/loader/misbehave/liars.tsv")),
                          matrix::CellName());
+
+// Case 6: a driver manifest whose library_path is longer than PATH_MAX (an absolute path naming the
+// real library through 5000 leading slashes, and one that names nothing). The loader must not copy
+// it into a PATH_MAX buffer: the driver is skipped with a log naming the manifest and the good
+// driver keeps working (RULE_DRV_LIBRARY_LOAD_FAILURE, RULE_DRV_UNTRUSTED_ANSWERS).
+class LongLibraryPath : public ::testing::TestWithParam<bool> {};
+
+TEST_P(LongLibraryPath, DriverSkippedOthersKeepWorking) {
+  VKT_POLICY("RULE_DRV_LIBRARY_LOAD_FAILURE", "RULE_DRV_UNTRUSTED_ANSWERS");
+  Sandbox s;
+  const Driver& bad = s.AddDriver("bad", "v7_exports", matrix::DeviceScenario({"bad-dev"}));
+  s.AddDriver("good", "v7_exports", matrix::DeviceScenario({"good-dev"}));
+  ManifestSpec spec = s.ManifestFor("bad");
+  spec.library_path = GetParam() ? std::string(5000, '/') + bad.library.substr(1)
+                                 : "/" + std::string(PATH_MAX + 100, 'x') + "/libmock_icd.so";
+  ASSERT_GT(spec.library_path.size(), static_cast<size_t>(PATH_MAX));
+  s.WriteManifest(Location::kXdgConfigHome, "bad.json", spec.ToJson());
+  s.WriteDriverManifest(Location::kXdgConfigHome, "good");
+  s.SetEnv("VK_LOADER_DEBUG", "error,warn");
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "devices", "create-device:@good-dev", "destroy-device", "destroy-instance"});
+  EXPECT_EQ(r.exit_status, 0) << r.Describe();
+  EXPECT_EQ(matrix::CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), std::vector<std::string>{"good-dev"}) << r.Describe();
+  EXPECT_EQ(r.Step("create-device")["result"].str("<none>"), "VK_SUCCESS") << r.Describe();
+  EXPECT_TRUE(r.LogContains("bad.json")) << "the log does not name the manifest\n" << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Manifest, LongLibraryPath, ::testing::Bool(), [](const ::testing::TestParamInfo<bool>& i) {
+  return std::string(i.param ? "ExistingLibrary" : "Nothing");
+});
 
 }  // namespace
 }  // namespace vkt
