@@ -352,6 +352,14 @@ std::vector<Case> Cases() {
     add(liar("LintUntrustedNullPhysicalDevice", "null_physical_device", "returned a NULL handle"));
     add(liar("LintUntrustedDuplicatePhysicalDevice", "duplicate_physical_device",
              "returned a handle it had already returned"));
+    // case 6: library_path longer than PATH_MAX (the library itself, behind 5000 slashes)
+    add(Row("Driver4LibraryPathLongerThanPathMax", "LDP_DRIVER_4", "fail",
+            ManifestText("{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                         std::string(5000, '/') + "@LIB@\", \"api_version\": \"1.3.0\"}}"))
+            .Also({{"LDP_DRIVER_11", "fail"}})
+            .OthersNotTestable()
+            .Evidence("cannot be reached (File name too long)")
+            .Reason("cannot be reached (File name too long)"));
     add(liar("LintUntrustedNullDevice", "null_device", "vkCreateDevice returned VK_SUCCESS and a NULL VkDevice"));
     MoreCases(add);
     return v;
