@@ -159,10 +159,14 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
     VkExtensionProperties *props = NULL;
     VkResult qr = ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, NULL);
     if (qr == VK_SUCCESS && count > 0) {
-        props = vkl_calloc(&inst->alloc, count * sizeof(*props), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+        uint32_t asked = count; /* one element of slack (RULE_DRV_UNTRUSTED_ANSWERS) */
+        props = vkl_calloc(&inst->alloc, ((size_t)count + 1) * sizeof(*props), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
         if (props == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        vkl_slack_init(&props[asked], sizeof(*props));
         qr = ii->disp.EnumerateDeviceExtensionProperties(pd, NULL, &count, props);
         if (qr < 0) count = 0;
+        count = vkl_fill_checked(&inst->log, ii->driver, "vkEnumerateDeviceExtensionProperties", asked, count,
+                                 &props[asked], sizeof(*props));
     } else {
         count = 0; /* a failed count query may still have written a count (clang-analyzer) */
     }
@@ -536,6 +540,16 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
         vkl_free(&a, dev);
         return r;
     }
+    /* VK_SUCCESS with a NULL VkDevice: nothing to destroy and no first word to write the dispatch
+     * pointer into (RULE_DRV_UNTRUSTED_ANSWERS). */
+    if (device == VK_NULL_HANDLE) {
+        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "driver %s: vkCreateDevice returned VK_SUCCESS and a NULL VkDevice; VK_ERROR_INITIALIZATION_FAILED "
+                "[RULE_DRV_UNTRUSTED_ANSWERS]",
+                vkl_driver_name(ii->driver));
+        vkl_free(&a, dev);
+        return VK_ERROR_INITIALIZATION_FAILED;
+    }
     /* Interface >= 2 drivers initialise the loader's word to ICD_LOADER_MAGIC; anything else means
      * the driver did not reserve it and writing there would corrupt the driver's object. */
     if (ii->driver->interface_version >= 2 &&
@@ -755,7 +769,33 @@ VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const 
     const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
     const struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
     uint32_t extra = implicit_layer_device_extension_count(inst);
-    if (extra == 0) return t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, pCount, pProps);
+    if (extra == 0 && pProps == NULL)
+        return t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, pCount, pProps);
+    if (extra == 0) {
+        /* The driver fills a loader buffer one element longer than the application's array, not the
+         * array itself: a count above *pCount, a write past it, or a name without NUL stays in the
+         * loader and is logged (RULE_DRV_UNTRUSTED_ANSWERS); a well-behaved driver's answer is
+         * copied out unchanged. */
+        uint32_t asked = *pCount, n = *pCount;
+        VkExtensionProperties *buf =
+            vkl_alloc(&inst->alloc, ((size_t)asked + 1) * sizeof(*buf), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+        if (buf == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        vkl_slack_init(&buf[asked], sizeof(*buf));
+        VkResult r = t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, &n, buf);
+        if (r >= 0) {
+            uint32_t reported = n;
+            n = vkl_fill_checked(&inst->log, t->icd->driver, "vkEnumerateDeviceExtensionProperties", asked, n,
+                                 &buf[asked], sizeof(*buf));
+            if (reported > n) r = VK_INCOMPLETE; /* the driver has more than the array holds */
+            for (uint32_t i = 0; i < n; i++)
+                vkl_name_checked(&inst->log, t->icd->driver, "vkEnumerateDeviceExtensionProperties",
+                                 buf[i].extensionName, sizeof(buf[i].extensionName));
+            if (n > 0) memcpy(pProps, buf, n * sizeof(*buf));
+            *pCount = n;
+        }
+        vkl_free(&inst->alloc, buf);
+        return r;
+    }
 
     /* The driver's list (asked again if it grew between the two calls), then the layers'. */
     VkExtensionProperties *all = NULL;
@@ -766,10 +806,17 @@ VkResult vkl_term_EnumerateDeviceExtensionProperties(VkPhysicalDevice pd, const 
         r = t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, &n, NULL);
         if (r != VK_SUCCESS) return r;
         vkl_free(&inst->alloc, all);
+        /* extra >= 1: the layers' part is the slack of the driver's fill (RULE_DRV_UNTRUSTED_ANSWERS) */
         all = vkl_calloc(&inst->alloc, ((size_t)n + extra) * sizeof(*all), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
         if (all == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
         if (n == 0) break;
+        uint32_t asked = n;
+        vkl_slack_init(&all[asked], sizeof(*all));
         r = t->icd->disp.EnumerateDeviceExtensionProperties(t->handle, NULL, &n, all);
+        if (r >= 0)
+            n = vkl_fill_checked(&inst->log, t->icd->driver, "vkEnumerateDeviceExtensionProperties", asked, n,
+                                 &all[asked], sizeof(*all));
+        memset(&all[asked], 0, sizeof(*all));
         if (r == VK_SUCCESS || (r == VK_INCOMPLETE && attempt == 3)) break;
         if (r != VK_INCOMPLETE) {
             vkl_free(&inst->alloc, all);

@@ -90,6 +90,50 @@ bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name) {
     return false;
 }
 
+/* RULE_DRV_UNTRUSTED_ANSWERS: the newest Khronos loader no longer trusts a driver's answers to the
+ * count/array protocol, nor do we. Every buffer of the loader's own that a driver fills has one
+ * element of slack after the `asked` elements, filled with 0xA5: a driver that writes past
+ * *pCount writes there instead of past the allocation, and is logged; a driver that reports more
+ * elements than it was given (a count that grew between the count call and the fill call, given
+ * back instead of VK_INCOMPLETE) is logged and only `asked` elements are used. */
+#define VKL_SLACK_BYTE 0xA5
+void vkl_slack_init(void *slack, size_t size) { memset(slack, VKL_SLACK_BYTE, size); }
+
+uint32_t vkl_fill_checked(const struct vkl_log_sink *log, const struct vkl_driver *d, const char *cmd, uint32_t asked,
+                          uint32_t got, const void *slack, size_t size) {
+    const unsigned char *b = slack;
+    size_t i = 0;
+    while (i < size && b[i] == VKL_SLACK_BYTE) i++;
+    if (i < size)
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver %s: %s wrote past the %u elements it was given (into the loader's slack) "
+                "[RULE_DRV_UNTRUSTED_ANSWERS]",
+                vkl_driver_name(d), cmd, asked);
+    if (got > asked) {
+        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "driver %s: %s reported %u elements in an array of %u (a count larger than the array instead of "
+                "VK_INCOMPLETE); only %u are used [RULE_DRV_UNTRUSTED_ANSWERS]",
+                vkl_driver_name(d), cmd, got, asked, asked);
+        got = asked;
+    }
+    return got;
+}
+
+/* A name a driver wrote into a fixed-size array (extensionName, deviceName) must end within it: one
+ * that does not is logged and terminated at its last byte, so nothing reads past the array
+ * (RULE_DRV_UNTRUSTED_ANSWERS). Bytes that are not UTF-8 are passed on unchanged, as the Khronos
+ * loader does. Returns whether the name was terminated. */
+bool vkl_name_checked(const struct vkl_log_sink *log, const struct vkl_driver *d, const char *cmd, char *name,
+                      size_t size) {
+    if (memchr(name, '\0', size) != NULL) return true;
+    name[size - 1] = '\0';
+    vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+            "driver %s: %s returned a name without a terminating NUL in its %zu-byte array; cut to %zu bytes "
+            "[RULE_DRV_UNTRUSTED_ANSWERS]",
+            vkl_driver_name(d), cmd, size, size - 1);
+    return false;
+}
+
 static bool library_poison(struct cached_driver *cd, const struct vkl_log_sink *log);
 static void neutralise_text(struct cached_driver *cd);
 
@@ -425,10 +469,18 @@ static bool driver_query_caps(const struct vkl_log_sink *log, struct vkl_driver 
     VkExtensionProperties *exts = NULL;
     VkResult r = d->enumerate_instance_extensions(NULL, &count, NULL);
     if (r == VK_SUCCESS && count > 0) {
-        exts = calloc(count, sizeof(VkExtensionProperties));
+        /* one element of slack (RULE_DRV_UNTRUSTED_ANSWERS) */
+        uint32_t asked = count;
+        exts = calloc((size_t)count + 1, sizeof(VkExtensionProperties));
         if (exts == NULL) return false;
+        vkl_slack_init(&exts[asked], sizeof(*exts));
         r = d->enumerate_instance_extensions(NULL, &count, exts);
         if (r != VK_SUCCESS && r != VK_INCOMPLETE) count = 0;
+        count = vkl_fill_checked(log, d, "vkEnumerateInstanceExtensionProperties", asked, count, &exts[asked],
+                                 sizeof(*exts));
+        for (uint32_t i = 0; i < count; i++)
+            vkl_name_checked(log, d, "vkEnumerateInstanceExtensionProperties", exts[i].extensionName,
+                             sizeof(exts[i].extensionName));
     } else if (r != VK_SUCCESS) {
         if (first)
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,

@@ -145,6 +145,30 @@ static struct vkl_physdev *physdev_get(struct vkl_instance *inst, struct pd_inde
     return p;
 }
 
+/* RULE_DRV_UNTRUSTED_ANSWERS: the driver's vkEnumeratePhysicalDevices answer in hs (asked elements
+ * and the slack after them), checked before any handle is used: a count above asked is cut, a write
+ * into the slack is logged, and a NULL handle or one the driver already returned in this answer is
+ * dropped (a loader object for it would alias another device or crash at the first query).
+ * Returns the number of handles left at the front of hs. */
+static uint32_t untrusted_handles(struct vkl_instance *inst, const struct vkl_icd_instance *ii, VkPhysicalDevice *hs,
+                                  uint32_t asked, uint32_t n) {
+    n = vkl_fill_checked(&inst->log, ii->driver, "vkEnumeratePhysicalDevices", asked, n, &hs[asked], sizeof(*hs));
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (uint32_t k = 0; k < kept && !dup; k++) dup = hs[k] == hs[i];
+        if (hs[i] == VK_NULL_HANDLE || dup) {
+            vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver %s: vkEnumeratePhysicalDevices returned %s at index %u; dropped "
+                    "[RULE_DRV_UNTRUSTED_ANSWERS]",
+                    vkl_driver_name(ii->driver), dup ? "a handle it had already returned" : "a NULL handle", i);
+            continue;
+        }
+        hs[kept++] = hs[i];
+    }
+    return kept;
+}
+
 /* Collects every driver's physical devices (terminator objects) into a fresh array. A driver that
  * fails is logged and skipped: it must not hide the others (LDP_DRIVER_1). */
 /* Every driver's physical devices, each wrapped once (RULE_PHYSDEV_AGGREGATE); a driver with none
@@ -168,15 +192,19 @@ static VkResult collect_physdevs(struct vkl_instance *inst, struct vkl_physdev *
         VkResult dr = ii->disp.EnumeratePhysicalDevices(ii->handle, &n, NULL);
         VkPhysicalDevice *hs = NULL;
         if (dr == VK_SUCCESS && n > 0) {
-            hs = n <= sizeof(local) / sizeof(local[0])
+            /* One element of slack after the n the driver is given (RULE_DRV_UNTRUSTED_ANSWERS). */
+            uint32_t asked = n;
+            hs = n < sizeof(local) / sizeof(local[0])
                      ? local
-                     : vkl_alloc(&inst->alloc, n * sizeof(*hs), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+                     : vkl_alloc(&inst->alloc, ((size_t)n + 1) * sizeof(*hs), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
             if (hs == NULL) {
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
                 goto out;
             }
+            vkl_slack_init(&hs[asked], sizeof(*hs));
             dr = ii->disp.EnumeratePhysicalDevices(ii->handle, &n, hs);
             if (dr == VK_INCOMPLETE) dr = VK_SUCCESS;
+            if (dr == VK_SUCCESS) n = untrusted_handles(inst, ii, hs, asked, n);
         }
         if (dr != VK_SUCCESS) {
             vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
@@ -350,9 +378,13 @@ static void device_exts(struct vkl_instance *inst, const struct vkl_physdev *p, 
     if (ii->disp.EnumerateDeviceExtensionProperties(p->term.handle, NULL, &n, NULL) != VK_SUCCESS || n == 0 ||
         n > 65536)
         return;
-    VkExtensionProperties *e = vkl_alloc(&inst->alloc, n * sizeof(*e), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    uint32_t asked = n; /* one element of slack (RULE_DRV_UNTRUSTED_ANSWERS) */
+    VkExtensionProperties *e = vkl_alloc(&inst->alloc, (n + 1) * sizeof(*e), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (e == NULL) return;
+    vkl_slack_init(&e[asked], sizeof(*e));
     VkResult r = ii->disp.EnumerateDeviceExtensionProperties(p->term.handle, NULL, &n, e);
+    n = vkl_fill_checked(&inst->log, ii->driver, "vkEnumerateDeviceExtensionProperties", asked, n, &e[asked],
+                         sizeof(*e));
     for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < n; i++) {
         if (strcmp(e[i].extensionName, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME) == 0) *pci = true;
         if (strcmp(e[i].extensionName, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME) == 0) *drvprops = true;
@@ -384,6 +416,7 @@ static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want
     d->vendor = props.vendorID;
     d->device = props.deviceID;
     memcpy(d->name, props.deviceName, sizeof(d->name));
+    vkl_name_checked(&inst->log, ii->driver, "vkGetPhysicalDeviceProperties (deviceName)", d->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = '\0';
     if (!(want_pci || want_driver_id) || !pd2_usable(inst, ii, props.apiVersion)) return;
     bool pci_ext = false, drv_ext = false;
@@ -1085,7 +1118,8 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
         bool native = false;
         if (icd_has_groups(ii) && ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, NULL) == VK_SUCCESS &&
             dn > 0 && dn <= 4096) {
-            if (!groups_reserve(inst, &groups, &cap, ng + dn)) {
+            /* one group of slack after the dn the driver is given (RULE_DRV_UNTRUSTED_ANSWERS) */
+            if (!groups_reserve(inst, &groups, &cap, ng + dn + 1)) {
                 r = VK_ERROR_OUT_OF_HOST_MEMORY;
                 vkl_free(&inst->alloc, groups);
                 goto out;
@@ -1097,7 +1131,15 @@ VkResult vkl_term_EnumeratePhysicalDeviceGroups(VkInstance instance, uint32_t *p
                  * Khronos loader passes them), so a driver can fill the structures they carry. */
                 dg[i].pNext = pGroups != NULL && ng + i < *pCount ? pGroups[ng + i].pNext : NULL;
             }
+            uint32_t asked = dn;
+            vkl_slack_init(&dg[asked], sizeof(*dg));
             VkResult dr = ii->disp.EnumeratePhysicalDeviceGroups(ii->handle, &dn, dg);
+            if (dr >= 0 && vkl_fill_checked(&inst->log, ii->driver, "vkEnumeratePhysicalDeviceGroups", asked, dn,
+                                            &dg[asked], sizeof(*dg)) != dn) {
+                dn = asked;
+                dr = VK_ERROR_INITIALIZATION_FAILED; /* a count it cannot hold: one group per device */
+            }
+            memset(&dg[asked], 0, sizeof(*dg)); /* the slack is not a group */
             if (dr == VK_SUCCESS && !groups_valid(all, ndev, &in_all, ii, dg, dn)) {
                 vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                         "driver %s: vkEnumeratePhysicalDeviceGroups reported a group with a device count outside "
@@ -1282,12 +1324,16 @@ void vkl_term_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice pd, uint3
     }
     const struct vkl_alloc *a = &vkl_physdev_from_term(pd)->tramp.instance->alloc;
     uint32_t n = *pCount;
-    VkQueueFamilyProperties *tmp = vkl_alloc(a, (n ? n : 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    /* one element of slack after the n the driver is given (RULE_DRV_UNTRUSTED_ANSWERS) */
+    VkQueueFamilyProperties *tmp = vkl_alloc(a, ((size_t)n + 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (tmp == NULL) {
         *pCount = 0;
         return;
     }
+    vkl_slack_init(&tmp[*pCount], sizeof(*tmp));
     ii->disp.GetPhysicalDeviceQueueFamilyProperties(TERM_PD(pd)->handle, &n, tmp);
+    n = vkl_fill_checked(&vkl_physdev_from_term(pd)->tramp.instance->log, ii->driver,
+                         "vkGetPhysicalDeviceQueueFamilyProperties", *pCount, n, &tmp[*pCount], sizeof(*tmp));
     for (uint32_t i = 0; i < n; i++) p[i].queueFamilyProperties = tmp[i];
     *pCount = n;
     vkl_free(a, tmp);

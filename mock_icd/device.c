@@ -42,7 +42,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physicalDevice
     VkResult inj = injected("vkCreateDevice");
     if (inj < 0) r = inj;
     struct mock_device *d = NULL;
-    if (r == VK_SUCCESS) {
+    bool null_device = r == VK_SUCCESS && sc_now()->mb.null_device; /* VK_SUCCESS and a NULL VkDevice */
+    if (null_device) *out = VK_NULL_HANDLE;
+    if (r == VK_SUCCESS && !null_device) {
         d = calloc(1, sizeof *d);
         if (d) d->queues = calloc(total_queues + 1, sizeof *d->queues);
         if (!d || !d->queues) {
@@ -85,6 +87,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physicalDevice
     }
     cJSON *o = rec_new("vkCreateDevice");
     cJSON_AddNumberToObject(o, "physical_device", pd->index);
+    if (null_device) cJSON_AddBoolToObject(o, "null_device", true);
     if (ci) {
         rec_add_strings(o, "extensions", ci->ppEnabledExtensionNames, ci->enabledExtensionCount);
         rec_add_strings(o, "layers", ci->ppEnabledLayerNames, ci->enabledLayerCount);

@@ -150,26 +150,34 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const c
     } else if (!count) {
         r = VK_ERROR_INITIALIZATION_FAILED;
     } else {
-        uint32_t total = sc->inst_ext_count + (sc->mb.unpublished_extension ? 1 : 0);
+        uint32_t unpub = sc->mb.unpublished_extension ? 1 : 0;
+        uint32_t total = sc->inst_ext_count + unpub + (sc->mb.unterminated_names ? 1 : 0);
         VkResult inj = injected("vkEnumerateInstanceExtensionProperties");
         if (inj < 0) {
             r = inj;
         } else if (!props) {
             *count = total;
         } else {
+            uint32_t given = *count;
             uint32_t n = *count < total ? *count : total;
             for (uint32_t i = 0; i < n; i++) {
                 memset(&props[i], 0, sizeof props[i]);
                 if (i < sc->inst_ext_count) {
                     copy_name(props[i].extensionName, sizeof props[i].extensionName, sc->inst_exts[i].name);
                     props[i].specVersion = sc->inst_exts[i].spec_version;
-                } else {
+                } else if (i < sc->inst_ext_count + unpub) {
                     copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
+                    props[i].specVersion = 1;
+                } else {
+                    copy_name_unterminated(props[i].extensionName, sizeof props[i].extensionName,
+                                           UNTERMINATED_EXTENSION);
                     props[i].specVersion = 1;
                 }
             }
             *count = n;
             r = n < total ? VK_INCOMPLETE : (inj > 0 ? inj : VK_SUCCESS);
+            VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
+            r = liar_after_fill(props, sizeof *props, given, count, r, &past);
         }
     }
     rec_add_result(o, r);
@@ -247,14 +255,22 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDevices(VkInstance instance
          * stay valid and come back, unchanged, when they are plugged in again. */
         uint32_t present = 0;
         for (uint32_t i = 0; i < inst->pd_count; i++) present += plugged_in(i) ? 1 : 0;
+        /* null_physical_device / duplicate_physical_device: one more entry after the devices, NULL or
+         * the first device's handle again. */
+        const struct misbehave_cfg *mb = &sc_now()->mb;
+        bool extra = (mb->null_physical_device || mb->duplicate_physical_device) && present > 0;
+        if (extra) present++;
         if (!out) {
             *count = present;
         } else {
-            uint32_t n = 0;
+            uint32_t given = *count, n = 0;
             for (uint32_t i = 0; i < inst->pd_count && n < *count; i++)
                 if (plugged_in(i)) out[n++] = (VkPhysicalDevice)inst->pds[i];
+            if (extra && n < *count) out[n++] = mb->null_physical_device ? VK_NULL_HANDLE : out[0];
             *count = n;
             r = n < present ? VK_INCOMPLETE : inj;
+            VkPhysicalDevice past = (VkPhysicalDevice)(uintptr_t)0xbad0bad0u; /* never a handle of this mock */
+            r = liar_after_fill(out, sizeof *out, given, count, r, &past);
         }
         if (present == 0 && out) inst->reported_zero_devices = true;
         cJSON_AddNumberToObject(o, "count_out", *count);
@@ -295,6 +311,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance ins
                 const VkBaseOutStructure *next = (const VkBaseOutStructure *)props[g].pNext;
                 cJSON_AddItemToArray(chains, cJSON_CreateNumber(next != NULL ? (double)next->sType : 0));
             }
+            uint32_t given = *count;
+            const struct misbehave_cfg *mb = &sc_now()->mb;
             for (uint32_t g = 0; g < n; g++) {
                 VkPhysicalDeviceGroupProperties *p = &props[g];
                 memset(p->physicalDevices, 0, sizeof p->physicalDevices);
@@ -303,8 +321,23 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance ins
                     p->physicalDevices[m] = (VkPhysicalDevice)inst->pds[views[g].members[m]];
                 p->subsetAllocation = p->physicalDeviceCount > 1 ? VK_TRUE : VK_FALSE;
             }
+            if (n > 0 && mb->group_too_large) {
+                /* the first group claims VK_MAX_DEVICE_GROUP_SIZE + 1 members; the array holds 32 */
+                for (uint32_t m = props[0].physicalDeviceCount; m < VK_MAX_DEVICE_GROUP_SIZE; m++)
+                    props[0].physicalDevices[m] = props[0].physicalDevices[0];
+                props[0].physicalDeviceCount = VK_MAX_DEVICE_GROUP_SIZE + 1;
+            }
+            if (n > 0 && mb->group_foreign_device && props[0].physicalDeviceCount < VK_MAX_DEVICE_GROUP_SIZE)
+                /* a member this driver's vkEnumeratePhysicalDevices never returned */
+                props[0].physicalDevices[props[0].physicalDeviceCount++] = (VkPhysicalDevice)(uintptr_t)0xf0e1f0e1u;
             *count = n;
             r = n < total ? VK_INCOMPLETE : inj;
+            VkPhysicalDeviceGroupProperties past;
+            memset(&past, 0, sizeof past);
+            past.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+            past.physicalDeviceCount = 1;
+            past.physicalDevices[0] = (VkPhysicalDevice)(uintptr_t)0xbad0bad0u;
+            r = liar_after_fill(props, sizeof *props, given, count, r, &past);
         }
         free(views);
         cJSON_AddNumberToObject(o, "count_out", *count);

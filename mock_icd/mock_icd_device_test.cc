@@ -131,6 +131,66 @@ TEST(PhysicalDevices, FailEnumerateAndIncomplete) {
     m.DestroyInstance(inst);
 }
 
+// Drivers that lie (RULE_DRV_UNTRUSTED_ANSWERS): each switch against the same mock without it.
+TEST(PhysicalDevices, CountGrowsAndWritePastCountMisbehaviours) {
+    Mock m("v7", R"({"physical_devices": [{}, {}]})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
+    auto enumerate = m.Proc<PFN_vkEnumeratePhysicalDevices>(inst, "vkEnumeratePhysicalDevices");
+    VkPhysicalDevice pds[4] = {};
+    uint32_t n = 2;
+    ASSERT_EQ(enumerate(inst, &n, pds), VK_SUCCESS);
+    EXPECT_EQ(n, 2u);
+    EXPECT_EQ(pds[2], VK_NULL_HANDLE);
+    ASSERT_EQ(m.LoadScenario(R"({"misbehave": {"count_grows": true}})"), 0);
+    n = 1;
+    EXPECT_EQ(enumerate(inst, &n, pds), VK_SUCCESS); // not VK_INCOMPLETE
+    EXPECT_EQ(n, 2u);                                // more than the array of 1
+    ASSERT_EQ(m.LoadScenario(R"({"misbehave": {"write_past_count": true}})"), 0);
+    n = 2;
+    EXPECT_EQ(enumerate(inst, &n, pds), VK_SUCCESS);
+    EXPECT_EQ(n, 2u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pds[2]), 0xbad0bad0u); // one element past *pCount
+    m.DestroyInstance(inst);
+}
+
+TEST(PhysicalDevices, LyingHandlesGroupsAndNamesMisbehaviours) {
+    Mock m("v7", R"({"physical_devices": [{"name": "liar"}]})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(VK_API_VERSION_1_1, &inst), VK_SUCCESS);
+    ASSERT_EQ(m.PhysicalDevices(inst).size(), 1u);
+    ASSERT_EQ(
+        m.LoadScenario(R"({"physical_devices": [{"name": "liar"}], "misbehave": {"null_physical_device": true}})"), 0);
+    std::vector<VkPhysicalDevice> pds = m.PhysicalDevices(inst);
+    ASSERT_EQ(pds.size(), 2u);
+    EXPECT_EQ(pds[1], VK_NULL_HANDLE);
+    ASSERT_EQ(m.LoadScenario(R"({"misbehave": {"duplicate_physical_device": true}})"), 0);
+    pds = m.PhysicalDevices(inst);
+    ASSERT_EQ(pds.size(), 2u);
+    EXPECT_EQ(pds[1], pds[0]);
+    auto groups = m.Proc<PFN_vkEnumeratePhysicalDeviceGroups>(inst, "vkEnumeratePhysicalDeviceGroups");
+    ASSERT_NE(groups, nullptr);
+    VkPhysicalDeviceGroupProperties g[2] = {};
+    g[0].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+    uint32_t n = 1;
+    ASSERT_EQ(m.LoadScenario(R"({"misbehave": {"group_too_large": true}})"), 0);
+    ASSERT_EQ(groups(inst, &n, g), VK_SUCCESS);
+    EXPECT_EQ(g[0].physicalDeviceCount, VK_MAX_DEVICE_GROUP_SIZE + 1);
+    ASSERT_EQ(m.LoadScenario(R"({"misbehave": {"group_foreign_device": true}})"), 0);
+    n = 1;
+    ASSERT_EQ(groups(inst, &n, g), VK_SUCCESS);
+    ASSERT_EQ(g[0].physicalDeviceCount, 2u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(g[0].physicalDevices[1]), 0xf0e1f0e1u);
+    ASSERT_EQ(m.LoadScenario(R"({"misbehave": {"unterminated_names": true}})"), 0);
+    pds = m.PhysicalDevices(inst);
+    VkPhysicalDeviceProperties p;
+    m.Proc<PFN_vkGetPhysicalDeviceProperties>(inst, "vkGetPhysicalDeviceProperties")(pds[0], &p);
+    EXPECT_EQ(memchr(p.deviceName, 0, sizeof p.deviceName), nullptr);
+    EXPECT_EQ(std::string(p.deviceName, 4), "liar");
+    EXPECT_EQ(static_cast<unsigned char>(p.deviceName[4]), 0xC3u);
+    m.DestroyInstance(inst);
+}
+
 TEST(PhysicalDevices, CrashWithZeroDevicesMisbehaviour) {
     Mock m("v7", R"({"physical_devices": [], "api_version": "1.1.0",
                      "misbehave": {"crash_with_zero_devices": true}})");

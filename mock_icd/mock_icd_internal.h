@@ -128,7 +128,10 @@ struct result_cfg {
 struct misbehave_cfg {
     bool crash_with_zero_devices, no_loader_magic, gpdpa_answers_everything, incompatible_for_any_api_above_1_0,
         accept_any_api_version, unpublished_extension, surface_without_interface_3, corrupt_other_driver,
-        fail_enumerate_physical_devices, incompatible_for_api_2, gipa_null_instance_answers_all;
+        fail_enumerate_physical_devices, incompatible_for_api_2, gipa_null_instance_answers_all,
+        /* drivers that lie (docs/ldp-check.md "Drivers that lie") */
+        count_grows, write_past_count, group_too_large, group_foreign_device, unterminated_names, null_physical_device,
+        duplicate_physical_device, null_device;
 };
 
 /* interface.per_offer: the answer to one offered version. */
@@ -305,6 +308,16 @@ void rec_emit(cJSON *o);
 /* scenario.c */
 void scenario_release(struct scenario *sc);
 void copy_name(char *dst, size_t cap, const char *src);
+/* Drivers that lie (misbehave.*; mock_icd/README.md): */
+#define UNTERMINATED_EXTENSION "VK_MOCK_unterminated_"
+#define PAST_THE_END_EXTENSION "VK_MOCK_past_the_end"
+/* unterminated_names: src, then the invalid UTF-8 pair 0xC3 0x28 up to the last byte: no NUL. */
+void copy_name_unterminated(char *dst, size_t cap, const char *src);
+/* After a fill call given `given` elements of `size` bytes at `array` that returned `r`:
+ * write_past_count copies `past` to array[given] (one element past the array); count_grows sets
+ * *count to given + 1 and answers VK_SUCCESS (a count larger than the array, instead of
+ * VK_INCOMPLETE). Returns the result to give. */
+VkResult liar_after_fill(void *array, size_t size, uint32_t given, uint32_t *count, VkResult r, const void *past);
 struct scenario *scenario_parse(const char *json, const char **err);
 
 /* instance.c */

@@ -102,7 +102,10 @@ static void fill_properties(const struct mock_physdev *pd, VkPhysicalDevicePrope
     p->vendorID = c->vendor_id;
     p->deviceID = c->device_id;
     p->deviceType = c->type;
-    copy_name(p->deviceName, sizeof p->deviceName, c->name);
+    if (sc_now()->mb.unterminated_names)
+        copy_name_unterminated(p->deviceName, sizeof p->deviceName, c->name);
+    else
+        copy_name(p->deviceName, sizeof p->deviceName, c->name);
     for (uint32_t i = 0; i < VK_UUID_SIZE; i++) p->pipelineCacheUUID[i] = (uint8_t)(pd->index + i);
     fill_limits(&p->limits);
 }
@@ -283,6 +286,7 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysica
         *count = c->family_count;
         return;
     }
+    uint32_t given = *count;
     uint32_t n = *count < c->family_count ? *count : c->family_count;
     for (uint32_t i = 0; i < n; i++) {
         memset(&p[i], 0, sizeof p[i]);
@@ -292,6 +296,8 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysica
         p[i].minImageTransferGranularity = (VkExtent3D){1, 1, 1};
     }
     *count = n;
+    VkQueueFamilyProperties past = {.queueFlags = 7, .queueCount = 99};
+    (void)liar_after_fill(p, sizeof *p, given, count, VK_SUCCESS, &past);
 }
 
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice physicalDevice,
@@ -302,10 +308,14 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysic
         return;
     }
     uint32_t n = *count;
-    VkQueueFamilyProperties tmp[64];
+    VkQueueFamilyProperties tmp[66]; /* 64 + what write_past_count / count_grows add */
     if (n > 64) n = 64;
+    uint32_t asked = n;
     mock_GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &n, tmp);
-    for (uint32_t i = 0; i < n; i++) p[i].queueFamilyProperties = tmp[i];
+    /* count_grows: n is asked + 1 (only asked are copied); write_past_count: tmp[asked] too */
+    uint32_t copy = n < asked ? n : asked;
+    if (sc_now()->mb.write_past_count) copy = asked + 1;
+    for (uint32_t i = 0; i < copy; i++) p[i].queueFamilyProperties = tmp[i];
     *count = n;
 }
 
@@ -362,23 +372,31 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceExtensionProperties(VkPhysica
     } else if ((r = injected("vkEnumerateDeviceExtensionProperties")) < 0) {
         /* injected failure */
     } else {
-        uint32_t total = c->ext_count + (unpublished ? 1 : 0);
+        uint32_t unpub = unpublished ? 1 : 0;
+        uint32_t total = c->ext_count + unpub + (sc_now()->mb.unterminated_names ? 1 : 0);
         if (!props) {
             *count = total;
         } else {
+            uint32_t given = *count;
             uint32_t n = *count < total ? *count : total;
             for (uint32_t i = 0; i < n; i++) {
                 memset(&props[i], 0, sizeof props[i]);
                 if (i < c->ext_count) {
                     copy_name(props[i].extensionName, sizeof props[i].extensionName, c->exts[i].name);
                     props[i].specVersion = c->exts[i].spec_version;
-                } else {
+                } else if (i < c->ext_count + unpub) {
                     copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
+                    props[i].specVersion = 1;
+                } else {
+                    copy_name_unterminated(props[i].extensionName, sizeof props[i].extensionName,
+                                           UNTERMINATED_EXTENSION);
                     props[i].specVersion = 1;
                 }
             }
             *count = n;
             if (n < total) r = VK_INCOMPLETE;
+            VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
+            r = liar_after_fill(props, sizeof *props, given, count, r, &past);
         }
     }
     rec_add_result(o, r);

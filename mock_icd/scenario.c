@@ -47,6 +47,24 @@ void scenario_release(struct scenario *sc) {
 
 void copy_name(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
+void copy_name_unterminated(char *dst, size_t cap, const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    if (n > cap) n = cap;
+    memcpy(dst, src ? src : "", n);
+    for (size_t i = n; i < cap; i++) dst[i] = (char)((i - n) % 2 == 0 ? 0xC3 : 0x28);
+}
+
+VkResult liar_after_fill(void *array, size_t size, uint32_t given, uint32_t *count, VkResult r, const void *past) {
+    const struct misbehave_cfg *m = &sc_now()->mb;
+    if (array == NULL || r < 0) return r;
+    if (m->write_past_count) memcpy((char *)array + (size_t)given * size, past, size);
+    if (m->count_grows) {
+        *count = given + 1;
+        return VK_SUCCESS;
+    }
+    return r;
+}
+
 /* Up to max dot-separated unsigned numbers ("1.3.250"), as sscanf("%u.%u...") reads them: the
  * count read, stopping at the first field that is not a number. */
 static int parse_dotted(const char *s, unsigned *out, int max) {
@@ -459,7 +477,15 @@ struct scenario *scenario_parse(const char *json, const char **err) {
             !parse_bool(v, "corrupt_other_driver", &m->corrupt_other_driver) ||
             !parse_bool(v, "fail_enumerate_physical_devices", &m->fail_enumerate_physical_devices) ||
             !parse_bool(v, "incompatible_for_api_2", &m->incompatible_for_api_2) ||
-            !parse_bool(v, "gipa_null_instance_answers_all", &m->gipa_null_instance_answers_all)) {
+            !parse_bool(v, "gipa_null_instance_answers_all", &m->gipa_null_instance_answers_all) ||
+            !parse_bool(v, "count_grows", &m->count_grows) ||
+            !parse_bool(v, "write_past_count", &m->write_past_count) ||
+            !parse_bool(v, "group_too_large", &m->group_too_large) ||
+            !parse_bool(v, "group_foreign_device", &m->group_foreign_device) ||
+            !parse_bool(v, "unterminated_names", &m->unterminated_names) ||
+            !parse_bool(v, "null_physical_device", &m->null_physical_device) ||
+            !parse_bool(v, "duplicate_physical_device", &m->duplicate_physical_device) ||
+            !parse_bool(v, "null_device", &m->null_device)) {
             *err = "misbehave";
             goto fail;
         }

@@ -51,12 +51,19 @@ VkPhysicalDevice *physical_devices(struct ldp_ctx *c, struct ldp_drv *d, VkInsta
     VkPhysicalDevice *pds = calloc(count + 1, sizeof(*pds));
     if (pds == NULL) return NULL;
     ldp_step(c, "vkEnumeratePhysicalDevices(array of %u)", count);
+    uint32_t asked = count;
     *res = epd(inst, &count, pds);
     if (*res != VK_SUCCESS && *res != VK_INCOMPLETE) {
         free(pds);
         return NULL;
     }
-    *n = count;
+    /* a driver that lies (LINT_UNTRUSTED_ANSWERS) must not break the other checks: the slack above
+     * catches a write past the array, the count is cut to it, NULL handles are left out */
+    if (count > asked) count = asked;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (pds[i] != VK_NULL_HANDLE) pds[kept++] = pds[i];
+    *n = kept;
     return pds;
 }
 
@@ -68,14 +75,17 @@ VkExtensionProperties *device_extensions(struct ldp_ctx *c, struct ldp_drv *d, V
     ldp_step(c, "vkEnumerateDeviceExtensionProperties(count)");
     uint32_t count = 0;
     if (e(pd, NULL, &count, NULL) != VK_SUCCESS || count == 0) return NULL;
-    VkExtensionProperties *p = calloc(count, sizeof(*p));
+    VkExtensionProperties *p = calloc((size_t)count + 1, sizeof(*p)); /* slack: see physical_devices */
     if (p == NULL) return NULL;
     ldp_step(c, "vkEnumerateDeviceExtensionProperties(array of %u)", count);
+    uint32_t asked = count;
     VkResult r = e(pd, NULL, &count, p);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
         free(p);
         return NULL;
     }
+    if (count > asked) count = asked;
+    for (uint32_t i = 0; i < count; i++) p[i].extensionName[VK_MAX_EXTENSION_NAME_SIZE - 1] = '\0';
     *n = count;
     return p;
 }
@@ -194,5 +204,8 @@ const struct ldp_check_def ldp_checks[] = {
      lint_global_null_instance, 0, true},
     {"LINT_VK_EXPORTS", "lint_vk_exports_bsymbolic", "exported standard vk* symbols need -Bsymbolic (advisory)",
      lint_vk_exports, 0, true},
+    {"LINT_UNTRUSTED_ANSWERS", "lint_untrusted_answers",
+     "counts, arrays, device groups, names and handles keep to the protocol (drivers that lie)", lint_untrusted_answers,
+     0, true},
 };
 const size_t ldp_check_count = sizeof ldp_checks / sizeof ldp_checks[0];

@@ -80,5 +80,6 @@ void lint_gpdpa_null(struct ldp_ctx *c, void *arg);
 void lint_gipa_null(struct ldp_ctx *c, void *arg);
 void lint_global_null_instance(struct ldp_ctx *c, void *arg);
 void lint_vk_exports(struct ldp_ctx *c, void *arg);
+void lint_untrusted_answers(struct ldp_ctx *c, void *arg);
 
 #endif /* LDP_CHECKS_INTERNAL_H */

@@ -128,7 +128,8 @@ void lint_loader_magic(struct ldp_ctx *c, void *arg) {
         PFN_vkGetDeviceProcAddr gdpa = GET(&d, inst, vkGetDeviceProcAddr);
         VkDevice dev = VK_NULL_HANDLE;
         ldp_step(c, "vkCreateDevice");
-        if (cd != NULL && gdpa != NULL && create_device_family0(cd, pds[0], &dev) == VK_SUCCESS) {
+        if (cd != NULL && gdpa != NULL && create_device_family0(cd, pds[0], &dev) == VK_SUCCESS &&
+            dev != VK_NULL_HANDLE) { /* a NULL VkDevice is LINT_UNTRUSTED_ANSWERS' finding */
             MAGIC(dev, "VkDevice");
             PFN_vkGetDeviceQueue gq = (PFN_vkGetDeviceQueue)gdpa(dev, "vkGetDeviceQueue");
             PFN_vkCreateCommandPool ccp = (PFN_vkCreateCommandPool)gdpa(dev, "vkCreateCommandPool");
@@ -330,4 +331,240 @@ void lint_vk_exports(struct ldp_ctx *c, void *arg) {
                     "for -Bsymbolic when official names are exported",
                     e.vk_export_count, e.self_referenced);
     ldp_elf_free(&e);
+}
+
+/* ================================================================================================
+ * LINT_UNTRUSTED_ANSWERS: drivers that lie (docs/ldp-check.md "Drivers that lie")
+ * ============================================================================================== */
+
+#define LIAR_SLACK 0xA5
+
+struct liar {
+    struct ldp_ctx *c;
+    char fail[1200];
+    int problems;
+};
+
+static void liar_report(struct liar *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void liar_report(struct liar *l, const char *fmt, ...) {
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ldp_evidence(l->c, "%s", msg);
+    if (l->problems++ == 0) snprintf(l->fail, sizeof l->fail, "%s", msg);
+}
+
+static bool slack_intact(const void *slack, size_t size) {
+    const unsigned char *b = slack;
+    for (size_t i = 0; i < size; i++)
+        if (b[i] != LIAR_SLACK) return false;
+    return true;
+}
+
+/* After a fill call given `asked` elements (the array has one more, preset to LIAR_SLACK): the
+ * count written back and the slack (cases 1 and 2). Returns the number of elements to read. */
+static uint32_t liar_fill(struct liar *l, const char *cmd, uint32_t asked, uint32_t got, const void *slack,
+                          size_t size) {
+    if (!slack_intact(slack, size)) liar_report(l, "%s wrote past the %u elements it was given", cmd, asked);
+    if (got > asked) {
+        liar_report(l,
+                    "%s reported %u elements in an array of %u (a count larger than the array instead of "
+                    "VK_INCOMPLETE)",
+                    cmd, got, asked);
+        got = asked;
+    }
+    return got;
+}
+
+static bool valid_utf8(const unsigned char *p, size_t len) {
+    for (size_t i = 0; i < len;) {
+        size_t n = p[i] < 0x80             ? 1
+                   : (p[i] & 0xE0) == 0xC0 ? 2
+                   : (p[i] & 0xF0) == 0xE0 ? 3
+                   : (p[i] & 0xF8) == 0xF0 ? 4
+                                           : 0;
+        if (n == 0 || i + n > len || (n == 2 && p[i] < 0xC2)) return false;
+        for (size_t k = 1; k < n; k++)
+            if ((p[i + k] & 0xC0) != 0x80) return false;
+        i += n;
+    }
+    return true;
+}
+
+/* A name in a fixed-size array: terminated within it, and UTF-8 (case 4). */
+static void liar_name(struct liar *l, const char *what, const char *name, size_t size) {
+    const char *nul = memchr(name, '\0', size);
+    if (nul == NULL) {
+        liar_report(l, "%s '%.40s...' has no terminating NUL in its %zu-byte array", what, name, size);
+        return;
+    }
+    if (!valid_utf8((const unsigned char *)name, (size_t)(nul - name))) liar_report(l, "%s is not valid UTF-8", what);
+}
+
+static void liar_extensions(struct liar *l, const char *cmd,
+                            VkResult (*call)(void *, uint32_t *, VkExtensionProperties *), void *ctx) {
+    uint32_t n = 0;
+    ldp_step(l->c, "%s(count)", cmd);
+    if (call(ctx, &n, NULL) != VK_SUCCESS || n > 65536) return;
+    VkExtensionProperties *e = calloc((size_t)n + 1, sizeof *e);
+    if (e == NULL) return;
+    memset(&e[n], LIAR_SLACK, sizeof *e);
+    uint32_t got = n;
+    ldp_step(l->c, "%s(array of %u)", cmd, n);
+    VkResult r = call(ctx, &got, e);
+    if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
+        got = liar_fill(l, cmd, n, got, &e[n], sizeof *e);
+        char what[200];
+        for (uint32_t i = 0; i < got; i++) {
+            snprintf(what, sizeof what, "%s: extensionName %u", cmd, i);
+            liar_name(l, what, e[i].extensionName, sizeof e[i].extensionName);
+        }
+    }
+    free(e);
+}
+
+struct liar_dev_ext {
+    PFN_vkEnumerateDeviceExtensionProperties fn;
+    VkPhysicalDevice pd;
+};
+static VkResult call_dev_ext(void *ctx, uint32_t *n, VkExtensionProperties *p) {
+    struct liar_dev_ext *x = ctx;
+    return x->fn(x->pd, NULL, n, p);
+}
+static VkResult call_inst_ext(void *ctx, uint32_t *n, VkExtensionProperties *p) {
+    return ((PFN_vkEnumerateInstanceExtensionProperties)ctx)(NULL, n, p);
+}
+
+void lint_untrusted_answers(struct ldp_ctx *c, void *arg) {
+    (void)arg;
+    struct ldp_drv d;
+    if (!open_driver(c, LDP_MAX_OFFER, &d)) return;
+    struct liar l = {.c = c};
+    PFN_vkEnumerateInstanceExtensionProperties eie = GET(&d, VK_NULL_HANDLE, vkEnumerateInstanceExtensionProperties);
+    if (eie != NULL) liar_extensions(&l, "vkEnumerateInstanceExtensionProperties", call_inst_ext, (void *)eie);
+    VkInstance inst;
+    if (!make_instance(c, &d, NULL, 0, &inst)) return;
+    PFN_vkEnumeratePhysicalDevices epd = GET(&d, inst, vkEnumeratePhysicalDevices);
+    uint32_t n = 0, nd = 0;
+    VkPhysicalDevice *pds = NULL;
+    ldp_step(c, "vkEnumeratePhysicalDevices(count)");
+    if (epd != NULL && epd(inst, &n, NULL) == VK_SUCCESS && n > 0 && n <= 4096) {
+        pds = calloc((size_t)n + 1, sizeof *pds);
+        if (pds != NULL) {
+            memset(&pds[n], LIAR_SLACK, sizeof *pds);
+            nd = n;
+            ldp_step(c, "vkEnumeratePhysicalDevices(array of %u)", n);
+            VkResult r = epd(inst, &nd, pds);
+            if (r == VK_SUCCESS || r == VK_INCOMPLETE)
+                nd = liar_fill(&l, "vkEnumeratePhysicalDevices", n, nd, &pds[n], sizeof *pds);
+            else
+                nd = 0;
+            /* case 5: NULL and duplicate handles; the rest of the lint uses the distinct ones */
+            uint32_t kept = 0;
+            for (uint32_t i = 0; i < nd; i++) {
+                bool dup = false;
+                for (uint32_t k = 0; k < kept && !dup; k++) dup = pds[k] == pds[i];
+                if (pds[i] == VK_NULL_HANDLE || dup) {
+                    liar_report(&l, "vkEnumeratePhysicalDevices returned %s at index %u",
+                                dup ? "a handle it had already returned" : "a NULL handle", i);
+                    continue;
+                }
+                pds[kept++] = pds[i];
+            }
+            nd = kept;
+        }
+    }
+    /* case 3: groups that do not fit VK_MAX_DEVICE_GROUP_SIZE or list devices never enumerated */
+    PFN_vkEnumeratePhysicalDeviceGroups epg = GET(&d, inst, vkEnumeratePhysicalDeviceGroups);
+    if (epg == NULL)
+        epg = (PFN_vkEnumeratePhysicalDeviceGroups)ldp_gipa(&d, inst, "vkEnumeratePhysicalDeviceGroupsKHR");
+    uint32_t ng = 0;
+    ldp_step(c, "vkEnumeratePhysicalDeviceGroups(count)");
+    if (epg != NULL && d.inst_api >= VK_API_VERSION_1_1 && epg(inst, &ng, NULL) == VK_SUCCESS && ng > 0 && ng <= 4096) {
+        VkPhysicalDeviceGroupProperties *g = calloc((size_t)ng + 1, sizeof *g);
+        if (g != NULL) {
+            for (uint32_t i = 0; i < ng; i++) g[i].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+            memset(&g[ng], LIAR_SLACK, sizeof *g);
+            uint32_t got = ng;
+            ldp_step(c, "vkEnumeratePhysicalDeviceGroups(array of %u)", ng);
+            VkResult r = epg(inst, &got, g);
+            if (r == VK_SUCCESS || r == VK_INCOMPLETE) {
+                got = liar_fill(&l, "vkEnumeratePhysicalDeviceGroups", ng, got, &g[ng], sizeof *g);
+                for (uint32_t i = 0; i < got; i++) {
+                    if (g[i].physicalDeviceCount == 0 || g[i].physicalDeviceCount > VK_MAX_DEVICE_GROUP_SIZE) {
+                        liar_report(&l, "vkEnumeratePhysicalDeviceGroups: group %u has physicalDeviceCount %u (1..%u)",
+                                    i, g[i].physicalDeviceCount, (unsigned)VK_MAX_DEVICE_GROUP_SIZE);
+                        continue;
+                    }
+                    for (uint32_t m = 0; m < g[i].physicalDeviceCount; m++) {
+                        bool found = false;
+                        for (uint32_t k = 0; k < nd && !found; k++) found = pds[k] == g[i].physicalDevices[m];
+                        if (!found)
+                            liar_report(&l,
+                                        "vkEnumeratePhysicalDeviceGroups: group %u member %u (%p) is not a device "
+                                        "vkEnumeratePhysicalDevices returned",
+                                        i, m, (void *)g[i].physicalDevices[m]);
+                    }
+                }
+            }
+            free(g);
+        }
+    }
+    PFN_vkGetPhysicalDeviceProperties gp = GET(&d, inst, vkGetPhysicalDeviceProperties);
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties gq = GET(&d, inst, vkGetPhysicalDeviceQueueFamilyProperties);
+    PFN_vkEnumerateDeviceExtensionProperties ede = GET(&d, inst, vkEnumerateDeviceExtensionProperties);
+    for (uint32_t i = 0; i < nd; i++) {
+        VkPhysicalDeviceProperties p;
+        memset(&p, 0, sizeof p);
+        ldp_step(c, "vkGetPhysicalDeviceProperties(device %u)", i);
+        if (gp != NULL) {
+            gp(pds[i], &p);
+            char what[80];
+            snprintf(what, sizeof what, "device %u: deviceName", i);
+            liar_name(&l, what, p.deviceName, sizeof p.deviceName);
+        }
+        if (ede != NULL) {
+            struct liar_dev_ext x = {ede, pds[i]};
+            liar_extensions(&l, "vkEnumerateDeviceExtensionProperties", call_dev_ext, &x);
+        }
+        uint32_t nq = 0;
+        ldp_step(c, "vkGetPhysicalDeviceQueueFamilyProperties(device %u)", i);
+        if (gq != NULL) gq(pds[i], &nq, NULL);
+        if (gq != NULL && nq > 0 && nq <= 4096) {
+            VkQueueFamilyProperties *q = calloc((size_t)nq + 1, sizeof *q);
+            if (q != NULL) {
+                memset(&q[nq], LIAR_SLACK, sizeof *q);
+                uint32_t got = nq;
+                gq(pds[i], &got, q);
+                liar_fill(&l, "vkGetPhysicalDeviceQueueFamilyProperties", nq, got, &q[nq], sizeof *q);
+                free(q);
+            }
+        }
+    }
+    /* case 5: VK_SUCCESS with a NULL VkDevice */
+    PFN_vkCreateDevice cd = GET(&d, inst, vkCreateDevice);
+    PFN_vkGetDeviceProcAddr gdpa = GET(&d, inst, vkGetDeviceProcAddr);
+    if (nd > 0 && cd != NULL) {
+        VkDevice dev = VK_NULL_HANDLE;
+        ldp_step(c, "vkCreateDevice");
+        VkResult r = create_device_family0(cd, pds[0], &dev);
+        if (r == VK_SUCCESS && dev == VK_NULL_HANDLE)
+            liar_report(&l, "vkCreateDevice returned VK_SUCCESS and a NULL VkDevice");
+        if (r == VK_SUCCESS && dev != VK_NULL_HANDLE && gdpa != NULL) {
+            PFN_vkDestroyDevice dd = (PFN_vkDestroyDevice)gdpa(dev, "vkDestroyDevice");
+            ldp_step(c, "vkDestroyDevice");
+            if (dd) dd(dev, NULL);
+        }
+    }
+    free(pds);
+    PFN_vkDestroyInstance dinst = GET(&d, inst, vkDestroyInstance);
+    if (dinst) dinst(inst, NULL);
+    ldp_evidence(c, "%u physical devices, %u groups checked", nd, ng);
+    if (l.problems > 0)
+        ldp_verdict(c, LDP_FAIL, "%s%s", l.fail, l.problems > 1 ? " (and more, see the evidence)" : "");
+    else
+        ldp_verdict(c, LDP_PASS,
+                    "counts, arrays, groups, names and handles kept to the protocol (%u devices, %u groups)", nd, ng);
 }

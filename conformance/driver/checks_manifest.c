@@ -163,7 +163,9 @@ void check_manifest(struct ldp_ctx *c, void *arg) {
         const char *lib = c->drv->m.library_path;
         if (c->drv->library_missing || c->drv->library_not_regular) {
             /* never dlopen'ed: a FIFO would block the dynamic linker's open(2) */
-            FAIL("library_path %s %s", lib, c->drv->library_problem);
+            /* a path longer than PATH_MAX would fill the reason: its first 200 bytes, then why */
+            FAIL("library_path %.*s%s %s", strlen(lib) > PATH_MAX ? 200 : PATH_MAX, lib,
+                 strlen(lib) > PATH_MAX ? "..." : "", c->drv->library_problem);
         } else {
             if (c->drv->elf_class != 0 && c->drv->elf_class != (int)(sizeof(void *) * 8))
                 ldp_evidence(c, "library is %d-bit; this ldp-check is %d-bit and cannot load it", c->drv->elf_class,
@@ -250,8 +252,9 @@ void check_stale_manifest(struct ldp_ctx *c, void *arg) {
     vkl_strlist_finish(&dirs);
     vkl_strlist_finish(&files);
     if (c->drv->library_missing) {
-        ldp_verdict(c, LDP_FAIL, "library_path %s %s: the manifest was left behind or not updated", m->library_path,
-                    c->drv->library_problem);
+        ldp_verdict(c, LDP_FAIL, "library_path %.*s%s %s: the manifest was left behind or not updated",
+                    strlen(m->library_path) > PATH_MAX ? 200 : PATH_MAX, m->library_path,
+                    strlen(m->library_path) > PATH_MAX ? "..." : "", c->drv->library_problem);
         return;
     }
     if (c->drv->library_not_regular) {

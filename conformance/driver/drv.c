@@ -136,13 +136,18 @@ VkExtensionProperties *ldp_instance_extensions(struct ldp_drv *d, uint32_t *coun
     if (e == NULL) return NULL;
     uint32_t n = 0;
     if (e(NULL, &n, NULL) != VK_SUCCESS || n == 0) return NULL;
-    VkExtensionProperties *p = calloc(n, sizeof(*p));
+    /* A driver that lies (LINT_UNTRUSTED_ANSWERS reports it) must not break the other checks: one
+     * element of slack, the count cut to the array, every name terminated within its array. */
+    uint32_t asked = n;
+    VkExtensionProperties *p = calloc((size_t)n + 1, sizeof(*p));
     if (p == NULL) return NULL;
     VkResult r = e(NULL, &n, p);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
         free(p);
         return NULL;
     }
+    if (n > asked) n = asked;
+    for (uint32_t i = 0; i < n; i++) p[i].extensionName[VK_MAX_EXTENSION_NAME_SIZE - 1] = '\0';
     *count = n;
     return p;
 }

@@ -51,7 +51,7 @@ size_t Count(const std::string &s, const std::string &needle) {
     return n;
 }
 
-// SARIF: every rule ldp-check knows (17, with the policy text and help), one result per fail or
+// SARIF: every rule ldp-check knows (18, with the policy text and help), one result per fail or
 // warn located at its manifest, I/O errors as notifications; valid per SARIF 2.1.0.
 TEST(LdpCheckSarif, FindingsRulesAndLocations) {
     VKT_POLICY("LDP_DRIVER_10", "LDP_DRIVER_4");
@@ -63,7 +63,7 @@ TEST(LdpCheckSarif, FindingsRulesAndLocations) {
     vkt::Json log;
     ASSERT_NO_FATAL_FAILURE(chk::ParseValidSarif(r.out, &log));
     vkt::Json run = log["runs"][0];
-    ASSERT_NO_FATAL_FAILURE(chk::ExpectSarifRules(run, "ldp-check", 17));
+    ASSERT_NO_FATAL_FAILURE(chk::ExpectSarifRules(run, "ldp-check", 18));
     vkt::Json rules = run["tool"]["driver"]["rules"];
     // The policy text comes from the policy table, with its source.
     chk::ExpectRuleText(rules[9], "At interface 5 or newer the driver must not fail", "LoaderDriverInterface.md");

@@ -196,7 +196,7 @@ TEST(LdpCheckCli, TableJunitOutputFileAndSubset) {
     EXPECT_NE(xml.find("<testsuites name=\"ldp-check\""), std::string::npos) << xml;
     size_t cases = 0;
     for (size_t p = xml.find("<testcase "); p != std::string::npos; p = xml.find("<testcase ", p + 1)) cases++;
-    EXPECT_EQ(cases, 17u);
+    EXPECT_EQ(cases, 18u);
     EXPECT_NE(xml.find("name=\"LDP_DRIVER_10\" time="), std::string::npos);
     EXPECT_NE(xml.find("<failure message=\"at interface 7 vkCreateInstance(apiVersion 1.1.0)"), std::string::npos)
         << xml;
@@ -337,7 +337,7 @@ TEST(LdpCheckCli, DriverThatAbortsOnLoadIsOnlyLoadedInChildren) {
     LdpRun r = LdpCheck({TestdataManifest(sb, "ctor", "abort.json")});
     ASSERT_TRUE(r.json.valid()) << r.out << r.err;
     EXPECT_EQ(r.exit_status, 1) << r.Describe();
-    EXPECT_EQ(r.verdict.size(), 17u) << r.Describe();
+    EXPECT_EQ(r.verdict.size(), 18u) << r.Describe();
     for (const char *id : {"LDP_DRIVER_3", "LDP_DRIVER_4", "LDP_DRIVER_11"}) {
         EXPECT_EQ(r.verdict[id], "fail") << id << "\n" << r.Describe();
         // A plain build dies of SIGABRT; under AddressSanitizer (abort_on_error) the same.

@@ -46,7 +46,7 @@ TEST(LdpCheckRealDriver, Lavapipe) {
     ASSERT_TRUE(j.valid()) << o.out;
     ASSERT_EQ(j["drivers"].size(), 1u);
     vkt::Json results = j["drivers"][0]["results"];
-    ASSERT_EQ(results.size(), 17u) << o.out;
+    ASSERT_EQ(results.size(), 18u) << o.out;
     std::set<std::string> verdicts = {"pass", "fail", "warn", "not-applicable", "not-testable-here", "removed"};
     bool any_fail = false;
     for (size_t i = 0; i < results.size(); i++) {

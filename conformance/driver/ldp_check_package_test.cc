@@ -125,7 +125,7 @@ TEST(LdpCheckPackage, GoodPackagePassesEveryRuleAndEveryDriverCheck) {
     std::map<std::string, std::string> v;
     for (size_t i = 0; i < drv["results"].size(); i++)
         v[drv["results"][i]["id"].str()] = drv["results"][i]["verdict"].str();
-    EXPECT_EQ(v.size(), 17u);
+    EXPECT_EQ(v.size(), 18u);
     for (const char *id : {"LDP_DRIVER_1", "LDP_DRIVER_2", "LDP_DRIVER_3", "LDP_DRIVER_4", "LDP_DRIVER_11"})
         EXPECT_EQ(v[id], "pass") << id << DUMP(p);
     EXPECT_NE(drv["results"][3]["evidence"].dump().find("ICD package: the library checked is the metadata's file_path"),
@@ -308,14 +308,14 @@ TEST(LdpCheckPackage, SarifListsThePackageRules) {
     for (const auto &e : checker.Check(log)) ADD_FAILURE() << e << "\n" << r.out;
     vkt::Json run = log["runs"][0];
     vkt::Json rules = run["tool"]["driver"]["rules"];
-    ASSERT_EQ(rules.size(), 24u) << r.out; // 17 checks + 7 package rules
-    EXPECT_EQ(rules[17]["id"].str(), "RULE_ICDPKG_1");
-    EXPECT_NE(rules[22]["fullDescription"]["text"].str().find("does not place its driver library under bin/"),
+    ASSERT_EQ(rules.size(), 25u) << r.out; // 18 checks + 7 package rules
+    EXPECT_EQ(rules[18]["id"].str(), "RULE_ICDPKG_1");
+    EXPECT_NE(rules[23]["fullDescription"]["text"].str().find("does not place its driver library under bin/"),
               std::string::npos)
-        << rules[22].dump();
+        << rules[23].dump();
     ASSERT_EQ(run["results"].size(), 1u) << r.out;
     EXPECT_EQ(run["results"][0]["ruleId"].str(), "RULE_ICDPKG_6");
-    EXPECT_EQ(run["results"][0]["ruleIndex"].num(), 22);
+    EXPECT_EQ(run["results"][0]["ruleIndex"].num(), 23);
     EXPECT_EQ(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str(),
               "file://" + dir + "/meta/metadata/metadata.json");
 }

@@ -333,6 +333,34 @@ std::vector<Case> Cases() {
             .Check("LINT_VK_EXPORTS")
             .Evidence("-Bsymbolic (DT_SYMBOLIC/DF_SYMBOLIC): yes")
             .Reason("exports 10 standard vk* functions and is linked with -Bsymbolic"));
+    // ---- drivers that lie (LINT_UNTRUSTED_ANSWERS; docs/ldp-check.md "Drivers that lie")
+    const char *const untrusted = "RULE_DRV_UNTRUSTED_ANSWERS";
+    auto liar = [&](const char *name, const char *sw, const char *evidence) {
+        return Row(name, untrusted, "fail", V("v7", std::string(R"({"misbehave": {")") + sw + "\": true}}"))
+            .Check("LINT_UNTRUSTED_ANSWERS")
+            .Evidence(evidence)
+            .Reason(evidence);
+    };
+    add(liar("LintUntrustedCountGrows", "count_grows", "a count larger than the array instead of VK_INCOMPLETE"));
+    add(liar("LintUntrustedWritePastCount", "write_past_count", "wrote past the 1 elements it was given"));
+    add(liar("LintUntrustedGroupTooLarge", "group_too_large", "has physicalDeviceCount 33 (1..32)"));
+    add(liar("LintUntrustedGroupForeignDevice", "group_foreign_device",
+             "is not a device vkEnumeratePhysicalDevices returned"));
+    // its extra extension VK_MOCK_unterminated_... is in no registry: LDP_DRIVER_12's advisory warning
+    add(liar("LintUntrustedUnterminatedNames", "unterminated_names", "has no terminating NUL")
+            .Also({{"LDP_DRIVER_12", "warn"}}));
+    add(liar("LintUntrustedNullPhysicalDevice", "null_physical_device", "returned a NULL handle"));
+    add(liar("LintUntrustedDuplicatePhysicalDevice", "duplicate_physical_device",
+             "returned a handle it had already returned"));
+    // case 6: library_path longer than PATH_MAX (the library itself, behind 5000 slashes)
+    add(Row("Driver4LibraryPathLongerThanPathMax", "LDP_DRIVER_4", "fail",
+            ManifestText("{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"" +
+                         std::string(5000, '/') + "@LIB@\", \"api_version\": \"1.3.0\"}}"))
+            .Also({{"LDP_DRIVER_11", "fail"}})
+            .OthersNotTestable()
+            .Evidence("cannot be reached (File name too long)")
+            .Reason("cannot be reached (File name too long)"));
+    add(liar("LintUntrustedNullDevice", "null_device", "vkCreateDevice returned VK_SUCCESS and a NULL VkDevice"));
     MoreCases(add);
     return v;
 }
@@ -406,7 +434,7 @@ TEST(LdpCheck, WellBehavedMockPassesEverything) {
                                                    {"LDP_DRIVER_11", "pass"},     {"LDP_DRIVER_12", "pass"},
                                                    {"LINT_LOADER_MAGIC", "pass"}, {"LINT_GPDPA_NULL", "pass"},
                                                    {"LINT_GIPA_NULL", "pass"},    {"LINT_GLOBAL_NULL_INSTANCE", "pass"},
-                                                   {"LINT_VK_EXPORTS", "pass"}};
+                                                   {"LINT_VK_EXPORTS", "pass"},   {"LINT_UNTRUSTED_ANSWERS", "pass"}};
         EXPECT_EQ(r.verdict, want) << variant << "\n" << r.Describe();
     }
 }

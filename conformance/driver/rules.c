@@ -86,6 +86,13 @@ static const struct {
      "library's (the loader's) functions of the same name.",
      "Warns when vk* symbols are exported and the library is not linked with -Bsymbolic. Link with -Wl,-Bsymbolic or "
      "stop exporting vk* (a version script exporting vk_icd* only)."},
+    {"LINT_UNTRUSTED_ANSWERS",
+     "A driver's answers must keep to the count/array protocol and the limits of the structures they fill, since a "
+     "loader that trusts a lying driver reads or writes out of bounds (RULE_DRV_UNTRUSTED_ANSWERS).",
+     "Fails when the driver reports more elements than the array it was given holds, writes past *pCount, reports "
+     "a device group with more than VK_MAX_DEVICE_GROUP_SIZE members or a member it never enumerated, returns a "
+     "name without NUL or not UTF-8, a NULL or duplicate VkPhysicalDevice, or VK_SUCCESS with a NULL VkDevice. "
+     "Keep to the count/array protocol: write at most *pCount elements and return VK_INCOMPLETE when more exist."},
     /* ICD packages (--package): the texts are the policy table's RULE_ICDPKG_* rows. */
     {"RULE_ICDPKG_1", NULL,
      "Fails when meta/metadata/metadata.json is missing, not a regular file, larger than 1 MiB, not JSON or not a "

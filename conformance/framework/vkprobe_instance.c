@@ -316,7 +316,7 @@ void step_devices(void) {
       snprintf(handle, sizeof handle, "%p", (void *)g_physdevs[i]);
       kv_str("handle", handle);
     }
-    kv_str("name", p.deviceName);
+    kv_name("name", p.deviceName, sizeof p.deviceName);
     kv_version("api_version", p.apiVersion);
     kv_int("vendor_id", p.vendorID);
     kv_int("device_id", p.deviceID);
@@ -350,7 +350,7 @@ bool physdev_arg(const char *step, const char *arg, uint32_t *index) {
       VkPhysicalDeviceProperties p;
       memset(&p, 0, sizeof p);
       props_fn(g_physdevs[i], &p);
-      if (strcmp(p.deviceName, arg + 1) == 0) v = i;
+      if (strncmp(p.deviceName, arg + 1, sizeof p.deviceName) == 0) v = i;
     }
     if (v >= g_physdev_count) {
       emit_error(step, "no physical device of that name");
@@ -482,6 +482,36 @@ void step_groups(const char *arg) {
   obj_end();
 }
 
+/* queue-families:N: vkGetPhysicalDeviceQueueFamilyProperties2 (KHR fallback) through GIPA, the
+ * count and then an array of exactly that many: "count", "families" ([{flags, count}]). */
+void step_queue_families(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("queue-families", arg, &idx)) return;
+  const char *which = NULL;
+  PFN_vkGetPhysicalDeviceQueueFamilyProperties2 fn = (PFN_vkGetPhysicalDeviceQueueFamilyProperties2)iproc_or_alias(
+      "vkGetPhysicalDeviceQueueFamilyProperties2", "vkGetPhysicalDeviceQueueFamilyProperties2KHR", &which);
+  obj_begin("queue-families");
+  kv_int("index", idx);
+  if (!need(fn != NULL, "vkGetPhysicalDeviceQueueFamilyProperties2 is NULL")) return;
+  kv_str("function", which);
+  uint32_t count = 0;
+  fn(g_physdevs[idx], &count, NULL);
+  kv_int("reported_count", count);
+  VkQueueFamilyProperties2 *q = calloc(count ? count : 1, sizeof *q);
+  for (uint32_t i = 0; i < count; ++i) q[i].sType = VK_STRUCTURE_TYPE_QUEUE_FAMILY_PROPERTIES_2;
+  uint32_t got = count;
+  fn(g_physdevs[idx], &got, q);
+  kv_int("count", got);
+  put_key("families");
+  putchar('[');
+  for (uint32_t i = 0; i < got && i < count; ++i)
+    printf("%s{\"flags\":%u,\"count\":%u}", i ? "," : "", q[i].queueFamilyProperties.queueFlags,
+           q[i].queueFamilyProperties.queueCount);
+  putchar(']');
+  free(q);
+  obj_end();
+}
+
 void step_properties2(const char *arg) {
   uint32_t idx;
   if (!physdev_arg("properties2", arg, &idx)) return;
@@ -500,7 +530,7 @@ void step_properties2(const char *arg) {
   p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   p2.pNext = &drv;
   fn(g_physdevs[idx], &p2);
-  kv_str("name", p2.properties.deviceName);
+  kv_name("name", p2.properties.deviceName, sizeof p2.properties.deviceName);
   kv_version("api_version", p2.properties.apiVersion);
   kv_int("vendor_id", p2.properties.vendorID);
   kv_int("device_id", p2.properties.deviceID);

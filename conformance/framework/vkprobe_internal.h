@@ -66,6 +66,8 @@ const char *device_type_name(VkPhysicalDeviceType t);
 
 extern bool g_first_field;
 void put_json_string(const char *s);
+void put_json_name(const char *s, size_t max); /* a fixed-size name array: never read past max */
+void kv_name(const char *key, const char *value, size_t max);
 void put_key(const char *key);
 void obj_begin(const char *step);
 void obj_end(void);
@@ -117,6 +119,7 @@ void step_device_extensions(char *arg);
 void step_device_layers(char *arg);
 void step_groups(const char *arg);
 void step_properties2(const char *arg);
+void step_queue_families(const char *arg);
 void step_create_device(char *arg);
 PFN_vkGetDeviceProcAddr loader_gdpa(void);
 void step_gipa(const char *name, bool force_null);

@@ -28,6 +28,49 @@ void put_json_string(const char *s) {
   putchar('"');
 }
 
+/* Length of the valid UTF-8 sequence at p (at most `left` bytes), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p, size_t left) {
+  size_t n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 0 || n > left || (n == 2 && *p < 0xC2)) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+/* A name from a fixed-size array of `max` bytes (deviceName, extensionName, layerName): read up to
+ * the first NUL but never past the array, since a driver that lies may leave out the NUL; bytes
+ * that are not UTF-8 are written as \u00XX, so the line stays valid JSON. */
+void put_json_name(const char *s, size_t max) {
+  putchar('"');
+  const unsigned char *p = (const unsigned char *)s;
+  size_t len = 0;
+  while (len < max && p[len] != 0) len++;
+  for (size_t i = 0; i < len;) {
+    size_t n = utf8_len(p + i, len - i);
+    if (n == 0) {
+      printf("\\u%04x", p[i]);
+      i++;
+    } else if (n > 1) {
+      fwrite(p + i, 1, n, stdout);
+      i += n;
+    } else {
+      if (p[i] == '"' || p[i] == '\\')
+        printf("\\%c", p[i]);
+      else if (p[i] < 0x20)
+        printf("\\u%04x", p[i]);
+      else
+        putchar(p[i]);
+      i++;
+    }
+  }
+  putchar('"');
+}
+
+void kv_name(const char *key, const char *value, size_t max) {
+  put_key(key);
+  put_json_name(value, max);
+}
+
 void put_key(const char *key) {
   if (!g_first_field) putchar(',');
   g_first_field = false;
@@ -114,7 +157,7 @@ void kv_extensions(const char *key, const VkExtensionProperties *e, uint32_t n) 
   for (uint32_t i = 0; i < n; ++i) {
     if (i) putchar(',');
     fputs("{\"name\":", stdout);
-    put_json_string(e[i].extensionName);
+    put_json_name(e[i].extensionName, sizeof e[i].extensionName);
     printf(",\"spec_version\":%u}", e[i].specVersion);
   }
   putchar(']');

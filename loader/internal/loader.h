@@ -100,6 +100,13 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
 void vkl_drivers_release(struct vkl_driver_set *set);
 bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name);
 const char *vkl_driver_name(const struct vkl_driver *d); /* manifest path, for logs */
+/* Drivers that lie (RULE_DRV_UNTRUSTED_ANSWERS, icd.c): a fill call gets a loader buffer one element
+ * longer than the count it is given, the last element (`slack`) preset by vkl_slack_init. */
+void vkl_slack_init(void *slack, size_t size);
+uint32_t vkl_fill_checked(const struct vkl_log_sink *log, const struct vkl_driver *d, const char *cmd, uint32_t asked,
+                          uint32_t got, const void *slack, size_t size);
+bool vkl_name_checked(const struct vkl_log_sink *log, const struct vkl_driver *d, const char *cmd, char *name,
+                      size_t size);
 
 #ifdef __cplusplus
 }
