@@ -22,6 +22,7 @@
  * The harness (dlopen seam, application, allocation callbacks) is fuzz/world/app.c, shared with
  * layer_chain_fuzzer.
  */
+#include "fuzz/fuzz_target.h"
 #include "fuzz/world/world.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { return world_fuzz_initialize(argc, argv, "loader_world_fuzzer"); }
