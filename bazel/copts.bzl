@@ -12,6 +12,9 @@ C_COPTS = [
     "-Wextra",
     "-Werror",
     "-Wno-unused-parameter",
+    "-Wmissing-prototypes",
+    "-Wshadow",
+    "-Wstrict-prototypes",
     "-fvisibility=hidden",
 ]
 

@@ -69,7 +69,7 @@ def vkl_fuzz_target(
         name = name + "_lib",
         srcs = srcs,
         copts = C_COPTS + copts,
-        deps = deps,
+        deps = deps + ["//fuzz:fuzz_target"],
         alwayslink = 1,
         linkstatic = 1,
     )

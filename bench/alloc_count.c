@@ -9,8 +9,10 @@
  * Under AddressSanitizer the sanitizer owns malloc, so counting is compiled out and the counters
  * stay 0 (the benchmark then prints "n/a").
  */
+#include <malloc.h> /* memalign */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h> /* the other replaced functions' declarations */
 
 #include "bench/alloc_count.h"
 

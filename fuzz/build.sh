@@ -68,8 +68,9 @@ mkdir -p "$B/gen/fuzz/world"
 python3 fuzz/oss-fuzz/mock_variants.py --header "$B/gen/fuzz/world/mock_variants.h" \
   mock_icd/variants.bzl mock_layers/variants.bzl
 
-# Same language level and platform macros as loader/BUILD (C_COPTS, PLATFORM_COPTS).
-COMMON="-std=c11 -D_GNU_SOURCE -fvisibility=hidden -I$VKL_ROOT -I$B/gen -I$B/include -I$VK_INC"
+# Same language level, platform macros and prototype/shadow warnings as loader/BUILD (C_COPTS,
+# PLATFORM_COPTS); warnings only (no -Werror): the build stays clean with clang-14.
+COMMON="-std=c11 -D_GNU_SOURCE -fvisibility=hidden -Wmissing-prototypes -Wshadow -Wstrict-prototypes -I$VKL_ROOT -I$B/gen -I$B/include -I$VK_INC"
 PLATFORM="-DVK_USE_PLATFORM_XCB_KHR -DVK_USE_PLATFORM_XLIB_KHR -DVK_USE_PLATFORM_WAYLAND_KHR"
 
 compile() {  # compile OUT.o SRC [extra flags...]

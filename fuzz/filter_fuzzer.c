@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/filter.h"
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/json.h"
 #include "loader/internal/log.h"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "loader/internal/json.h"
 
 #define CHECK(cond)                                                                                                    \

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/world/world.h"
 

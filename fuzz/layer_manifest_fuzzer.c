@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/log.h"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "conformance/checker_common/report.h"
 #include "conformance/driver/frontend.h"
 #include "loader/internal/json.h"
@@ -173,7 +174,6 @@ static void manifest_mode(const uint8_t *data, size_t size) {
     free(buf);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t mode = size ? data[0] % 2 : 0;
     if (size) {

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz/fuzz_target.h"
 #include "conformance/driver/package.h"
 
 #define CHECK(cond)                                                                                                    \
@@ -51,7 +52,6 @@ static void mkdir_rel(const char *rel) {
     CHECK(mkdir(p, 0755) == 0);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -99,7 +99,6 @@ static void check_field(enum ldp_pkg_field s, const char *v) {
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct ldp_pkg_meta m;
     CHECK(ldp_pkg_meta_parse((const char *)data, size, &m));

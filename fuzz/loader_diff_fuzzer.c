@@ -14,6 +14,7 @@
  * both sides' observations. VKL_DIFF_VERBOSE=1 prints every run and every explained difference;
  * VKL_DIFF_SHOW_SETUP=1 the loaders, the table and the active explainers.
  */
+#include "fuzz/fuzz_target.h"
 #include "fuzz/world/diff.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { return diff_fuzz_initialize(argc, argv); }

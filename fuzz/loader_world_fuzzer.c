@@ -22,6 +22,7 @@
  * The harness (dlopen seam, allocation callbacks: fuzz/world/harness.c; the application:
  * fuzz/world/app.c) is shared with layer_chain_fuzzer.
  */
+#include "fuzz/fuzz_target.h"
 #include "fuzz/world/world.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { return world_fuzz_initialize(argc, argv, "loader_world_fuzzer"); }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"

@@ -512,4 +512,30 @@ VKAPI_ATTR void VKAPI_CALL mock_GetImageSparseMemoryRequirements(VkDevice device
 
 #pragma GCC visibility pop
 
+/* The driver's exported entry points (dispatch.c); which of them a build defines and exports is
+ * set by the MOCK_ICD_EXPORT_* macros above. */
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vk_icdNegotiateLoaderICDInterfaceVersion(uint32_t *pVersion);
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetInstanceProcAddr(VkInstance instance, const char *name);
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL mock_icd_direct_GetInstanceProcAddr(VkInstance instance,
+                                                                                         const char *name);
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_icdGetPhysicalDeviceProcAddr(VkInstance instance,
+                                                                                     const char *name);
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *name);
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreateInfo *ci,
+                                                            const VkAllocationCallbacks *alloc, VkInstance *out);
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateInstanceExtensionProperties(const char *layer, uint32_t *count,
+                                                                                  VkExtensionProperties *props);
+MOCK_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyInstance(VkInstance instance, const VkAllocationCallbacks *alloc);
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumeratePhysicalDevices(VkInstance instance, uint32_t *count,
+                                                                      VkPhysicalDevice *out);
+MOCK_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetPhysicalDeviceProperties(VkPhysicalDevice physicalDevice,
+                                                                     VkPhysicalDeviceProperties *p);
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkEnumerateDeviceExtensionProperties(VkPhysicalDevice physicalDevice,
+                                                                                const char *layer, uint32_t *count,
+                                                                                VkExtensionProperties *props);
+MOCK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCreateInfo *ci,
+                                                          const VkAllocationCallbacks *alloc, VkDevice *out);
+MOCK_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkAllocationCallbacks *alloc);
+MOCK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device, const char *name);
+
 #endif /* MOCK_ICD_MOCK_ICD_INTERNAL_H_ */

@@ -39,6 +39,32 @@ typedef void (*PFN_mock_layer_ctl_reset)(void);
 typedef size_t (*PFN_mock_layer_ctl_record_count)(void);
 typedef const char *(*PFN_mock_layer_ctl_record_get)(size_t i);
 
+#if defined(MOCK_LAYER_BUILDING)
+/* The layer-interface exports of mock_layer.c that no Vulkan header declares (the variant's
+ * compile-time switches, variants.bzl, decide which of them it defines). */
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#ifdef MOCK_LAYER_NEGOTIATE_NAME
+MOCK_LAYER_CTL_API VKAPI_ATTR VkResult VKAPI_CALL MOCK_LAYER_NEGOTIATE_NAME(VkNegotiateLayerInterface *ni);
+#endif
+#ifdef MOCK_LAYER_GIPA_NAME
+MOCK_LAYER_CTL_API VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL MOCK_LAYER_GIPA_NAME(VkInstance instance, const char *name);
+#endif
+#ifdef MOCK_LAYER_GDPA_NAME
+MOCK_LAYER_CTL_API VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL MOCK_LAYER_GDPA_NAME(VkDevice device, const char *name);
+#endif
+MOCK_LAYER_CTL_API VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vk_layerGetPhysicalDeviceProcAddr(VkInstance instance,
+                                                                                              const char *name);
+MOCK_LAYER_CTL_API VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceExtensionProperties(
+    const VkEnumerateInstanceExtensionPropertiesChain *chain, const char *pLayerName, uint32_t *pCount,
+    VkExtensionProperties *pProps);
+MOCK_LAYER_CTL_API VKAPI_ATTR VkResult VKAPI_CALL mock_layer_pre_EnumerateInstanceLayerProperties(
+    const VkEnumerateInstanceLayerPropertiesChain *chain, uint32_t *pCount, VkLayerProperties *pProps);
+MOCK_LAYER_CTL_API VKAPI_ATTR VkResult VKAPI_CALL
+mock_layer_pre_EnumerateInstanceVersion(const VkEnumerateInstanceVersionChain *chain, uint32_t *pApiVersion);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

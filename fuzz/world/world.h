@@ -312,6 +312,9 @@ int world_fuzz_one(const uint8_t *data, size_t size, world_decode_fn decode, wor
 extern unsigned g_world_dlopen_attempts;
 extern unsigned g_world_dlopen_blocked;
 extern char g_world_dlopen_last[W_PATH];
+/* The C library's dlopen behind the -Wl,--wrap=dlopen seam (diff_stubs.c defines it for
+ * loader_diff_fuzzer; elsewhere the linker provides it). */
+void *__real_dlopen(const char *file, int mode);
 
 /* Aborts with a policy-violation message (printed with the world summary). */
 __attribute__((noreturn, format(printf, 2, 3))) void world_violation(const char *policy, const char *fmt, ...);

@@ -69,6 +69,10 @@ void vkl_log_init(void);
 /* The current VK_LOADER_DEBUG mask (after vkl_log_init). */
 uint32_t vkl_log_level(void);
 
+/* The settings file's stderr_log (settings.c): when `mask` is non-zero it replaces the
+ * VK_LOADER_DEBUG mask for stderr. */
+void vkl_log_set_settings_level(uint32_t mask);
+
 /* A destination besides stderr. `emit` receives the message WITHOUT the "[Vulkan Loader] ..."
  * header (what a debug-utils messenger shows as pMessage) and is called for every message. The
  * line pointer is only valid during the call. Called with no loader lock held by log.c. */

@@ -178,9 +178,6 @@ VkResult vkl_settings_driver_files(const struct vkl_settings *s, const struct vk
 /* Maps one stderr_log / VK_LOADER_DEBUG-style word to VKL_LOG_* bits (0 unknown). Pure. */
 uint32_t vkl_settings_log_word(const char *word);
 
-/* log.c: when `mask` is non-zero it replaces the VK_LOADER_DEBUG mask for stderr (stderr_log). */
-void vkl_log_set_settings_level(uint32_t mask);
-
 /* TEST ONLY: forget the cached file (the next acquire reads it again). */
 void vkl_settings_cache_flush_for_testing(void);
 

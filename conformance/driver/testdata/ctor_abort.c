@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <vulkan/vulkan.h>
 
+#include "conformance/driver/testdata/fixture_icd.h"
+
 __attribute__((constructor)) static void ldp_test_abort_on_load(void) {
     if (getenv("LDP_TEST_CTOR_HANG") != NULL)
         for (;;) pause();
@@ -12,7 +14,7 @@ __attribute__((constructor)) static void ldp_test_abort_on_load(void) {
 }
 
 __attribute__((visibility("default"))) PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance instance,
-                                                                                   const char *name) {
+                                                                                    const char *name) {
     (void)instance;
     (void)name;
     return NULL;

@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <vulkan/vulkan.h>
 
+#include "conformance/driver/testdata/fixture_icd.h"
+
 __attribute__((visibility("default"))) VkResult vk_icdNegotiateLoaderICDInterfaceVersion(uint32_t *version) {
     if (getenv("LDP_TEST_HANG_ICD_CRASH") != NULL) {
         volatile uint32_t *volatile p = NULL;
@@ -15,7 +17,7 @@ __attribute__((visibility("default"))) VkResult vk_icdNegotiateLoaderICDInterfac
 }
 
 __attribute__((visibility("default"))) PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance instance,
-                                                                                   const char *name) {
+                                                                                    const char *name) {
     (void)instance;
     (void)name;
     return NULL;

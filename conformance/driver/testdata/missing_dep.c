@@ -3,13 +3,16 @@
  * dynamic linker's own words, as a driver with an uninstalled dependency does. */
 #include <vulkan/vulkan.h>
 
+#include "conformance/driver/testdata/fixture_icd.h"
+
+/* Defined by libldp_gone.so, called by libmissing_dep_icd.so. */
+int ldp_gone_function(void);
+
 #ifdef LDP_GONE_LIBRARY
 __attribute__((visibility("default"))) int ldp_gone_function(void) { return 7; }
 #else
-int ldp_gone_function(void);
-
 __attribute__((visibility("default"))) PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance instance,
-                                                                                   const char *name) {
+                                                                                    const char *name) {
     (void)instance;
     (void)name;
     (void)ldp_gone_function();

@@ -4,4 +4,4 @@
 
 __attribute__((constructor)) static void crash_on_load(void) { raise(SIGSEGV); }
 
-int vkGetInstanceProcAddr(void) { return 0; }
+__attribute__((used)) static int vkGetInstanceProcAddr(void) { return 0; }
