@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_target.h"
 #include "loader/internal/util.h"
 
 #define CHECK(cond)                                                                                                    \

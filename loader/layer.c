@@ -689,15 +689,15 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
             bool *valid = malloc(out->count * sizeof(*valid));
             r = valid != NULL ? validate_metas(out, valid, log) : VK_ERROR_OUT_OF_HOST_MEMORY;
             if (r == VK_SUCCESS) {
-                uint32_t w = 0;
+                uint32_t kept = 0;
                 for (uint32_t i = 0; i < out->count; i++) {
                     if (valid[i]) {
-                        out->layers[w++] = out->layers[i];
+                        out->layers[kept++] = out->layers[i];
                         continue;
                     }
                     if (out->layers[i] == out->override_layer) out->override_layer = NULL;
                 }
-                out->count = w;
+                out->count = kept;
             }
             free(valid);
             if (r != VK_SUCCESS) goto out;
