@@ -3,8 +3,10 @@
 llp-check prints on the layers installed here must be listed there (reviewed against its evidence),
 every listed FAIL must still be printed, and every FAIL must carry evidence lines.
 
-  installed_verdicts_test.py LLP_CHECK GOLDEN_TSV [JSON_OUT]
-Exit 0 when the FAILs match, 1 otherwise. Reads the host's installed layers on purpose."""
+  installed_verdicts_test.py LLP_CHECK GOLDEN_TSV [JSON_OUT] [--LLP-CHECK-OPTION...]
+Options starting with "--" go to llp-check (e.g. --driver=lavapipe's manifest: the same FAILs must
+come out through a real driver). Exit 0 when the FAILs match, 1 otherwise. Reads the host's
+installed layers on purpose."""
 import json
 import os
 import subprocess
@@ -15,8 +17,10 @@ def main():
     if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(sys.argv) > 1 else 2
+    opts = [a for a in sys.argv[3:] if a.startswith("--")]
+    rest = [a for a in sys.argv[3:] if not a.startswith("--")]
     llp, golden = sys.argv[1], sys.argv[2]
-    out = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.environ.get("TEST_TMPDIR", "/tmp"), "installed.json")
+    out = rest[0] if rest else os.path.join(os.environ.get("TEST_TMPDIR", "/tmp"), "installed.json")
     want = {}
     with open(golden, encoding="utf-8") as fh:
         for line in fh:
@@ -29,8 +33,8 @@ def main():
     # A user's session has a HOME; Bazel's test environment may not, and vkBasalt 0.3.2 ends the
     # process (a std::string built from getenv("HOME") == NULL) without one.
     env.setdefault("HOME", os.environ.get("TEST_TMPDIR", "/tmp"))
-    p = subprocess.run([llp, "--installed", "--format=json", "--output=" + out], env=env, capture_output=True,
-                       text=True)
+    p = subprocess.run([llp, "--installed", "--format=json", "--output=" + out] + opts, env=env,
+                       capture_output=True, text=True)
     if p.returncode not in (0, 1):
         print("installed_verdicts: FAIL: llp-check exited %d\n%s" % (p.returncode, p.stderr[-4000:]))
         return 1
