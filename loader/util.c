@@ -89,8 +89,14 @@ static struct vkl_map_slot *add(struct vkl_map *m, uint64_t hash, const void *ke
         if (n < m->cap) return NULL;
         struct vkl_map_slot *t = table_alloc(m, n);
         if (t == NULL) return NULL;
-        for (size_t i = 0; i < m->cap; i++)
+        /* Moved in probe order, from a free slot on: keys added twice (vkl_map_add) keep their order,
+         * so a lookup still finds the first one added after the table grows. */
+        size_t start = 0;
+        while (start < m->cap && m->slot[start].key != NULL) start++;
+        for (size_t j = 1; j <= m->cap; j++) {
+            size_t i = (start + j) % m->cap;
             if (m->slot[i].key != NULL) place(t, n, m->slot[i].hash, m->slot[i].key, m->slot[i].value);
+        }
         table_free(m, m->slot);
         m->slot = t;
         m->cap = n;
