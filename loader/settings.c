@@ -784,8 +784,21 @@ void vkl_settings_scope_end(void) {
 }
 
 /* The line users of the Khronos loader grep for to learn that the file is in effect ([Set]; the
- * Khronos loader logs it at every vkCreateInstance that applies the file). */
+ * Khronos loader logs it at every vkCreateInstance that applies the file). A file found by the
+ * search is named as the Khronos loader names it, "<base>/vulkan//loader_settings.d/..." (its base
+ * and "/vulkan/" joined with a second '/'), so that a line copied from its log into a script or a
+ * test still matches; POSIX pathname resolution reads successive slashes as one, so both spellings
+ * name the one file the loader read (RULE_SETTINGS_FILE). */
 static void log_use(const struct vkl_log_sink *log, const char *path) {
+    static const char tail[] = "/" VKL_SETTINGS_SUFFIX "/" VKL_SETTINGS_FILE_NAME;
+    static const char khronos_tail[] = "/vulkan//loader_settings.d/" VKL_SETTINGS_FILE_NAME;
+    size_t len = strlen(path), tail_len = sizeof(tail) - 1;
+    if (len >= tail_len && strcmp(path + len - tail_len, tail) == 0) {
+        vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER | VKL_LOG_LAYER,
+                "Using layer configurations found in loader settings from %.*s%s " TAG, (int)(len - tail_len), path,
+                khronos_tail);
+        return;
+    }
     vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER | VKL_LOG_LAYER,
             "Using layer configurations found in loader settings from %s " TAG, path);
 }

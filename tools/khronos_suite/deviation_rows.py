@@ -48,17 +48,9 @@ VERDICTS = {
            "docs/vulkan-headers.md); a test still failing with the 1.4.359 build is to analyse."),
 }
 # Clusters mended since the map was written (their tests pass unless another cluster remains).
-FIXED = {"A1", "B1", "D1", "D3", "D4", "D14", "C2", "C3", "C5", "C8", "A3"}
+FIXED = {"A1", "B1", "C1", "D1", "D3", "D4", "D14", "C2", "C3", "C5", "C8", "A3"}
 
-SPECIAL = {
-    # The settings file's path as the Khronos loader spells it: "<base>/vulkan//loader_settings.d/..."
-    # (its VULKAN_DIR ends in '/' and is joined with another '/'); the tests compare the whole string.
-    "C1": ("deviation", "RULE_SETTINGS_FILE",
-           "The \"Using layer configurations found in loader settings from <path>\" line is there (to the "
-           "instance's messengers at every vkCreateInstance); the test compares the path as the Khronos loader "
-           "spells it, with a doubled slash (\"/etc/vulkan//loader_settings.d/\"), a detail of its string "
-           "joining."),
-}
+SPECIAL = {}
 
 
 def main(argv):

@@ -461,7 +461,13 @@ TEST_F(SettingsFixture, EveryCreateInstanceLogsTheFileInUse) {
   VKT_POLICY("RULE_SETTINGS_FILE");
   std::string a = HiddenLayer("VK_LAYER_MOCK_set_inuse");
   std::string path = WriteSettings(Settings("\"layers\": [" + Entry("on", "VK_LAYER_MOCK_set_inuse", a) + "]"));
-  const std::string line = "Using layer configurations found in loader settings from " + path;
+  // The path as the Khronos loader spells it: "<base>/vulkan//loader_settings.d/...", so that a
+  // line copied from its log matches ours (both spellings name the one file).
+  const std::string tail = "/vulkan/loader_settings.d/vk_loader_settings.json";
+  ASSERT_EQ(path.compare(path.size() - tail.size(), tail.size(), tail), 0) << path;
+  const std::string line = "Using layer configurations found in loader settings from " +
+                           path.substr(0, path.size() - tail.size()) +
+                           "/vulkan//loader_settings.d/vk_loader_settings.json";
   // The first call reads the file, the second finds it unchanged: one line each, never two.
   ProbeResult r = RunProbe(s_, {"create-instance:messenger=debug-utils", "destroy-instance",
                                 "create-instance:messenger=debug-utils", "destroy-instance"});
