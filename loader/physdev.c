@@ -975,11 +975,12 @@ static bool groups_valid(struct vkl_physdev *const *all, uint32_t ndev, const st
     return true;
 }
 
-static bool icd_has_groups(const struct vkl_icd_instance *ii) {
-    return ii->disp.EnumeratePhysicalDeviceGroups != NULL &&
-           (VK_API_VERSION_MINOR(ii->api_version) >= 1 || VK_API_VERSION_MAJOR(ii->api_version) > 1 ||
-            vkl_driver_has_extension(ii->driver, VK_KHR_DEVICE_GROUP_CREATION_EXTENSION_NAME));
-}
+/* A driver that answers vkGetInstanceProcAddr("vkEnumeratePhysicalDeviceGroups") (or its KHR
+ * alias) describes its own groups, whatever apiVersion the application asked for: the groups are
+ * facts of the hardware (devices physically linked), and single-device groups made up by the loader
+ * would misdescribe them. The Khronos loader asks such a driver too; the loader documents are
+ * silent (RULE_PHYSDEV_AGGREGATE). */
+static bool icd_has_groups(const struct vkl_icd_instance *ii) { return ii->disp.EnumeratePhysicalDeviceGroups != NULL; }
 
 struct ranked {
     uint32_t rank, group;
@@ -1064,12 +1065,13 @@ static VkResult settings_groups(struct vkl_instance *inst, struct vkl_physdev *c
     *ng = k;
     vkl_free(&inst->alloc, rank);
     vkl_free(&inst->alloc, kept);
-    if (k == 0) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "settings file: no physical device group has only chosen devices; VK_ERROR_INITIALIZATION_FAILED "
-                "[RULE_SETTINGS_FILE]");
-        return VK_ERROR_INITIALIZATION_FAILED;
-    }
+    /* Some device is chosen (settings_devices failed otherwise) but every group holding one also
+     * holds a device the file leaves out: no group is reported. A group with a member removed
+     * would misdescribe linked hardware; the Khronos loader answers the same. */
+    if (k == 0)
+        vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                "settings file: every physical device group holds a device its device_configurations leave out; "
+                "no group is reported [RULE_SETTINGS_FILE]");
     return VK_SUCCESS;
 }
 

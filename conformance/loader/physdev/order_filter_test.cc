@@ -234,6 +234,22 @@ ProbeResult FilterRun(const std::string& var, const std::string& value, const st
   return Enumerate(s);
 }
 
+// A driver that answers vkGetInstanceProcAddr("vkEnumeratePhysicalDeviceGroups") describes its
+// groups also to an application that asked for Vulkan 1.0: the loader reports the driver's groups
+// (linked devices stay one group), not one made-up group per device (RULE_PHYSDEV_AGGREGATE).
+TEST(PhysicalDeviceGroups, DriverGroupsReachAVulkan10Application) {
+  VKT_POLICY("RULE_PHYSDEV_AGGREGATE");
+  Sandbox s;
+  AddDriver(s, "a", FourDevices(), "[[0,1],[2],[3]]");
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.0", "devices", "groups", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("groups")["result"].str(), "VK_SUCCESS") << r.Describe();
+  std::vector<Names> g = GroupNames(r);
+  for (Names& n : g) std::sort(n.begin(), n.end());
+  std::sort(g.begin(), g.end());
+  EXPECT_EQ(g, (std::vector<Names>{{"d1", "d2"}, {"d16"}, {"d3"}})) << r.Describe();
+}
+
 TEST(PhysicalDeviceIdFilter, DeviceIdList) {
   VKT_POLICY("RULE_PHYSDEV_ID_FILTER");
   ProbeResult r = FilterRun("VK_LOADER_DEVICE_ID_FILTER", "2,0x10");

@@ -416,6 +416,35 @@ TEST_F(SettingsDevices, GroupsFollowTheChosenDevices) {
   EXPECT_EQ(groups(both), (std::vector<std::vector<int>>{{0}, {1}})) << both.Describe();
 }
 
+// Two devices the driver reports as one group (physically linked hardware).
+class SettingsLinkedDevices : public SettingsFixture {
+ protected:
+  void SetUp() override {
+    s_.AddDriver("linked", "v7_exports",
+                 "{\"physical_devices\": [{\"name\": \"dev0\", \"device_id\": 1, \"driver_version\": 7}, "
+                 "{\"name\": \"dev1\", \"device_id\": 2, \"driver_version\": 7}], \"groups\": [[0, 1]]}");
+    s_.WriteDriverManifest(Location::kXdgConfigHome, "linked");
+  }
+};
+
+// A group with a member the file leaves out is not reported, not reported without that member (it
+// would misdescribe linked hardware); with a device chosen, that is no error: VK_SUCCESS and no
+// group, as the Khronos loader answers. Both calls of the enumeration agree.
+TEST_F(SettingsLinkedDevices, GroupWithAMemberLeftOutIsNotReported) {
+  VKT_POLICY("RULE_SETTINGS_FILE");
+  WriteSettings(Settings("\"device_configurations\": [" + DeviceConfig(0, 7) + "]"));
+  ProbeResult r = RunProbe(s_, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.DeviceNames(), V{"dev0"}) << r.Describe();
+  EXPECT_EQ(r.Step("groups")["result"].str(), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(r.Step("groups")["groups"].size(), 0u) << r.Describe();
+  // both devices chosen: the driver's one group of two
+  WriteSettings(Settings("\"device_configurations\": [" + Join({DeviceConfig(0, 7), DeviceConfig(1, 7)}) + "]"));
+  ProbeResult both = RunProbe(s_, {"create-instance:api=1.1", "devices", "groups", "destroy-instance"});
+  ASSERT_EQ(both.Step("groups")["groups"].size(), 1u) << both.Describe();
+  EXPECT_EQ(both.Step("groups")["groups"][0].size(), 2u) << both.Describe();
+}
+
 // The file in force at vkCreateInstance governs that instance's devices; a later instance sees the
 // rewritten file (spec 7.10: re-read at each vkCreateInstance).
 TEST_F(SettingsDevices, ChoiceKeptFromInstanceCreation) {
