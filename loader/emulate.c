@@ -13,7 +13,11 @@
  *    their own (RULE_EMULATE_TOOL_PROPERTIES);
  *  - VK_EXT_acquire_xlib_display: the driver's commands when it has them; otherwise
  *    vkGetRandROutputDisplayEXT finds no display (VK_NULL_HANDLE) and vkAcquireXlibDisplayEXT fails
- *    with VK_ERROR_INITIALIZATION_FAILED (RULE_XLIB_XRANDR_DISPLAY).
+ *    with VK_ERROR_INITIALIZATION_FAILED (RULE_XLIB_XRANDR_DISPLAY);
+ *  - the external buffer, semaphore and fence capability queries for an application that asked for
+ *    Vulkan 1.0 and did not enable the matching VK_KHR_external_*_capabilities extension: nothing
+ *    is importable or exportable (zeroed properties), as the Khronos loader answers; the
+ *    specification lets such an application use neither command (LDP_LOADER_8).
  * The surface queries (vkGetPhysicalDeviceSurfaceCapabilities2EXT, present-mode compatibility in
  * vkGetPhysicalDeviceSurfaceCapabilities2KHR) live beside the other surface terminators in wsi.c.
  */
@@ -211,3 +215,62 @@ VkResult vkl_term_GetRandROutputDisplayEXT(VkPhysicalDevice pd, Display *dpy, RR
     return ii->disp.GetRandROutputDisplayEXT(TERM(pd)->handle, dpy, rrOutput, pDisplay);
 }
 #endif
+
+/* ---- the external-handle capability queries (LDP_LOADER_8) ---- */
+
+/* Whether the driver's query (core name, or the KHR alias the dispatch table falls back to) may be
+ * used: the application (or a layer for it) asked for Vulkan 1.1 or enabled the extension that adds the command. */
+static bool external_query_allowed(VkPhysicalDevice pd, const char *ext) {
+    const struct vkl_instance *inst = term_instance(pd);
+    uint32_t v = inst->term_api_version;
+    return VK_API_VERSION_MAJOR(v) > 1 || VK_API_VERSION_MINOR(v) >= 1 || vkl_instance_extension_enabled(inst, ext);
+}
+
+static void note_external_emulated(VkPhysicalDevice pd, const char *cmd) {
+    vkl_log(&term_instance(pd)->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
+            "%s: Emulating call in ICD \"%s\": no handle type is importable or exportable [LDP_LOADER_8]", cmd,
+            vkl_driver_name(TERM(pd)->icd->driver));
+}
+
+void vkl_term_GetPhysicalDeviceExternalBufferProperties(VkPhysicalDevice pd,
+                                                        const VkPhysicalDeviceExternalBufferInfo *info,
+                                                        VkExternalBufferProperties *p) {
+    const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    if (ii->disp.GetPhysicalDeviceExternalBufferProperties != NULL &&
+        external_query_allowed(pd, VK_KHR_EXTERNAL_MEMORY_CAPABILITIES_EXTENSION_NAME)) {
+        ii->disp.GetPhysicalDeviceExternalBufferProperties(TERM(pd)->handle, info, p);
+        return;
+    }
+    note_external_emulated(pd, "vkGetPhysicalDeviceExternalBufferProperties");
+    memset(&p->externalMemoryProperties, 0, sizeof(p->externalMemoryProperties));
+}
+
+void vkl_term_GetPhysicalDeviceExternalSemaphoreProperties(VkPhysicalDevice pd,
+                                                           const VkPhysicalDeviceExternalSemaphoreInfo *info,
+                                                           VkExternalSemaphoreProperties *p) {
+    const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    if (ii->disp.GetPhysicalDeviceExternalSemaphoreProperties != NULL &&
+        external_query_allowed(pd, VK_KHR_EXTERNAL_SEMAPHORE_CAPABILITIES_EXTENSION_NAME)) {
+        ii->disp.GetPhysicalDeviceExternalSemaphoreProperties(TERM(pd)->handle, info, p);
+        return;
+    }
+    note_external_emulated(pd, "vkGetPhysicalDeviceExternalSemaphoreProperties");
+    p->exportFromImportedHandleTypes = 0;
+    p->compatibleHandleTypes = 0;
+    p->externalSemaphoreFeatures = 0;
+}
+
+void vkl_term_GetPhysicalDeviceExternalFenceProperties(VkPhysicalDevice pd,
+                                                       const VkPhysicalDeviceExternalFenceInfo *info,
+                                                       VkExternalFenceProperties *p) {
+    const struct vkl_icd_instance *ii = TERM(pd)->icd;
+    if (ii->disp.GetPhysicalDeviceExternalFenceProperties != NULL &&
+        external_query_allowed(pd, VK_KHR_EXTERNAL_FENCE_CAPABILITIES_EXTENSION_NAME)) {
+        ii->disp.GetPhysicalDeviceExternalFenceProperties(TERM(pd)->handle, info, p);
+        return;
+    }
+    note_external_emulated(pd, "vkGetPhysicalDeviceExternalFenceProperties");
+    p->exportFromImportedHandleTypes = 0;
+    p->compatibleHandleTypes = 0;
+    p->externalFenceFeatures = 0;
+}

@@ -688,6 +688,9 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
     VkResult r = VK_SUCCESS;
     const char **names = NULL;
     inst->terminator_reached = true;
+    inst->term_api_version = pCreateInfo->pApplicationInfo != NULL && pCreateInfo->pApplicationInfo->apiVersion != 0
+                                 ? pCreateInfo->pApplicationInfo->apiVersion
+                                 : VK_API_VERSION_1_0;
 
     /* RULE_INST_UNKNOWN_EXT */
     /* Every requested extension must come from the loader or at least one driver. */

@@ -1245,20 +1245,26 @@ static bool has_pd2(const struct vkl_icd_instance *ii) {
            vkl_driver_has_extension(ii->driver, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
 }
 
-/* The terminators' test: the driver's *2 query is used when the driver was given Vulkan 1.1 or has
- * the KHR extension (has_pd2), and also when the application asked for Vulkan 1.1 or more, as the
- * Khronos loader decides (a Vulkan 1.0 driver that still answers the 1.1 name is asked: it knows the
- * physical device best, e.g. its VkPhysicalDeviceVulkan11Properties UUIDs); emulated otherwise. */
+/* The terminators' test, as the Khronos loader decides: the driver's *2 query (its core name, or
+ * the KHR alias the dispatch table falls back to) is used when the application (or a layer for it) asked for Vulkan 1.1
+ * or more or enabled VK_KHR_get_physical_device_properties2; otherwise the call is emulated with the
+ * driver's Vulkan 1.0 query. The specification lets an application use a physical-device command of
+ * a version only when its VkApplicationInfo::apiVersion is that version or more, so an application
+ * that did neither gets the Vulkan 1.0 answer (pNext chains left alone), the one a 1.0 loader gives;
+ * the loader's own queries (sorting, device_configurations) use pd2_usable instead. */
 static bool pd2_term(VkPhysicalDevice pd) {
     const struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
-    return has_pd2(((const struct vkl_physdev_term *)(const void *)pd)->icd) || at_least_1_1(inst->app_api_version);
+    return at_least_1_1(inst->term_api_version) ||
+           vkl_instance_extension_enabled(inst, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
 }
 
+/* The sentence the Khronos loader logs ("<cmd>: Emulating call in ICD ..."), with the rule. */
 static void note_emulation(VkPhysicalDevice pd, const char *cmd) {
     const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)pd;
     vkl_log(&vkl_physdev_from_term(pd)->tramp.instance->log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-            "driver %s: emulating %s with its Vulkan 1.0 query; pNext structures are left untouched [LDP_LOADER_8]",
-            vkl_driver_name(t->icd->driver), cmd);
+            "%s: Emulating call in ICD \"%s\" using its Vulkan 1.0 query; pNext structures are left untouched "
+            "[LDP_LOADER_8]",
+            cmd, vkl_driver_name(t->icd->driver));
 }
 
 #define TERM_PD(pd) ((const struct vkl_physdev_term *)(const void *)(pd))

@@ -182,6 +182,12 @@ static const struct cmd k_cmds[] = {
     PROPS2(GetPhysicalDeviceMemoryProperties2),
     PROPS2(GetPhysicalDeviceSparseImageFormatProperties2),
 #undef PROPS2
+    {"vkGetPhysicalDeviceExternalBufferProperties", (PFN_vkVoidFunction)mock_GetPhysicalDeviceExternalBufferProperties,
+     K_PHYSDEV, G_CORE11},
+    {"vkGetPhysicalDeviceExternalSemaphoreProperties",
+     (PFN_vkVoidFunction)mock_GetPhysicalDeviceExternalSemaphoreProperties, K_PHYSDEV, G_CORE11},
+    {"vkGetPhysicalDeviceExternalFenceProperties", (PFN_vkVoidFunction)mock_GetPhysicalDeviceExternalFenceProperties,
+     K_PHYSDEV, G_CORE11},
     {"vkEnumerateDeviceExtensionProperties", (PFN_vkVoidFunction)mock_EnumerateDeviceExtensionProperties, K_PHYSDEV,
      G_ALWAYS},
     {"vkEnumerateDeviceLayerProperties", (PFN_vkVoidFunction)mock_EnumerateDeviceLayerProperties, K_PHYSDEV, G_ALWAYS},

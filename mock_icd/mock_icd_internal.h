@@ -365,6 +365,14 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceMemoryProperties(VkPhysicalDevi
                                                                   VkPhysicalDeviceMemoryProperties *p);
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceMemoryProperties2(VkPhysicalDevice physicalDevice,
                                                                    VkPhysicalDeviceMemoryProperties2 *p);
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceExternalBufferProperties(
+    VkPhysicalDevice physicalDevice, const VkPhysicalDeviceExternalBufferInfo *info, VkExternalBufferProperties *p);
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceExternalSemaphoreProperties(
+    VkPhysicalDevice physicalDevice, const VkPhysicalDeviceExternalSemaphoreInfo *info,
+    VkExternalSemaphoreProperties *p);
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceExternalFenceProperties(VkPhysicalDevice physicalDevice,
+                                                                         const VkPhysicalDeviceExternalFenceInfo *info,
+                                                                         VkExternalFenceProperties *p);
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceSparseImageFormatProperties(
     VkPhysicalDevice physicalDevice, VkFormat format, VkImageType type, VkSampleCountFlagBits samples,
     VkImageUsageFlags usage, VkImageTiling tiling, uint32_t *count, VkSparseImageFormatProperties *p);

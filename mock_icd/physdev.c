@@ -341,6 +341,42 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceMemoryProperties2(VkPhysicalDev
     if (p) mock_GetPhysicalDeviceMemoryProperties(physicalDevice, &p->memoryProperties);
 }
 
+/* Vulkan 1.1 external-handle capabilities: the handle type asked about is importable and
+ * exportable (so an application or loader test can tell the driver's answer from a zeroed one). */
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceExternalBufferProperties(
+    VkPhysicalDevice physicalDevice, const VkPhysicalDeviceExternalBufferInfo *info, VkExternalBufferProperties *p) {
+    GET_PD("vkGetPhysicalDeviceExternalBufferProperties", );
+    (void)pd;
+    if (!p || !info) return;
+    p->externalMemoryProperties.externalMemoryFeatures =
+        VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+    p->externalMemoryProperties.exportFromImportedHandleTypes = info->handleType;
+    p->externalMemoryProperties.compatibleHandleTypes = info->handleType;
+}
+
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceExternalSemaphoreProperties(
+    VkPhysicalDevice physicalDevice, const VkPhysicalDeviceExternalSemaphoreInfo *info,
+    VkExternalSemaphoreProperties *p) {
+    GET_PD("vkGetPhysicalDeviceExternalSemaphoreProperties", );
+    (void)pd;
+    if (!p || !info) return;
+    p->externalSemaphoreFeatures =
+        VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT;
+    p->exportFromImportedHandleTypes = info->handleType;
+    p->compatibleHandleTypes = info->handleType;
+}
+
+VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceExternalFenceProperties(VkPhysicalDevice physicalDevice,
+                                                                         const VkPhysicalDeviceExternalFenceInfo *info,
+                                                                         VkExternalFenceProperties *p) {
+    GET_PD("vkGetPhysicalDeviceExternalFenceProperties", );
+    (void)pd;
+    if (!p || !info) return;
+    p->externalFenceFeatures = VK_EXTERNAL_FENCE_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_FENCE_FEATURE_IMPORTABLE_BIT;
+    p->exportFromImportedHandleTypes = info->handleType;
+    p->compatibleHandleTypes = info->handleType;
+}
+
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceSparseImageFormatProperties(
     VkPhysicalDevice physicalDevice, VkFormat format, VkImageType type, VkSampleCountFlagBits samples,
     VkImageUsageFlags usage, VkImageTiling tiling, uint32_t *count, VkSparseImageFormatProperties *p) {

@@ -125,6 +125,7 @@ static const struct step kSteps[] = {
     {.name = "device-extensions", .edit = step_device_extensions, .or_empty = true},
     {.name = "groups", .text = step_groups, .or_empty = false},
     {.name = "properties2", .text = step_properties2, .or_empty = false},
+    {.name = "external-queries", .text = step_external_queries, .or_empty = false},
     {.name = "queue-families", .text = step_queue_families, .or_empty = false},
     {.name = "create-device", .edit = step_create_device, .or_empty = true},
     {.name = "gipa", .text = step_gipa_instance, .or_empty = true},

@@ -544,6 +544,55 @@ void step_properties2(const char *arg) {
   obj_end();
 }
 
+/* external-queries:<i>: the Vulkan 1.1 external buffer, semaphore and fence capability queries
+ * for the opaque-fd handle type; each reports its feature flags (0 when nothing is supported). */
+void step_external_queries(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("external-queries", arg, &idx)) return;
+  PFN_vkGetPhysicalDeviceExternalBufferProperties buf =
+      (PFN_vkGetPhysicalDeviceExternalBufferProperties)iproc("vkGetPhysicalDeviceExternalBufferProperties");
+  PFN_vkGetPhysicalDeviceExternalSemaphoreProperties sem =
+      (PFN_vkGetPhysicalDeviceExternalSemaphoreProperties)iproc("vkGetPhysicalDeviceExternalSemaphoreProperties");
+  PFN_vkGetPhysicalDeviceExternalFenceProperties fence =
+      (PFN_vkGetPhysicalDeviceExternalFenceProperties)iproc("vkGetPhysicalDeviceExternalFenceProperties");
+  obj_begin("external-queries");
+  kv_int("index", idx);
+  if (!need(buf != NULL && sem != NULL && fence != NULL, "an external capability query is NULL")) return;
+  VkPhysicalDeviceExternalBufferInfo bi;
+  memset(&bi, 0, sizeof bi);
+  bi.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO;
+  bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+  bi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkExternalBufferProperties bp;
+  memset(&bp, 0xff, sizeof bp); /* a field the answer leaves alone shows as all ones */
+  bp.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES;
+  bp.pNext = NULL;
+  buf(g_physdevs[idx], &bi, &bp);
+  kv_int("buffer_features", bp.externalMemoryProperties.externalMemoryFeatures);
+  kv_int("buffer_compatible", bp.externalMemoryProperties.compatibleHandleTypes);
+  VkPhysicalDeviceExternalSemaphoreInfo si;
+  memset(&si, 0, sizeof si);
+  si.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
+  si.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkExternalSemaphoreProperties sp;
+  memset(&sp, 0xff, sizeof sp);
+  sp.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES;
+  sp.pNext = NULL;
+  sem(g_physdevs[idx], &si, &sp);
+  kv_int("semaphore_features", sp.externalSemaphoreFeatures);
+  VkPhysicalDeviceExternalFenceInfo fi;
+  memset(&fi, 0, sizeof fi);
+  fi.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO;
+  fi.handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_OPAQUE_FD_BIT;
+  VkExternalFenceProperties fp;
+  memset(&fp, 0xff, sizeof fp);
+  fp.sType = VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES;
+  fp.pNext = NULL;
+  fence(g_physdevs[idx], &fi, &fp);
+  kv_int("fence_features", fp.externalFenceFeatures);
+  obj_end();
+}
+
 void step_create_device(char *arg) {
   char *pieces[4];
   int n = arg ? split(arg, ';', pieces, 4) : 0;

@@ -119,6 +119,7 @@ void step_device_extensions(char *arg);
 void step_device_layers(char *arg);
 void step_groups(const char *arg);
 void step_properties2(const char *arg);
+void step_external_queries(const char *arg);
 void step_queue_families(const char *arg);
 void step_create_device(char *arg);
 PFN_vkGetDeviceProcAddr loader_gdpa(void);

@@ -48,6 +48,9 @@ struct vkl_instance {
     pthread_mutex_t lock;
     bool in_create_or_destroy;
     uint32_t app_api_version;
+    /* apiVersion of the VkApplicationInfo that reached the terminator (a layer may raise the
+     * application's); the physical-device terminators decide with it, as drivers see it. */
+    uint32_t term_api_version;
     char **enabled_extensions;
     uint32_t enabled_extension_count;
 

@@ -185,6 +185,54 @@ TEST(PhysicalDevices, Properties2WithDriverProperties) {
   EXPECT_EQ(p["name"].str(), "a-dev") << r.Describe();
 }
 
+// LDP_LOADER_8, as the Khronos loader decides: an application that asked for Vulkan 1.0 and did not
+// enable VK_KHR_get_physical_device_properties2 gets vkGetPhysicalDeviceProperties2 answered from
+// the driver's 1.0 query (its pNext chain untouched, "Emulating call in ICD" logged), also from a
+// driver that has the query; asking for Vulkan 1.1 or enabling the extension reaches the driver.
+TEST(PhysicalDevices, Properties2ForAVulkan10ApplicationIsEmulated) {
+  VKT_POLICY("LDP_LOADER_8");
+  Sandbox s;
+  AddDriver(s, "a");
+  ProbeResult old = RunProbe(s, {"create-instance", "devices", "properties2:0", "destroy-instance"});
+  ASSERT_EQ(CreateResult(old), "VK_SUCCESS") << old.Describe();
+  EXPECT_EQ(old.Step("properties2")["name"].str(), "a-dev") << old.Describe();
+  EXPECT_EQ(old.Step("properties2")["driver_name"].str(), "") << old.Describe();
+  EXPECT_FALSE(old.LogLines("Emulating call in ICD").empty()) << old.Describe();
+  for (const std::string opts :
+       {"create-instance:api=1.1", "create-instance:ext=VK_KHR_get_physical_device_properties2"}) {
+    ProbeResult r = RunProbe(s, {opts, "devices", "properties2:0", "destroy-instance"});
+    ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+    EXPECT_EQ(r.Step("properties2")["driver_name"].str(), "Mock ICD") << opts << r.Describe();
+    EXPECT_TRUE(r.LogLines("Emulating call in ICD").empty()) << opts << r.Describe();
+  }
+}
+
+// LDP_LOADER_8, the external-handle capability queries: a Vulkan 1.0 application that enabled none
+// of the VK_KHR_external_*_capabilities extensions is told nothing is importable or exportable
+// (zeroed features, "Emulating call in ICD"); a 1.1 application gets the driver's answer.
+TEST(PhysicalDevices, ExternalQueriesForAVulkan10ApplicationAreEmulated) {
+  VKT_POLICY("LDP_LOADER_8");
+  Sandbox s;
+  AddDriver(s, "a");
+  ProbeResult old = RunProbe(s, {"create-instance", "devices", "external-queries:0", "destroy-instance"});
+  ASSERT_EQ(CreateResult(old), "VK_SUCCESS") << old.Describe();
+  Json e = old.Step("external-queries");
+  EXPECT_FALSE(e.has("error")) << old.Describe();
+  EXPECT_EQ(e["buffer_features"].num(), 0) << old.Describe();
+  EXPECT_EQ(e["buffer_compatible"].num(), 0) << old.Describe();
+  EXPECT_EQ(e["semaphore_features"].num(), 0) << old.Describe();
+  EXPECT_EQ(e["fence_features"].num(), 0) << old.Describe();
+  EXPECT_GE(old.LogLines("Emulating call in ICD").size(), 3u) << old.Describe();
+  ProbeResult r = RunProbe(s, {"create-instance:api=1.1", "devices", "external-queries:0", "destroy-instance"});
+  Json d = r.Step("external-queries");
+  // the mock driver: the handle type asked about (opaque fd, 0x1) is exportable and importable
+  EXPECT_EQ(d["buffer_features"].num(), 0x2 | 0x4) << r.Describe();  // VK_EXTERNAL_MEMORY_FEATURE_*
+  EXPECT_EQ(d["buffer_compatible"].num(), 0x1) << r.Describe();
+  EXPECT_EQ(d["semaphore_features"].num(), 0x1 | 0x2) << r.Describe();  // VK_EXTERNAL_SEMAPHORE_FEATURE_*
+  EXPECT_EQ(d["fence_features"].num(), 0x1 | 0x2) << r.Describe();      // VK_EXTERNAL_FENCE_FEATURE_*
+  EXPECT_TRUE(r.LogLines("Emulating call in ICD").empty()) << r.Describe();
+}
+
 // ---- vkGetInstanceProcAddr / vkGetDeviceProcAddr -------------------------------------------------
 
 TEST(ProcAddr, GipaNullInstanceGivesOnlyGlobals) {
