@@ -583,6 +583,24 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
     return VK_SUCCESS;
 }
 
+/* Device layers are deprecated and ignored; the Vulkan specification calls valid only an empty list
+ * or the sequence enabled at instance creation, and a list that is neither gets the Khronos
+ * loader's warning (its users grep for it). Like it, the names are read only when a count and an
+ * array are both given (RULE_DEVICE_LAYERS_IGNORED). */
+static void warn_device_layers(const struct vkl_instance *inst, const VkDeviceCreateInfo *ci) {
+    if (ci->enabledLayerCount == 0 || ci->ppEnabledLayerNames == NULL) return;
+    bool differ = ci->enabledLayerCount != inst->app_layer_count;
+    for (uint32_t i = 0; i < ci->enabledLayerCount && !differ; i++)
+        differ =
+            ci->ppEnabledLayerNames[i] == NULL || strcmp(ci->ppEnabledLayerNames[i], inst->app_layer_names[i]) != 0;
+    if (differ)
+        vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
+                "loader_create_device_chain: Using deprecated and ignored 'ppEnabledLayerNames' member of "
+                "'VkDeviceCreateInfo' when creating a Vulkan device. (%u device layers named; valid are none or the %u "
+                "instance layers in their order; the list is ignored) [RULE_DEVICE_LAYERS_IGNORED]",
+                ci->enabledLayerCount, inst->app_layer_count);
+}
+
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physicalDevice,
                                                          const VkDeviceCreateInfo *pCreateInfo,
                                                          const VkAllocationCallbacks *pAllocator, VkDevice *pDevice) {
@@ -590,7 +608,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     if (pCreateInfo == NULL || pDevice == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     /* A count with no array (or a NULL name in it) names nothing that exists: refused as the
      * Vulkan specification's result for a missing extension, never dereferenced. Device layers are
-     * deprecated and ignored, so their array is never read. */
+     * deprecated and ignored: their array is read only to warn (warn_device_layers). */
     if (pCreateInfo->enabledExtensionCount > 0 &&
         !vkl_names_present("vkCreateDevice", "ppEnabledExtensionNames", pCreateInfo->ppEnabledExtensionNames,
                            pCreateInfo->enabledExtensionCount))
@@ -599,6 +617,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     struct group_patch gp;
     if (!patch_groups(&ci, &gp, true)) return VK_ERROR_INITIALIZATION_FAILED;
     struct vkl_instance *inst = ((const struct vkl_physdev_tramp *)(const void *)physicalDevice)->instance;
+    warn_device_layers(inst, pCreateInfo);
     VkResult r;
     const VkDeviceCreateInfo *outer = vkl_device_set_requested(pCreateInfo);
     if (inst->layer_lib_count > 0) /* the device chain: layers, then the driver (LLP_LOADER_9) */

@@ -489,6 +489,8 @@ static void instance_free(struct vkl_instance *inst) {
     }
     for (uint32_t i = 0; i < inst->enabled_extension_count; i++) vkl_free(&a, inst->enabled_extensions[i]);
     vkl_free(&a, inst->enabled_extensions);
+    for (uint32_t i = 0; i < inst->app_layer_count; i++) vkl_free(&a, inst->app_layer_names[i]);
+    vkl_free(&a, inst->app_layer_names);
     for (uint32_t i = 0; i < inst->unknown_physdev_count; i++) vkl_free(&a, inst->unknown_physdev_names[i]);
     for (uint32_t i = 0; i < inst->unknown_device_count; i++) vkl_free(&a, inst->unknown_device_names[i]);
     vkl_debug_destroy_all(inst);
@@ -632,6 +634,23 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
             inst->enabled_extension_count++;
         }
     }
+    if (pCreateInfo->enabledLayerCount > 0 && pCreateInfo->ppEnabledLayerNames != NULL) {
+        inst->app_layer_names =
+            vkl_calloc(&a, pCreateInfo->enabledLayerCount * sizeof(char *), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+        if (inst->app_layer_names == NULL) {
+            r = VK_ERROR_OUT_OF_HOST_MEMORY;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < pCreateInfo->enabledLayerCount; i++) {
+            const char *l = pCreateInfo->ppEnabledLayerNames[i];
+            inst->app_layer_names[i] = vkl_strdup_alloc(&a, l != NULL ? l : "", VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+            if (inst->app_layer_names[i] == NULL) {
+                r = VK_ERROR_OUT_OF_HOST_MEMORY;
+                goto fail;
+            }
+            inst->app_layer_count++;
+        }
+    }
     /* The settings file, looked up once for the whole call: layer and driver discovery below
      * reuse this snapshot (vkl_settings_scope_begin), and it governs this instance's physical
      * devices (device_configurations), whatever the file says later ([Set]; docs/settings.md). */
@@ -734,14 +753,25 @@ VkResult vkl_term_CreateInstance(const VkInstanceCreateInfo *pCreateInfo, const 
         api_ok = api_ok || api_supports(d->api_version, inst->app_api_version);
     }
     if (candidates == 0) {
-        vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
-                "vkCreateInstance: all %u drivers are portability drivers and the application %s; enable "
-                "VK_KHR_portability_enumeration and set VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR "
-                "[LDP_LOADER_1]",
-                skipped_portability,
-                !flag && !ext ? "set neither the flag nor the extension"
-                : !flag       ? "did not set VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR"
-                              : "did not enable VK_KHR_portability_enumeration");
+        /* The Khronos loader's sentences (its users and tests grep for them), then ours. */
+        static const char found[] =
+            "vkCreateInstance: Found drivers that contain devices which support the portability subset, but the "
+            "instance does not enumerate portability drivers! Applications that wish to enumerate portability drivers "
+            "must set the VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR bit in the VkInstanceCreateInfo flags";
+        if (flag && !ext)
+            vkl_log(
+                &inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                "VkInstanceCreateInfo: If flags has the VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR bit set, the "
+                "list of enabled extensions in ppEnabledExtensionNames must contain VK_KHR_portability_enumeration "
+                "[VUID-VkInstanceCreateInfo-flags-06559 ]Applications that wish to enumerate portability drivers must "
+                "enable the VK_KHR_portability_enumeration instance extension. (all %u drivers are portability "
+                "drivers) [LDP_LOADER_1]",
+                skipped_portability);
+        else
+            vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+                    "%s%s (all %u drivers are portability drivers) [LDP_LOADER_1]", found,
+                    ext ? "." : " and enable the VK_KHR_portability_enumeration instance extension.",
+                    skipped_portability);
         return VK_ERROR_INCOMPATIBLE_DRIVER;
     }
     /* LDP_LOADER_6 read with the Vulkan specification (conformance/policies/readings.md): the

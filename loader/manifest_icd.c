@@ -63,6 +63,20 @@ bool vkl_parse_version_string(const char *s, bool allow_variant, uint32_t *out_v
     return true;
 }
 
+uint32_t vkl_version_string_variant(const char *s) {
+    if (s == NULL || *s < '0' || *s > '9') return 0;
+    uint32_t first = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') {
+        if (first < 1000u) first = first * 10u + (uint32_t)(*p - '0');
+        p++;
+    }
+    size_t dots = 0;
+    for (; *p != '\0'; p++)
+        if (*p == '.') dots++;
+    return dots >= 3 ? first : 0;
+}
+
 void vkl_icd_manifest_finish(struct vkl_icd_manifest *m) {
     if (m == NULL) return;
     free(m->manifest_path);
@@ -179,10 +193,19 @@ VkResult vkl_icd_manifest_parse(const char *manifest_path, const char *buf, size
      * understood only to report the variant). */
     if (required_string(log, path, icd, "api_version", "ICD.api_version", &str) != VK_SUCCESS) goto out;
     if (!vkl_parse_version_string(str, true, &m.api_version)) {
-        vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
-                "driver manifest %s: field 'ICD.api_version' value '%s' is not a version "
-                "\"major.minor.patch\" [LDP_DRIVER_4]",
-                path, str);
+        /* where the Khronos loader reads a non-zero variant from it, its sentence leads the line */
+        uint32_t variant = vkl_version_string_variant(str);
+        if (variant != 0)
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "loader_parse_icd_manifest: Driver's ICD JSON %s 'api_version' field contains a non-zero variant "
+                    "value of %u.  Skipping ICD JSON. (field 'ICD.api_version' value '%s' is not a version "
+                    "\"major.minor.patch\") [LDP_DRIVER_4]",
+                    path, variant, str);
+        else
+            vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
+                    "driver manifest %s: field 'ICD.api_version' value '%s' is not a version "
+                    "\"major.minor.patch\" [LDP_DRIVER_4]",
+                    path, str);
         goto out;
     }
 

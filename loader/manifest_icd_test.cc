@@ -215,8 +215,8 @@ TEST(IcdManifestRejects, EmptyLibraryPath) {
 }
 
 TEST(IcdManifestRejects, BadApiVersionStrings) {
-    for (const char *v : {"1.0", "1", "", "1.0.0.0.0", "a.b.c", "1..0", "1.0.0 ", " 1.0.0", "-1.0.0", "+1.0.0",
-                          "1.2.3x", "1.1024.0", "1.0.4096", "128.0.0", "8.1.0.0", "0x1.0.0", "1.0.99999999999"}) {
+    for (const char *v : {"1.0", "1", "", "0.0.0.0.0", "a.b.c", "1..0", "1.0.0 ", " 1.0.0", "-1.0.0", "+1.0.0",
+                          "1.2.3x", "1.1024.0", "1.0.4096", "128.0.0", "0x1.0.0", "1.0.99999999999"}) {
         ExpectRejected(Manifest("\"1.0.0\"", std::string("\"library_path\": \"a.so\", "
                                                          "\"api_version\": \"") +
                                                  v + "\""),
@@ -339,6 +339,45 @@ TEST(VersionString, Parse) {
     EXPECT_FALSE(vkl_parse_version_string(nullptr, true, &v));
     EXPECT_FALSE(vkl_parse_version_string("1.2.3.", true, &v));
     EXPECT_FALSE(vkl_parse_version_string(".1.2.3", true, &v));
+}
+
+// The variant the Khronos loader reads from four or more parts (its first), so that a string we
+// refuse is also named in its sentence (LDP_DRIVER_4, LLP_LOADER_4).
+TEST(VersionString, VariantAsTheKhronosLoaderReadsIt) {
+    EXPECT_EQ(vkl_version_string_variant("1.0.01.1.0.0"), 1u);
+    EXPECT_EQ(vkl_version_string_variant("3.1.2.0"), 3u);
+    EXPECT_EQ(vkl_version_string_variant("0.1.2.0"), 0u);
+    EXPECT_EQ(vkl_version_string_variant("1.2.3"), 0u);
+    EXPECT_EQ(vkl_version_string_variant("x.1.2.3"), 0u);
+    EXPECT_EQ(vkl_version_string_variant(nullptr), 0u);
+}
+
+// Strings the Khronos loader reads as a non-zero variant: its sentence leads our one line.
+TEST(IcdManifestRejects, MalformedApiVersionWithAVariantInTheKhronosSentence) {
+    for (const char *v : {"1.0.0.0.0", "8.1.0.0", "1.0.01.1.0.0"}) {
+        std::string variant = std::string(v).substr(0, 1);
+        ExpectRejected(Manifest("\"1.0.0\"", std::string("\"library_path\": \"a.so\", \"api_version\": \"") + v + "\""),
+                       VK_ERROR_INITIALIZATION_FAILED, kWarnDrv,
+                       "loader_parse_icd_manifest: Driver's ICD JSON /x/y.json 'api_version' field contains a non-zero "
+                       "variant value of " +
+                           variant + ".  Skipping ICD JSON. (field 'ICD.api_version' value '" + v +
+                           "' is not a version \"major.minor.patch\") [LDP_DRIVER_4]");
+    }
+}
+
+TEST(IcdManifestRejects, SixPartApiVersionNamedWithItsVariant) {
+    const std::string s =
+        R"({"file_format_version": "1.0.0", "ICD": {"library_path": "/lib/x.so", "api_version": "1.0.01.1.0.0"}})";
+    vkl_log_set_level_for_testing(VKL_LOG_DRIVER | VKL_LOG_INFO | VKL_LOG_WARN);
+    testing::internal::CaptureStderr();
+    struct vkl_icd_manifest m;
+    EXPECT_NE(vkl_icd_manifest_parse("/x/y.json", s.data(), s.size(), nullptr, &m), VK_SUCCESS);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("Driver's ICD JSON /x/y.json 'api_version' field contains a non-zero variant value of 1."),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("is not a version"), std::string::npos) << err;
+    vkl_log_set_level_for_testing(0);
 }
 
 std::string TmpDir() {

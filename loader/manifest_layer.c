@@ -268,9 +268,18 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
 
     if ((r = req_string(c, obj, "api_version", &s)) != VK_SUCCESS) goto out;
     if (!vkl_parse_version_string(s, true, &l->props.specVersion)) {
-        vkl_log(c->log, VKL_LOG_WARN | CAT,
-                LAYER_FMT "field 'api_version' \"%s\" is not a maj.min.patch version; layer skipped [LLP_LAYER_6]",
-                c->path, c->name, s);
+        /* where the Khronos loader reads a non-zero variant from it, its sentence leads the line */
+        uint32_t variant = vkl_version_string_variant(s);
+        if (variant != 0)
+            vkl_log(c->log, VKL_LOG_WARN | CAT,
+                    "Layer \"%s\" has an 'api_version' field which contains a non-zero variant value of %u.  Skipping "
+                    "Layer. (layer manifest %s: field 'api_version' \"%s\" is not a maj.min.patch version) "
+                    "[LLP_LAYER_6]",
+                    c->name, variant, c->path, s);
+        else
+            vkl_log(c->log, VKL_LOG_WARN | CAT,
+                    LAYER_FMT "field 'api_version' \"%s\" is not a maj.min.patch version; layer skipped [LLP_LAYER_6]",
+                    c->path, c->name, s);
         r = SKIP;
         goto out;
     }

@@ -597,11 +597,14 @@ void step_create_device(char *arg) {
   char *pieces[4];
   int n = arg ? split(arg, ';', pieces, 4) : 0;
   static char *exts[MAX_LIST];
-  int ext_count = 0;
+  static char *layers[MAX_LIST]; /* ";layers=a,b": the deprecated device layer list */
+  int ext_count = 0, layer_count = 0;
   bool maintenance5 = false;
   for (int i = 1; i < n; ++i) {
     if (strncmp(pieces[i], "ext=", 4) == 0) {
       ext_count = split(pieces[i] + 4, ',', exts, MAX_LIST);
+    } else if (strncmp(pieces[i], "layers=", 7) == 0) {
+      layer_count = split(pieces[i] + 7, ',', layers, MAX_LIST);
     } else if (strcmp(pieces[i], "maintenance5") == 0) {
       maintenance5 = true;
     } else {
@@ -636,6 +639,8 @@ void step_create_device(char *arg) {
       .pNext = maintenance5 ? (const void *)&m5 : NULL,
       .queueCreateInfoCount = 1,
       .pQueueCreateInfos = &q,
+      .enabledLayerCount = (uint32_t)layer_count,
+      .ppEnabledLayerNames = layer_count > 0 ? (const char *const *)layers : NULL,
       .enabledExtensionCount = (uint32_t)ext_count,
       .ppEnabledExtensionNames = (const char *const *)exts,
   };

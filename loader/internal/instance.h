@@ -53,6 +53,10 @@ struct vkl_instance {
     uint32_t term_api_version;
     char **enabled_extensions;
     uint32_t enabled_extension_count;
+    /* The application's ppEnabledLayerNames, in order: the one device layer list besides an empty
+     * one that the Vulkan specification calls valid (device layers are deprecated). */
+    char **app_layer_names;
+    uint32_t app_layer_count;
 
     struct vkl_driver_set drivers;
     struct vkl_icd_instance *icds;

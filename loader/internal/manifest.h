@@ -73,6 +73,14 @@ void vkl_icd_manifest_finish(struct vkl_icd_manifest *manifest);
 bool vkl_parse_version_string(const char *s, bool allow_variant, uint32_t *out_version);
 
 /*
+ * The variant the Khronos loader reads from a version string of four or more dot-separated parts
+ * (it takes the first four and the first as the variant); 0 for fewer parts or a first part that
+ * is not a decimal number. Only to name, in its words, why a string vkl_parse_version_string
+ * refuses is skipped (LDP_DRIVER_4, LLP_LOADER_4). Pure; linear in the string.
+ */
+uint32_t vkl_version_string_variant(const char *s);
+
+/*
  * Reads a whole regular file into a malloc'd buffer (NUL-terminated for convenience; *out_len
  * excludes the NUL). VK_ERROR_INITIALIZATION_FAILED when it cannot be opened or read, is not a
  * regular file or exceeds VKL_MANIFEST_MAX_SIZE (errno tells which); VK_ERROR_OUT_OF_HOST_MEMORY.

@@ -371,12 +371,19 @@ TEST_F(Portability, SkippedWithoutFlagAndExtension) {
   ProbeResult r = CreateAndEnumerate(s_);
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
   EXPECT_TRUE(s_.CallsTo("port", "vkCreateInstance").empty());
+  // the Khronos loader's sentence, which its users grep for
+  EXPECT_FALSE(r.LogLines("flags and enable the VK_KHR_portability_enumeration instance extension.").empty())
+      << r.Describe();
 }
 
 TEST_F(Portability, SkippedWithFlagButNoExtension) {
   VKT_POLICY("RULE_INST_PORTABILITY");
   ProbeResult r = CreateAndEnumerate(s_, "flags=portability");
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
+  EXPECT_FALSE(r.LogLines("[VUID-VkInstanceCreateInfo-flags-06559 ]Applications that wish to enumerate portability "
+                          "drivers must enable the VK_KHR_portability_enumeration instance extension.")
+                   .empty())
+      << r.Describe();
 }
 
 TEST_F(Portability, SkippedWithExtensionButNoFlag) {
@@ -384,6 +391,7 @@ TEST_F(Portability, SkippedWithExtensionButNoFlag) {
   ProbeResult r = CreateAndEnumerate(s_, "ext=VK_KHR_portability_enumeration");
   EXPECT_EQ(CreateResult(r), "VK_ERROR_INCOMPATIBLE_DRIVER") << r.Describe();
   EXPECT_TRUE(s_.CallsTo("port", "vkCreateInstance").empty());
+  EXPECT_FALSE(r.LogLines("bit in the VkInstanceCreateInfo flags.").empty()) << r.Describe();
 }
 
 // Pre-instance enumeration does not skip portability drivers (spec 7.3): their extensions are listed.

@@ -161,5 +161,28 @@ TEST(DeviceLayers, ActivatedMetaLayerListedAfterItsComponents) {
       << r.Describe();
 }
 
+// Device layers are deprecated and ignored; a list that is neither empty nor the instance's layers
+// in order gets the Khronos loader's warning, and the device is created the same either way
+// (RULE_DEVICE_LAYERS_IGNORED).
+TEST(DeviceLayers, MismatchedDeviceLayerListWarnsAndIsIgnored) {
+  VKT_POLICY("RULE_DEVICE_LAYERS_IGNORED");
+  Sandbox s;
+  AddDriverWithExtensions(s);
+  AddMockLayer(s, kExplicit, /*implicit=*/false, Location::kXdgDataDirs, "v2_gpdpa", DeviceExtensionMembers({}));
+  const std::string warning = "Using deprecated and ignored 'ppEnabledLayerNames' member of 'VkDeviceCreateInfo'";
+  auto run = [&](const std::string& device_opts) {
+    return RunProbe(s, {std::string("create-instance:layers=") + kExplicit, "devices", "create-device:0" + device_opts,
+                        "destroy-device", "destroy-instance"});
+  };
+  ProbeResult other = run(";layers=VK_LAYER_NOT_AT_INSTANCE");
+  EXPECT_EQ(other.Step("create-device")["result"].str(), "VK_SUCCESS") << other.Describe();
+  EXPECT_FALSE(other.LogLines(warning).empty()) << other.Describe();
+  for (const std::string& opts : {std::string(";layers=") + kExplicit, std::string()}) {
+    ProbeResult r = run(opts);
+    EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << opts << r.Describe();
+    EXPECT_TRUE(r.LogLines(warning).empty()) << opts << r.Describe();
+  }
+}
+
 }  // namespace
 }  // namespace vkt
