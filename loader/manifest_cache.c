@@ -8,18 +8,19 @@
 #include "loader/internal/manifest.h"
 #include "loader/internal/util.h"
 
+/* Takes `e` out of the path map if it is the entry the map holds for its path (the current one). */
+static void unmap(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
+    struct vkl_map_slot *s = e->path != NULL ? vkl_map_find(&c->map, e->hash, e->path) : NULL;
+    if (s != NULL && s->value == e) vkl_map_remove(&c->map, s);
+}
+
 static void unlink_free(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
     if (e->prev != NULL)
         e->prev->next = e->next;
     else
         c->head = e->next;
     if (e->next != NULL) e->next->prev = e->prev;
-    for (struct vkl_mcache_entry **pp = &c->buckets[e->hash & (c->nbuckets - 1)]; *pp != NULL; pp = &(*pp)->hnext)
-        if (*pp == e) {
-            *pp = e->hnext;
-            break;
-        }
-    c->count--;
+    if (!e->stale) unmap(c, e);
     free(e->path);
     free(e->error);
     e->path = NULL;
@@ -27,40 +28,24 @@ static void unlink_free(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
     c->destroy(e);
 }
 
-/* Room for one more entry: the table doubles when the entries outnumber the buckets. False when it
- * is full and cannot grow (allocation failure). */
-static bool reserve(struct vkl_mcache *c) {
-    if (c->count < c->nbuckets) return true;
-    size_t n = c->nbuckets ? c->nbuckets * 2 : 64;
-    struct vkl_mcache_entry **b = calloc(n, sizeof(*b));
-    if (b == NULL) return c->nbuckets > 0; /* longer chains, still correct */
-    for (struct vkl_mcache_entry *e = c->head; e != NULL; e = e->next) {
-        e->hnext = b[e->hash & (n - 1)];
-        b[e->hash & (n - 1)] = e;
-    }
-    free(c->buckets);
-    c->buckets = b;
-    c->nbuckets = n;
-    return true;
+/* Marks `e` out of date (never returned again) and frees it when unreferenced. */
+static void supersede(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
+    if (!e->stale) unmap(c, e);
+    e->stale = true;
+    if (e->refs == 0) unlink_free(c, e);
 }
 
 struct vkl_mcache_entry *vkl_mcache_find(struct vkl_mcache *c, const char *path, const struct vkl_file_id *id,
                                          const struct vkl_log_sink *log) {
-    if (c->nbuckets == 0) return NULL;
     uint64_t hash = vkl_hash(path, strlen(path));
-    struct vkl_mcache_entry *found = NULL;
-    for (struct vkl_mcache_entry *e = c->buckets[hash & (c->nbuckets - 1)], *n; e != NULL; e = n) {
-        n = e->hnext;
-        if (e->stale || e->hash != hash || strcmp(e->path, path) != 0) continue;
-        if (found == NULL && vkl_file_id_equal(&e->id, id)) {
-            found = e;
-            continue;
-        }
+    struct vkl_map_slot *s = vkl_map_find(&c->map, hash, path);
+    if (s == NULL) return NULL;
+    struct vkl_mcache_entry *found = s->value;
+    if (!vkl_file_id_equal(&found->id, id)) {
         /* Same path, another file or content: out of date. */
-        e->stale = true;
-        if (e->refs == 0) unlink_free(c, e);
+        supersede(c, found);
+        return NULL;
     }
-    if (found == NULL) return NULL;
     found->seen = c->gen;
     found->refs++;
     /* A rejected file's line is repeated to every caller; warnings about parts of an accepted file
@@ -89,9 +74,7 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
     const struct vkl_file_id *id = &file->id;
     size_t plen = strlen(path);
     e->path = malloc(plen + 1);
-    if (e->path == NULL || !reserve(c)) {
-        free(e->path);
-        e->path = NULL;
+    if (e->path == NULL) {
         c->destroy(e);
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -118,7 +101,10 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
         r = c->parse(e, path, buf, len, &sink);
         free(buf);
     }
-    if (r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+    /* The path's current entry (vkl_mcache_find superseded any other): the map's key is e->path. */
+    struct vkl_map_slot *prev = r != VK_ERROR_OUT_OF_HOST_MEMORY ? vkl_map_find(&c->map, e->hash, path) : NULL;
+    if (prev != NULL) supersede(c, prev->value);
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || vkl_map_add(&c->map, e->hash, e->path, e) != VK_SUCCESS) {
         free(cap.line);
         free(e->path);
         e->path = NULL;
@@ -139,9 +125,6 @@ VkResult vkl_mcache_load(struct vkl_mcache *c, struct vkl_mcache_entry *e, const
     e->next = c->head;
     if (c->head != NULL) c->head->prev = e;
     c->head = e;
-    e->hnext = c->buckets[e->hash & (c->nbuckets - 1)];
-    c->buckets[e->hash & (c->nbuckets - 1)] = e;
-    c->count++;
     return VK_SUCCESS;
 }
 
@@ -150,10 +133,7 @@ void vkl_mcache_unref(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
     if (e->stale && e->refs == 0) unlink_free(c, e);
 }
 
-void vkl_mcache_discard(struct vkl_mcache *c, struct vkl_mcache_entry *e) {
-    e->stale = true;
-    if (e->refs == 0) unlink_free(c, e);
-}
+void vkl_mcache_discard(struct vkl_mcache *c, struct vkl_mcache_entry *e) { supersede(c, e); }
 
 void vkl_mcache_sweep(struct vkl_mcache *c) {
     for (struct vkl_mcache_entry *e = c->head, *n; e != NULL; e = n) {
@@ -167,9 +147,5 @@ void vkl_mcache_flush(struct vkl_mcache *c, bool all) {
         n = e->next;
         if (all || e->refs == 0) unlink_free(c, e);
     }
-    if (c->head == NULL) {
-        free(c->buckets);
-        c->buckets = NULL;
-        c->nbuckets = 0;
-    }
+    if (c->head == NULL) vkl_map_finish(&c->map);
 }

@@ -116,6 +116,20 @@ VkResult vkl_map_put(struct vkl_map *m, uint64_t hash, const void *key, void *va
     return VK_SUCCESS;
 }
 
+void vkl_map_remove(struct vkl_map *m, struct vkl_map_slot *s) {
+    size_t mask = m->cap - 1, hole = (size_t)(s - m->slot);
+    for (size_t j = (hole + 1) & mask; m->slot[j].key != NULL; j = (j + 1) & mask) {
+        /* The key at j moves into the hole unless its home slot lies cyclically in (hole, j]. */
+        size_t home = (size_t)m->slot[j].hash & mask;
+        bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (stays) continue;
+        m->slot[hole] = m->slot[j];
+        hole = j;
+    }
+    memset(&m->slot[hole], 0, sizeof(m->slot[hole]));
+    m->count--;
+}
+
 bool vkl_map_eq_span(const struct vkl_map_slot *stored, const void *key, const void *ctx) {
     (void)ctx;
     const struct vkl_span *k = key;

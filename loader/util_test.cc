@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,6 +83,57 @@ TEST(UtilMap, AddKeepsDuplicatesAndFindReturnsTheFirst) {
     ASSERT_EQ(vkl_map_add(&m, vkl_hash_str("a"), "a", reinterpret_cast<void *>(2)), VK_SUCCESS);
     EXPECT_EQ(m.count, 2u);
     EXPECT_EQ(vkl_map_find_str(&m, "a")->value, reinterpret_cast<void *>(1));
+    vkl_map_finish(&m);
+}
+
+// Removal keeps every other key reachable: clustered hashes (few home slots, runs that wrap past
+// the end of the table) and keys removed in an order unlike the insertion's, checked against a
+// std::set after every step; a removed key's slot is reused by the next insertion.
+TEST(UtilMap, RemoveKeepsTheOtherKeysOfItsProbeRun) {
+    std::vector<int> keys(200);
+    vkl_map m;
+    vkl_map_init(&m, nullptr, 0, vkl_map_eq_ptr, nullptr, nullptr);
+    // Seven home slots, the first ones at the end of the table: the runs wrap past it.
+    auto hash_of = [&keys](const int *k) { return static_cast<uint64_t>((k - keys.data()) % 7) * 37u + ~0ull - 5u; };
+    std::set<const int *> present;
+    for (const int &k : keys) {
+        ASSERT_EQ(vkl_map_add(&m, hash_of(&k), &k, const_cast<int *>(&k)), VK_SUCCESS);
+        present.insert(&k);
+    }
+    for (size_t step = 0; step < keys.size(); step++) {
+        const int *k = &keys[(step * 67) % keys.size()];
+        vkl_map_slot *s = vkl_map_find(&m, hash_of(k), k);
+        ASSERT_NE(s, nullptr);
+        vkl_map_remove(&m, s);
+        present.erase(k);
+        ASSERT_EQ(m.count, present.size());
+        for (const int &o : keys) {
+            vkl_map_slot *f = vkl_map_find(&m, hash_of(&o), &o);
+            ASSERT_EQ(f != nullptr, present.count(&o) == 1) << "step " << step;
+            if (f != nullptr) {
+                EXPECT_EQ(f->value, &o);
+            }
+        }
+    }
+    size_t cap = m.cap;
+    ASSERT_EQ(vkl_map_add(&m, hash_of(&keys[0]), &keys[0], nullptr), VK_SUCCESS);
+    EXPECT_EQ(m.cap, cap);
+    EXPECT_NE(vkl_map_find(&m, hash_of(&keys[0]), &keys[0]), nullptr);
+    vkl_map_finish(&m);
+}
+
+// Keys added twice: removing the first makes a lookup find the second.
+TEST(UtilMap, RemoveTheFirstOfTwoEqualKeys) {
+    vkl_map_slot local[4];
+    vkl_map m;
+    vkl_map_init(&m, local, 4, nullptr, nullptr, nullptr);
+    ASSERT_EQ(vkl_map_add(&m, vkl_hash_str("a"), "a", reinterpret_cast<void *>(1)), VK_SUCCESS);
+    ASSERT_EQ(vkl_map_add(&m, vkl_hash_str("a"), "a", reinterpret_cast<void *>(2)), VK_SUCCESS);
+    vkl_map_remove(&m, vkl_map_find_str(&m, "a"));
+    EXPECT_EQ(m.count, 1u);
+    EXPECT_EQ(vkl_map_find_str(&m, "a")->value, reinterpret_cast<void *>(2));
+    vkl_map_remove(&m, vkl_map_find_str(&m, "a"));
+    EXPECT_EQ(vkl_map_find_str(&m, "a"), nullptr);
     vkl_map_finish(&m);
 }
 

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 # The loader's object files (docs/architecture.md "Object core"); a name without an object is skipped.
-CORE = ["instance", "physdev", "device", "layer_chain", "terminator_gpa", "unknown_func", "wsi", "debug", "handles"]
+CORE = ["instance", "physdev", "physdev_order", "physdev_groups", "physdev_props2", "device", "layer_chain", "terminator_gpa", "unknown_func", "wsi", "debug", "handles"]
 
 DEFINED = set("TDRBVWGS")
 

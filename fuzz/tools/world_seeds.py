@@ -11,12 +11,34 @@ import os
 import struct
 import sys
 
-VARIANTS = [
-    "v0", "v1", "v2", "v2_gpdpa", "v2_vkexports", "v2_gpdpa_vkexports", "v3", "v3_gpdpa",
-    "v3_vkexports", "v3_gpdpa_vkexports", "v4", "v4_gpdpa", "v4_vkexports", "v4_gpdpa_vkexports",
-    "v5", "v5_gpdpa", "v5_vkexports", "v5_gpdpa_vkexports", "v6", "v6_gpdpa", "v6_vkexports",
-    "v6_gpdpa_vkexports", "v7", "v7_nogpdpa", "v7_exports", "v7_vkexports", "v7_exports_vkexports",
-]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "fuzz", "oss-fuzz"))
+from mock_variants import load_table  # noqa: E402  (mock_variants.py: the .bzl tables read as Python)
+
+
+def world_icd_variants():
+    """The mock driver variants the world uses, in index order: the rows of mock_icd/variants.bzl, in
+    its table's order, that fuzz/world/world.c's world_icd_row() keeps (usable through a manifest:
+    vk_icdGetInstanceProcAddr exported, or an interface-0 driver exporting vkGetInstanceProcAddr
+    without negotiation; not the -Bsymbolic rows)."""
+    table = load_table(os.path.join(ROOT, "mock_icd", "variants.bzl"))["MOCK_ICD_VARIANTS"]
+    return [name for name, r in table.items()
+            if (r.icd_gipa or (r.vk == "v0" and not r.negotiate)) and not r.symbolic]
+
+
+def world_layer_variants():
+    """The mock layer variants the world uses, in index order: the rows of mock_layers/variants.bzl
+    that world.c's world_layer_row() keeps (not the chassis rows, not those without
+    vkGetDeviceProcAddr), sorted by name as mock_variants.h lists them."""
+    env = load_table(os.path.join(ROOT, "mock_layers", "variants.bzl"))
+    rows = env.get("ALL_MOCK_LAYER_VARIANTS", env["MOCK_LAYER_VARIANTS"])
+    return [name for name in sorted(rows)
+            if not getattr(rows[name], "chassis", False) and getattr(rows[name], "gdpa", True)]
+
+
+# The framing's variant indexes (fuzz/FRAMING.md): read from the ONE table of each, as the world
+# builds its own (fuzz/world/world.c, through the generated mock_variants.h), never copied here.
+VARIANTS = world_icd_variants()
 LOCATIONS = ["VK_DRIVER_FILES-file", "VK_DRIVER_FILES-dir", "VK_ICD_FILENAMES-file",
              "VK_ADD_DRIVER_FILES-dir", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
              "HOME-local-share"]
@@ -44,8 +66,7 @@ INST_EXTS = ["VK_KHR_get_physical_device_properties2", "VK_KHR_surface", "VK_KHR
              "VK_EXT_debug_report"]
 
 
-LAYER_VARIANTS = ["v0", "v1", "v1_renamed", "v2", "v2_all", "v2_gpdpa", "v2_gpdpa_export",
-                  "v2_renamed"]
+LAYER_VARIANTS = world_layer_variants()
 LAYER_LOCATIONS = ["VK_LAYER_PATH", "VK_ADD_LAYER_PATH", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS",
                    "XDG_DATA_DIRS", "HOME-local-share"]
 LAYER_NAMES = ["VK_LAYER_FUZZ_a", "VK_LAYER_FUZZ_b", "VK_LAYER_FUZZ_c", "VK_LAYER_FUZZ_d"]

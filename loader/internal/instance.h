@@ -63,7 +63,7 @@ struct vkl_instance {
     uint32_t icd_count;
     struct vkl_physdev *physdevs;
     /* The wrappers by tramp.next, built by the first lookup of a layer's handle (physdev.c,
-     * tramp_for): a scan of `physdevs` per handle made enumeration through layers quadratic. */
+     * vkl_physdev_tramp_for): a scan of `physdevs` per handle made enumeration through layers quadratic. */
     struct vkl_physdev_next_index *physdev_next;
     struct vkl_messenger *messengers;
 

@@ -7,7 +7,8 @@
  * caller, as a fresh parse would log it), a reference count, and a stale flag. Owners embed a
  * `struct vkl_mcache_entry` in their own record and give the cache a destroy function.
  *
- * Lookup is hashed (the table doubles with the entry count), so finding N manifests costs O(N)
+ * Lookup is hashed (vkl_map, internal/util.h: the path's current entry; stale entries leave the
+ * map and stay only on the entry list until their last release), so finding N manifests costs O(N)
  * whatever the number cached. Allocation failures are never cached: vkl_mcache_load leaves no entry
  * behind on VK_ERROR_OUT_OF_HOST_MEMORY, so the next call tries again.
  *
@@ -29,6 +30,7 @@
 
 #include "loader/internal/fileio.h"
 #include "loader/internal/log.h"
+#include "loader/internal/util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,8 +38,7 @@ extern "C" {
 
 struct vkl_mcache_entry {
     struct vkl_mcache_entry *next, *prev; /* every entry of the cache */
-    struct vkl_mcache_entry *hnext;       /* hash chain */
-    uint64_t hash;                        /* vkl_hash(path) */
+    uint64_t hash;                        /* vkl_hash(path): its key's hash in the cache's map */
     char *path;
     struct vkl_file_id id;
     unsigned refs;
@@ -65,8 +66,9 @@ struct vkl_mcache {
     const char *unreadable_tail;
     /* state: zero-initialised */
     struct vkl_mcache_entry *head;
-    struct vkl_mcache_entry **buckets;
-    size_t nbuckets, count;
+    /* path -> the path's current entry (not stale; at most one per path), in the shared map of
+     * internal/util.h: a zeroed map is an empty one comparing C strings, its tables from malloc. */
+    struct vkl_map map;
     uint32_t gen;
 };
 

@@ -73,6 +73,11 @@ VkResult vkl_map_add(struct vkl_map *m, uint64_t hash, const void *key, void *va
  * found or the one added; it stays valid until the next insertion. */
 VkResult vkl_map_put(struct vkl_map *m, uint64_t hash, const void *key, void *value, struct vkl_map_slot **slot);
 
+/* Empties `s` (a slot of `m`, from vkl_map_find or vkl_map_put): the keys after it in its probe run
+ * move back into the gap, so every other key is still found (keys added twice keep their order).
+ * Slot pointers held across a removal may then name another key. Frees nothing. */
+void vkl_map_remove(struct vkl_map *m, struct vkl_map_slot *s);
+
 /* The C-string forms (hash vkl_hash_str; the map's `eq` must take strings: NULL does). */
 static inline struct vkl_map_slot *vkl_map_find_str(const struct vkl_map *m, const char *key) {
     return vkl_map_find(m, vkl_hash_str(key), key);
