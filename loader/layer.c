@@ -149,13 +149,22 @@ static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implic
     const char *ov = vkl_getenv_id(implicit ? VKL_ENV_VK_IMPLICIT_LAYER_PATH : VKL_ENV_VK_LAYER_PATH);
     const char *add = vkl_getenv_id(implicit ? VKL_ENV_VK_ADD_IMPLICIT_LAYER_PATH : VKL_ENV_VK_ADD_LAYER_PATH);
     if (!implicit && override_layer != NULL && override_layer->override_path_count > 0) {
-        if (ov != NULL || add != NULL)
-            vkl_log(log, VKL_LOG_INFO | CAT,
-                    "layer search: %s and %s ignored because the override layer sets override_paths "
-                    "[RULE_LYR_OVERRIDE]",
-                    ovar, avar);
-        for (uint32_t i = 0; r == VK_SUCCESS && i < override_layer->override_path_count; i++)
+        /* the Khronos loader's sentence per variable set (its users grep for it) */
+        if (ov != NULL)
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "Ignoring %s. The Override layer is active and has override paths set, which takes priority. "
+                    "%s is set to %s [RULE_LYR_OVERRIDE]",
+                    ovar, ovar, ov);
+        if (add != NULL)
+            vkl_log(log, VKL_LOG_WARN | CAT,
+                    "Ignoring %s. The Override layer is active and has override paths set, which takes priority. "
+                    "%s is set to %s [RULE_LYR_OVERRIDE]",
+                    avar, avar, add);
+        for (uint32_t i = 0; r == VK_SUCCESS && i < override_layer->override_path_count; i++) {
+            vkl_log(log, VKL_LOG_INFO | CAT, "Override layer has override path %s [RULE_LYR_OVERRIDE]",
+                    override_layer->override_paths[i]);
             r = vkl_layer_manifest_search_entry(log, override_layer->override_paths[i], "override_paths", out);
+        }
         goto out;
     }
     if (ov != NULL) {
@@ -434,7 +443,9 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         if (l == NULL) continue; /* never stored (set_push takes manifests); keeps the analyzer's paths honest */
         if (l != ov && ov != NULL && name_set_has(&blacklist, l->props.layerName)) {
             vkl_log(log, VKL_LOG_INFO | CAT,
-                    "layer %s: disabled by the override layer's blacklisted_layers [LLP_LOADER_12]",
+                    "loader_remove_layers_in_blacklist: Override layer is active and layer %s is in the blacklist "
+                    "inside of it. Removing that layer from current layer list. (disabled by the override layer's "
+                    "blacklisted_layers) [LLP_LOADER_12]",
                     l->props.layerName);
             continue;
         }

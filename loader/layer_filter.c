@@ -37,6 +37,23 @@ bool vkl_layer_filtered_out(const struct vkl_layer_set *set, const struct vkl_la
  * VK_ERROR_OUT_OF_HOST_MEMORY only when the working arrays cannot be allocated. */
 enum { META_NEW = 0, META_OPEN, META_VALID, META_INVALID };
 
+/* A valid meta-layer offers its components' extensions (RULE_LYR_META); each is named at DEBUG in
+ * the Khronos loader's words, which its users grep for. Linear in the components' extension lists. */
+static void log_component_extensions(const struct vkl_layer_set *set, const struct vkl_map *names,
+                                     const struct vkl_layer_manifest *meta, const struct vkl_log_sink *log) {
+    for (uint32_t k = 0; k < meta->component_layer_count; k++) {
+        const struct vkl_map_slot *found = vkl_map_find_str(names, meta->component_layers[k]);
+        if (found == NULL) continue;
+        const struct vkl_layer_manifest *c = set->layers[(uint32_t)(uintptr_t)found->value - 1];
+        for (uint32_t e = 0; e < c->instance_extension_count; e++)
+            vkl_log(log, VKL_LOG_DEBUG | CAT, "Meta-layer %s component layer %s adding instance extension %s",
+                    meta->props.layerName, c->props.layerName, c->instance_extensions[e].props.extensionName);
+        for (uint32_t e = 0; e < c->device_extension_count; e++)
+            vkl_log(log, VKL_LOG_DEBUG | CAT, "Meta-layer %s component layer %s adding device extension %s",
+                    meta->props.layerName, c->props.layerName, c->device_extensions[e].props.extensionName);
+    }
+}
+
 VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, const struct vkl_log_sink *log) {
     uint32_t n = set->count;
     struct vkl_map_slot local[NAME_SLOTS];
@@ -85,15 +102,23 @@ VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, 
                 if (VK_API_VERSION_MAJOR(cv) < VK_API_VERSION_MAJOR(mv) ||
                     (VK_API_VERSION_MAJOR(cv) == VK_API_VERSION_MAJOR(mv) &&
                      VK_API_VERSION_MINOR(cv) < VK_API_VERSION_MINOR(mv))) {
+                    /* the Khronos loader's sentence (its users grep for it), then the names */
                     vkl_log(log, VKL_LOG_WARN | CAT,
-                            "meta-layer %s: uses API version %u.%u but component layer %s has %u.%u; layer skipped "
-                            "[LLP_LAYER_8]",
-                            meta->props.layerName, VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv), cn,
-                            VK_API_VERSION_MAJOR(cv), VK_API_VERSION_MINOR(cv));
+                            "verify_meta_layer_component_layers: Meta-layer uses API version %u.%u, but component "
+                            "layer %u has API version %u.%u that is lower.  Skipping this layer. (meta-layer %s, "
+                            "component layer %s) [LLP_LAYER_8]",
+                            VK_API_VERSION_MAJOR(mv), VK_API_VERSION_MINOR(mv), e, VK_API_VERSION_MAJOR(cv),
+                            VK_API_VERSION_MINOR(cv), meta->props.layerName, cn);
                     state[cur] = META_INVALID;
                     continue;
                 }
                 if (!c->is_meta) continue;
+                if (ci != cur)
+                    vkl_log(
+                        log, VKL_LOG_INFO | CAT,
+                        "verify_meta_layer_component_layers: Adding meta-layer %s which also contains meta-layer %s "
+                        "[RULE_LYR_META]",
+                        meta->props.layerName, cn);
                 if (state[ci] == META_OPEN) {
                     /* The Khronos loader's words: a meta-layer naming itself "lists itself", a longer
                      * cycle "recursively references itself". */
@@ -154,7 +179,15 @@ VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, 
             }
         }
     }
-    for (uint32_t i = 0; i < n; i++) valid[i] = !set->layers[i]->is_meta || state[i] == META_VALID;
+    for (uint32_t i = 0; i < n; i++) {
+        valid[i] = !set->layers[i]->is_meta || state[i] == META_VALID;
+        if (!valid[i]) /* the Khronos loader's sentence for the removal (DEBUG, as it logs it) */
+            vkl_log(log, VKL_LOG_DEBUG | CAT,
+                    "Removing meta-layer %s from instance layer list since it appears invalid. [LLP_LAYER_7]",
+                    set->layers[i]->props.layerName);
+        else if (set->layers[i]->is_meta)
+            log_component_extensions(set, &names, set->layers[i], log);
+    }
 out:
     vkl_map_finish(&names);
     free(state);

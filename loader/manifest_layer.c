@@ -410,6 +410,11 @@ static VkResult parse_layer(struct ctx *c, const struct vkl_json *obj, struct vk
      * active override layer. */
     const struct vkl_json *f;
     if ((f = vkl_json_get(obj, "override_paths")) != NULL) {
+        if (c->version < V(1, 1, 0)) /* the Khronos loader's sentence, at its threshold; ours follows */
+            vkl_log(c->log, VKL_LOG_WARN | CAT,
+                    "Layer \"%s\" contains meta-layer-specific override paths, but using older JSON file version. "
+                    "[RULE_LYR_OVERRIDE]",
+                    c->name);
         version_warn(c, "override_paths", V(1, 1, 1), "RULE_LYR_OVERRIDE");
         if ((r = string_array(c, f, "override_paths", &l->override_paths, &l->override_path_count)) != VK_SUCCESS)
             goto out;

@@ -274,6 +274,20 @@ TEST(LayerManifest, OverrideFields) {
     EXPECT_EQ(r->L().app_key_count, 1u);
 }
 
+// override_paths in a file older than 1.1.1: used, with the Khronos loader's sentence (its users
+// grep for it) besides ours (RULE_LYR_OVERRIDE).
+TEST(LayerManifest, OverridePathsInAnOlderFileNamedInTheKhronosSentence) {
+    auto r = Parse(File("1.0.1", Layer(", \"component_layers\": [\"VK_LAYER_x\"], \"override_paths\": [\"/p1\"], "
+                                       "\"disable_environment\": {\"D\": \"1\"}",
+                                       "VK_LAYER_LUNARG_override", "")),
+                   true);
+    ASSERT_EQ(r->f.count, 1u);
+    EXPECT_EQ(r->L().override_path_count, 1u);
+    EXPECT_TRUE(r->Logged("Layer \"VK_LAYER_LUNARG_override\" contains meta-layer-specific override paths, but using "
+                          "older JSON file version."));
+    EXPECT_TRUE(r->Logged("field 'override_paths' needs file_format_version 1.1.1"));
+}
+
 // RULE_LYR_MANIFEST_V1_1_2: pre_instance_functions.
 TEST(LayerManifest, PreInstanceFunctions) {
     std::string pre = ", \"disable_environment\": {\"D\": \"1\"}, \"pre_instance_functions\": "

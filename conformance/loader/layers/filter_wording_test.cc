@@ -302,6 +302,44 @@ TEST(LoaderWording, InvalidMetaLayers) {
       << r.err;
 }
 
+// Meta-layers in the Khronos loader's sentences, which its users grep for: the removal of an invalid
+// one, a component older than the meta-layer, a meta-layer among the components, and each component
+// extension the meta-layer offers (DEBUG).
+TEST(LoaderWording, MetaLayerSentences) {
+  VKT_POLICY("RULE_LOG_FORMAT", "LLP_LAYER_7", "LLP_LAYER_8", "RULE_LYR_META");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  AddMockLayer(s, "VK_LAYER_VKT_comp_dev", false, Location::kXdgDataDirs, "v2_gpdpa",
+               ", \"device_extensions\": [{\"name\": \"VK_EXT_vkt_comp_ext\", \"spec_version\": \"1\"}]", "", "1.2.1");
+  const Layer& old = s.AddLayer("VK_LAYER_VKT_comp_old", "v2_gpdpa");
+  s.WriteLayerManifest(Location::kXdgDataDirs, false, "old.json",
+                       LayerManifest("1.2.1", {LayerObject(old.name, old.library, "", "1.1.0")}));
+  s.WriteLayerManifest(
+      Location::kXdgDataDirs, false, "metas.json",
+      LayerManifest(
+          "1.1.1", {LayerObject("VK_LAYER_VKT_meta_inner", "", ", \"component_layers\": [\"VK_LAYER_VKT_comp_dev\"]"),
+                    LayerObject("VK_LAYER_VKT_meta_outer", "", ", \"component_layers\": [\"VK_LAYER_VKT_meta_inner\"]"),
+                    LayerObject("VK_LAYER_VKT_meta_newer", "", ", \"component_layers\": [\"VK_LAYER_VKT_comp_old\"]",
+                                "1.3.0")}));
+  ProbeResult r = RunProbe(s, {"instance-layers"});
+  EXPECT_TRUE(LoggedAs(r, "WARNING",
+                       "verify_meta_layer_component_layers: Meta-layer uses API version 1.3, but component layer 0 has "
+                       "API version 1.1 that is lower.  Skipping this layer."))
+      << r.err;
+  EXPECT_TRUE(LoggedAs(
+      r, "DEBUG", "Removing meta-layer VK_LAYER_VKT_meta_newer from instance layer list since it appears invalid."))
+      << r.err;
+  EXPECT_TRUE(LoggedAs(r, "INFO",
+                       "verify_meta_layer_component_layers: Adding meta-layer VK_LAYER_VKT_meta_outer which also "
+                       "contains meta-layer VK_LAYER_VKT_meta_inner"))
+      << r.err;
+  EXPECT_TRUE(LoggedAs(r, "DEBUG",
+                       "Meta-layer VK_LAYER_VKT_meta_inner component layer VK_LAYER_VKT_comp_dev adding device "
+                       "extension VK_EXT_vkt_comp_ext"))
+      << r.err;
+}
+
 // A layer VK_INSTANCE_LAYERS names that is not installed: an ERROR line in the Khronos loader's
 // words; vkCreateInstance goes on without it.
 TEST(LoaderWording, InstanceLayersNamesAMissingLayer) {

@@ -141,6 +141,25 @@ TEST_F(OverrideLayer, PathsBlacklistAndComponents) {
   EXPECT_EQ(CreateResult(off), "VK_SUCCESS") << off.Describe();
 }
 
+// The override layer in the Khronos loader's sentences, which its users grep for: each override
+// path, each blacklisted layer removed, and VK_LAYER_PATH ignored (RULE_LYR_OVERRIDE, LLP_LOADER_12).
+TEST_F(OverrideLayer, KhronosSentences) {
+  VKT_POLICY("RULE_LYR_OVERRIDE", "LLP_LOADER_12", "RULE_LOG_FORMAT");
+  s_.SetEnv("VK_LAYER_PATH", "/nonexistent/vkt_layer_path");
+  ProbeResult r = Run("VK_LAYER_MOCK_in_override_path");
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_FALSE(r.LogLines("Override layer has override path ").empty()) << r.Describe();
+  EXPECT_FALSE(r.LogLines("loader_remove_layers_in_blacklist: Override layer is active and layer "
+                          "VK_LAYER_MOCK_blacklisted is in the blacklist inside of it. Removing that layer from "
+                          "current layer list.")
+                   .empty())
+      << r.Describe();
+  EXPECT_FALSE(r.LogLines("Ignoring VK_LAYER_PATH. The Override layer is active and has override paths set, which "
+                          "takes priority. VK_LAYER_PATH is set to /nonexistent/vkt_layer_path")
+                   .empty())
+      << r.Describe();
+}
+
 TEST_F(OverrideLayer, PlacedAfterEveryOtherImplicitLayer) {
   VKT_POLICY("LLP_LOADER_11", "RULE_LYR_OVERRIDE");
   ProbeResult r = Run();
