@@ -258,6 +258,9 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
     /* RULE_ENV_ELEVATED_INSTANCE_LAYERS */
     const char *il = vkl_env_is_elevated() ? NULL : vkl_getenv("VK_INSTANCE_LAYERS");
     VkResult r = il != NULL ? vkl_path_list_split(il, strlen(il), ':', &env_names) : VK_SUCCESS;
+    if (il != NULL) /* the Khronos loader's sentence for the settings-file path */
+        vkl_log(a->log, VKL_LOG_WARN | CAT,
+                "env var 'VK_INSTANCE_LAYERS' defined and adding layers: %s [RULE_LYR_ENV_INSTANCE_LAYERS]", il);
     /* the application's names (all valid: checked above), one map for every layer's lookup */
     struct vkl_map_slot app_local[NAME_SLOTS];
     struct vkl_map app;
@@ -274,8 +277,12 @@ static VkResult settings_activate(struct act *a, const struct vkl_settings *st, 
             why = "implicit layer";
         else if (vkl_strlist_contains(&env_names, name))
             why = "VK_INSTANCE_LAYERS";
-        else if (!l->is_implicit && vkl_filter_match(&set->enable, name))
+        else if (!l->is_implicit && vkl_filter_match(&set->enable, name)) {
             why = "VK_LOADER_LAYERS_ENABLE";
+            vkl_log(a->log, VKL_LOG_WARN | CAT,
+                    "Layer \"%s\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE' [RULE_LYR_FILTER_ENABLE]",
+                    name);
+        }
         if (why == NULL && vkl_map_find_str(&app, name) != NULL) why = "the application";
         if (why != NULL) r = act_add(a, l, 0, why);
     }

@@ -21,7 +21,8 @@
  * most 16 entries; an entry is one number or an inclusive range "lo:hi" (also "lo-hi"), numbers
  * decimal or 0x-hex (strtoul base 0, as the Khronos loader parses them). A device is visible when
  * every variable that holds at least one valid entry has an entry containing its ID; a driver ID
- * that cannot be read (no VkPhysicalDeviceDriverProperties) never matches. A group with a hidden
+ * the application could not read (Vulkan 1.0 without VK_KHR_get_physical_device_properties2) never
+ * matches. A group with a hidden
  * member is hidden. The variables are secure (ignored when elevated, env.c).
  *
  * Sorting (Linux, [App] "Physical Device Ordering", spec 7.9), unless VK_LOADER_DISABLE_SELECT is
@@ -167,14 +168,19 @@ static void pd_info_fill(struct vkl_instance *inst, struct pd_info *d, bool want
     memcpy(d->name, props.deviceName, sizeof(d->name));
     vkl_name_checked(&inst->log, ii->driver, "vkGetPhysicalDeviceProperties (deviceName)", d->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = '\0';
-    if (!(want_pci || want_driver_id) || !pd2_usable(inst, ii, props.apiVersion)) return;
+    if (!(want_pci || want_driver_id) || ii->disp.GetPhysicalDeviceProperties2 == NULL) return;
+    bool usable = pd2_usable(inst, ii, props.apiVersion);
     bool pci_ext = false, drv_ext = false;
-    if (want_pci) device_exts(inst, d->p, &pci_ext, &drv_ext);
-    /* The driver ID is asked whenever the query is usable: an implementation leaves a structure it
-     * does not know untouched (driverID 0, which no filter names), as the Khronos loader relies on
-     * (VK_LOADER_DRIVER_ID_FILTER). */
-    bool drv = want_driver_id;
-    bool pci = want_pci && pci_ext;
+    if (want_pci && usable) device_exts(inst, d->p, &pci_ext, &drv_ext);
+    /* VK_LOADER_DRIVER_ID_FILTER reads the driver ID the application itself could read: through
+     * vkGetPhysicalDeviceProperties2 when the apiVersion that reached the terminator is 1.1 or more
+     * or the application enabled VK_KHR_get_physical_device_properties2 (the Khronos loader's
+     * rule); otherwise the ID is unknown and no filter matches it. An implementation leaves a
+     * structure it does not know untouched (driverID 0, which no filter names) (RULE_PHYSDEV_ID_FILTER). */
+    bool drv = want_driver_id &&
+               (at_least_1_1(inst->term_api_version) ||
+                vkl_instance_extension_enabled(inst, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME));
+    bool pci = want_pci && usable && pci_ext;
     if (!drv && !pci) return;
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     VkPhysicalDevicePCIBusInfoPropertiesEXT pb = {.sType =

@@ -275,6 +275,22 @@ TEST(PhysicalDeviceIdFilter, DriverIdRangeAndValue) {
   EXPECT_EQ(Sorted(r.DeviceNames()), (Names{"d1", "d16", "d2"})) << r.Describe();
 }
 
+// The driver ID is the one the application could read: a Vulkan 1.0 application that did not
+// enable VK_KHR_get_physical_device_properties2 cannot, so VK_LOADER_DRIVER_ID_FILTER matches no
+// device there; enabling the extension makes the same filter match (the Khronos loader's rule).
+TEST(PhysicalDeviceIdFilter, DriverIdUnknownToAVulkan10Application) {
+  VKT_POLICY("RULE_PHYSDEV_ID_FILTER");
+  Sandbox s;
+  AddDriver(s, "a", FourDevices());
+  s.SetEnv("VK_LOADER_DRIVER_ID_FILTER", "1:4");
+  ProbeResult old = RunProbe(s, {"create-instance:api=1.0", "devices", "destroy-instance"});
+  ASSERT_EQ(CreateResult(old), "VK_SUCCESS") << old.Describe();
+  EXPECT_TRUE(old.DeviceNames().empty()) << old.Describe();
+  ProbeResult ext =
+      RunProbe(s, {"create-instance:ext=VK_KHR_get_physical_device_properties2", "devices", "destroy-instance"});
+  EXPECT_EQ(ext.DeviceNames().size(), 4u) << ext.Describe();
+}
+
 TEST(PhysicalDeviceIdFilter, FiltersCombineCumulatively) {
   VKT_POLICY("RULE_PHYSDEV_ID_FILTER");
   Sandbox s;

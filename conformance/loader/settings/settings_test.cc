@@ -713,6 +713,14 @@ TEST_F(SettingsCombination, AutoFollowsInstanceLayersAndTheLayerFilters) {
     ProbeResult r = RunFresh();
     EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << what << "\n" << r.Describe();
     EXPECT_EQ(Chain(), c.chain) << what << "\n" << r.Describe();
+    // the variables in the Khronos loader's sentences, which its users grep for
+    if (c.env.size() == 1 && c.env[0].first == "VK_INSTANCE_LAYERS") {
+      EXPECT_FALSE(r.LogLines("env var 'VK_INSTANCE_LAYERS' defined and adding layers: " + ex).empty()) << r.Describe();
+    }
+    if (c.env.size() == 1 && c.env[0].first == "VK_LOADER_LAYERS_ENABLE") {
+      EXPECT_FALSE(r.LogLines("Layer \"" + ex + "\" forced enabled due to env var 'VK_LOADER_LAYERS_ENABLE'").empty())
+          << r.Describe();
+    }
     for (const auto& kv : c.env) s_.UnsetEnv(kv.first);
   }
 }
