@@ -622,8 +622,12 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     const VkDeviceCreateInfo *outer = vkl_device_set_requested(pCreateInfo);
     if (inst->layer_lib_count > 0) /* the device chain: layers, then the driver (LLP_LOADER_9) */
         r = vkl_layer_chain_create_device(inst, vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
-    else
+    else {
+        struct vkl_chain_device_state chain_state; /* a layer's own device made inside its chain */
+        vkl_layer_chain_device_suspend(&chain_state);
         r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
+        vkl_layer_chain_device_resume(&chain_state);
+    }
     vkl_device_set_requested(outer);
     unpatch_groups(&ci, &gp);
     /* The application's extension list is the one vkGetDeviceProcAddr answers for (the chain may have

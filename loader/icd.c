@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -42,6 +41,20 @@ static const char *manifest_file_name(const char *path) {
 }
 
 static pthread_mutex_t g_driver_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The drivers' spare per-instance records (struct vkl_driver `spare`). A leaf: nothing else is locked
+ * and no foreign code runs under it. A mutex rather than an atomic exchange: both ThreadSanitizer and
+ * Valgrind's helgrind/DRD see the hand-over from the vkDestroyInstance that keeps a record to the
+ * vkCreateInstance that reuses it on another thread (helgrind does not model C11 atomics and
+ * reported every reuse as a race, docs/architecture.md "Concurrency"). */
+static pthread_mutex_t g_spare_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct vkl_icd_instance *vkl_driver_spare_swap(struct vkl_driver *d, struct vkl_icd_instance *ii) {
+    pthread_mutex_lock(&g_spare_lock);
+    struct vkl_icd_instance *old = d->spare;
+    d->spare = ii;
+    pthread_mutex_unlock(&g_spare_lock);
+    return old;
+}
 
 /* A driver of the manifest cache (manifest_cache.h): the cache entry (path, identity, verdict,
  * captured error line, references, stale flag) and the driver record. Cached drivers keep their
@@ -156,7 +169,7 @@ static void driver_unload(struct vkl_driver *d) {
 }
 
 static void driver_free_fields(struct vkl_driver *d) {
-    free(atomic_exchange(&d->spare, NULL)); /* allocated by the default allocator (malloc) */
+    free(vkl_driver_spare_swap(d, NULL)); /* allocated by the default allocator (malloc) */
     driver_unload(d);
     if (d->lib == NULL) free(d->lib_path); /* a corrupt image's record keeps its path (g_poisoned) */
     vkl_icd_manifest_finish(&d->manifest);

@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "loader/internal/direct_driver.h"
@@ -459,7 +458,7 @@ PFN_vkVoidFunction vkl_term_global_proc(const char *name) {
  * faults and 2 brk per pair, docs/performance.md round seven). One record per driver at most. */
 static struct vkl_icd_instance *icd_instance_alloc(const struct vkl_alloc *a, struct vkl_driver *d) {
     if (!a->app) {
-        struct vkl_icd_instance *ii = atomic_exchange(&d->spare, NULL);
+        struct vkl_icd_instance *ii = vkl_driver_spare_swap(d, NULL);
         if (ii != NULL) {
             memset(ii, 0, sizeof(*ii));
             return ii;
@@ -469,7 +468,7 @@ static struct vkl_icd_instance *icd_instance_alloc(const struct vkl_alloc *a, st
 }
 
 static void icd_instance_free(const struct vkl_alloc *a, struct vkl_icd_instance *ii) {
-    if (!a->app) ii = atomic_exchange(&ii->driver->spare, ii); /* the one it replaces, if any, is freed */
+    if (!a->app) ii = vkl_driver_spare_swap(ii->driver, ii); /* the one it replaces, if any, is freed */
     if (ii != NULL) vkl_free(a, ii);
 }
 

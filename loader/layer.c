@@ -7,6 +7,7 @@
  * §5.5.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -224,6 +225,11 @@ static VkResult scan(const struct vkl_log_sink *log, bool implicit, struct vkl_l
         VkResult fr;
         struct layer_file *f = file_get(log, files.items[i], implicit, VKL_FILE_REGULAR, &fr);
         if (f == NULL) {
+            /* The search listed it as a regular file, yet it cannot be opened (no read permission, or
+             * gone since): said, as for a driver manifest (LDP_DRIVER_4), never dropped silently. */
+            if (fr == VK_SUCCESS)
+                vkl_log(log, VKL_LOG_WARN | CAT, "layer manifest %s: cannot be read (%s); file skipped [LLP_LAYER_6]",
+                        files.items[i], strerror(errno));
             r = fr;
             continue;
         }

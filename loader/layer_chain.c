@@ -439,7 +439,18 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
                                          const VkAllocationCallbacks *pAllocator, VkInstance *pInstance) {
     uint32_t n = inst->layer_lib_count;
     *pInstance = (VkInstance)(void *)inst;
-    if (n == 0) return vkl_term_CreateInstance(pCreateInfo, pAllocator, pInstance);
+    if (n == 0) {
+        /* No layers: an instance a layer creates from inside another instance's chain on this thread
+         * (RULE_THREADS_REENTRY) is not that chain's, so its terminator does not check against it. */
+        struct vkl_instance *outer_creating = t_creating_instance;
+        bool outer_named = t_instance_culprit_named;
+        t_creating_instance = NULL;
+        t_instance_culprit_named = false;
+        VkResult lr = vkl_term_CreateInstance(pCreateInfo, pAllocator, pInstance);
+        t_creating_instance = outer_creating;
+        t_instance_culprit_named = outer_named;
+        return lr;
+    }
 
     VkResult r;
     const char **names = NULL;
@@ -488,11 +499,15 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
         r = VK_ERROR_INITIALIZATION_FAILED;
         goto out;
     }
+    /* A layer may create an instance of its own from inside this chain, on this thread
+     * (RULE_THREADS_REENTRY): the nested creation restores the outer one's state when it returns. */
+    struct vkl_instance *outer_creating = t_creating_instance;
+    bool outer_instance_named = t_instance_culprit_named;
     t_creating_instance = inst;
     t_instance_culprit_named = false;
     r = create(&ci, pAllocator, pInstance);
-    t_creating_instance = NULL;
-    t_instance_culprit_named = false;
+    t_creating_instance = outer_creating;
+    t_instance_culprit_named = outer_instance_named;
     if (r == VK_ERROR_EXTENSION_NOT_PRESENT)
         vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
                 "vkCreateInstance: a layer returned VK_ERROR_EXTENSION_NOT_PRESENT for extensions the loader "
@@ -631,6 +646,9 @@ static VkResult create_device_chain(struct vkl_instance *inst, uint32_t first, V
     VkDeviceCreateInfo ci = *pCreateInfo;
     ci.pNext = &data;
     *pDevice = (VkDevice)(void *)&t_device_sentinel;
+    /* As for instances: a device a layer creates from inside this chain (RULE_THREADS_REENTRY) runs
+     * its own check and gives this one back its state. */
+    bool outer_check = t_device_check, outer_named = t_device_culprit_named;
     t_device_check = true;
     t_device_culprit_named = false;
     struct term_devices made = {.count = 0};
@@ -638,8 +656,8 @@ static VkResult create_device_chain(struct vkl_instance *inst, uint32_t first, V
     t_term_devices = &made;
     r = create(term_pd, &ci, pAllocator, pDevice);
     t_term_devices = outer;
-    t_device_check = false;
-    t_device_culprit_named = false;
+    t_device_check = outer_check;
+    t_device_culprit_named = outer_named;
     if (r != VK_SUCCESS) {
         release_term_devices(inst, &made, r);
         goto out;
@@ -761,6 +779,21 @@ static VKAPI_ATTR void VKAPI_CALL layer_destroy_device(VkDevice device, const Vk
         struct vkl_alloc a = dev->alloc;
         vkl_free(&a, dev);
     }
+}
+
+void vkl_layer_chain_device_suspend(struct vkl_chain_device_state *saved) {
+    saved->check = t_device_check;
+    saved->named = t_device_culprit_named;
+    saved->made = t_term_devices;
+    t_device_check = false;
+    t_device_culprit_named = false;
+    t_term_devices = NULL;
+}
+
+void vkl_layer_chain_device_resume(const struct vkl_chain_device_state *saved) {
+    t_device_check = saved->check;
+    t_device_culprit_named = saved->named;
+    t_term_devices = saved->made;
 }
 
 bool vkl_layer_chain_check_device(VkDevice *pDevice) {

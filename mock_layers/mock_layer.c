@@ -90,6 +90,11 @@ static int scenario_apply(const char *text) {
     const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pre, "add_layer");
     if (cJSON_IsString(pl)) snprintf(g_sc.pre_add_layer, sizeof(g_sc.pre_add_layer), "%s", pl->valuestring);
     g_sc.pre_no_call_down = jbool(pre, "no_call_down");
+    const cJSON *re = cJSON_GetObjectItemCaseSensitive(doc, "reenter");
+    g_sc.reenter_instance = jbool(re, "instance");
+    g_sc.reenter_device = jbool(re, "device");
+    const cJSON *rl = cJSON_GetObjectItemCaseSensitive(re, "loader");
+    if (cJSON_IsString(rl)) snprintf(g_sc.reenter_loader, sizeof(g_sc.reenter_loader), "%s", rl->valuestring);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "misbehave");
     set_switches(m, k_misbehave_switches, sizeof(k_misbehave_switches) / sizeof(k_misbehave_switches[0]));
     const cJSON *nv = cJSON_GetObjectItemCaseSensitive(m, "negotiate_version");

@@ -177,6 +177,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateDevice(VkPhysicalDevice pd, const VkD
             ci = &added;
         }
     }
+    if (sc.reenter_device) reenter(&sc, true);
     const void *outer_link = atomic_load_explicit(&g_unadvanced_device_link, memory_order_relaxed);
     if (sc.no_advance_link) atomic_store_explicit(&g_unadvanced_device_link, found->u.pLayerInfo, memory_order_relaxed);
     VkResult r = next_create(below, ci, a, pDevice);

@@ -62,6 +62,71 @@ static void call_globals(PFN_vkGetInstanceProcAddr next_gipa) {
     pthread_mutex_unlock(&g_lock);
 }
 
+/* "reenter": a layer that uses Vulkan itself while the loader is creating an instance or a device
+ * through it (a layer creating a helper instance / device of its own; docs/architecture.md
+ * "Re-entry", RULE_THREADS_REENTRY). The loader's exported vkGetInstanceProcAddr is found in the
+ * library the scenario names (already loaded by the application). The creation it makes loads
+ * this layer again, on the same thread: it re-enters once per thread, not forever. Records
+ * {"call": "reenter_instance" | "reenter_device", "loader_found", "instance": VkResult, and for a
+ * device "physical_devices": VkResult, "device": VkResult, "gdpa": the device's vkGetDeviceQueue
+ * resolved, "queue": a queue came back}. */
+static _Thread_local bool t_reentered;
+
+void reenter(const struct scenario *sc, bool device) {
+    if (t_reentered) return;
+    cJSON *o = cJSON_CreateObject();
+    void *lib = dlopen(sc->reenter_loader, RTLD_NOW | RTLD_NOLOAD);
+    cJSON_AddBoolToObject(o, "loader_found", lib != NULL);
+    if (lib != NULL) {
+        t_reentered = true;
+        PFN_vkGetInstanceProcAddr gipa = (PFN_vkGetInstanceProcAddr)dlsym(lib, "vkGetInstanceProcAddr");
+        PFN_vkCreateInstance create = gipa ? (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance") : NULL;
+        VkInstanceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        VkInstance inst = VK_NULL_HANDLE;
+        VkResult r = create ? create(&ci, NULL, &inst) : VK_ERROR_INITIALIZATION_FAILED;
+        cJSON_AddNumberToObject(o, "instance", r);
+        if (r == VK_SUCCESS && device) {
+            PFN_vkEnumeratePhysicalDevices enumerate =
+                (PFN_vkEnumeratePhysicalDevices)gipa(inst, "vkEnumeratePhysicalDevices");
+            PFN_vkCreateDevice create_device = (PFN_vkCreateDevice)gipa(inst, "vkCreateDevice");
+            PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)gipa(inst, "vkGetDeviceProcAddr");
+            VkPhysicalDevice pd = VK_NULL_HANDLE;
+            uint32_t count = 1;
+            VkResult pr = enumerate ? enumerate(inst, &count, &pd) : VK_ERROR_INITIALIZATION_FAILED;
+            cJSON_AddNumberToObject(o, "physical_devices", pr);
+            if ((pr == VK_SUCCESS || pr == VK_INCOMPLETE) && count > 0 && create_device != NULL && gdpa != NULL) {
+                float priority = 1.0f;
+                VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                             .queueCount = 1,
+                                             .pQueuePriorities = &priority};
+                VkDeviceCreateInfo dci = {
+                    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
+                VkDevice dev = VK_NULL_HANDLE;
+                VkResult dr = create_device(pd, &dci, NULL, &dev);
+                cJSON_AddNumberToObject(o, "device", dr);
+                if (dr == VK_SUCCESS) {
+                    PFN_vkGetDeviceQueue get_queue = (PFN_vkGetDeviceQueue)gdpa(dev, "vkGetDeviceQueue");
+                    PFN_vkDestroyDevice destroy_device = (PFN_vkDestroyDevice)gdpa(dev, "vkDestroyDevice");
+                    VkQueue queue = VK_NULL_HANDLE;
+                    if (get_queue != NULL) get_queue(dev, 0, 0, &queue);
+                    cJSON_AddBoolToObject(o, "gdpa", get_queue != NULL);
+                    cJSON_AddBoolToObject(o, "queue", queue != VK_NULL_HANDLE);
+                    if (destroy_device != NULL) destroy_device(dev, NULL);
+                }
+            }
+        }
+        if (r == VK_SUCCESS) {
+            PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance");
+            if (destroy != NULL) destroy(inst, NULL);
+        }
+        t_reentered = false;
+        dlclose(lib);
+    }
+    pthread_mutex_lock(&g_lock);
+    record(device ? "reenter_device" : "reenter_instance", o);
+    pthread_mutex_unlock(&g_lock);
+}
+
 static _Atomic(const void *) g_unadvanced_instance_link;
 _Atomic(const void *) g_unadvanced_device_link;
 
@@ -110,6 +175,7 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *
     PFN_vkCreateInstance next_create = (PFN_vkCreateInstance)next_gipa(VK_NULL_HANDLE, "vkCreateInstance");
     if (next_create == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     if (sc.call_globals) call_globals(next_gipa);
+    if (sc.reenter_instance) reenter(&sc, false);
     if (!sc.no_advance_link) found->u.pLayerInfo = found->u.pLayerInfo->pNext;
     if (sc.clobber_instance) *pInstance = (VkInstance)(uintptr_t)g_clobbered_instance;
     if (sc.no_call_down) return VK_SUCCESS;

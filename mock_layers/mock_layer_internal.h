@@ -86,6 +86,11 @@ struct scenario {
     char pre_add_extension[VK_MAX_EXTENSION_NAME_SIZE]; /* "": none */
     char pre_add_layer[VK_MAX_EXTENSION_NAME_SIZE];     /* "": none */
     bool pre_no_call_down;
+    /* "reenter": calls back into the loader from inside its own vkCreateInstance ("instance") or
+     * vkCreateDevice ("device"), before calling down, through the loader library at "loader"
+     * (found with dlopen RTLD_NOLOAD); records "reenter_instance" / "reenter_device" */
+    bool reenter_instance, reenter_device;
+    char reenter_loader[PATH_MAX];
     char calls_file[PATH_MAX];
 };
 
@@ -236,6 +241,8 @@ VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceProperties2KHR(VkPhysicalDevic
 VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceFeatures(VkPhysicalDevice pd, VkPhysicalDeviceFeatures *p);
 VKAPI_ATTR void VKAPI_CALL layer_GetPhysicalDeviceMemoryProperties(VkPhysicalDevice pd,
                                                                    VkPhysicalDeviceMemoryProperties *p);
+
+void reenter(const struct scenario *sc, bool device);
 
 /* ---- mock_layer_device.c */
 extern const PFN_vkVoidFunction g_device_function_slots[FN_SLOTS];

@@ -179,10 +179,14 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL layer_GetDeviceProcAddr(VkDevice device
             record("vkGetDeviceProcAddr", o);
         }
     }
+    /* The device's record is read under the lock (another thread may be adding or removing records
+     * of other devices: conformance/loader:threads_test under ThreadSanitizer); the next layer is
+     * asked after it is released. */
+    const struct dev_data *d = f != NULL || wrap ? NULL : dev_find(device);
+    PFN_vkGetDeviceProcAddr next = d != NULL ? d->next_gdpa : NULL;
     pthread_mutex_unlock(&g_lock);
     if (f != NULL || wrap) return f; /* a wrapping mock offers no device command it cannot unwrap */
-    struct dev_data *d = dev_find(device);
-    return d && d->next_gdpa ? d->next_gdpa(device, name) : NULL;
+    return next != NULL ? next(device, name) : NULL;
 }
 
 __attribute__((unused)) static VKAPI_ATTR VkResult VKAPI_CALL layer_Negotiate(VkNegotiateLayerInterface *ni) {

@@ -16,6 +16,10 @@
  *                        real ones.
  *   VKT_FSSHIM_STDERR    file to which every byte written to stderr through fputs or fputc is
  *                        appended as well (the calls the documents name for loader log lines).
+ *   VKT_FSSHIM_EACCES    "PATH;PATH...": fopen() and access() of exactly these paths (as the
+ *                        loader asks for them, before mapping) fail with EACCES, as a file the
+ *                        process may not read does for a user without the permission (the tests
+ *                        run as root, which reads any file).
  *   VKT_FSSHIM_OPENDIR_PREFIX  "1": opendir() of a mapped path that is not a directory opens the
  *                        nearest directory above it inside the mapping instead of failing, as the
  *                        Khronos loader's test framework does (its folder lookup matches any path
@@ -24,6 +28,7 @@
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -44,6 +49,7 @@ static const char *g_log;
 static const char *g_stderr_copy;
 static int g_elevated;
 static int g_opendir_prefix;
+static const char *g_eacces;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init(void) {
@@ -54,6 +60,7 @@ static void init(void) {
   g_elevated = e != NULL && strcmp(e, "1") == 0;
   const char *op = getenv("VKT_FSSHIM_OPENDIR_PREFIX");
   g_opendir_prefix = op != NULL && strcmp(op, "1") == 0;
+  g_eacces = getenv("VKT_FSSHIM_EACCES");
   if (m == NULL) return;
   char *copy = strdup(m);
   if (copy == NULL) return;
@@ -102,6 +109,27 @@ static void note(const char *call, const char *path) {
 
 static void *next(const char *name) { return dlsym(RTLD_NEXT, name); }
 
+/* Whether `path` is one of VKT_FSSHIM_EACCES's entries (then errno is EACCES). */
+static int denied(const char *call, const char *path) {
+  pthread_once(&g_once, init);
+  if (g_eacces == NULL || path == NULL) return 0;
+  size_t n = strlen(path);
+  for (const char *p = g_eacces; *p != '\0';) {
+    const char *end = strchr(p, ';');
+    size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+    if (len == n && n > 0 && strncmp(p, path, n) == 0) {
+      char what[64];
+      snprintf(what, sizeof(what), "%s-denied", call);
+      note(what, path);
+      errno = EACCES;
+      return 1;
+    }
+    if (end == NULL) break;
+    p = end + 1;
+  }
+  return 0;
+}
+
 #define REDIRECT(call, path)                                             \
   char redirect_buf_[4096];                                              \
   const char *m_ = mapped((path), redirect_buf_, sizeof(redirect_buf_)); \
@@ -131,18 +159,21 @@ __attribute__((visibility("default"))) DIR *opendir(const char *path) {
 }
 
 __attribute__((visibility("default"))) int access(const char *path, int mode) {
+  if (denied("access", path)) return -1;
   REDIRECT("access", path);
   int (*real)(const char *, int) = (int (*)(const char *, int))next("access");
   return real(path, mode);
 }
 
 __attribute__((visibility("default"))) FILE *fopen(const char *path, const char *mode) {
+  if (denied("fopen", path)) return NULL;
   REDIRECT("fopen", path);
   FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) next("fopen");
   return real(path, mode);
 }
 
 __attribute__((visibility("default"))) FILE *fopen64(const char *path, const char *mode) {
+  if (denied("fopen", path)) return NULL;
   REDIRECT("fopen", path);
   FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) next("fopen64");
   return real(path, mode);

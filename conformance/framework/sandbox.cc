@@ -630,7 +630,7 @@ ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& ste
   std::vector<std::string> env;
   for (const auto& kv : sandbox.env()) env.push_back(kv.first + "=" + kv.second);
   // Sanitizer runtime options are not Vulkan state: pass them through.
-  for (const char* v : {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"})
+  for (const char* v : {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"})
     if (getenv(v) && !sandbox.env().count(v)) env.push_back(std::string(v) + "=" + getenv(v));
 
   std::vector<char*> argv, envp;
@@ -677,11 +677,12 @@ ProbeResult RunProbe(const Sandbox& sandbox, const std::vector<std::string>& ste
   result.exit_status = WaitChild(pid, options.timeout_seconds);
   result.out = ReadFileText(out_path);
   result.err = ReadFileText(err_path);
-  // Under --config=asan/ubsan the probe (and our loader) are instrumented: a sanitizer report in
+  // Under --config=asan/ubsan/tsan the probe (and our loader) are instrumented: a sanitizer report in
   // the child is a failure of the test even when the steps' results look right (most tests do not
   // look at the exit status or stderr).
-  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-                             "SUMMARY: UndefinedBehaviorSanitizer", "Sanitizer has encountered a fatal error"}) {
+  for (const char* marker :
+       {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "SUMMARY: UndefinedBehaviorSanitizer",
+        "WARNING: ThreadSanitizer", "FATAL: ThreadSanitizer", "Sanitizer has encountered a fatal error"}) {
     size_t at = result.err.find(marker);
     if (at == std::string::npos) continue;
     size_t from = result.err.rfind("=================", at);

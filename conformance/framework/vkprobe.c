@@ -128,6 +128,7 @@ static const struct step kSteps[] = {
     {.name = "external-queries", .text = step_external_queries, .or_empty = false},
     {.name = "queue-families", .text = step_queue_families, .or_empty = false},
     {.name = "create-device", .edit = step_create_device, .or_empty = true},
+    {.name = "threads-devices", .edit = step_threads_devices, .or_empty = true},
     {.name = "gipa", .text = step_gipa_instance, .or_empty = true},
     {.name = "gipa-null", .text = step_gipa_null, .or_empty = true},
     {.name = "gdpa", .text = step_gdpa, .or_empty = true},

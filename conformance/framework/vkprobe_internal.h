@@ -122,6 +122,7 @@ void step_properties2(const char *arg);
 void step_external_queries(const char *arg);
 void step_queue_families(const char *arg);
 void step_create_device(char *arg);
+void step_threads_devices(char *arg); /* vkprobe_threads.c */
 PFN_vkGetDeviceProcAddr loader_gdpa(void);
 void step_gipa(const char *name, bool force_null);
 void step_messenger(void);

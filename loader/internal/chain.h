@@ -51,6 +51,15 @@ VkResult vkl_layer_chain_create_device(struct vkl_instance *inst, VkPhysicalDevi
                                        const VkDeviceCreateInfo *ci, const VkAllocationCallbacks *pAllocator,
                                        VkDevice *pDevice);
 bool vkl_layer_chain_check_device(VkDevice *pDevice);
+/* The per-thread state of a layered vkCreateDevice in progress on this thread, put aside while a
+ * layer creates a device of its own that has no layers (RULE_THREADS_REENTRY): that creation's
+ * terminator must not run the outer chain's *pDevice check nor join its list of terminator devices. */
+struct vkl_chain_device_state {
+    bool check, named;
+    void *made;
+};
+void vkl_layer_chain_device_suspend(struct vkl_chain_device_state *saved);
+void vkl_layer_chain_device_resume(const struct vkl_chain_device_state *saved);
 /* vkl_term_CreateDevice: the loader device record it made for a device chain in progress on this
  * thread (released again if the chain then fails). */
 void vkl_layer_chain_note_device(struct vkl_device *dev);

@@ -87,8 +87,9 @@ struct vkl_driver {
     uint32_t extension_count;
     /* One per-instance record of this driver (struct vkl_icd_instance, 2.7 KB: mostly its dispatch
      * table) kept from a destroyed instance for the next one created without application
-     * allocation callbacks (instance.c); freed with the entry. */
-    _Atomic(struct vkl_icd_instance *) spare;
+     * allocation callbacks (instance.c); freed with the entry. Read and written only through
+     * vkl_driver_spare_swap (icd.c: under a leaf mutex). */
+    struct vkl_icd_instance *spare;
 };
 
 /* The drivers usable for one call: search, parse (cached), filter, load and negotiate (cached). */
@@ -98,6 +99,8 @@ struct vkl_driver_set {
 };
 VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_set *out);
 void vkl_drivers_release(struct vkl_driver_set *set);
+/* Stores `ii` (NULL: none) as the driver's spare per-instance record and returns the one it held. */
+struct vkl_icd_instance *vkl_driver_spare_swap(struct vkl_driver *d, struct vkl_icd_instance *ii);
 bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name);
 const char *vkl_driver_name(const struct vkl_driver *d); /* manifest path, for logs */
 /* Drivers that lie (RULE_DRV_UNTRUSTED_ANSWERS, icd.c): a fill call gets a loader buffer one element

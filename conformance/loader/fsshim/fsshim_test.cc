@@ -143,6 +143,35 @@ TEST_F(FsShim, LayersFoundOnlyInTheFakeSystemDirectories) {
       << ReadFileText(log_path());
 }
 
+// A layer manifest the process may not read (EACCES from the shim's fopen: the tests run as root,
+// which reads any file) is skipped with a WARNING naming the file, as an unreadable driver manifest
+// is (LDP_DRIVER_4), instead of vanishing silently; the readable layer beside it still loads.
+TEST_F(FsShim, UnreadableLayerManifestIsLogged) {
+  VKT_POLICY("LLP_LAYER_6", "LLP_LOADER_1");
+  FakeDriver("/usr/share/vulkan/icd.d", "fsdrv");
+  FakeLayer("/usr/share/vulkan/explicit_layer.d", "VK_LAYER_VKT_fs_readable", false);
+  FakeLayer("/usr/share/vulkan/explicit_layer.d", "VK_LAYER_VKT_fs_denied", false);
+  const std::string denied = "/usr/share/vulkan/explicit_layer.d/VK_LAYER_VKT_fs_denied.json";
+  s_.SetEnv("VKT_FSSHIM_EACCES", denied);
+  s_.SetEnv("VK_LOADER_DEBUG", "warn");
+  ProbeResult r = Run({"instance-layers", "create-instance", "destroy-instance"});
+  // The loader asked for the file and was refused (our loader opens it; Debian's asks access() first).
+  EXPECT_TRUE(ShimSaw("fopen-denied", denied) || ShimSaw("access-denied", denied)) << ReadFileText(log_path());
+  EXPECT_EQ(LayerNames(r), Names{"VK_LAYER_VKT_fs_readable"}) << r.Describe();
+  EXPECT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  // One line at WARNING that names the file (our loader also says why and cites the policy).
+  std::vector<std::string> lines = r.LogLines(denied);
+  ASSERT_FALSE(lines.empty()) << "no log line names " << denied << "\n" << r.Describe();
+  if (LoaderName() == "ours") {
+    EXPECT_NE(lines[0].find("WARNING"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("layer manifest " + denied +
+                            ": cannot be read (Permission denied); file skipped "
+                            "[LLP_LAYER_6]"),
+              std::string::npos)
+        << lines[0];
+  }
+}
+
 TEST_F(FsShim, UserDirectoryBelowFakeHomeFound) {
   VKT_POLICY("LDP_LOADER_2", "RULE_DRV_SEARCH_ORDER");
   FakeDriver(std::string(kFakeHome) + "/.local/share/vulkan/icd.d", "fshome");
