@@ -61,6 +61,14 @@ __attribute__((noinline)) static PFN_vkVoidFunction gipa_rest(VkInstance instanc
     return if_dispatched(instance, c);
 }
 
+/* A device command of an instance extension (VK_EXT_debug_utils' object names and labels) exists
+ * only where the instance enabled that extension, through vkGetInstanceProcAddr as through
+ * vkGetDeviceProcAddr (RULE_GDPA_INSTANCE_EXTENSION; the Khronos loader answers the same). */
+__attribute__((noinline)) static PFN_vkVoidFunction gipa_instance_ext_device_cmd(VkInstance instance,
+                                                                                 const struct vkl_gen_cmd *c) {
+    return vkl_instance_extension_enabled(vkl_instance_from_handle(instance), c->extension) ? c->trampoline : NULL;
+}
+
 /* RULE_GIPA_SPEC */
 VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance, const char *pName) {
     if (pName == NULL) return NULL;
@@ -70,7 +78,8 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInst
     if (c == NULL) return gipa_unknown(instance, pName);
     if (instance != VK_NULL_HANDLE) {
         /* Device commands (the names asked for most) and core instance/physical-device commands. */
-        if (c->kind == VKL_GEN_CMD_DEVICE) return c->trampoline;
+        if (c->kind == VKL_GEN_CMD_DEVICE)
+            return c->instance_extension ? gipa_instance_ext_device_cmd(instance, c) : c->trampoline;
         if (c->kind != VKL_GEN_CMD_GLOBAL && c->core_version != 0) return if_dispatched(instance, c);
     }
     return gipa_rest(instance, c);

@@ -209,5 +209,23 @@ TEST(GdpaInstanceExtension, DebugUtilsDeviceCommandsFollowTheInstance) {
   EXPECT_TRUE(on.g[1]["non_null"].boolean()) << on.g[1].dump();
 }
 
+// The same gate through vkGetInstanceProcAddr: a device command of VK_EXT_debug_utils is NULL for
+// an instance that did not enable the extension; a device command of a device extension is not
+// gated there (RULE_GDPA_INSTANCE_EXTENSION).
+TEST(GdpaInstanceExtension, DebugUtilsDeviceCommandsThroughGetInstanceProcAddr) {
+  VKT_POLICY("RULE_GDPA_INSTANCE_EXTENSION", "RULE_GIPA_SPEC");
+  Sandbox s;
+  AddNamedDriver(s, "drv");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "gipa:" + std::string(kDebugUtilsName), "gipa:vkCmdDebugMarkerBeginEXT",
+                   "destroy-instance", "create-instance:ext=VK_EXT_debug_utils", "gipa:" + std::string(kDebugUtilsName),
+                   "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_FALSE(r.Step("gipa", 0)["non_null"].boolean(true)) << r.Describe();
+  EXPECT_TRUE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();
+  EXPECT_TRUE(r.Step("gipa", 2)["non_null"].boolean()) << r.Describe();
+}
+
 }  // namespace
 }  // namespace vkt
