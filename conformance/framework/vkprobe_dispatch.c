@@ -158,6 +158,12 @@ void step_bad_handle(const char *arg) {
      * bogus handle first and zeros after it. The loader must end the process on the handle before
      * it looks at anything else; one that does not validate crashes or returns (both visible). */
     void *sym = dlsym(g_loader, c);
+    /* a name the loader does not export (an extension's alias): from vkGetInstanceProcAddr, when a
+     * create-instance step made an instance */
+    if (sym == NULL && g_instance != VK_NULL_HANDLE) {
+      PFN_vkVoidFunction f = g_gipa(g_instance, c);
+      memcpy(&sym, &f, sizeof sym);
+    }
     if (sym == NULL) {
       emit_error("bad-handle", "unknown command");
       return;

@@ -300,6 +300,11 @@ def emit_dispatch_c(m):
 # --------------------------------------------------------------------------------------------------
 # vkl_gen_trampolines.c
 # --------------------------------------------------------------------------------------------------
+def alias_trampoline(m, name, c):
+    """Whether the alias `name` of command `c` has a generated trampoline of its own."""
+    return name != c.name and c.name not in m.custom.trampolines and not m.reg.names[name].exported
+
+
 def emit_trampolines(m):
     o = Out("vkl_gen_trampolines.c")
     o("#include <stddef.h>")
@@ -310,9 +315,8 @@ def emit_trampolines(m):
     o()
     o("/* Hand-written trampolines (custom_commands.txt) are declared in vkl_gen_dispatch.h. */")
     o()
-    for c in m.cmds:
-        if c.name in m.custom.trampolines:
-            continue
+    def trampoline(c, name, symbol, prefix):
+        """The trampoline of command `c` reached by `name` (an alias names itself in its messages)."""
         first = c.params[0].name
         call_ret = "" if c.ret == "void" else "return "
         # Handle validation (loader/internal/handles.h): every command but the command-buffer
@@ -321,19 +325,18 @@ def emit_trampolines(m):
         if c.kind == KIND_DEVICE:
             body = "%svkl_device_disp(%s)->%s(%s);" % (call_ret, first, c.name[2:], args(c))
             if not c.name.startswith("vkCmd"):
-                check = 'vkl_check_device_object(%s, "%s", "%s");' % (first, c.name, first)
+                check = 'vkl_check_device_object(%s, "%s", "%s");' % (first, name, first)
         elif c.kind == KIND_INSTANCE:
             body = "%svkl_instance_disp(%s)->%s(%s);" % (
                 call_ret, first, c.name[2:], args(c, "vkl_instance_next(%s)" % first))
-            check = 'vkl_check_instance(%s, "%s");' % (first, c.name)
+            check = 'vkl_check_instance(%s, "%s");' % (first, name)
         elif c.kind == KIND_PHYSDEV:
             body = "%svkl_physdev_disp(%s)->%s(%s);" % (
                 call_ret, first, c.name[2:], args(c, "vkl_physdev_next(%s)" % first))
-            check = 'vkl_check_physical_device(%s, "%s");' % (first, c.name)
+            check = 'vkl_check_physical_device(%s, "%s");' % (first, name)
         else:  # rejected in Model
             raise GenError("no trampoline for global command %s" % c.name)
-        prefix = "VKL_EXPORT " if m.exported(c) else "static "
-        lines = [proto(c, m.tramp_symbol(c), prefix) + " {"]
+        lines = [proto(c, symbol, prefix) + " {"]
         if check is not None:
             lines.append("    " + check)
         # Robust arguments (RULE_INST_ROBUST_ARGUMENTS): a NULL count pointer of a count/array
@@ -343,14 +346,25 @@ def emit_trampolines(m):
         if cp is not None:
             if c.ret == "VkResult":
                 lines.append('    if (%s == NULL) return (VkResult)vkl_null_count_param("%s", "%s", true);'
-                             % (cp.name, c.name, cp.name))
+                             % (cp.name, name, cp.name))
             elif c.ret == "void":
                 lines += ["    if (%s == NULL) {" % cp.name,
-                          '        (void)vkl_null_count_param("%s", "%s", false);' % (c.name, cp.name),
+                          '        (void)vkl_null_count_param("%s", "%s", false);' % (name, cp.name),
                           "        return;", "    }"]
             else:
                 raise GenError("count/array command %s returns %s" % (c.name, c.ret))
         o.guarded(c.protect, lines + ["    " + body, "}"])
+
+    for c in m.cmds:
+        if c.name in m.custom.trampolines:
+            continue
+        trampoline(c, c.name, m.tramp_symbol(c), "VKL_EXPORT " if m.exported(c) else "static ")
+    # An alias the loader does not export gets a trampoline of its own, as the Khronos loader gives
+    # every name: vkGetInstanceProcAddr answers each name with a distinct pointer, and a bad handle
+    # is reported under the name the application called (RULE_GIPA_SPEC, RULE_INST_ROBUST_ARGUMENTS).
+    for name, c in m.entries:
+        if alias_trampoline(m, name, c):
+            trampoline(c, name, "vkl_gen_tramp_alias_" + name[2:], "static ")
     o.flush()
     o()
     o("const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {")
@@ -363,7 +377,8 @@ def emit_trampolines(m):
         o('    {"%s", VKL_GEN_CMD_%s, %d, %d,' % (name, c.kind, 1 if info.exported else 0, inst_ext))
         on = "     (uint16_t)(offsetof(struct vkl_gen_%s_dispatch, %s) / sizeof(PFN_vkVoidFunction)), " \
              "%s, %s,\n     (PFN_vkVoidFunction)%s, %s}," % (
-                 table, c.name[2:], ver_expr(info.core_version), ext, m.tramp_symbol(c),
+                 table, c.name[2:], ver_expr(info.core_version), ext,
+                 "vkl_gen_tramp_alias_" + name[2:] if alias_trampoline(m, name, c) else m.tramp_symbol(c),
                  "(PFN_vkVoidFunction)" + term if term else "NULL")
         off = "     UINT16_MAX, %s, %s, NULL, NULL}," % (ver_expr(info.core_version), ext)
         if c.protect:

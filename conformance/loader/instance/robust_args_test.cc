@@ -158,6 +158,24 @@ void ExpectEndsNamingTheVuid(const BadHandleCase& c, const std::string& suffix) 
   EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n" << r.err;
 }
 
+// An extension's alias of a core command is reported under the alias the application called (its
+// own trampoline, as the Khronos loader gives every name), with the alias's Valid Usage ID.
+TEST(BadHandleAlias, NamedByTheAliasCalled) {
+  VKT_POLICY("RULE_HANDLE_VALIDATION", "RULE_GIPA_SPEC");
+  Sandbox s;
+  AddNamedDriver(s, "a", "v7_exports");
+  s.WriteDriverManifest(Location::kXdgConfigHome, "a");
+  ProbeResult r =
+      RunProbe(s, {"create-instance", "gipa:vkGetPhysicalDeviceProperties2", "gipa:vkGetPhysicalDeviceProperties2KHR",
+                   "bad-handle:vkGetPhysicalDeviceToolPropertiesEXT"});
+  ASSERT_TRUE(r.Step("bad-handle").valid()) << r.Describe();
+  EXPECT_EQ(r.exit_status, 128 + 6) << "want SIGABRT\n" << r.Describe();
+  const std::string want =
+      "vkGetPhysicalDeviceToolPropertiesEXT: Invalid physicalDevice "
+      "[VUID-vkGetPhysicalDeviceToolPropertiesEXT-physicalDevice-parameter]";
+  EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n" << r.err;
+}
+
 TEST_P(BadHandle, EndsTheProcessNamingTheVuid) {
   VKT_POLICY("RULE_HANDLE_VALIDATION");
   ExpectEndsNamingTheVuid(GetParam(), "");

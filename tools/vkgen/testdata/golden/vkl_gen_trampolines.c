@@ -60,6 +60,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_gen_tramp_SetInstanceTagFIXTURE(VkInst
     vkl_check_instance(instance, "vkSetInstanceTagFIXTURE");
     return vkl_instance_disp(instance)->SetInstanceTagFIXTURE(vkl_instance_next(instance), tag);
 }
+static VKAPI_ATTR void VKAPI_CALL vkl_gen_tramp_alias_GetPhysicalDeviceProperties2KHR(VkPhysicalDevice physicalDevice, VkPhysicalDeviceProperties2* pProperties) {
+    vkl_check_physical_device(physicalDevice, "vkGetPhysicalDeviceProperties2KHR");
+    vkl_physdev_disp(physicalDevice)->GetPhysicalDeviceProperties2(vkl_physdev_next(physicalDevice), pProperties);
+}
 
 const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {
     {"vkCreateInstance", VKL_GEN_CMD_GLOBAL, 1, 0,
@@ -88,7 +92,7 @@ const struct vkl_gen_cmd vkl_gen_cmds[VKL_GEN_CMD_COUNT] = {
      (PFN_vkVoidFunction)vkGetPhysicalDeviceProperties2, (PFN_vkVoidFunction)vkl_term_GetPhysicalDeviceProperties2},
     {"vkGetPhysicalDeviceProperties2KHR", VKL_GEN_CMD_PHYSDEV, 0, 1,
      (uint16_t)(offsetof(struct vkl_gen_instance_dispatch, GetPhysicalDeviceProperties2) / sizeof(PFN_vkVoidFunction)), 0, "VK_KHR_get_physical_device_properties2",
-     (PFN_vkVoidFunction)vkGetPhysicalDeviceProperties2, (PFN_vkVoidFunction)vkl_term_GetPhysicalDeviceProperties2},
+     (PFN_vkVoidFunction)vkl_gen_tramp_alias_GetPhysicalDeviceProperties2KHR, (PFN_vkVoidFunction)vkl_term_GetPhysicalDeviceProperties2},
     {"vkCreateDevice", VKL_GEN_CMD_PHYSDEV, 1, 0,
      (uint16_t)(offsetof(struct vkl_gen_instance_dispatch, CreateDevice) / sizeof(PFN_vkVoidFunction)), VK_MAKE_API_VERSION(0, 1, 0, 0), NULL,
      (PFN_vkVoidFunction)vkCreateDevice, (PFN_vkVoidFunction)vkl_gen_term_CreateDevice},
