@@ -411,7 +411,22 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDev
     GET_PD("vkEnumerateDeviceLayerProperties", VK_ERROR_INITIALIZATION_FAILED);
     cJSON *o = rec_new("vkEnumerateDeviceLayerProperties");
     rec_emit(o);
-    if (count) *count = 0;
+    if (!count) return VK_SUCCESS;
+    /* unterminated_names / non_utf8_names: one layer of the driver's own, named as the extra
+     * extension (a loader answers device layers from its own layer set and never asks a driver) */
+    if (!lying_name_extension()) {
+        *count = 0;
+        return VK_SUCCESS;
+    }
+    if (!p) {
+        *count = 1;
+        return VK_SUCCESS;
+    }
+    if (*count == 0) return VK_INCOMPLETE;
+    memset(&p[0], 0, sizeof p[0]);
+    copy_lying_extension_name(p[0].layerName, sizeof p[0].layerName);
+    p[0].specVersion = VK_API_VERSION_1_0;
+    *count = 1;
     return VK_SUCCESS;
 }
 

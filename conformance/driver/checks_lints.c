@@ -472,6 +472,10 @@ static VkResult call_modes(void *ctx, uint32_t *n, void *p) {
     struct liar_pd_surface *x = ctx;
     return ((PFN_vkGetPhysicalDeviceSurfacePresentModesKHR)x->fn)(x->pd, x->surface, n, p);
 }
+static VkResult call_layers(void *ctx, uint32_t *n, void *p) {
+    struct liar_pd_surface *x = ctx;
+    return ((PFN_vkEnumerateDeviceLayerProperties)x->fn)(x->pd, n, p);
+}
 static VkResult call_tools(void *ctx, uint32_t *n, void *p) {
     struct liar_pd_surface *x = ctx;
     return ((PFN_vkGetPhysicalDeviceToolProperties)x->fn)(x->pd, n, p);
@@ -623,6 +627,19 @@ void lint_untrusted_answers(struct ldp_ctx *c, void *arg) {
                 liar_name(&l, what, t[k].name, sizeof t[k].name);
             }
             free(t);
+        }
+        /* device layers are deprecated, loaders answer them without the driver; a driver that
+         * answers still keeps to the protocol (case 4: layerName) */
+        x.fn = ldp_gipa(&d, inst, "vkEnumerateDeviceLayerProperties");
+        if (x.fn != NULL) {
+            VkLayerProperties *ly =
+                liar_query(&l, "vkEnumerateDeviceLayerProperties", sizeof *ly, 0, call_layers, &x, &got);
+            char what[120];
+            for (uint32_t k = 0; ly != NULL && k < got; k++) {
+                snprintf(what, sizeof what, "vkEnumerateDeviceLayerProperties: device %u layerName %u", i, k);
+                liar_name(&l, what, ly[k].layerName, sizeof ly[k].layerName);
+            }
+            free(ly);
         }
         if (surface != VK_NULL_HANDLE) {
             x.fn = ldp_gipa(&d, inst, "vkGetPhysicalDeviceSurfaceFormatsKHR");

@@ -380,6 +380,11 @@ std::vector<Case> Cases() {
     }
     // its extra extension VK_MOCK_not_utf8_... is in no registry: LDP_DRIVER_12's advisory warning
     add(liar("LintUntrustedNonUtf8Names", "non_utf8_names", "is not valid UTF-8").Also({{"LDP_DRIVER_12", "warn"}}));
+    // the driver's own device layer, named as its extra extension: a finding too (as evidence)
+    add(liar("LintUntrustedUnterminatedLayerName", "unterminated_names",
+             "vkEnumerateDeviceLayerProperties: device 0 layerName 0 'VK_MOCK_unterminated_")
+            .Also({{"LDP_DRIVER_12", "warn"}})
+            .Reason("has no terminating NUL"));
     // a VkQueue / VkCommandBuffer whose first word is not ICD_LOADER_MAGIC
     add(Row("LintQueueWithoutLoaderMagic", "LDP_DRIVER_3", "fail",
             V("v7", R"({"misbehave": {"queue_without_magic": true}})"))
