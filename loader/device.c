@@ -666,12 +666,35 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkDestroyDevice(VkDevice device, const VkA
     vkl_free(&a, dev);
 }
 
+/* RULE_DRV_DISPATCHABLE_OBJECT, RULE_DRV_UNTRUSTED_ANSWERS: a VkQueue or VkCommandBuffer the chain
+ * returns must have the loader's word reserved before the loader writes its dispatch pointer there:
+ * ICD_LOADER_MAGIC (drivers from interface 2, wrapping layers), or already this device's dispatch
+ * pointer (a queue asked for again, or one a layer gave pfnSetDeviceLoaderData). Anything else is a
+ * word of the driver's own object; writing there would corrupt it, so the object is refused and the
+ * driver named. `what` names the command and the object for the log. */
+static bool loader_word_reserved(const struct vkl_device *dev, const void *object, const char *what) {
+    if (dev->icd->driver->interface_version < 2) return true;
+    uintptr_t w;
+    memcpy(&w, object, sizeof(w));
+    if (w == (uintptr_t)ICD_LOADER_MAGIC || w == (uintptr_t)(const void *)&dev->disp.gen) return true;
+    vkl_log(&dev->instance->log, VKL_LOG_ERROR | VKL_LOG_DRIVER,
+            "driver %s: %s does not start with ICD_LOADER_MAGIC (first word 0x%llx); refused "
+            "[RULE_DRV_DISPATCHABLE_OBJECT] [RULE_DRV_UNTRUSTED_ANSWERS]",
+            vkl_driver_name(dev->icd->driver), what, (unsigned long long)w);
+    return false;
+}
+
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
                                                        VkQueue *pQueue) {
     vkl_check_device_object(device, "vkGetDeviceQueue", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     dev->disp.gen.GetDeviceQueue(device, family, index, pQueue);
-    if (*pQueue != VK_NULL_HANDLE) set_dispatch(*pQueue, dev);
+    if (*pQueue == VK_NULL_HANDLE) return;
+    if (!loader_word_reserved(dev, *pQueue, "vkGetDeviceQueue: the VkQueue")) {
+        *pQueue = VK_NULL_HANDLE; /* no queue rather than one that crashes at its first command */
+        return;
+    }
+    set_dispatch(*pQueue, dev);
 }
 
 VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *pInfo,
@@ -681,7 +704,12 @@ VKL_EXPORT VKAPI_ATTR void VKAPI_CALL vkGetDeviceQueue2(VkDevice device, const V
     *pQueue = VK_NULL_HANDLE;
     if (dev->disp.gen.GetDeviceQueue2 == NULL) return;
     dev->disp.gen.GetDeviceQueue2(device, pInfo, pQueue);
-    if (*pQueue != VK_NULL_HANDLE) set_dispatch(*pQueue, dev);
+    if (*pQueue == VK_NULL_HANDLE) return;
+    if (!loader_word_reserved(dev, *pQueue, "vkGetDeviceQueue2: the VkQueue")) {
+        *pQueue = VK_NULL_HANDLE;
+        return;
+    }
+    set_dispatch(*pQueue, dev);
 }
 
 VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice device,
@@ -690,9 +718,18 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkAllocateCommandBuffers(VkDevice devi
     vkl_check_device_object(device, "vkAllocateCommandBuffers", "device");
     struct vkl_device *dev = vkl_device_from_handle(device);
     VkResult r = dev->disp.gen.AllocateCommandBuffers(device, pInfo, pBuffers);
-    if (r == VK_SUCCESS)
-        for (uint32_t i = 0; i < pInfo->commandBufferCount; i++)
-            if (pBuffers[i] != VK_NULL_HANDLE) set_dispatch(pBuffers[i], dev);
+    if (r != VK_SUCCESS) return r;
+    for (uint32_t i = 0; i < pInfo->commandBufferCount; i++) {
+        const char *what = "vkAllocateCommandBuffers: a VkCommandBuffer";
+        if (pBuffers[i] == VK_NULL_HANDLE || loader_word_reserved(dev, pBuffers[i], what)) continue;
+        /* One buffer the loader cannot dispatch: the whole allocation fails as the command fails,
+         * every handle NULL, with the only result codes it has (the buffers are freed first). */
+        dev->disp.gen.FreeCommandBuffers(device, pInfo->commandPool, pInfo->commandBufferCount, pBuffers);
+        for (uint32_t k = 0; k < pInfo->commandBufferCount; k++) pBuffers[k] = VK_NULL_HANDLE;
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t i = 0; i < pInfo->commandBufferCount; i++)
+        if (pBuffers[i] != VK_NULL_HANDLE) set_dispatch(pBuffers[i], dev);
     return r;
 }
 

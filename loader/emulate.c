@@ -122,9 +122,15 @@ VkResult vkl_term_GetDisplayPlaneCapabilitiesKHR(VkPhysicalDevice pd, VkDisplayM
         }                                                                                                              \
         const struct vkl_instance *inst_ = term_instance(pd);                                                          \
         uint32_t n_ = *(pCount);                                                                                       \
-        T1 *tmp = vkl_calloc(&inst_->alloc, (n_ ? n_ : 1) * sizeof(T1), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);           \
+        /* one element of slack after the n_ the driver is given (RULE_DRV_UNTRUSTED_ANSWERS) */                       \
+        T1 *tmp = vkl_calloc(&inst_->alloc, ((size_t)n_ + 1) * sizeof(T1), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);        \
         if (tmp == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;                                                           \
+        vkl_slack_init(&tmp[n_], sizeof(T1));                                                                          \
         VkResult r_ = CALL;                                                                                            \
+        if (r_ >= 0 && *(pCount) > n_) r_ = VK_INCOMPLETE; /* the driver has more than the array holds */              \
+        if (r_ >= 0)                                                                                                   \
+            *(pCount) =                                                                                                \
+                vkl_fill_checked(&inst_->log, TERM(pd)->icd->driver, base_cmd, n_, *(pCount), &tmp[n_], sizeof(T1));   \
         if (r_ == VK_SUCCESS || r_ == VK_INCOMPLETE)                                                                   \
             for (uint32_t i_ = 0; i_ < *(pCount) && i_ < n_; i_++) (pOut)[i_].member = tmp[i_];                        \
         vkl_free(&inst_->alloc, tmp);                                                                                  \

@@ -148,13 +148,19 @@ void vkl_term_GetPhysicalDeviceSparseImageFormatProperties2(VkPhysicalDevice pd,
     }
     const struct vkl_alloc *a = &vkl_physdev_from_term(pd)->tramp.instance->alloc;
     if (n > *pCount) n = *pCount;
-    VkSparseImageFormatProperties *tmp = vkl_alloc(a, (n ? n : 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    /* one element of slack after the n the driver is given (RULE_DRV_UNTRUSTED_ANSWERS) */
+    VkSparseImageFormatProperties *tmp =
+        vkl_alloc(a, ((size_t)n + 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (tmp == NULL) {
         *pCount = 0;
         return;
     }
+    uint32_t asked = n;
+    vkl_slack_init(&tmp[asked], sizeof(*tmp));
     ii->disp.GetPhysicalDeviceSparseImageFormatProperties(TERM_PD(pd)->handle, info->format, info->type, info->samples,
                                                           info->usage, info->tiling, &n, tmp);
+    n = vkl_fill_checked(&vkl_physdev_from_term(pd)->tramp.instance->log, ii->driver,
+                         "vkGetPhysicalDeviceSparseImageFormatProperties", asked, n, &tmp[asked], sizeof(*tmp));
     for (uint32_t i = 0; i < n; i++) p[i].properties = tmp[i];
     *pCount = n;
     vkl_free(a, tmp);

@@ -259,6 +259,12 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceCapabilitiesKHR(VkPhysicalDevice pd, V
     return ii->disp.GetPhysicalDeviceSurfaceCapabilitiesKHR(TERM(pd)->handle, vkl_wsi_icd_surface(surface, ii), caps);
 }
 
+/* RULE_DRV_UNTRUSTED_ANSWERS: the formats and present-mode queries (as the tool-properties query,
+ * emulate.c) hand the application's array and count straight to the one driver of the physical
+ * device; the loader allocates nothing and reads nothing of the answer, so a driver that lies (a
+ * count above the array, a write past it) gives the application exactly that answer, as the Vulkan
+ * specification defines the command's result to be the driver's. Where the loader fills a buffer of
+ * its own (the Formats2 emulation below) it keeps slack and cuts the count. */
 VkResult vkl_term_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysicalDevice pd, VkSurfaceKHR surface, uint32_t *pCount,
                                                      VkSurfaceFormatKHR *pFormats) {
     NEED(GetPhysicalDeviceSurfaceFormatsKHR, "vkGetPhysicalDeviceSurfaceFormatsKHR");
@@ -389,10 +395,21 @@ VkResult vkl_term_GetPhysicalDeviceSurfaceFormats2KHR(VkPhysicalDevice pd, const
     if (pFormats == NULL)
         return ii->disp.GetPhysicalDeviceSurfaceFormatsKHR(TERM(pd)->handle, copy.surface, pCount, NULL);
     struct vkl_instance *inst = vkl_physdev_from_term(pd)->tramp.instance;
-    uint32_t n = *pCount;
-    VkSurfaceFormatKHR *tmp = vkl_alloc(&inst->alloc, (n ? n : 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    uint32_t n = *pCount, asked = n;
+    /* The loader's own buffer: one element of slack after the n the driver is given, a count above n
+     * cut, a write past it logged (RULE_DRV_UNTRUSTED_ANSWERS); the application's array never sees
+     * more than it holds. (The non-2 query hands the application's array straight to the driver.) */
+    VkSurfaceFormatKHR *tmp =
+        vkl_alloc(&inst->alloc, ((size_t)n + 1) * sizeof(*tmp), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
     if (tmp == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    vkl_slack_init(&tmp[asked], sizeof(*tmp));
     VkResult r = ii->disp.GetPhysicalDeviceSurfaceFormatsKHR(TERM(pd)->handle, copy.surface, &n, tmp);
+    if (r >= 0) {
+        uint32_t reported = n;
+        n = vkl_fill_checked(&inst->log, ii->driver, "vkGetPhysicalDeviceSurfaceFormatsKHR", asked, n, &tmp[asked],
+                             sizeof(*tmp));
+        if (reported > n) r = VK_INCOMPLETE; /* the driver has more than the array holds */
+    }
     for (uint32_t i = 0; i < n && (r == VK_SUCCESS || r == VK_INCOMPLETE); i++) pFormats[i].surfaceFormat = tmp[i];
     *pCount = n;
     vkl_free(&inst->alloc, tmp);

@@ -67,6 +67,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_CreateDevice(VkPhysicalDevice physicalDevice
                     continue;
                 }
                 set_magic(mq);
+                if (sc_now()->mb.queue_without_magic) set_foreign_first_word(mq);
                 mq->device = d;
                 mq->family = q->queueFamilyIndex;
                 mq->index = k;
@@ -257,6 +258,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_AllocateCommandBuffers(VkDevice device, cons
             return VK_ERROR_OUT_OF_HOST_MEMORY;
         }
         set_magic(cb);
+        if (sc_now()->mb.command_buffer_without_magic) set_foreign_first_word(cb);
         cb->pool = p;
         cb->next = p->cmdbufs;
         p->cmdbufs = cb;

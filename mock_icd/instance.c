@@ -151,7 +151,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const c
         r = VK_ERROR_INITIALIZATION_FAILED;
     } else {
         uint32_t unpub = sc->mb.unpublished_extension ? 1 : 0;
-        uint32_t total = sc->inst_ext_count + unpub + (sc->mb.unterminated_names ? 1 : 0);
+        uint32_t total = sc->inst_ext_count + unpub + (lying_name_extension() ? 1 : 0);
         VkResult inj = injected("vkEnumerateInstanceExtensionProperties");
         if (inj < 0) {
             r = inj;
@@ -169,15 +169,14 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const c
                     copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
                     props[i].specVersion = 1;
                 } else {
-                    copy_name_unterminated(props[i].extensionName, sizeof props[i].extensionName,
-                                           UNTERMINATED_EXTENSION);
+                    copy_lying_extension_name(props[i].extensionName, sizeof props[i].extensionName);
                     props[i].specVersion = 1;
                 }
             }
             *count = n;
             r = n < total ? VK_INCOMPLETE : (inj > 0 ? inj : VK_SUCCESS);
             VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
-            r = liar_after_fill(props, sizeof *props, given, count, r, &past);
+            r = liar_after_fill("vkEnumerateInstanceExtensionProperties", props, sizeof *props, given, count, r, &past);
         }
     }
     rec_add_result(o, r);
@@ -270,7 +269,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDevices(VkInstance instance
             *count = n;
             r = n < present ? VK_INCOMPLETE : inj;
             VkPhysicalDevice past = (VkPhysicalDevice)(uintptr_t)0xbad0bad0u; /* never a handle of this mock */
-            r = liar_after_fill(out, sizeof *out, given, count, r, &past);
+            r = liar_after_fill("vkEnumeratePhysicalDevices", out, sizeof *out, given, count, r, &past);
         }
         if (present == 0 && out) inst->reported_zero_devices = true;
         cJSON_AddNumberToObject(o, "count_out", *count);
@@ -337,7 +336,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumeratePhysicalDeviceGroups(VkInstance ins
             past.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
             past.physicalDeviceCount = 1;
             past.physicalDevices[0] = (VkPhysicalDevice)(uintptr_t)0xbad0bad0u;
-            r = liar_after_fill(props, sizeof *props, given, count, r, &past);
+            r = liar_after_fill("vkEnumeratePhysicalDeviceGroups", props, sizeof *props, given, count, r, &past);
         }
         free(views);
         cJSON_AddNumberToObject(o, "count_out", *count);

@@ -592,6 +592,76 @@ TEST(Device, NoLoaderMagicMisbehaviour) {
     // Not destroyed on purpose: dlclose must free it (checked by LeakSanitizer under --config=asan).
 }
 
+// queue_without_magic / command_buffer_without_magic: only those objects lack ICD_LOADER_MAGIC.
+TEST(Device, QueueAndCommandBufferWithoutMagicMisbehaviours) {
+    Mock m("v7", R"({"misbehave": {"queue_without_magic": true, "command_buffer_without_magic": true}})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
+    auto pds = m.PhysicalDevices(inst);
+    ASSERT_EQ(pds.size(), 1u);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo q{};
+    q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    q.queueCount = 1;
+    q.pQueuePriorities = &prio;
+    VkDeviceCreateInfo ci{};
+    ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    ci.queueCreateInfoCount = 1;
+    ci.pQueueCreateInfos = &q;
+    VkDevice dev = VK_NULL_HANDLE;
+    ASSERT_EQ(m.Proc<PFN_vkCreateDevice>(inst, "vkCreateDevice")(pds[0], &ci, nullptr, &dev), VK_SUCCESS);
+    EXPECT_TRUE(HasMagic(dev));
+    auto gdpa = m.Proc<PFN_vkGetDeviceProcAddr>(inst, "vkGetDeviceProcAddr");
+    VkQueue queue = VK_NULL_HANDLE;
+    reinterpret_cast<PFN_vkGetDeviceQueue>(gdpa(dev, "vkGetDeviceQueue"))(dev, 0, 0, &queue);
+    ASSERT_NE(queue, nullptr);
+    uintptr_t word = 0;
+    memcpy(&word, queue, sizeof word);
+    EXPECT_EQ(word, static_cast<uintptr_t>(0x0badcafe0badcafeull));
+    VkCommandPoolCreateInfo pci{};
+    pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    ASSERT_EQ(reinterpret_cast<PFN_vkCreateCommandPool>(gdpa(dev, "vkCreateCommandPool"))(dev, &pci, nullptr, &pool),
+              VK_SUCCESS);
+    VkCommandBufferAllocateInfo ai{};
+    ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    ai.commandPool = pool;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    ASSERT_EQ(reinterpret_cast<PFN_vkAllocateCommandBuffers>(gdpa(dev, "vkAllocateCommandBuffers"))(dev, &ai, &cb),
+              VK_SUCCESS);
+    EXPECT_FALSE(HasMagic(cb));
+    reinterpret_cast<PFN_vkDestroyCommandPool>(gdpa(dev, "vkDestroyCommandPool"))(dev, pool, nullptr);
+    reinterpret_cast<PFN_vkDestroyDevice>(gdpa(dev, "vkDestroyDevice"))(dev, nullptr);
+    m.DestroyInstance(inst);
+}
+
+// non_utf8_names: terminated names that are not UTF-8; lie_in scopes count_grows to the named query.
+TEST(PhysicalDevices, NonUtf8NamesAndLieInMisbehaviours) {
+    Mock m("v7", R"({"physical_devices": [{"name": "liar"}], "misbehave": {"non_utf8_names": true}})");
+    VkInstance inst = VK_NULL_HANDLE;
+    ASSERT_EQ(m.CreateInstance(0, &inst), VK_SUCCESS);
+    auto pds = m.PhysicalDevices(inst);
+    ASSERT_EQ(pds.size(), 1u);
+    VkPhysicalDeviceProperties p{};
+    m.Proc<PFN_vkGetPhysicalDeviceProperties>(inst, "vkGetPhysicalDeviceProperties")(pds[0], &p);
+    EXPECT_STREQ(p.deviceName, "liar\xC3\x28");
+    ASSERT_EQ(
+        m.LoadScenario(R"({"lie_in": ["vkGetPhysicalDeviceToolProperties"], "misbehave": {"count_grows": true}})"), 0);
+    auto tools = m.Proc<PFN_vkGetPhysicalDeviceToolProperties>(inst, "vkGetPhysicalDeviceToolProperties");
+    ASSERT_NE(tools, nullptr);
+    VkPhysicalDeviceToolProperties t[2] = {};
+    uint32_t n = 1;
+    EXPECT_EQ(tools(pds[0], &n, t), VK_SUCCESS);
+    EXPECT_EQ(n, 2u); // lies here
+    auto enumerate = m.Proc<PFN_vkEnumeratePhysicalDevices>(inst, "vkEnumeratePhysicalDevices");
+    VkPhysicalDevice one[2] = {};
+    n = 1;
+    EXPECT_EQ(enumerate(inst, &n, one), VK_SUCCESS);
+    EXPECT_EQ(n, 1u); // not here
+    m.DestroyInstance(inst);
+}
+
 TEST(Device, InvalidHandlesAreRecordedNotDereferenced) {
     Mock m("v7", "");
     VkInstance inst = VK_NULL_HANDLE;

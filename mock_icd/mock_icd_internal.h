@@ -131,7 +131,7 @@ struct misbehave_cfg {
         fail_enumerate_physical_devices, incompatible_for_api_2, gipa_null_instance_answers_all,
         /* drivers that lie (docs/ldp-check.md "Drivers that lie") */
         count_grows, write_past_count, group_too_large, group_foreign_device, unterminated_names, null_physical_device,
-        duplicate_physical_device, null_device;
+        duplicate_physical_device, null_device, non_utf8_names, queue_without_magic, command_buffer_without_magic;
 };
 
 /* interface.per_offer: the answer to one offered version. */
@@ -173,6 +173,8 @@ struct scenario {
     uint32_t hidden_count;
     char **crash_in; /* crash_in: instance-level / physical-device commands that abort */
     uint32_t crash_in_count;
+    char **lie_in; /* lie_in: the only commands count_grows / write_past_count lie in (none: all) */
+    uint32_t lie_in_count;
     uint32_t *unplugged; /* unplugged: indices of an instance's devices hidden from enumeration */
     uint32_t unplugged_count;
     struct misbehave_cfg mb;
@@ -279,6 +281,10 @@ bool inst_ext(const char *name);
 uint32_t major_minor(uint32_t v);
 int effective_interface(void);
 void set_magic(void *obj);
+/* queue_without_magic / command_buffer_without_magic: the first word of a VkQueue / VkCommandBuffer
+ * is this instead of ICD_LOADER_MAGIC (the driver did not reserve the loader's word). */
+#define FOREIGN_FIRST_WORD ((uintptr_t)0x0badcafe0badcafeull)
+void set_foreign_first_word(void *obj);
 void note_entry(const char *entry, const char *name);
 struct mock_instance *find_instance(VkInstance h);
 struct mock_physdev *find_physdev(VkPhysicalDevice h);
@@ -310,14 +316,23 @@ void scenario_release(struct scenario *sc);
 void copy_name(char *dst, size_t cap, const char *src);
 /* Drivers that lie (misbehave.*; mock_icd/README.md): */
 #define UNTERMINATED_EXTENSION "VK_MOCK_unterminated_"
+#define NOT_UTF8_EXTENSION "VK_MOCK_not_utf8_\xC3\x28"
 #define PAST_THE_END_EXTENSION "VK_MOCK_past_the_end"
 /* unterminated_names: src, then the invalid UTF-8 pair 0xC3 0x28 up to the last byte: no NUL. */
 void copy_name_unterminated(char *dst, size_t cap, const char *src);
+/* unterminated_names / non_utf8_names: the extension lists end with one more extension, named
+ * UNTERMINATED_EXTENSION padded without NUL, or NOT_UTF8_EXTENSION (terminated, not UTF-8). */
+bool lying_name_extension(void);
+void copy_lying_extension_name(char *dst, size_t cap);
 /* After a fill call given `given` elements of `size` bytes at `array` that returned `r`:
  * write_past_count copies `past` to array[given] (one element past the array); count_grows sets
  * *count to given + 1 and answers VK_SUCCESS (a count larger than the array, instead of
  * VK_INCOMPLETE). Returns the result to give. */
-VkResult liar_after_fill(void *array, size_t size, uint32_t given, uint32_t *count, VkResult r, const void *past);
+VkResult liar_after_fill(const char *cmd, void *array, size_t size, uint32_t given, uint32_t *count, VkResult r,
+                         const void *past);
+/* Whether count_grows / write_past_count lie in `cmd`: every fill call, or with "lie_in" only those
+ * named there (lie_in's names are canonical; the EXT alias of the tool query lies with it). */
+bool lies_in(const char *cmd);
 struct scenario *scenario_parse(const char *json, const char **err);
 
 /* instance.c */
@@ -399,6 +414,22 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDe
         fill;                                                                                                          \
         *(count) = 1;                                                                                                  \
         return VK_SUCCESS;                                                                                             \
+    } while (0)
+
+/* ONE_ELEMENT for the commands drivers that lie lie in (count_grows, write_past_count:
+ * liar_after_fill with `past` as the element written past the array). */
+#define ONE_ELEMENT_LIAR(cmd, count, out, fill, past)                                                                  \
+    do {                                                                                                               \
+        if (!(count)) return VK_ERROR_INITIALIZATION_FAILED;                                                           \
+        if (!(out)) {                                                                                                  \
+            *(count) = 1;                                                                                              \
+            return VK_SUCCESS;                                                                                         \
+        }                                                                                                              \
+        if (*(count) == 0) return VK_INCOMPLETE;                                                                       \
+        uint32_t given_ = *(count);                                                                                    \
+        fill;                                                                                                          \
+        *(count) = 1;                                                                                                  \
+        return liar_after_fill((cmd), (out), sizeof *(out), given_, (count), VK_SUCCESS, &(past));                     \
     } while (0)
 
 /* wsi.c */

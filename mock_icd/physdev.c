@@ -106,6 +106,9 @@ static void fill_properties(const struct mock_physdev *pd, VkPhysicalDevicePrope
         copy_name_unterminated(p->deviceName, sizeof p->deviceName, c->name);
     else
         copy_name(p->deviceName, sizeof p->deviceName, c->name);
+    size_t len = sc_now()->mb.unterminated_names ? sizeof p->deviceName : strlen(p->deviceName);
+    if (sc_now()->mb.non_utf8_names && len + 2 < sizeof p->deviceName) /* the name, then 0xC3 0x28: not UTF-8 */
+        memcpy(&p->deviceName[len], "\xC3\x28", 3);
     for (uint32_t i = 0; i < VK_UUID_SIZE; i++) p->pipelineCacheUUID[i] = (uint8_t)(pd->index + i);
     fill_limits(&p->limits);
 }
@@ -297,7 +300,7 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties(VkPhysica
     }
     *count = n;
     VkQueueFamilyProperties past = {.queueFlags = 7, .queueCount = 99};
-    (void)liar_after_fill(p, sizeof *p, given, count, VK_SUCCESS, &past);
+    (void)liar_after_fill("vkGetPhysicalDeviceQueueFamilyProperties", p, sizeof *p, given, count, VK_SUCCESS, &past);
 }
 
 VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysicalDevice physicalDevice,
@@ -314,7 +317,7 @@ VKAPI_ATTR void VKAPI_CALL mock_GetPhysicalDeviceQueueFamilyProperties2(VkPhysic
     mock_GetPhysicalDeviceQueueFamilyProperties(physicalDevice, &n, tmp);
     /* count_grows: n is asked + 1 (only asked are copied); write_past_count: tmp[asked] too */
     uint32_t copy = n < asked ? n : asked;
-    if (sc_now()->mb.write_past_count) copy = asked + 1;
+    if (sc_now()->mb.write_past_count && lies_in("vkGetPhysicalDeviceQueueFamilyProperties")) copy = asked + 1;
     for (uint32_t i = 0; i < copy; i++) p[i].queueFamilyProperties = tmp[i];
     *count = n;
 }
@@ -409,7 +412,7 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceExtensionProperties(VkPhysica
         /* injected failure */
     } else {
         uint32_t unpub = unpublished ? 1 : 0;
-        uint32_t total = c->ext_count + unpub + (sc_now()->mb.unterminated_names ? 1 : 0);
+        uint32_t total = c->ext_count + unpub + (lying_name_extension() ? 1 : 0);
         if (!props) {
             *count = total;
         } else {
@@ -424,15 +427,14 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceExtensionProperties(VkPhysica
                     copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
                     props[i].specVersion = 1;
                 } else {
-                    copy_name_unterminated(props[i].extensionName, sizeof props[i].extensionName,
-                                           UNTERMINATED_EXTENSION);
+                    copy_lying_extension_name(props[i].extensionName, sizeof props[i].extensionName);
                     props[i].specVersion = 1;
                 }
             }
             *count = n;
             if (n < total) r = VK_INCOMPLETE;
             VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
-            r = liar_after_fill(props, sizeof *props, given, count, r, &past);
+            r = liar_after_fill("vkEnumerateDeviceExtensionProperties", props, sizeof *props, given, count, r, &past);
         }
     }
     rec_add_result(o, r);
@@ -445,7 +447,22 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceLayerProperties(VkPhysicalDev
     GET_PD("vkEnumerateDeviceLayerProperties", VK_ERROR_INITIALIZATION_FAILED);
     cJSON *o = rec_new("vkEnumerateDeviceLayerProperties");
     rec_emit(o);
-    if (count) *count = 0;
+    if (!count) return VK_SUCCESS;
+    /* unterminated_names / non_utf8_names: one layer of the driver's own, named as the extra
+     * extension (a loader answers device layers from its own layer set and never asks a driver) */
+    if (!lying_name_extension()) {
+        *count = 0;
+        return VK_SUCCESS;
+    }
+    if (!p) {
+        *count = 1;
+        return VK_SUCCESS;
+    }
+    if (*count == 0) return VK_INCOMPLETE;
+    memset(&p[0], 0, sizeof p[0]);
+    copy_lying_extension_name(p[0].layerName, sizeof p[0].layerName);
+    p[0].specVersion = VK_API_VERSION_1_0;
+    *count = 1;
     return VK_SUCCESS;
 }
 
@@ -454,14 +471,21 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceToolProperties(VkPhysicalDe
                                                                     VkPhysicalDeviceToolProperties *out) {
     GET_PD("vkGetPhysicalDeviceToolProperties", VK_ERROR_INITIALIZATION_FAILED);
     rec_display_call("vkGetPhysicalDeviceToolProperties", pd);
-    ONE_ELEMENT(count, out, {
-        void *next = out[0].pNext;
-        memset(&out[0], 0, sizeof out[0]);
-        out[0].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
-        out[0].pNext = next;
-        copy_name(out[0].name, sizeof out[0].name, "Mock Driver Tool");
-        copy_name(out[0].version, sizeof out[0].version, "1");
-        out[0].purposes = VK_TOOL_PURPOSE_VALIDATION_BIT;
-        copy_name(out[0].description, sizeof out[0].description, "a tool inside the mock driver");
-    });
+    VkPhysicalDeviceToolProperties past;
+    memset(&past, 0, sizeof past);
+    past.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
+    copy_name(past.name, sizeof past.name, "Mock past-the-end tool");
+    ONE_ELEMENT_LIAR(
+        "vkGetPhysicalDeviceToolProperties", count, out,
+        {
+            void *next = out[0].pNext;
+            memset(&out[0], 0, sizeof out[0]);
+            out[0].sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES;
+            out[0].pNext = next;
+            copy_name(out[0].name, sizeof out[0].name, "Mock Driver Tool");
+            copy_name(out[0].version, sizeof out[0].version, "1");
+            out[0].purposes = VK_TOOL_PURPOSE_VALIDATION_BIT;
+            copy_name(out[0].description, sizeof out[0].description, "a tool inside the mock driver");
+        },
+        past);
 }

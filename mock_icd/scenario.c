@@ -37,6 +37,8 @@ static void scenario_free(struct scenario *sc) {
     free(sc->hidden);
     for (uint32_t i = 0; i < sc->crash_in_count; i++) free(sc->crash_in[i]);
     free(sc->crash_in);
+    for (uint32_t i = 0; i < sc->lie_in_count; i++) free(sc->lie_in[i]);
+    free(sc->lie_in);
     free(sc->unplugged);
     free(sc);
 }
@@ -54,9 +56,27 @@ void copy_name_unterminated(char *dst, size_t cap, const char *src) {
     for (size_t i = n; i < cap; i++) dst[i] = (char)((i - n) % 2 == 0 ? 0xC3 : 0x28);
 }
 
-VkResult liar_after_fill(void *array, size_t size, uint32_t given, uint32_t *count, VkResult r, const void *past) {
+bool lying_name_extension(void) { return sc_now()->mb.unterminated_names || sc_now()->mb.non_utf8_names; }
+
+void copy_lying_extension_name(char *dst, size_t cap) {
+    if (sc_now()->mb.unterminated_names)
+        copy_name_unterminated(dst, cap, UNTERMINATED_EXTENSION);
+    else
+        copy_name(dst, cap, NOT_UTF8_EXTENSION);
+}
+
+bool lies_in(const char *cmd) {
+    const struct scenario *sc = sc_now();
+    if (sc->lie_in_count == 0) return true;
+    for (uint32_t i = 0; i < sc->lie_in_count; i++)
+        if (strcmp(sc->lie_in[i], cmd) == 0) return true;
+    return false;
+}
+
+VkResult liar_after_fill(const char *cmd, void *array, size_t size, uint32_t given, uint32_t *count, VkResult r,
+                         const void *past) {
     const struct misbehave_cfg *m = &sc_now()->mb;
-    if (array == NULL || r < 0) return r;
+    if (array == NULL || r < 0 || !lies_in(cmd)) return r;
     if (m->write_past_count) memcpy((char *)array + (size_t)given * size, past, size);
     if (m->count_grows) {
         *count = given + 1;
@@ -449,6 +469,10 @@ struct scenario *scenario_parse(const char *json, const char **err) {
         *err = "crash_in (strings, at most 256)";
         goto fail;
     }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "lie_in")) && !parse_names(v, &sc->lie_in, &sc->lie_in_count)) {
+        *err = "lie_in (strings, at most 256)";
+        goto fail;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "unplugged"))) {
         /* Indices into an instance's devices, which may come from an earlier scenario: not checked
          * against this scenario's physical_devices. */
@@ -485,7 +509,9 @@ struct scenario *scenario_parse(const char *json, const char **err) {
             !parse_bool(v, "unterminated_names", &m->unterminated_names) ||
             !parse_bool(v, "null_physical_device", &m->null_physical_device) ||
             !parse_bool(v, "duplicate_physical_device", &m->duplicate_physical_device) ||
-            !parse_bool(v, "null_device", &m->null_device)) {
+            !parse_bool(v, "null_device", &m->null_device) || !parse_bool(v, "non_utf8_names", &m->non_utf8_names) ||
+            !parse_bool(v, "queue_without_magic", &m->queue_without_magic) ||
+            !parse_bool(v, "command_buffer_without_magic", &m->command_buffer_without_magic)) {
             *err = "misbehave";
             goto fail;
         }

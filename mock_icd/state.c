@@ -100,6 +100,8 @@ void set_magic(void *obj) {
     ld->loaderMagic = sc_now()->mb.no_loader_magic ? 0 : ICD_LOADER_MAGIC;
 }
 
+void set_foreign_first_word(void *obj) { memcpy(obj, &(uintptr_t){FOREIGN_FIRST_WORD}, sizeof(uintptr_t)); }
+
 /* First call into the driver: which kind of loader is talking to us (driver doc, "Interfacing
  * With Legacy Drivers or Loaders"). */
 void note_entry(const char *entry, const char *name) {

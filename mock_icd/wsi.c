@@ -149,7 +149,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysica
     GET_PD("vkGetPhysicalDeviceSurfaceFormatsKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfaceFormatsKHR", pd, surface);
     static const VkSurfaceFormatKHR k_format = {VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
-    ONE_ELEMENT(count, formats, formats[0] = k_format);
+    static const VkSurfaceFormatKHR k_past = {VK_FORMAT_R5G6B5_UNORM_PACK16, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+    ONE_ELEMENT_LIAR("vkGetPhysicalDeviceSurfaceFormatsKHR", count, formats, formats[0] = k_format, k_past);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physicalDevice,
@@ -157,7 +158,9 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_GetPhysicalDeviceSurfacePresentModesKHR(VkPh
                                                                             VkPresentModeKHR *modes) {
     GET_PD("vkGetPhysicalDeviceSurfacePresentModesKHR", VK_ERROR_INITIALIZATION_FAILED);
     rec_surface_query("vkGetPhysicalDeviceSurfacePresentModesKHR", pd, surface);
-    ONE_ELEMENT(count, modes, modes[0] = VK_PRESENT_MODE_FIFO_KHR);
+    static const VkPresentModeKHR k_past = VK_PRESENT_MODE_IMMEDIATE_KHR;
+    ONE_ELEMENT_LIAR("vkGetPhysicalDeviceSurfacePresentModesKHR", count, modes, modes[0] = VK_PRESENT_MODE_FIFO_KHR,
+                     k_past);
 }
 
 /* ---- VK_KHR_display / VK_KHR_get_display_properties2 (one display, plane and mode per device) ---- */

@@ -160,6 +160,7 @@ void lint_loader_magic(struct ldp_ctx *c, void *arg) {
 #undef MAGIC
     ldp_evidence(c, "%d dispatchable objects checked (instance, %u physical devices%s)", checked, n,
                  n > 0 ? ", device, queue, command buffer" : "");
+    if (bad[0]) ldp_evidence(c, "%s", bad);
     if (bad[0])
         ldp_verdict(c, LDP_FAIL, "%s (dispatchable objects must start with ICD_LOADER_MAGIC from interface 2)", bad);
     else
@@ -437,6 +438,64 @@ static VkResult call_inst_ext(void *ctx, uint32_t *n, VkExtensionProperties *p) 
     return ((PFN_vkEnumerateInstanceExtensionProperties)ctx)(NULL, n, p);
 }
 
+/* A count/array query (cases 1 and 2) for the commands the loader may pass straight through (formats,
+ * present modes, tools): the two calls, the array one element longer, preset to LIAR_SLACK; `stype`
+ * (non-zero) is written to each element's first member. Returns the array (free it) with *got the
+ * elements to read, or NULL. */
+static void *liar_query(struct liar *l, const char *cmd, size_t size, VkStructureType stype,
+                        VkResult (*call)(void *, uint32_t *, void *), void *ctx, uint32_t *got) {
+    uint32_t n = 0;
+    *got = 0;
+    ldp_step(l->c, "%s(count)", cmd);
+    if (call(ctx, &n, NULL) != VK_SUCCESS || n == 0 || n > 4096) return NULL;
+    unsigned char *a = calloc((size_t)n + 1, size);
+    if (a == NULL) return NULL;
+    for (uint32_t i = 0; stype != 0 && i < n; i++) memcpy(a + (size_t)i * size, &stype, sizeof stype);
+    memset(a + (size_t)n * size, LIAR_SLACK, size);
+    uint32_t m = n;
+    ldp_step(l->c, "%s(array of %u)", cmd, n);
+    VkResult r = call(ctx, &m, a);
+    if (r == VK_SUCCESS || r == VK_INCOMPLETE) *got = liar_fill(l, cmd, n, m, a + (size_t)n * size, size);
+    return a;
+}
+
+struct liar_pd_surface {
+    PFN_vkVoidFunction fn;
+    VkPhysicalDevice pd;
+    VkSurfaceKHR surface;
+};
+static VkResult call_formats(void *ctx, uint32_t *n, void *p) {
+    struct liar_pd_surface *x = ctx;
+    return ((PFN_vkGetPhysicalDeviceSurfaceFormatsKHR)x->fn)(x->pd, x->surface, n, p);
+}
+static VkResult call_modes(void *ctx, uint32_t *n, void *p) {
+    struct liar_pd_surface *x = ctx;
+    return ((PFN_vkGetPhysicalDeviceSurfacePresentModesKHR)x->fn)(x->pd, x->surface, n, p);
+}
+static VkResult call_layers(void *ctx, uint32_t *n, void *p) {
+    struct liar_pd_surface *x = ctx;
+    return ((PFN_vkEnumerateDeviceLayerProperties)x->fn)(x->pd, n, p);
+}
+static VkResult call_tools(void *ctx, uint32_t *n, void *p) {
+    struct liar_pd_surface *x = ctx;
+    return ((PFN_vkGetPhysicalDeviceToolProperties)x->fn)(x->pd, n, p);
+}
+
+/* Whether the driver lists instance extension `name` (a bounded read: names may lie too). */
+static bool liar_has_instance_extension(PFN_vkEnumerateInstanceExtensionProperties eie, const char *name) {
+    uint32_t n = 0;
+    if (eie == NULL || eie(NULL, &n, NULL) != VK_SUCCESS || n == 0 || n > 4096) return false;
+    VkExtensionProperties *e = calloc((size_t)n + 1, sizeof *e);
+    if (e == NULL) return false;
+    uint32_t m = n;
+    bool found = false;
+    VkResult r = eie(NULL, &m, e);
+    for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < m && i < n && !found; i++)
+        found = strncmp(e[i].extensionName, name, sizeof e[i].extensionName) == 0;
+    free(e);
+    return found;
+}
+
 void lint_untrusted_answers(struct ldp_ctx *c, void *arg) {
     (void)arg;
     struct ldp_drv d;
@@ -444,8 +503,20 @@ void lint_untrusted_answers(struct ldp_ctx *c, void *arg) {
     struct liar l = {.c = c};
     PFN_vkEnumerateInstanceExtensionProperties eie = GET(&d, VK_NULL_HANDLE, vkEnumerateInstanceExtensionProperties);
     if (eie != NULL) liar_extensions(&l, "vkEnumerateInstanceExtensionProperties", call_inst_ext, (void *)eie);
+    /* a headless surface, where the driver offers one, for the formats and present-mode queries */
+    static const char *const surface_exts[] = {"VK_KHR_surface", "VK_EXT_headless_surface"};
+    bool headless =
+        liar_has_instance_extension(eie, surface_exts[0]) && liar_has_instance_extension(eie, surface_exts[1]);
     VkInstance inst;
-    if (!make_instance(c, &d, NULL, 0, &inst)) return;
+    if (!make_instance(c, &d, headless ? surface_exts : NULL, headless ? 2 : 0, &inst)) return;
+    VkSurfaceKHR surface = VK_NULL_HANDLE;
+    PFN_vkCreateHeadlessSurfaceEXT chs = headless ? GET(&d, inst, vkCreateHeadlessSurfaceEXT) : NULL;
+    PFN_vkDestroySurfaceKHR dsurf = headless ? GET(&d, inst, vkDestroySurfaceKHR) : NULL;
+    if (chs != NULL && dsurf != NULL) {
+        VkHeadlessSurfaceCreateInfoEXT hci = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
+        ldp_step(c, "vkCreateHeadlessSurfaceEXT");
+        if (chs(inst, &hci, NULL, &surface) != VK_SUCCESS) surface = VK_NULL_HANDLE;
+    }
     PFN_vkEnumeratePhysicalDevices epd = GET(&d, inst, vkEnumeratePhysicalDevices);
     uint32_t n = 0, nd = 0;
     VkPhysicalDevice *pds = NULL;
@@ -542,6 +613,44 @@ void lint_untrusted_answers(struct ldp_ctx *c, void *arg) {
                 free(q);
             }
         }
+        /* queries a loader may hand the application's array to: the driver's answer is all it gets */
+        struct liar_pd_surface x = {ldp_gipa(&d, inst, "vkGetPhysicalDeviceToolProperties"), pds[i], surface};
+        if (x.fn == NULL) x.fn = ldp_gipa(&d, inst, "vkGetPhysicalDeviceToolPropertiesEXT");
+        uint32_t got = 0;
+        if (x.fn != NULL) {
+            VkPhysicalDeviceToolProperties *t =
+                liar_query(&l, "vkGetPhysicalDeviceToolProperties", sizeof *t,
+                           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES, call_tools, &x, &got);
+            char what[120];
+            for (uint32_t k = 0; t != NULL && k < got; k++) {
+                snprintf(what, sizeof what, "vkGetPhysicalDeviceToolProperties: device %u tool %u name", i, k);
+                liar_name(&l, what, t[k].name, sizeof t[k].name);
+            }
+            free(t);
+        }
+        /* device layers are deprecated, loaders answer them without the driver; a driver that
+         * answers still keeps to the protocol (case 4: layerName) */
+        x.fn = ldp_gipa(&d, inst, "vkEnumerateDeviceLayerProperties");
+        if (x.fn != NULL) {
+            VkLayerProperties *ly =
+                liar_query(&l, "vkEnumerateDeviceLayerProperties", sizeof *ly, 0, call_layers, &x, &got);
+            char what[120];
+            for (uint32_t k = 0; ly != NULL && k < got; k++) {
+                snprintf(what, sizeof what, "vkEnumerateDeviceLayerProperties: device %u layerName %u", i, k);
+                liar_name(&l, what, ly[k].layerName, sizeof ly[k].layerName);
+            }
+            free(ly);
+        }
+        if (surface != VK_NULL_HANDLE) {
+            x.fn = ldp_gipa(&d, inst, "vkGetPhysicalDeviceSurfaceFormatsKHR");
+            if (x.fn != NULL)
+                free(liar_query(&l, "vkGetPhysicalDeviceSurfaceFormatsKHR", sizeof(VkSurfaceFormatKHR), 0, call_formats,
+                                &x, &got));
+            x.fn = ldp_gipa(&d, inst, "vkGetPhysicalDeviceSurfacePresentModesKHR");
+            if (x.fn != NULL)
+                free(liar_query(&l, "vkGetPhysicalDeviceSurfacePresentModesKHR", sizeof(VkPresentModeKHR), 0,
+                                call_modes, &x, &got));
+        }
     }
     /* case 5: VK_SUCCESS with a NULL VkDevice */
     PFN_vkCreateDevice cd = GET(&d, inst, vkCreateDevice);
@@ -559,9 +668,11 @@ void lint_untrusted_answers(struct ldp_ctx *c, void *arg) {
         }
     }
     free(pds);
+    if (surface != VK_NULL_HANDLE) dsurf(inst, surface, NULL);
     PFN_vkDestroyInstance dinst = GET(&d, inst, vkDestroyInstance);
     if (dinst) dinst(inst, NULL);
-    ldp_evidence(c, "%u physical devices, %u groups checked", nd, ng);
+    ldp_evidence(c, "%u physical devices, %u groups checked%s", nd, ng,
+                 surface != VK_NULL_HANDLE ? " (formats and present modes on a headless surface)" : "");
     if (l.problems > 0)
         ldp_verdict(c, LDP_FAIL, "%s%s", l.fail, l.problems > 1 ? " (and more, see the evidence)" : "");
     else

@@ -361,6 +361,41 @@ std::vector<Case> Cases() {
             .Evidence("cannot be reached (File name too long)")
             .Reason("cannot be reached (File name too long)"));
     add(liar("LintUntrustedNullDevice", "null_device", "vkCreateDevice returned VK_SUCCESS and a NULL VkDevice"));
+    // the queries a loader may pass straight through: tools, and formats and present modes on a
+    // headless surface (lie_in keeps the other fill calls honest; the first finding is the tools')
+    const std::string surfaces =
+        R"("instance_extensions": ["VK_KHR_surface", "VK_EXT_headless_surface"], "lie_in": )"
+        R"(["vkGetPhysicalDeviceSurfaceFormatsKHR", "vkGetPhysicalDeviceSurfacePresentModesKHR", )"
+        R"("vkGetPhysicalDeviceToolProperties"])";
+    for (const char *sw : {"count_grows", "write_past_count"}) {
+        const bool grows = std::string(sw) == "count_grows";
+        add(Row(grows ? "LintUntrustedCountGrowsFormatsModesTools" : "LintUntrustedWritePastCountFormatsModesTools",
+                untrusted, "fail", V("v7", "{" + surfaces + "}"),
+                V("v7", "{" + surfaces + R"(, "misbehave": {")" + sw + "\": true}}"))
+                .Check("LINT_UNTRUSTED_ANSWERS")
+                .Evidence(grows ? "vkGetPhysicalDeviceSurfacePresentModesKHR reported 2 elements in an array of 1"
+                                : "vkGetPhysicalDeviceSurfaceFormatsKHR wrote past the 1 elements it was given")
+                .Reason(grows ? "vkGetPhysicalDeviceToolProperties reported 2 elements in an array of 1"
+                              : "vkGetPhysicalDeviceToolProperties wrote past the 1 elements it was given"));
+    }
+    // its extra extension VK_MOCK_not_utf8_... is in no registry: LDP_DRIVER_12's advisory warning
+    add(liar("LintUntrustedNonUtf8Names", "non_utf8_names", "is not valid UTF-8").Also({{"LDP_DRIVER_12", "warn"}}));
+    // the driver's own device layer, named as its extra extension: a finding too (as evidence)
+    add(liar("LintUntrustedUnterminatedLayerName", "unterminated_names",
+             "vkEnumerateDeviceLayerProperties: device 0 layerName 0 'VK_MOCK_unterminated_")
+            .Also({{"LDP_DRIVER_12", "warn"}})
+            .Reason("has no terminating NUL"));
+    // a VkQueue / VkCommandBuffer whose first word is not ICD_LOADER_MAGIC
+    add(Row("LintQueueWithoutLoaderMagic", "LDP_DRIVER_3", "fail",
+            V("v7", R"({"misbehave": {"queue_without_magic": true}})"))
+            .Check("LINT_LOADER_MAGIC")
+            .Evidence("VkQueue")
+            .Reason("starts with 0xbadcafe0badcafe, not ICD_LOADER_MAGIC"));
+    add(Row("LintCommandBufferWithoutLoaderMagic", "LDP_DRIVER_3", "fail",
+            V("v7", R"({"misbehave": {"command_buffer_without_magic": true}})"))
+            .Check("LINT_LOADER_MAGIC")
+            .Evidence("VkCommandBuffer")
+            .Reason("starts with 0xbadcafe0badcafe, not ICD_LOADER_MAGIC"));
     MoreCases(add);
     return v;
 }

@@ -160,6 +160,7 @@ static const struct step kSteps[] = {
     {.name = "display-queries", .text = step_display_queries, .or_empty = false},
     {.name = "tool-properties", .edit = step_tool_properties, .or_empty = true},
     {.name = "surface-caps2ext", .text = step_surface_caps2ext, .or_empty = false},
+    {.name = "surface-formats2", .text = step_surface_formats2, .or_empty = false},
     {.name = "surface-caps2", .edit = step_surface_caps2, .or_empty = true},
     {.name = "xlib-display", .text = step_xlib_display, .or_empty = false},
     {.name = "setenv-repeat", .text = step_setenv_repeat, .or_empty = false},

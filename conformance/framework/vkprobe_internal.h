@@ -161,6 +161,7 @@ void step_destroy_surface(void);
 void step_display_queries(const char *arg);
 void step_tool_properties(char *arg);
 void step_surface_caps2ext(const char *arg);
+void step_surface_formats2(const char *arg);
 void step_surface_caps2(char *arg);
 void step_xlib_display(const char *arg);
 

@@ -404,6 +404,8 @@ void step_tool_properties(char *arg) {
     init_stype(t, 8, sizeof t[0], VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TOOL_PROPERTIES);
     if (n > 8) n = 8;
     kv_result("result", fn(g_physdevs[idx], &n, t));
+    kv_int("reported_count", n);
+    if (n > 8) n = 8; /* a count above the array (a driver that lies, passed through) */
     put_key("tools");
     putchar('[');
     for (uint32_t i = 0; i < n; ++i) {
@@ -420,6 +422,39 @@ static void kv_caps(const VkSurfaceCapabilitiesKHR *c) {
   kv_int("max_image_count", c->maxImageCount);
   kv_int("min_extent_width", c->minImageExtent.width);
   kv_int("max_extent_width", c->maxImageExtent.width);
+}
+
+/* surface-formats2:N: vkGetPhysicalDeviceSurfaceFormats2KHR with the current surface, the two
+ * calls, the array on the heap holding exactly the count the first call gave (a loader writing
+ * past it is a heap overflow the sanitizers see): formats up to the count the fill call gave back,
+ * at most the array's. */
+void step_surface_formats2(const char *arg) {
+  uint32_t idx;
+  if (!physdev_arg("surface-formats2", arg ? arg : "", &idx)) return;
+  IPROC_VAR(fn, vkGetPhysicalDeviceSurfaceFormats2KHR);
+  obj_begin("surface-formats2");
+  kv_int("index", idx);
+  kv_bool("resolved", fn != NULL);
+  if (fn != NULL) {
+    VkPhysicalDeviceSurfaceInfo2KHR info = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
+                                            .surface = g_surface};
+    uint32_t n = 0;
+    kv_result("count_result", fn(g_physdevs[idx], &info, &n, NULL));
+    kv_int("count", n);
+    if (n > 64) n = 64;
+    uint32_t cap = n;
+    VkSurfaceFormat2KHR *f = calloc(cap ? cap : 1, sizeof *f);
+    if (!need(f != NULL, "out of memory")) return;
+    init_stype(f, cap, sizeof *f, VK_STRUCTURE_TYPE_SURFACE_FORMAT_2_KHR);
+    kv_result("result", fn(g_physdevs[idx], &info, &n, f));
+    kv_int("reported_count", n);
+    put_key("formats");
+    putchar('[');
+    for (uint32_t i = 0; i < n && i < cap; ++i) printf("%s%d", i ? "," : "", (int)f[i].surfaceFormat.format);
+    putchar(']');
+    free(f);
+  }
+  obj_end();
 }
 
 /* surface-caps2ext:N: vkGetPhysicalDeviceSurfaceCapabilities2EXT with the current surface. */

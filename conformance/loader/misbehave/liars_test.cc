@@ -1,7 +1,7 @@
 // Drivers that lie: each row of liars.tsv loads a mock ICD that answers the count/array protocol,
-// device groups, names or handles falsely (mock_icd/README.md, misbehave switches) beside a good
-// driver. The loader must survive with a defined result: no crash (ASan: no out-of-bounds access),
-// the good device intact, sane VkResults, and a log line naming the lying driver
+// device groups, names, handles or the first word of its dispatchable objects falsely
+// (mock_icd/README.md, misbehave switches) beside a good driver. The loader must survive with a defined result: no
+// crash (ASan: no out-of-bounds access), the good device intact, sane VkResults, and a log line naming the lying driver
 // (RULE_DRV_UNTRUSTED_ANSWERS; docs/ldp-check.md "Drivers that lie").
 #include <limits.h>
 
@@ -18,6 +18,7 @@ using matrix::Row;
 // The IDs liars.tsv may cite.
 const char* const kRules[] = {
     "LDP_DRIVER_1",
+    "RULE_DRV_DISPATCHABLE_OBJECT",
     "RULE_DRV_UNTRUSTED_ANSWERS",
 };
 
@@ -48,6 +49,7 @@ TEST_P(LyingDriver, BesideAGoodDriver) {
                                     "devices"};
   for (const std::string& step : matrix::Words(row["steps"])) steps.push_back(step);
   steps.push_back("create-device:" + row["device"]);
+  for (const std::string& step : matrix::Words(row["device_steps"])) steps.push_back(step);
   steps.push_back("destroy-device");
   steps.push_back("destroy-instance");
   ProbeResult r = RunProbe(s, steps);
@@ -63,7 +65,7 @@ TEST_P(LyingDriver, BesideAGoodDriver) {
     ASSERT_TRUE(dot != std::string::npos && eq != std::string::npos && dot < eq) << "bad expect word " << want;
     const std::string step = want.substr(0, dot), key = want.substr(dot + 1, eq - dot - 1), value = want.substr(eq + 1);
     Json v = r.Step(step)[key];
-    std::string got = v.str("");
+    std::string got = v.is_bool() ? (v.boolean() ? "true" : "false") : v.str("");
     if (got.empty()) got = std::to_string(v.num(-1));
     EXPECT_EQ(got, value) << want << "\n" << r.Describe();
   }
