@@ -406,7 +406,7 @@ static struct cached_driver *poisoned_image(void *lib) {
 }
 
 /* The cache entry of the manifest at `path`, referenced (*out; NULL when the file cannot be read).
- * The path comes from a search (search_paths.c), which classified it as a regular file. Never
+ * The path comes from a search (discovery.c), which classified it as a regular file. Never
  * caches an allocation failure: VK_ERROR_OUT_OF_HOST_MEMORY leaves no entry behind, so the next
  * call tries again (LDP_LOADER_2). */
 static VkResult driver_scan(const struct vkl_log_sink *log, const char *path, struct cached_driver **out) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/internal/discovery.h"
 #include "loader/internal/env.h"
 #include "loader/internal/fileio.h"
 #include "loader/internal/layer.h"
@@ -101,7 +102,7 @@ uint32_t vkl_layers_parse_count_for_testing(void) {
 /* Called with g_layer_lock held. Returns a referenced entry, or NULL: unreadable (*res VK_SUCCESS)
  * or out of memory (*res VK_ERROR_OUT_OF_HOST_MEMORY; nothing is cached, so the next call tries
  * again instead of losing the layer, RULE_ADVERSARIAL_INPUT). `known`: VKL_FILE_REGULAR for a path a search
- * listed (search_paths.c classified it), VKL_FILE_MISSING for one named elsewhere. */
+ * listed (discovery.c classified it), VKL_FILE_MISSING for one named elsewhere. */
 static struct layer_file *file_get(const struct vkl_log_sink *log, const char *path, bool implicit,
                                    enum vkl_file_kind known, VkResult *res) {
     struct vkl_file file; /* one fopen: identity for the lookup, contents on a miss (docs/performance.md, round six) */
@@ -126,61 +127,36 @@ static void file_unref(struct layer_file *f) { vkl_mcache_unref(&g_caches[f->imp
 
 /* ------------------------------------------------------------------ search locations */
 
-static VkResult search_list(const struct vkl_log_sink *log, const char *var, const char *value,
-                            struct vkl_strlist *out) {
-    struct vkl_strlist entries = VKL_STRLIST_INIT;
-    VkResult r = vkl_path_list_split(value, strlen(value), ':', &entries);
-    for (size_t i = 0; r == VK_SUCCESS && i < entries.count; i++)
-        r = vkl_layer_manifest_search_entry(log, entries.items[i], var, out);
-    vkl_strlist_finish(&entries);
-    return r;
+static const char *override_path(const void *ctx, size_t i) {
+    return ((const struct vkl_layer_manifest *)ctx)->override_paths[i];
 }
 
-/* [Lyr] "Linux Layer Discovery" / "Overriding the Default Layer Discovery" (RULE_LYR_SEARCH_ORDER,
- * RULE_LYR_ENV_LAYER_PATH, RULE_LYR_ENV_IMPLICIT_LAYER_PATH). `override_paths` (from the active
- * override layer) replaces every explicit location, the variables included. All variables are
- * secure: unset when elevated (LLP_LOADER_13). */
-/* LLP_LOADER_2: VK_LAYER_PATH / VK_ADD_LAYER_PATH (and the implicit pair) load layers from
- * non-standard locations. */
+/* discovery.c's layer kinds (the variables, the default directories; LLP_LOADER_2, LLP_LOADER_13).
+ * `override_paths` (from the active override layer) replaces every explicit location, the
+ * variables included (RULE_LYR_OVERRIDE). */
 static VkResult layer_manifest_files(const struct vkl_log_sink *log, bool implicit,
                                      const struct vkl_layer_manifest *override_layer, struct vkl_strlist *out) {
-    VkResult r = VK_SUCCESS;
-    const char *ovar = implicit ? "VK_IMPLICIT_LAYER_PATH" : "VK_LAYER_PATH";
-    const char *avar = implicit ? "VK_ADD_IMPLICIT_LAYER_PATH" : "VK_ADD_LAYER_PATH";
-    const char *ov = vkl_getenv_id(implicit ? VKL_ENV_VK_IMPLICIT_LAYER_PATH : VKL_ENV_VK_LAYER_PATH);
-    const char *add = vkl_getenv_id(implicit ? VKL_ENV_VK_ADD_IMPLICIT_LAYER_PATH : VKL_ENV_VK_ADD_LAYER_PATH);
+    struct vkl_discovery_opts o = {0};
     if (!implicit && override_layer != NULL && override_layer->override_path_count > 0) {
-        /* the Khronos loader's sentence per variable set (its users grep for it) */
-        if (ov != NULL)
-            vkl_log(log, VKL_LOG_WARN | CAT,
-                    "Ignoring %s. The Override layer is active and has override paths set, which takes priority. "
-                    "%s is set to %s [RULE_LYR_OVERRIDE]",
-                    ovar, ovar, ov);
-        if (add != NULL)
-            vkl_log(log, VKL_LOG_WARN | CAT,
-                    "Ignoring %s. The Override layer is active and has override paths set, which takes priority. "
-                    "%s is set to %s [RULE_LYR_OVERRIDE]",
-                    avar, avar, add);
-        for (uint32_t i = 0; r == VK_SUCCESS && i < override_layer->override_path_count; i++) {
+        /* the Khronos loader's sentences (its users grep for them): each variable set, each path */
+        static const enum vkl_env_id ids[2] = {VKL_ENV_VK_LAYER_PATH, VKL_ENV_VK_ADD_LAYER_PATH};
+        static const char *const vars[2] = {"VK_LAYER_PATH", "VK_ADD_LAYER_PATH"};
+        for (int v = 0; v < 2; v++) {
+            const char *val = vkl_getenv_id(ids[v]);
+            if (val != NULL)
+                vkl_log(log, VKL_LOG_WARN | CAT,
+                        "Ignoring %s. The Override layer is active and has override paths set, which takes priority. "
+                        "%s is set to %s [RULE_LYR_OVERRIDE]",
+                        vars[v], vars[v], val);
+        }
+        for (uint32_t i = 0; i < override_layer->override_path_count; i++)
             vkl_log(log, VKL_LOG_INFO | CAT, "Override layer has override path %s [RULE_LYR_OVERRIDE]",
                     override_layer->override_paths[i]);
-            r = vkl_layer_manifest_search_entry(log, override_layer->override_paths[i], "override_paths", out);
-        }
-        goto out;
+        o.replace = (struct vkl_discovery_source){"override_paths", override_layer->override_path_count, override_path,
+                                                  override_layer};
+        o.replace_why = "the override layer sets override_paths [RULE_LYR_OVERRIDE]";
     }
-    if (ov != NULL) {
-        if (add != NULL)
-            vkl_log(log, VKL_LOG_INFO | CAT, "env %s: ignored because %s is set [%s]", avar, ovar,
-                    implicit ? "RULE_LYR_ENV_IMPLICIT_LAYER_PATH" : "RULE_LYR_ENV_LAYER_PATH");
-        r = search_list(log, ovar, ov, out);
-        goto out;
-    }
-    if (add != NULL && (r = search_list(log, avar, add, out)) != VK_SUCCESS) goto out;
-    /* The default directories: their bases are kept once per environment (search_paths.c); a
-     * list too long to keep is written directory by directory as it is searched. */
-    r = vkl_search_dirs_scan(log, implicit ? VKL_IMPLICIT_LAYER_SUFFIX : VKL_EXPLICIT_LAYER_SUFFIX, true, out);
-out:
-    return r;
+    return vkl_discover(implicit ? VKL_DISCOVER_IMPLICIT_LAYERS : VKL_DISCOVER_EXPLICIT_LAYERS, &o, log, out);
 }
 
 /* ------------------------------------------------------------------ sets */

@@ -1,4 +1,4 @@
-// Unit tests for loader/search_paths.c (and strlist.c): path lists, the default search
+// Unit tests for loader/discovery.c (and strlist.c): path lists, the default search
 // directories in documented order, and driver-manifest discovery with every env-var interaction.
 #include <gtest/gtest.h>
 #include <malloc.h>
@@ -14,6 +14,7 @@
 #include <vector>
 
 extern "C" {
+#include "loader/internal/discovery.h"
 #include "loader/internal/env.h"
 #include "loader/internal/search_paths.h"
 }
@@ -290,7 +291,7 @@ class DriverSearch : public testing::Test {
     Strings Search(bool ours_only = true) {
         vkl_log_sink sink{Emit, &lines_};
         vkl_strlist l = VKL_STRLIST_INIT;
-        EXPECT_EQ(vkl_driver_manifest_files(&sink, &l), VK_SUCCESS);
+        EXPECT_EQ(vkl_discover(VKL_DISCOVER_DRIVERS, nullptr, &sink, &l), VK_SUCCESS);
         Strings all = ToVec(l);
         vkl_strlist_finish(&l);
         if (!ours_only) return all;
@@ -496,7 +497,7 @@ TEST_F(DriverSearch, SearchDirsCacheFollowsTheEnvironment) {
 }
 
 // The lists handed out by vkl_search_dirs_acquire (kept in the cache when small, written for each
-// holder when large) and the directories vkl_search_dirs_scan searches equal vkl_search_dirs_build's
+// holder when large) and the directories vkl_discover searches equal vkl_search_dirs_build's
 // for the same environment, for every suffix.
 TEST_F(DriverSearch, AcquiredListsEqualBuiltOnesSmallAndLarge) {
     for (size_t n : {size_t{3}, size_t{40}, size_t{3000}}) {
@@ -521,9 +522,9 @@ TEST_F(DriverSearch, AcquiredListsEqualBuiltOnesSmallAndLarge) {
     }
 }
 
-// vkl_search_dirs_scan finds what acquire + vkl_manifest_search_entry / vkl_layer_manifest_search_entry
-// over the list finds, with the same log lines (every directory named), for both kinds, including
-// bases longer than its stack buffer.
+// vkl_discover's default directories are what acquire + vkl_manifest_search_entry /
+// vkl_layer_manifest_search_entry over the list finds, with the same log lines (every directory
+// named), for both kinds, including bases longer than its stack buffer.
 TEST_F(DriverSearch, ScanEqualsTheLoopOverTheAcquiredList) {
     std::string long_base =
         root_ + "/" + std::string(200, 'l') + "/" + std::string(200, 'm') + "/" + std::string(200, 'n');
@@ -536,11 +537,14 @@ TEST_F(DriverSearch, ScanEqualsTheLoopOverTheAcquiredList) {
         for (size_t i = 0; i < absent; i++) dirs += ":" + root_ + "/absent/" + std::to_string(i);
         Set("XDG_DATA_DIRS", dirs);
         for (bool layers : {false, true}) {
-            for (const char *suffix : {VKL_ICD_SUFFIX, VKL_EXPLICIT_LAYER_SUFFIX}) {
+            {
+                const char *suffix = layers ? VKL_EXPLICIT_LAYER_SUFFIX : VKL_ICD_SUFFIX;
                 std::vector<std::pair<uint32_t, std::string>> scan_lines, loop_lines;
                 vkl_log_sink scan_sink{Emit, &scan_lines}, loop_sink{Emit, &loop_lines};
                 vkl_strlist scanned = VKL_STRLIST_INIT, looped = VKL_STRLIST_INIT;
-                ASSERT_EQ(vkl_search_dirs_scan(&scan_sink, suffix, layers, &scanned), VK_SUCCESS);
+                ASSERT_EQ(vkl_discover(layers ? VKL_DISCOVER_EXPLICIT_LAYERS : VKL_DISCOVER_DRIVERS, nullptr,
+                                       &scan_sink, &scanned),
+                          VK_SUCCESS);
                 const vkl_search_dirs *d = vkl_search_dirs_acquire(suffix);
                 ASSERT_NE(d, nullptr);
                 for (size_t i = 0; i < d->dirs.count; i++)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader/internal/discovery.h"
 #include "loader/internal/env.h"
 #include "loader/internal/fileio.h"
 #include "loader/internal/json.h"
@@ -479,146 +480,11 @@ out:
 
 /* ------------------------------------------------------------------ search */
 
-/* The candidates are "<base>/vulkan/loader_settings.d/vk_loader_settings.json" ("/vulkan/..." for
- * the root) for every base, in search order, duplicates dropped. Two candidates are equal exactly
- * when their bases are (trailing '/' removed, "/" kept), so the bases are what is kept: each as a
- * source string (one of the search variables' values or a "$HOME/<rel>" string) and an offset and
- * a length into it, 12 bytes per base, with the path composed on a stack buffer when it is tried
- * (docs/performance.md: with 50,000 XDG_DATA_DIRS entries a list of allocated paths cost ~150 bytes each). */
-#define SRC_COUNT 8 /* the 6 values of bases_build, then "$HOME/.config" and "$HOME/.local/share" */
-struct base_ref {
-    uint32_t off, len;
-    uint8_t src;
-};
-struct base_set {
-    const char *src[SRC_COUNT];
-    struct base_ref *refs;
-    size_t count, cap;
-    struct vkl_map *ix; /* the refs' text (vkl_map_eq_span), only while building */
-};
-
-static bool set(const char *s) { return s != NULL && s[0] != '\0'; }
-
-static const char *ref_text(const struct base_set *b, const struct base_ref *r) { return b->src[r->src] + r->off; }
-
-static VkResult add_base(struct base_set *b, uint8_t src, size_t off, size_t len) {
-    const char *text = b->src[src] + off;
-    while (len > 1 && text[len - 1] == '/') len--;
-    if (len == 0 || len >= PATH_MAX || off > UINT32_MAX || b->count >= UINT32_MAX - 1) return VK_SUCCESS;
-    if (vkl_map_find_span(b->ix, text, len) != NULL) return VK_SUCCESS; /* a duplicate */
-    if (b->count == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 16;
-        struct base_ref *refs = realloc(b->refs, cap * sizeof(*refs));
-        if (refs == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-        b->refs = refs;
-        b->cap = cap;
-    }
-    if (vkl_map_add_span(b->ix, text, len) != VK_SUCCESS) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    b->refs[b->count++] = (struct base_ref){(uint32_t)off, (uint32_t)len, src};
-    return VK_SUCCESS;
-}
-
-static VkResult add_list(struct base_set *b, uint8_t src) {
-    const char *list = b->src[src];
-    if (list == NULL) return VK_SUCCESS;
-    size_t len = strlen(list), start = 0;
-    while (start < len) { /* empty entries ("a::b", leading/trailing ':') are dropped */
-        size_t end = start;
-        while (end < len && list[end] != ':') end++;
-        VkResult r = end > start ? add_base(b, src, start, end - start) : VK_SUCCESS;
-        if (r != VK_SUCCESS) return r;
-        start = end + 1;
-    }
-    return VK_SUCCESS;
-}
-
-/* Fills b->refs from b->src (the sources must outlive b). User locations first (the Khronos
- * loader's order, a superset of [Set]'s list); they are absent when elevated because vkl_getenv
- * hides XDG_*_HOME and HOME. */
-enum {
-    SRC_CONFIG_HOME,
-    SRC_DATA_HOME,
-    SRC_CONFIG_DIRS,
-    SRC_SYSCONF,
-    SRC_EXTRASYSCONF,
-    SRC_DATA_DIRS,
-    SRC_HOME_CONFIG,
-    SRC_HOME_DATA
-};
-static VkResult add_whole(struct base_set *b, uint8_t src) {
-    return set(b->src[src]) ? add_base(b, src, 0, strlen(b->src[src])) : VK_SUCCESS;
-}
-
-static VkResult bases_build(struct base_set *b) {
-    struct vkl_map_slot local[64];
-    struct vkl_map ix;
-    vkl_map_init(&ix, local, 64, vkl_map_eq_span, NULL, NULL);
-    b->ix = &ix;
-    /* "$HOME/.config" / "$HOME/.local/share" stand in where the XDG home is unset or empty */
-    VkResult r = add_whole(b, set(b->src[SRC_CONFIG_HOME]) ? SRC_CONFIG_HOME : SRC_HOME_CONFIG);
-    if (r == VK_SUCCESS) r = add_whole(b, set(b->src[SRC_DATA_HOME]) ? SRC_DATA_HOME : SRC_HOME_DATA);
-    if (r == VK_SUCCESS) r = add_list(b, SRC_CONFIG_DIRS);
-    if (r == VK_SUCCESS) r = add_whole(b, SRC_SYSCONF);
-    if (r == VK_SUCCESS) r = add_whole(b, SRC_EXTRASYSCONF);
-    if (r == VK_SUCCESS) r = add_list(b, SRC_DATA_DIRS);
-    vkl_map_finish(&ix); /* the lookup is needed only while building */
-    b->ix = NULL;
-    return r;
-}
-
-/* "<base>/vulkan/loader_settings.d/vk_loader_settings.json" into buf; false when it does not fit. */
-static bool candidate_path(const struct base_set *b, size_t i, char *buf, size_t size) {
-    static const char tail[] = "/" VKL_SETTINGS_SUFFIX "/" VKL_SETTINGS_FILE_NAME;
-    const struct base_ref *r = &b->refs[i];
-    const char *text = ref_text(b, r);
-    size_t len = r->len == 1 && text[0] == '/' ? 0 : r->len; /* the root: "/vulkan/..." */
-    if (len + sizeof(tail) > size) return false;
-    memcpy(buf, text, len);
-    memcpy(buf + len, tail, sizeof(tail));
-    return true;
-}
-
-/* The "$HOME/<rel>" sources (when HOME is set) and the variables' values as sources. */
-static VkResult sources_from_env(const struct vkl_search_env *env, char **home_config, char **home_data,
-                                 const char *src[SRC_COUNT]) {
-    const char *fallback_config = VKL_FALLBACK_CONFIG_DIRS, *fallback_data = VKL_FALLBACK_DATA_DIRS;
-    src[SRC_CONFIG_HOME] = env->xdg_config_home;
-    src[SRC_DATA_HOME] = env->xdg_data_home;
-    src[SRC_CONFIG_DIRS] = set(env->xdg_config_dirs) ? env->xdg_config_dirs : fallback_config;
-    src[SRC_SYSCONF] = env->sysconfdir;
-    src[SRC_EXTRASYSCONF] = env->extrasysconfdir;
-    src[SRC_DATA_DIRS] = set(env->xdg_data_dirs) ? env->xdg_data_dirs : fallback_data;
-    *home_config = *home_data = NULL;
-    if (set(env->home)) {
-        size_t n = strlen(env->home) + sizeof("/.local/share");
-        *home_config = malloc(n);
-        *home_data = malloc(n);
-        if (*home_config == NULL || *home_data == NULL) {
-            free(*home_config);
-            free(*home_data);
-            *home_config = *home_data = NULL;
-            return VK_ERROR_OUT_OF_HOST_MEMORY;
-        }
-        snprintf(*home_config, n, "%s/.config", env->home);
-        snprintf(*home_data, n, "%s/.local/share", env->home);
-    }
-    src[SRC_HOME_CONFIG] = *home_config;
-    src[SRC_HOME_DATA] = *home_data;
-    return VK_SUCCESS;
-}
-
+/* The locations are discovery.c's settings-file kind (VKL_DISCOVER_SETTINGS): the one base set of
+ * every search, in its order for this kind. */
 VkResult vkl_settings_candidates(const struct vkl_search_env *env, struct vkl_strlist *out) {
-    struct base_set b = {0};
-    char *home_config = NULL, *home_data = NULL;
-    VkResult r = sources_from_env(env, &home_config, &home_data, b.src);
-    if (r == VK_SUCCESS) r = bases_build(&b);
-    char path[PATH_MAX];
-    for (size_t i = 0; r == VK_SUCCESS && i < b.count; i++)
-        if (candidate_path(&b, i, path, sizeof(path))) r = vkl_strlist_append(out, path);
-    free(b.refs);
-    free(home_config);
-    free(home_data);
-    return r;
+    return vkl_search_dirs_build_order(env, vkl_discovery_kinds[VKL_DISCOVER_SETTINGS].order,
+                                       VKL_SETTINGS_SUFFIX "/" VKL_SETTINGS_FILE_NAME, out);
 }
 
 bool vkl_settings_use_driver_env(const struct vkl_settings *s) {
@@ -638,78 +504,6 @@ struct snapshot {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct snapshot *g_current;
 
-/* The candidates' bases depend only on the search variables: kept while they are unchanged (with
- * copies of the values they point into), so a global call that finds no settings file allocates
- * nothing here (docs/performance.md). Under g_lock. */
-#define CAND_KEYS 7
-static struct {
-    bool valid;
-    char *key[CAND_KEYS];
-    char *home_config, *home_data;
-    struct base_set bases;
-    struct vkl_strlist paths; /* the composed candidates, kept while they are few (at most 16 KiB) */
-} g_cands = {.paths = VKL_STRLIST_INIT};
-
-static bool same_str(const char *a, const char *b) {
-    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static void cands_clear(void) {
-    for (int i = 0; i < CAND_KEYS; i++) {
-        free(g_cands.key[i]);
-        g_cands.key[i] = NULL;
-    }
-    free(g_cands.home_config);
-    free(g_cands.home_data);
-    free(g_cands.bases.refs);
-    vkl_strlist_finish(&g_cands.paths);
-    memset(&g_cands, 0, sizeof(g_cands));
-    g_cands.paths = (struct vkl_strlist)VKL_STRLIST_INIT;
-}
-
-static const struct base_set *candidates(const struct vkl_search_env *env) {
-    const char *k[CAND_KEYS] = {env->xdg_config_home, env->home,       env->xdg_config_dirs, env->xdg_data_home,
-                                env->xdg_data_dirs,   env->sysconfdir, env->extrasysconfdir};
-    if (g_cands.valid) {
-        bool same = true;
-        for (int i = 0; i < CAND_KEYS && same; i++) same = same_str(g_cands.key[i], k[i]);
-        if (same) return &g_cands.bases;
-    }
-    cands_clear();
-    for (int i = 0; i < CAND_KEYS; i++)
-        if (k[i] != NULL && (g_cands.key[i] = vkl_strdup(k[i])) == NULL) return NULL;
-    /* the bases point into the copies */
-    struct vkl_search_env copy = *env;
-    copy.xdg_config_home = g_cands.key[0];
-    copy.home = g_cands.key[1];
-    copy.xdg_config_dirs = g_cands.key[2];
-    copy.xdg_data_home = g_cands.key[3];
-    copy.xdg_data_dirs = g_cands.key[4];
-    copy.sysconfdir = g_cands.key[5];
-    copy.extrasysconfdir = g_cands.key[6];
-    if (sources_from_env(&copy, &g_cands.home_config, &g_cands.home_data, g_cands.bases.src) != VK_SUCCESS ||
-        bases_build(&g_cands.bases) != VK_SUCCESS) {
-        cands_clear();
-        return NULL;
-    }
-    /* Few candidates (the usual 5): composed once and kept, so a call only compares and tries
-     * them; many: composed one by one as they are tried (search_and_acquire). */
-    size_t bytes = 0;
-    for (size_t i = 0; i < g_cands.bases.count; i++) bytes += g_cands.bases.refs[i].len + 64;
-    if (bytes <= 16384) {
-        char path[PATH_MAX];
-        for (size_t i = 0; i < g_cands.bases.count; i++) {
-            if (!candidate_path(&g_cands.bases, i, path, sizeof(path))) continue;
-            if (vkl_strlist_append(&g_cands.paths, path) != VK_SUCCESS) {
-                cands_clear();
-                return NULL;
-            }
-        }
-    }
-    g_cands.valid = true;
-    return &g_cands.bases;
-}
-
 static void snap_unref(struct snapshot *sn) {
     if (sn == NULL || --sn->refs > 0) return;
     vkl_settings_finish(&sn->s);
@@ -726,7 +520,6 @@ static void drop_current(void) {
  * leak checkers would report once the static roots are gone. */
 __attribute__((destructor)) static void settings_unload(void) {
     pthread_mutex_lock(&g_lock);
-    cands_clear();
     drop_current();
     pthread_mutex_unlock(&g_lock);
 }
@@ -818,32 +611,19 @@ bool vkl_settings_layer_on(const struct vkl_settings *s, const char *name) {
 }
 
 static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *log) {
-    struct vkl_search_env env;
     const struct vkl_settings *result = NULL;
     uint32_t level = 0;
-    vkl_search_env_from_process(&env);
+    /* The first location that has the file (DEBUG "settings search: no file ..." for those before
+     * it); outside the lock, as the driver and layer searches. */
+    struct vkl_strlist where = VKL_STRLIST_INIT;
+    VkResult searched = vkl_discover(VKL_DISCOVER_SETTINGS, NULL, log, &where);
     pthread_mutex_lock(&g_lock);
-    const struct base_set *cands = candidates(&env);
-    if (cands == NULL) {
+    if (searched != VK_SUCCESS) {
+        vkl_strlist_finish(&where);
         pthread_mutex_unlock(&g_lock);
         return NULL;
     }
-    const char *found = NULL;
-    char path[PATH_MAX];
-    bool debug = vkl_log_wants(log, VKL_LOG_DEBUG); /* asked once, not per location */
-    bool kept = g_cands.paths.count > 0 || cands->count == 0;
-    size_t n = kept ? g_cands.paths.count : cands->count;
-    for (size_t i = 0; i < n && found == NULL; i++) {
-        const char *p = path;
-        if (kept)
-            p = g_cands.paths.items[i];
-        else if (!candidate_path(cands, i, path, sizeof(path)))
-            continue;
-        if (vkl_file_exists(p))
-            found = p;
-        else if (debug)
-            vkl_log(log, VKL_LOG_DEBUG, "settings search: no file %s", p);
-    }
+    const char *found = where.count > 0 ? where.items[0] : NULL;
     if (found == NULL) {
         drop_current();
         goto out;
@@ -899,6 +679,7 @@ static const struct vkl_settings *search_and_acquire(const struct vkl_log_sink *
 out:
     vkl_log_set_settings_level(level);
     pthread_mutex_unlock(&g_lock);
+    vkl_strlist_finish(&where);
     return result;
 }
 
@@ -911,37 +692,27 @@ void vkl_settings_release(const struct vkl_settings *s) {
 
 /* ------------------------------------------------------------------ drivers */
 
+static const char *driver_path(const void *ctx, size_t i) {
+    return ((const struct vkl_settings *)ctx)->drivers[i].path;
+}
+
+/* The settings file's overlay on the driver search, applied by vkl_discover: additional_drivers
+ * first, in the file's order (the Khronos loader pushes each one to the front, which reverses them;
+ * [Set] gives no order), then the discovered ones; only them with additional_drivers_use_exclusively;
+ * no driver variables with device_configurations. */
 VkResult vkl_settings_driver_files(const struct vkl_settings *s, const struct vkl_log_sink *log,
                                    struct vkl_strlist *out) {
-    struct vkl_strlist found = VKL_STRLIST_INIT, extra = VKL_STRLIST_INIT;
-    VkResult r = VK_SUCCESS;
-    vkl_strlist_finish(out);
-    bool exclusive = s != NULL && s->driver_count > 0 && s->additional_drivers_use_exclusively;
-    if (!exclusive) {
-        if (vkl_settings_use_driver_env(s)) {
-            r = vkl_driver_manifest_files(log, &found);
-        } else {
+    struct vkl_discovery_opts o = {0};
+    if (s != NULL) {
+        o.front = (struct vkl_discovery_source){"settings file additional_drivers", s->driver_count, driver_path, s};
+        o.only_front = s->driver_count > 0 && s->additional_drivers_use_exclusively;
+        o.no_env = !vkl_settings_use_driver_env(s);
+        if (o.no_env && !o.only_front)
             /* [Set]: with device_configurations the driver environment variables are not used. */
             vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
                     "settings file %s: has device_configurations; VK_DRIVER_FILES, VK_ICD_FILENAMES, "
                     "VK_ADD_DRIVER_FILES, VK_LOADER_DRIVERS_SELECT and VK_LOADER_DRIVERS_DISABLE are not used " TAG,
                     s->file_path);
-            const struct vkl_search_dirs *dirs = vkl_search_dirs_acquire(VKL_ICD_SUFFIX);
-            if (dirs == NULL) r = VK_ERROR_OUT_OF_HOST_MEMORY;
-            for (size_t i = 0; dirs != NULL && r == VK_SUCCESS && i < dirs->dirs.count; i++)
-                r = vkl_manifest_search_entry(log, dirs->dirs.items[i], NULL, &found);
-            vkl_search_dirs_release(dirs);
-        }
     }
-    /* additional_drivers first, in the file's order (the Khronos loader pushes each one to the
-     * front, which reverses them; [Set] gives no order), then the discovered ones. */
-    for (uint32_t i = 0; r == VK_SUCCESS && s != NULL && i < s->driver_count; i++)
-        r = vkl_manifest_search_entry(log, s->drivers[i].path, "settings file additional_drivers", &extra);
-    for (size_t i = 0; r == VK_SUCCESS && i < found.count; i++) r = vkl_strlist_append_unique(&extra, found.items[i]);
-    vkl_strlist_finish(&found);
-    if (r == VK_SUCCESS)
-        *out = extra;
-    else
-        vkl_strlist_finish(&extra);
-    return r;
+    return vkl_discover(VKL_DISCOVER_DRIVERS, &o, log, out);
 }

@@ -12,7 +12,7 @@
 #include "conformance/driver/frontend.h"
 #include "conformance/driver/ldp_check.h"
 #include "conformance/driver/package.h"
-#include "loader/internal/search_paths.h"
+#include "loader/internal/discovery.h"
 #include "loader/internal/strlist.h"
 
 extern const struct ldp_registry *ldp_registry_global;
@@ -340,7 +340,7 @@ int main(int argc, char **argv) {
 
     struct vkl_strlist found = VKL_STRLIST_INIT;
     if (installed) {
-        if (vkl_driver_manifest_files(NULL, &found) != VK_SUCCESS) {
+        if (vkl_discover(VKL_DISCOVER_DRIVERS, NULL, NULL, &found) != VK_SUCCESS) {
             fprintf(stderr, "%s: --installed: the driver search failed\n", chk_prog());
             status = 2;
         }

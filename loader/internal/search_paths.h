@@ -1,12 +1,12 @@
 /*
- * Search-path construction and driver-manifest discovery on Linux ([Drv] "Driver Discovery on
+ * Search-path construction on Linux, the pieces discovery.h's search is built from ([Drv] "Driver Discovery on
  * Linux", "Overriding the Default Driver Discovery", "Additional Driver Discovery"; spec §1.2-1.3).
  *
  * Ownership: lists are caller storage (struct vkl_strlist) that receive owned copies; the caller
  * calls vkl_strlist_finish(). struct vkl_search_env only borrows its strings.
  * Thread-safety: vkl_path_list_split and vkl_search_dirs_build are pure;
- * vkl_search_env_from_process and vkl_driver_manifest_files read the environment (see env.h) and
- * the file system.
+ * vkl_search_env_from_process and the searches read the environment (see env.h) and the file
+ * system. Defined in discovery.c.
  */
 #ifndef VKL_INTERNAL_SEARCH_PATHS_H
 #define VKL_INTERNAL_SEARCH_PATHS_H
@@ -36,6 +36,16 @@ extern "C" {
 #define VKL_ICD_SUFFIX "vulkan/icd.d"
 #define VKL_IMPLICIT_LAYER_SUFFIX "vulkan/implicit_layer.d"
 #define VKL_EXPLICIT_LAYER_SUFFIX "vulkan/explicit_layer.d"
+/* The settings file: "<base>/" VKL_SETTINGS_SUFFIX "/" VKL_SETTINGS_FILE_NAME. */
+#define VKL_SETTINGS_SUFFIX "vulkan/loader_settings.d"
+#define VKL_SETTINGS_FILE_NAME "vk_loader_settings.json"
+
+/* The order of the bases: a permutation of the six places below (vkl_search_dirs_build). */
+enum vkl_base_order {
+    VKL_BASES_CONFIG_FIRST, /* 1..6 as listed: drivers and layers ([Drv], [Lyr]) */
+    VKL_BASES_HOMES_FIRST,  /* 1, 5, 2, 3, 4, 6: the settings file (the Khronos loader's order) */
+    VKL_BASE_ORDER_COUNT
+};
 
 /* Values of the environment that decide the default search directories. NULL = unset. Borrowed. */
 struct vkl_search_env {
@@ -65,6 +75,9 @@ VkResult vkl_path_list_split(const char *value, size_t len, char sep, struct vkl
  * Pure function.
  */
 VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix, struct vkl_strlist *out);
+/* The same in another base order. */
+VkResult vkl_search_dirs_build_order(const struct vkl_search_env *env, enum vkl_base_order order, const char *suffix,
+                                     struct vkl_strlist *out);
 
 /* The default search directories for `suffix` (one of the VKL_*_SUFFIX literals) from the process
  * environment: vkl_search_env_from_process + vkl_search_dirs_build, built once and shared while the
@@ -77,17 +90,10 @@ struct vkl_search_dirs {
 const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix);
 void vkl_search_dirs_release(const struct vkl_search_dirs *dirs);
 
-/* Memory: what is kept per environment is the directories' bases, once for every suffix (the
- * variable values copied once, 8 bytes per base); the list for a suffix is kept only while it is
- * small (a few KiB), else written for each acquire and freed at its release. */
-
-/* Searches every default search directory for `suffix`, in vkl_search_dirs_acquire's order, with
- * vkl_layer_manifest_search_entry (layers) or vkl_manifest_search_entry (!layers), from_env NULL:
- * the same as acquire + that loop + release, but a list too long to keep is never written: each
- * "<base>/<suffix>" is written into one reused buffer as it is searched (a long XDG_DATA_DIRS
- * costs no list per search). VK_ERROR_OUT_OF_HOST_MEMORY when out of memory, else the first
- * failing search's result. Thread-safe. */
-VkResult vkl_search_dirs_scan(const struct vkl_log_sink *log, const char *suffix, bool layers, struct vkl_strlist *out);
+/* Memory: what is kept per environment is the directories' bases, once for every suffix and base
+ * order (the variable values copied once, 8 bytes per base and order); the list for a suffix is
+ * kept only while it is small (a few KiB), else written for each acquire and freed at its release.
+ * The default locations of each kind are searched through the same set (discovery.h). */
 
 /* Fills *out from the process environment through vkl_getenv (so all five read as NULL when
  * elevated) and from VKL_SYSCONFDIR / VKL_EXTRASYSCONFDIR. The strings are borrowed from the
@@ -111,19 +117,6 @@ VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *e
  * (RULE_LYR_SEARCH_ORDER). */
 VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
                                          struct vkl_strlist *out);
-
-/*
- * The driver-manifest files, in search order (spec §1.2, §1.3):
- *  - VK_DRIVER_FILES set (even empty) => exactly its entries; else VK_ICD_FILENAMES (deprecated,
- *    consulted only when VK_DRIVER_FILES is unset; ignored with an INFO|DRIVER line when both are
- * set). An empty-but-set override is an active override with no entries: no driver manifests at all
- *    (Khronos behaviour; the documents are silent) — logged at INFO|DRIVER.
- *  - otherwise VK_ADD_DRIVER_FILES entries first, then the default directories with "vulkan/icd.d".
- *    VK_ADD_DRIVER_FILES is ignored, with an INFO|DRIVER line, when an override is set.
- * Entries from the variables are used as given (no suffix; relative to the CWD when relative).
- * All variables are secure: when elevated they read as unset (env.h, LDP_LOADER_13).
- */
-VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_strlist *out_files);
 
 #ifdef __cplusplus
 }

@@ -31,8 +31,6 @@
 extern "C" {
 #endif
 
-#define VKL_SETTINGS_FILE_NAME "vk_loader_settings.json"
-#define VKL_SETTINGS_SUFFIX "vulkan/loader_settings.d"
 /* Largest settings file read. */
 #define VKL_SETTINGS_MAX_SIZE (4u * 1024u * 1024u)
 
@@ -170,7 +168,7 @@ bool vkl_settings_use_driver_env(const struct vkl_settings *s);
 /* The driver manifests for this call ([Set] additional_drivers, spec §1.3, §7.10): the
  * additional_drivers paths (each a manifest file, or a directory searched like VK_DRIVER_FILES
  * entries; a missing one is logged) first, in file order, then — unless
- * additional_drivers_use_exclusively — the discovered ones: vkl_driver_manifest_files when
+ * additional_drivers_use_exclusively — the discovered ones: vkl_discover(VKL_DISCOVER_DRIVERS) when
  * vkl_settings_use_driver_env(s), else only the default directories. `s` may be NULL. */
 VkResult vkl_settings_driver_files(const struct vkl_settings *s, const struct vkl_log_sink *log,
                                    struct vkl_strlist *out);

@@ -1,7 +1,9 @@
 /*
- * Search directories and driver-manifest discovery (see loader/internal/search_paths.h).
+ * Discovery (loader/internal/discovery.h): the table of kinds, the one search (vkl_discover), the
+ * XDG base set kept per environment and shared by every kind; and the path-list helpers of
+ * loader/internal/search_paths.h it is built from.
  */
-#include "loader/internal/search_paths.h"
+#include "loader/internal/discovery.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -63,6 +65,17 @@ struct base_ref {
 struct base_source {
     uint32_t off, len;
     bool list;
+    uint8_t group; /* which of the six places it stands for (enum group) */
+};
+
+/* The six places bases come from, in [Drv]'s "Driver Discovery on Linux" table order; a base order
+ * (enum vkl_base_order) is a permutation of them. */
+enum group { G_CONFIG_HOME, G_CONFIG_DIRS, G_SYSCONF, G_EXTRASYSCONF, G_DATA_HOME, G_DATA_DIRS, GROUPS };
+static const uint8_t k_order[VKL_BASE_ORDER_COUNT][GROUPS] = {
+    [VKL_BASES_CONFIG_FIRST] = {G_CONFIG_HOME, G_CONFIG_DIRS, G_SYSCONF, G_EXTRASYSCONF, G_DATA_HOME, G_DATA_DIRS},
+    /* the settings file: the user locations first (the Khronos loader's order, a superset of [Set]'s
+     * list) */
+    [VKL_BASES_HOMES_FIRST] = {G_CONFIG_HOME, G_DATA_HOME, G_CONFIG_DIRS, G_SYSCONF, G_EXTRASYSCONF, G_DATA_DIRS},
 };
 
 /* The text's layout: the five variable values (the cache's key, also the sources of the bases that
@@ -101,8 +114,9 @@ static size_t count_char(const char *s, size_t n, char c) {
 
 /* A source written into the text: `a` then `b` (either may be empty), NUL-terminated. */
 static void add_source(struct layout *L, char *text, size_t *pos, const char *a, size_t alen, const char *b,
-                       size_t blen, bool list) {
+                       size_t blen, bool list, uint8_t group) {
     struct base_source *s = &L->src[L->nsrc++];
+    s->group = group;
     s->off = (uint32_t)*pos; /* truncated only in the measuring pass, which checks the size */
     s->len = (uint32_t)(alen + blen);
     s->list = list;
@@ -113,8 +127,9 @@ static void add_source(struct layout *L, char *text, size_t *pos, const char *a,
 }
 
 /* A source that is variable `k`'s value, already in the text. */
-static void key_source(struct layout *L, int k, const char *value, size_t len, bool list) {
+static void key_source(struct layout *L, int k, const char *value, size_t len, bool list, uint8_t group) {
     struct base_source *s = &L->src[L->nsrc++];
+    s->group = group;
     s->off = L->key[k];
     s->len = (uint32_t)len;
     s->list = list;
@@ -123,27 +138,27 @@ static void key_source(struct layout *L, int k, const char *value, size_t len, b
 
 /* RULE_ENV_XDG_CONFIG_HOME, RULE_ENV_XDG_DATA_HOME, RULE_ENV_HOME */
 static void home_source(struct layout *L, char *text, size_t *pos, int k, const char *value, size_t len,
-                        const char *home, const char *home_rel) {
+                        const char *home, const char *home_rel, uint8_t group) {
     /* XDG Base Directory: use $XDG_*_HOME unless unset or empty, else $HOME/<home_rel>; with
      * neither, the user location is skipped (spec §1.2 item 3). */
     if (len > 0) {
-        key_source(L, k, value, len, false);
+        key_source(L, k, value, len, false, group);
     } else if (non_empty(home)) {
         size_t hl = strlen(home);
         while (hl > 1 && home[hl - 1] == '/') hl--;
-        add_source(L, text, pos, home, hl, home_rel, strlen(home_rel), false);
+        add_source(L, text, pos, home, hl, home_rel, strlen(home_rel), false, group);
     }
 }
 
 /* RULE_ENV_XDG_CONFIG_DIRS, RULE_ENV_XDG_DATA_DIRS */
 static void list_source(struct layout *L, char *text, size_t *pos, int k, const char *value, size_t len,
-                        const char *fallback) {
+                        const char *fallback, uint8_t group) {
     /* "$XDG_*_DIRS ... fallback ... if the corresponding environment variable is not defined";
      * an empty value counts as not defined (XDG Base Directory spec; Khronos does the same). */
     if (len > 0)
-        key_source(L, k, value, len, true);
+        key_source(L, k, value, len, true, group);
     else
-        add_source(L, text, pos, fallback, strlen(fallback), NULL, 0, true);
+        add_source(L, text, pos, fallback, strlen(fallback), NULL, 0, true, group);
 }
 
 /* Measures (text NULL) or writes the text and fills *L; the two passes give the same layout. */
@@ -161,14 +176,16 @@ static void lay_out(const struct vkl_search_env *env, char *text, struct layout 
         put(text, &pos, vals[k], len[k]);
         put(text, &pos, "", 1);
     }
-    /* [Drv] "Driver Discovery on Linux" table order (same for layers, [Lyr]). */
-    home_source(L, text, &pos, 0, vals[0], len[0], env->home, "/.config");
-    list_source(L, text, &pos, 2, vals[2], len[2], VKL_FALLBACK_CONFIG_DIRS);
-    if (non_empty(env->sysconfdir)) add_source(L, text, &pos, env->sysconfdir, strlen(env->sysconfdir), NULL, 0, false);
+    /* [Drv] "Driver Discovery on Linux" table order (same for layers, [Lyr]); find_bases visits
+     * them in a base order's permutation. */
+    home_source(L, text, &pos, 0, vals[0], len[0], env->home, "/.config", G_CONFIG_HOME);
+    list_source(L, text, &pos, 2, vals[2], len[2], VKL_FALLBACK_CONFIG_DIRS, G_CONFIG_DIRS);
+    if (non_empty(env->sysconfdir))
+        add_source(L, text, &pos, env->sysconfdir, strlen(env->sysconfdir), NULL, 0, false, G_SYSCONF);
     if (non_empty(env->extrasysconfdir))
-        add_source(L, text, &pos, env->extrasysconfdir, strlen(env->extrasysconfdir), NULL, 0, false);
-    home_source(L, text, &pos, 3, vals[3], len[3], env->home, "/.local/share");
-    list_source(L, text, &pos, 4, vals[4], len[4], VKL_FALLBACK_DATA_DIRS);
+        add_source(L, text, &pos, env->extrasysconfdir, strlen(env->extrasysconfdir), NULL, 0, false, G_EXTRASYSCONF);
+    home_source(L, text, &pos, 3, vals[3], len[3], env->home, "/.local/share", G_DATA_HOME);
+    list_source(L, text, &pos, 4, vals[4], len[4], VKL_FALLBACK_DATA_DIRS, G_DATA_DIRS);
     L->text_size = pos;
 }
 
@@ -199,14 +216,18 @@ static bool add_base(struct bases *b, size_t off, size_t len) {
     return true;
 }
 
-/* false when out of memory (for the index). */
-static bool find_bases(const struct layout *L, struct bases *b) {
+/* The bases in `order`; false when out of memory (for the index). */
+static bool find_bases(const struct layout *L, enum vkl_base_order order, struct bases *b) {
     b->count = 0;
     b->indexed = L->max_bases > LINEAR_MAX;
     vkl_map_init(&b->ix, NULL, 0, vkl_map_eq_span, NULL, NULL);
     bool ok = true;
-    for (size_t i = 0; ok && i < L->nsrc; i++) {
-        const struct base_source *s = &L->src[i];
+    /* at most one source per place: GROUPS * nsrc (<= 36) compares */
+    for (size_t g = 0; ok && g < GROUPS; g++) {
+        const struct base_source *s = NULL;
+        for (size_t i = 0; s == NULL && i < L->nsrc; i++)
+            if (L->src[i].group == k_order[order][g]) s = &L->src[i];
+        if (s == NULL) continue;
         if (!s->list) {
             ok = add_base(b, s->off, s->len);
             continue;
@@ -248,6 +269,11 @@ static bool lay_out_measure(const struct vkl_search_env *env, struct layout *L) 
 }
 
 VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suffix, struct vkl_strlist *out) {
+    return vkl_search_dirs_build_order(env, VKL_BASES_CONFIG_FIRST, suffix, out);
+}
+
+VkResult vkl_search_dirs_build_order(const struct vkl_search_env *env, enum vkl_base_order order, const char *suffix,
+                                     struct vkl_strlist *out) {
     VkResult r = VK_ERROR_OUT_OF_HOST_MEMORY;
     struct layout L;
     if (!lay_out_measure(env, &L)) return r;
@@ -257,7 +283,7 @@ VkResult vkl_search_dirs_build(const struct vkl_search_env *env, const char *suf
     size_t before = out->count, suffix_len = strlen(suffix);
     if (text == NULL || ref == NULL) goto out;
     lay_out(env, text, &L);
-    if (!find_bases(&L, &b)) goto out;
+    if (!find_bases(&L, order, &b)) goto out;
     r = VK_SUCCESS;
     for (size_t i = 0; i < b.count && r == VK_SUCCESS; i++) {
         char *dir = malloc(dir_size(text, &ref[i], suffix_len));
@@ -297,18 +323,18 @@ VkResult vkl_search_env_from_process(struct vkl_search_env *out) {
     return VK_SUCCESS;
 }
 
-/* ------------------------------------------------------------------ cached search directories */
+/* ------------------------------------------------------------------ the base set, kept */
 
 /*
  * One entry: the bases for the current values of the five variables (their copies are its key),
- * shared by every suffix. The list for a suffix is written on demand, into one allocation; a small
- * one (the usual few directories) is kept in the entry and shared by every holder, so an unchanged
- * environment costs a lookup; a large one is written for its holder and freed at release, so the
- * directories of 50,000 bases are not kept four times over. An entry is immutable once published
- * (its kept lists only added, under the lock); a newer one replaces it when a value differs, and
- * the old one is freed when its last holder releases it.
+ * shared by every kind, in each base order. The list for a kind is written on demand, into one
+ * allocation; a small one (the usual few directories) is kept in the entry and shared by every
+ * holder, so an unchanged environment costs a lookup; a large one is written for its holder and
+ * freed at release, so the directories of 50,000 bases are not kept four times over. An entry is
+ * immutable once published (its kept lists only added, under the lock); a newer one replaces it
+ * when a value differs, and the old one is freed when its last holder releases it.
  */
-#define SUFFIX_SLOTS 4
+#define SUFFIX_SLOTS 6
 #define VIEW_KEEP_MAX 16384 /* bytes of a list that is kept in the entry */
 
 struct dirs_entry;
@@ -320,11 +346,12 @@ struct dirs_view {
 struct dirs_entry {
     unsigned refs; /* holders of its kept lists, plus one while it is the current entry */
     char *text;
-    struct base_ref *ref;
+    struct base_ref *ref[VKL_BASE_ORDER_COUNT]; /* the same bases in each order */
     size_t count;
     size_t max_len; /* the longest base */
     uint32_t key[ENV_KEYS];
-    const char *suffix[SUFFIX_SLOTS]; /* borrowed: VKL_*_SUFFIX literals */
+    const char *suffix[SUFFIX_SLOTS]; /* borrowed: the kinds' suffixes (string literals) */
+    enum vkl_base_order order[SUFFIX_SLOTS];
     struct dirs_view *view[SUFFIX_SLOTS];
 };
 
@@ -349,37 +376,42 @@ __attribute__((destructor)) static void search_dirs_shutdown(void) {
     pthread_mutex_unlock(&g_dirs_lock);
 }
 
-/* One allocation: the entry, room for the bases, the text. */
+/* One allocation: the entry, room for the bases in each order, the text. */
 static struct dirs_entry *dirs_entry_build(const struct vkl_search_env *env) {
     struct layout L;
     if (!lay_out_measure(env, &L)) return NULL;
     size_t ref_bytes = L.max_bases * sizeof(struct base_ref);
-    struct dirs_entry *e = calloc(1, sizeof(*e) + ref_bytes + L.text_size);
+    struct dirs_entry *e = calloc(1, sizeof(*e) + VKL_BASE_ORDER_COUNT * ref_bytes + L.text_size);
     if (e == NULL) return NULL;
-    e->ref = (struct base_ref *)(void *)(e + 1);
-    e->text = (char *)(e + 1) + ref_bytes;
+    for (int o = 0; o < VKL_BASE_ORDER_COUNT; o++)
+        e->ref[o] = (struct base_ref *)(void *)((char *)(e + 1) + (size_t)o * ref_bytes);
+    e->text = (char *)(e + 1) + VKL_BASE_ORDER_COUNT * ref_bytes;
     lay_out(env, e->text, &L);
     memcpy(e->key, L.key, sizeof(e->key));
-    struct bases b = {.text = e->text, .ref = e->ref};
-    if (!find_bases(&L, &b)) {
-        free(e);
-        return NULL;
+    for (int o = 0; o < VKL_BASE_ORDER_COUNT; o++) {
+        struct bases b = {.text = e->text, .ref = e->ref[o]};
+        if (!find_bases(&L, (enum vkl_base_order)o, &b)) {
+            free(e);
+            return NULL;
+        }
+        e->count = b.count; /* the same set in every order */
     }
-    e->count = b.count;
     for (size_t i = 0; i < e->count; i++)
-        if (e->ref[i].len > e->max_len) e->max_len = e->ref[i].len;
+        if (e->ref[0][i].len > e->max_len) e->max_len = e->ref[0][i].len;
     return e;
 }
 
 /* Bytes of the list for a suffix of `suffix_len` bytes: the view, the item pointers, the strings. */
 static size_t view_size(const struct dirs_entry *e, size_t suffix_len) {
     size_t size = sizeof(struct dirs_view) + e->count * sizeof(char *);
-    for (size_t i = 0; i < e->count; i++) size += dir_size(e->text, &e->ref[i], suffix_len);
+    for (size_t i = 0; i < e->count; i++) size += dir_size(e->text, &e->ref[0][i], suffix_len);
     return size;
 }
 
-/* The list for `suffix` in one allocation of `size` (view_size) bytes, for no owner yet. */
-static struct dirs_view *view_write(const struct dirs_entry *e, const char *suffix, size_t size) {
+/* The list for `suffix` in `order`, in one allocation of `size` (view_size) bytes, for no owner
+ * yet. */
+static struct dirs_view *view_write(const struct dirs_entry *e, enum vkl_base_order order, const char *suffix,
+                                    size_t size) {
     size_t suffix_len = strlen(suffix);
     struct dirs_view *v = malloc(size);
     if (v == NULL) return NULL;
@@ -387,7 +419,7 @@ static struct dirs_view *view_write(const struct dirs_entry *e, const char *suff
     char *p = (char *)(items + e->count);
     for (size_t i = 0; i < e->count; i++) {
         items[i] = p;
-        p = dir_write(p, e->text, &e->ref[i], suffix, suffix_len);
+        p = dir_write(p, e->text, &e->ref[order][i], suffix, suffix_len);
     }
     /* read-only for the holders: no hash index (nothing looks up in it) */
     v->pub.dirs = (struct vkl_strlist){items, e->count, e->count, NULL};
@@ -395,20 +427,23 @@ static struct dirs_view *view_write(const struct dirs_entry *e, const char *suff
     return v;
 }
 
-/* The list for `suffix` that `e` keeps, written now if it is small enough to keep; NULL when it is
- * not kept (large, no free slot, out of memory). Under the lock. */
-static struct dirs_view *kept_view_locked(struct dirs_entry *e, const char *suffix) {
+/* The list for `suffix` in `order` that `e` keeps, written now if it is small enough to keep;
+ * NULL when it is not kept (large, no free slot, out of memory). Under the lock. */
+static struct dirs_view *kept_view_locked(struct dirs_entry *e, enum vkl_base_order order, const char *suffix) {
     size_t slot = 0;
     for (; slot < SUFFIX_SLOTS; slot++)
-        if (e->suffix[slot] == NULL || e->suffix[slot] == suffix || strcmp(e->suffix[slot], suffix) == 0) break;
+        if (e->suffix[slot] == NULL ||
+            (e->order[slot] == order && (e->suffix[slot] == suffix || strcmp(e->suffix[slot], suffix) == 0)))
+            break;
     if (slot == SUFFIX_SLOTS) return NULL;
     if (e->view[slot] != NULL) return e->view[slot];
     size_t size = view_size(e, strlen(suffix));
     if (size > VIEW_KEEP_MAX) return NULL;
-    struct dirs_view *v = view_write(e, suffix, size);
+    struct dirs_view *v = view_write(e, order, suffix, size);
     if (v == NULL) return NULL;
     v->owner = e;
     e->suffix[slot] = suffix;
+    e->order[slot] = order;
     e->view[slot] = v;
     return v;
 }
@@ -439,16 +474,20 @@ static void entry_release(struct dirs_entry *e) {
     if (last) dirs_entry_free(e);
 }
 
-const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix) {
+static const struct vkl_search_dirs *dirs_acquire(enum vkl_base_order order, const char *suffix) {
     struct dirs_view *v = NULL;
     pthread_mutex_lock(&g_dirs_lock);
     struct dirs_entry *e = current_entry_locked();
-    if (e != NULL && (v = kept_view_locked(e, suffix)) != NULL)
+    if (e != NULL && (v = kept_view_locked(e, order, suffix)) != NULL)
         e->refs++; /* the holder's */
     else if (e != NULL)
-        v = view_write(e, suffix, view_size(e, strlen(suffix))); /* for this holder alone */
+        v = view_write(e, order, suffix, view_size(e, strlen(suffix))); /* for this holder alone */
     pthread_mutex_unlock(&g_dirs_lock);
     return v != NULL ? &v->pub : NULL;
+}
+
+const struct vkl_search_dirs *vkl_search_dirs_acquire(const char *suffix) {
+    return dirs_acquire(VKL_BASES_CONFIG_FIRST, suffix);
 }
 
 void vkl_search_dirs_release(const struct vkl_search_dirs *dirs) {
@@ -462,64 +501,87 @@ void vkl_search_dirs_release(const struct vkl_search_dirs *dirs) {
     entry_release(e);
 }
 
+/* ------------------------------------------------------------------ the kinds */
+
+/* The settings file's locations are "<base>/<suffix>/<file>": one view of the base set. */
+#define SETTINGS_TARGET VKL_SETTINGS_SUFFIX "/" VKL_SETTINGS_FILE_NAME
+
+/* RULE_DRV_SEARCH_ORDER, RULE_LYR_SEARCH_ORDER, RULE_SETTINGS_FILE. `found` is the Khronos loader's
+ * wording for a manifest found (what its users grep for: "Found ICD manifest file" for drivers,
+ * "Found manifest file" for layers). */
+const struct vkl_discovery_row vkl_discovery_kinds[VKL_DISCOVER_KIND_COUNT] = {
+    [VKL_DISCOVER_DRIVERS] = {"VK_DRIVER_FILES", "VK_ICD_FILENAMES", VKL_ENV_VK_DRIVER_FILES, VKL_ENV_VK_ICD_FILENAMES,
+                              "VK_ADD_DRIVER_FILES", VKL_ENV_VK_ADD_DRIVER_FILES, VKL_ICD_SUFFIX, NULL,
+                              VKL_BASES_CONFIG_FIRST, VKL_LOG_DRIVER, "driver search", "Found ICD manifest file",
+                              "RULE_DRV_SEARCH_DIR_SCAN", "RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED",
+                              "RULE_DRV_ENV_ADD_DRIVER_FILES",
+                              "set but empty, no driver manifests are searched [RULE_DRV_ENV_DRIVER_FILES_OVERRIDE]"},
+    [VKL_DISCOVER_IMPLICIT_LAYERS] = {"VK_IMPLICIT_LAYER_PATH", NULL, VKL_ENV_VK_IMPLICIT_LAYER_PATH, VKL_ENV_ID_COUNT,
+                                      "VK_ADD_IMPLICIT_LAYER_PATH", VKL_ENV_VK_ADD_IMPLICIT_LAYER_PATH,
+                                      VKL_IMPLICIT_LAYER_SUFFIX, NULL, VKL_BASES_CONFIG_FIRST, VKL_LOG_LAYER,
+                                      "layer search", "Found manifest file", "RULE_LYR_SEARCH_ORDER", NULL,
+                                      "RULE_LYR_ENV_IMPLICIT_LAYER_PATH", NULL},
+    [VKL_DISCOVER_EXPLICIT_LAYERS] = {"VK_LAYER_PATH", NULL, VKL_ENV_VK_LAYER_PATH, VKL_ENV_ID_COUNT,
+                                      "VK_ADD_LAYER_PATH", VKL_ENV_VK_ADD_LAYER_PATH, VKL_EXPLICIT_LAYER_SUFFIX, NULL,
+                                      VKL_BASES_CONFIG_FIRST, VKL_LOG_LAYER, "layer search", "Found manifest file",
+                                      "RULE_LYR_SEARCH_ORDER", NULL, "RULE_LYR_ENV_LAYER_PATH", NULL},
+    [VKL_DISCOVER_SETTINGS] = {NULL, NULL, VKL_ENV_ID_COUNT, VKL_ENV_ID_COUNT, NULL, VKL_ENV_ID_COUNT,
+                               VKL_SETTINGS_SUFFIX, VKL_SETTINGS_FILE_NAME, VKL_BASES_HOMES_FIRST, 0, "settings search",
+                               NULL, "RULE_SETTINGS_FILE", NULL, NULL, NULL},
+};
+
+/* The string a kind's view of the base set is written with: "<suffix>" or "<suffix>/<file>". */
+static const char *kind_target(enum vkl_discovery_kind kind) {
+    return kind == VKL_DISCOVER_SETTINGS ? SETTINGS_TARGET : vkl_discovery_kinds[kind].suffix;
+}
+
+const struct vkl_search_dirs *vkl_discovery_dirs_acquire(enum vkl_discovery_kind kind) {
+    return dirs_acquire(vkl_discovery_kinds[kind].order, kind_target(kind));
+}
+
 static bool ends_with_json(const char *s) {
     size_t n = strlen(s);
     return n >= 5 && memcmp(s + n - 5, ".json", 5) == 0; /* case-sensitive, as Khronos is_json */
 }
 
-/* What a search is for: the log category, the words of its lines and the rule they cite. `found`
- * is the Khronos loader's wording for a manifest found (what its users grep for: "Found ICD
- * manifest file" for drivers, "Found manifest file" for layers). */
-struct search_kind {
-    uint32_t cat;
-    const char *what; /* "driver search" / "layer search" */
-    const char *rule;
-    const char *found;
-};
-static const struct search_kind k_driver_search = {VKL_LOG_DRIVER, "driver search", "RULE_DRV_SEARCH_DIR_SCAN",
-                                                   "Found ICD manifest file"};
-static const struct search_kind k_layer_search = {VKL_LOG_LAYER, "layer search", "RULE_LYR_SEARCH_ORDER",
-                                                  "Found manifest file"};
-
 /* Appends `path` (owned, malloc'd; freed when not kept) unless an earlier search entry found it:
  * one hashed lookup (vkl_strlist_contains), whatever the number of manifests found so far. */
-static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
-                                   char *path) {
+static VkResult add_manifest_owned(const struct vkl_log_sink *log, const struct vkl_discovery_row *k,
+                                   struct vkl_strlist *out, char *path) {
     if (vkl_strlist_contains(out, path)) {
-        vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
+        vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: skipping %s (already found)", k->what, path);
         free(path);
         return VK_SUCCESS;
     }
     VkResult r = vkl_strlist_append_owned(out, path);
-    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: %s %s", k->what, k->found, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: %s %s", k->what, k->found, path);
     return r;
 }
 
-static VkResult add_manifest(const struct vkl_log_sink *log, const struct search_kind *k, struct vkl_strlist *out,
+static VkResult add_manifest(const struct vkl_log_sink *log, const struct vkl_discovery_row *k, struct vkl_strlist *out,
                              const char *path) {
     if (vkl_strlist_contains(out, path)) {
-        vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (already found)", k->what, path);
+        vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: skipping %s (already found)", k->what, path);
         return VK_SUCCESS;
     }
     VkResult r = vkl_strlist_append(out, path);
-    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: %s %s", k->what, k->found, path);
+    if (r == VK_SUCCESS) vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: %s %s", k->what, k->found, path);
     return r;
 }
 
-static VkResult search_entry(const struct vkl_log_sink *log, const struct search_kind *k, const char *entry,
+static VkResult search_entry(const struct vkl_log_sink *log, const struct vkl_discovery_row *k, const char *entry,
                              const char *from_env, struct vkl_strlist *out);
 
 VkResult vkl_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
                                    struct vkl_strlist *out) {
-    return search_entry(log, &k_driver_search, entry, from_env, out);
+    return search_entry(log, &vkl_discovery_kinds[VKL_DISCOVER_DRIVERS], entry, from_env, out);
 }
 
 VkResult vkl_layer_manifest_search_entry(const struct vkl_log_sink *log, const char *entry, const char *from_env,
                                          struct vkl_strlist *out) {
-    return search_entry(log, &k_layer_search, entry, from_env, out);
+    return search_entry(log, &vkl_discovery_kinds[VKL_DISCOVER_EXPLICIT_LAYERS], entry, from_env, out);
 }
-
-static VkResult search_entry(const struct vkl_log_sink *log, const struct search_kind *k, const char *entry,
+static VkResult search_entry(const struct vkl_log_sink *log, const struct vkl_discovery_row *k, const char *entry,
                              const char *from_env, struct vkl_strlist *out) {
     VkResult r = VK_SUCCESS;
     struct vkl_dir_list names = {0};
@@ -531,8 +593,8 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         if (kind != VKL_FILE_REGULAR) {
             const char *why = kind == VKL_FILE_MISSING ? strerror(errno) : "not a regular file";
             if (from_env != NULL)
-                vkl_log(log, VKL_LOG_WARN | k->cat, "%s %s: manifest %s: cannot be used (%s) [%s]", k->what, from_env,
-                        entry, why, k->rule);
+                vkl_log(log, VKL_LOG_WARN | k->log_cat, "%s %s: manifest %s: cannot be used (%s) [%s]", k->what,
+                        from_env, entry, why, k->rule_scan);
             goto out;
         }
         r = add_manifest(log, k, out, entry);
@@ -543,9 +605,9 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
      * answered from the log (VK_LOADER_DEBUG=driver / layer). */
     /* Whether DEBUG lines go anywhere, asked once: most searched directories do not exist, and
      * every global call walks them (docs/performance.md). */
-    bool debug = vkl_log_wants(log, VKL_LOG_DEBUG | k->cat);
+    bool debug = vkl_log_wants(log, VKL_LOG_DEBUG | k->log_cat);
     if (debug)
-        vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: searching %s%s%s", k->what, entry, from_env ? " from " : "",
+        vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: searching %s%s%s", k->what, entry, from_env ? " from " : "",
                 from_env ? from_env : "");
     /* [Drv]: the order within a directory is readdir's ("random"); the listing is sorted, which
      * makes it deterministic. */
@@ -557,10 +619,10 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
         /* strerror only when the line goes somewhere. */
         if (!debug) goto out;
         if (from_env != NULL)
-            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env, entry,
-                    strerror(e), k->rule);
+            vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s %s: skipping directory %s (%s) [%s]", k->what, from_env, entry,
+                    strerror(e), k->rule_scan);
         else
-            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping directory %s (%s)", k->what, entry, strerror(e));
+            vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: skipping directory %s (%s)", k->what, entry, strerror(e));
         goto out;
     }
     if (r != VK_SUCCESS) goto out;
@@ -587,7 +649,7 @@ static VkResult search_entry(const struct vkl_log_sink *log, const struct search
             full = NULL;
             if (r != VK_SUCCESS) goto out;
         } else {
-            vkl_log(log, VKL_LOG_DEBUG | k->cat, "%s: skipping %s (not a regular file)", k->what, full);
+            vkl_log(log, VKL_LOG_DEBUG | k->log_cat, "%s: skipping %s (not a regular file)", k->what, full);
         }
         free(full);
         full = NULL;
@@ -599,32 +661,58 @@ out:
     return r;
 }
 
-VkResult vkl_search_dirs_scan(const struct vkl_log_sink *log, const char *suffix, bool layers,
-                              struct vkl_strlist *out) {
+/* ------------------------------------------------------------------ the one search */
+
+/* A walk over a kind's default locations: each directory searched for manifests, or each settings
+ * file location tried until one exists. */
+struct walk {
+    const struct vkl_log_sink *log;
+    const struct vkl_discovery_row *k;
+    bool one_file; /* the row names one file (the settings file) */
+    bool debug;    /* DEBUG lines go somewhere: asked once, not per location */
+    bool done;
+    struct vkl_strlist *out;
+};
+
+static VkResult visit(struct walk *w, const char *path) {
+    if (!w->one_file) return search_entry(w->log, w->k, path, NULL, w->out);
+    if (vkl_file_exists(path)) {
+        w->done = true;
+        return vkl_strlist_append(w->out, path);
+    }
+    if (w->debug) vkl_log(w->log, VKL_LOG_DEBUG | w->k->log_cat, "%s: no file %s", w->k->what, path);
+    return VK_SUCCESS;
+}
+
+/* Every default location of `kind` in its base order, from the shared base set. The usual few are
+ * a list the entry keeps, written once; a long one (a long XDG_DATA_DIRS) is never written: each
+ * "<base>/<target>" goes into one reused buffer as it is visited. */
+static VkResult scan_defaults(const struct vkl_log_sink *log, enum vkl_discovery_kind kind, struct vkl_strlist *out) {
+    const struct vkl_discovery_row *k = &vkl_discovery_kinds[kind];
+    const char *target = kind_target(kind);
     struct dirs_view *kept = NULL;
     pthread_mutex_lock(&g_dirs_lock);
     struct dirs_entry *e = current_entry_locked();
     if (e != NULL) {
-        e->refs++; /* held while the directories are searched, outside the lock */
-        kept = kept_view_locked(e, suffix);
+        e->refs++; /* held while the locations are visited, outside the lock */
+        kept = kept_view_locked(e, k->order, target);
     }
     pthread_mutex_unlock(&g_dirs_lock);
     if (e == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    const struct search_kind *k = layers ? &k_layer_search : &k_driver_search;
+    struct walk w = {log, k, k->file != NULL, false, false, out};
+    w.debug = w.one_file && vkl_log_wants(log, VKL_LOG_DEBUG | k->log_cat);
     VkResult r = VK_SUCCESS;
     if (kept != NULL) {
-        /* the usual few directories: the list the entry keeps, written once */
-        for (size_t i = 0; r == VK_SUCCESS && i < kept->pub.dirs.count; i++)
-            r = search_entry(log, k, kept->pub.dirs.items[i], NULL, out);
+        for (size_t i = 0; r == VK_SUCCESS && !w.done && i < kept->pub.dirs.count; i++)
+            r = visit(&w, kept->pub.dirs.items[i]);
     } else {
-        /* a long list: one buffer for every directory, on the stack unless a base is long */
-        char stack[512];
+        char stack[512]; /* on the stack unless a base is long */
         char *buf = stack;
-        size_t suffix_len = strlen(suffix), need = e->max_len + 1 + suffix_len + 1;
+        size_t target_len = strlen(target), need = e->max_len + 1 + target_len + 1;
         if (need > sizeof(stack) && (buf = malloc(need)) == NULL) r = VK_ERROR_OUT_OF_HOST_MEMORY;
-        for (size_t i = 0; r == VK_SUCCESS && i < e->count; i++) {
-            dir_write(buf, e->text, &e->ref[i], suffix, suffix_len);
-            r = search_entry(log, k, buf, NULL, out);
+        for (size_t i = 0; r == VK_SUCCESS && !w.done && i < e->count; i++) {
+            dir_write(buf, e->text, &e->ref[k->order][i], target, target_len);
+            r = visit(&w, buf);
         }
         if (buf != stack) free(buf);
     }
@@ -632,67 +720,94 @@ VkResult vkl_search_dirs_scan(const struct vkl_log_sink *log, const char *suffix
     return r;
 }
 
-static VkResult search_env_list(const struct vkl_log_sink *log, const char *var, const char *value,
-                                struct vkl_strlist *out) {
+/* Each entry of a ':'-separated variable value, named after the variable in the log lines. */
+static VkResult search_env_list(const struct vkl_log_sink *log, const struct vkl_discovery_row *k, const char *var,
+                                const char *value, struct vkl_strlist *out) {
     struct vkl_strlist entries = VKL_STRLIST_INIT;
     VkResult r = vkl_path_list_split(value, strlen(value), ':', &entries);
-    for (size_t i = 0; r == VK_SUCCESS && i < entries.count; i++)
-        r = vkl_manifest_search_entry(log, entries.items[i], var, out);
+    for (size_t i = 0; r == VK_SUCCESS && i < entries.count; i++) r = search_entry(log, k, entries.items[i], var, out);
     vkl_strlist_finish(&entries);
     return r;
 }
 
-/* RULE_DRV_SEARCH_ORDER */
-VkResult vkl_driver_manifest_files(const struct vkl_log_sink *log, struct vkl_strlist *out_files) {
+static VkResult search_source(const struct vkl_log_sink *log, const struct vkl_discovery_row *k,
+                              const struct vkl_discovery_source *src, struct vkl_strlist *out) {
     VkResult r = VK_SUCCESS;
-    struct vkl_strlist found = VKL_STRLIST_INIT;
+    for (size_t i = 0; r == VK_SUCCESS && i < src->count; i++)
+        r = search_entry(log, k, src->path(src->ctx, i), src->from, out);
+    return r;
+}
 
-    vkl_strlist_finish(out_files);
-
-    /* [Drv] "Overriding the Default Driver Discovery": VK_DRIVER_FILES wins; the deprecated
-     * VK_ICD_FILENAMES is consulted only when VK_DRIVER_FILES is unset. */
-    const char *override_var = "VK_DRIVER_FILES";
-    const char *override = vkl_getenv_id(VKL_ENV_VK_DRIVER_FILES);
-    const char *icd_filenames = vkl_getenv_id(VKL_ENV_VK_ICD_FILENAMES);
+/* The variables, then the default locations ([Drv] "Overriding the Default Driver Discovery",
+ * "Additional Driver Discovery"; [Lyr] "Overriding the Default Layer Discovery": RULE_DRV_SEARCH_ORDER,
+ * RULE_LYR_ENV_LAYER_PATH, RULE_LYR_ENV_IMPLICIT_LAYER_PATH; LDP_LOADER_2 / LLP_LOADER_2: manifests
+ * from non-standard locations). */
+static VkResult search_vars(const struct vkl_log_sink *log, enum vkl_discovery_kind kind, struct vkl_strlist *out) {
+    const struct vkl_discovery_row *k = &vkl_discovery_kinds[kind];
+    const char *override_var = k->override;
+    const char *override = k->override != NULL ? vkl_getenv_id(k->override_id) : NULL;
+    const char *old = k->override_old != NULL ? vkl_getenv_id(k->override_old_id) : NULL;
+    /* The deprecated name is consulted only when the current one is unset. */
     if (override != NULL) {
-        if (icd_filenames != NULL)
-            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "env VK_ICD_FILENAMES: ignored because VK_DRIVER_FILES is set "
-                    "[RULE_DRV_ENV_ICD_FILENAMES_DEPRECATED]");
-    } else if (icd_filenames != NULL) {
-        override_var = "VK_ICD_FILENAMES";
-        override = icd_filenames;
+        if (old != NULL)
+            vkl_log(log, VKL_LOG_INFO | k->log_cat, "env %s: ignored because %s is set [%s]", k->override_old,
+                    k->override, k->rule_old_ignored);
+    } else if (old != NULL) {
+        override_var = k->override_old;
+        override = old;
     }
-    const char *add = vkl_getenv_id(VKL_ENV_VK_ADD_DRIVER_FILES);
-
+    const char *add = k->add != NULL ? vkl_getenv_id(k->add_id) : NULL;
     if (override != NULL) {
-        /* [Drv] "Additional Driver Discovery": with an override present VK_ADD_DRIVER_FILES "will
-         * not be used by the loader and any values will be ignored". */
+        /* With an override present the add variable "will not be used by the loader and any values
+         * will be ignored". */
         if (add != NULL)
-            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "env VK_ADD_DRIVER_FILES: ignored because %s is set "
-                    "[RULE_DRV_ENV_ADD_DRIVER_FILES]",
-                    override_var);
-        if (override[0] == '\0')
-            /* Set but empty: an active override with no entries (Khronos behaviour; documents
-             * silent). No manifest-discovered drivers at all. */
-            vkl_log(log, VKL_LOG_INFO | VKL_LOG_DRIVER,
-                    "env %s: set but empty, no driver manifests are searched "
-                    "[RULE_DRV_ENV_DRIVER_FILES_OVERRIDE]",
-                    override_var);
-        r = search_env_list(log, override_var, override, &found);
-        goto out;
+            vkl_log(log, VKL_LOG_INFO | k->log_cat, "env %s: ignored because %s is set [%s]", k->add, override_var,
+                    k->rule_add_ignored);
+        /* Set but empty: an active override with no entries (Khronos behaviour; documents silent). */
+        if (override[0] == '\0' && k->empty_override_note != NULL)
+            vkl_log(log, VKL_LOG_INFO | k->log_cat, "env %s: %s", override_var, k->empty_override_note);
+        return search_env_list(log, k, override_var, override, out);
     }
+    VkResult r = add != NULL ? search_env_list(log, k, k->add, add, out) : VK_SUCCESS;
+    return r == VK_SUCCESS ? scan_defaults(log, kind, out) : r;
+}
 
-    if (add != NULL && (r = search_env_list(log, "VK_ADD_DRIVER_FILES", add, &found)) != VK_SUCCESS) goto out;
-
-    /* The default directories, each written into one buffer as it is searched. */
-    r = vkl_search_dirs_scan(log, VKL_ICD_SUFFIX, false, &found);
-
-out:
-    if (r == VK_SUCCESS)
-        *out_files = found;
-    else
+VkResult vkl_discover(enum vkl_discovery_kind kind, const struct vkl_discovery_opts *opts,
+                      const struct vkl_log_sink *log, struct vkl_strlist *out) {
+    const struct vkl_discovery_row *k = &vkl_discovery_kinds[kind];
+    static const struct vkl_discovery_opts none = {0};
+    const struct vkl_discovery_opts *o = opts != NULL ? opts : &none;
+    struct vkl_strlist found = VKL_STRLIST_INIT, front = VKL_STRLIST_INIT;
+    VkResult r = VK_SUCCESS;
+    vkl_strlist_finish(out);
+    if (!o->only_front) {
+        if (o->replace.count > 0) {
+            /* RULE_LYR_OVERRIDE: the override layer's override_paths replace every location. */
+            if ((k->override != NULL && vkl_getenv_id(k->override_id) != NULL) ||
+                (k->add != NULL && vkl_getenv_id(k->add_id) != NULL))
+                vkl_log(log, VKL_LOG_INFO | k->log_cat, "%s: %s and %s ignored because %s", k->what, k->override,
+                        k->add, o->replace_why);
+            r = search_source(log, k, &o->replace, &found);
+        } else if (o->no_env) {
+            r = scan_defaults(log, kind, &found);
+        } else {
+            r = search_vars(log, kind, &found);
+        }
+    }
+    if (r == VK_SUCCESS && o->front.count > 0) {
+        /* The front source first, in its order, then the discovered files not among them. */
+        r = search_source(log, k, &o->front, &front);
+        for (size_t i = 0; r == VK_SUCCESS && i < found.count; i++)
+            r = vkl_strlist_append_unique(&front, found.items[i]);
         vkl_strlist_finish(&found);
+        found = front;
+        front = (struct vkl_strlist)VKL_STRLIST_INIT;
+    }
+    if (r == VK_SUCCESS) {
+        *out = found;
+        return r;
+    }
+    vkl_strlist_finish(&found);
+    vkl_strlist_finish(&front);
     return r;
 }
