@@ -453,10 +453,8 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
     }
 
     VkResult r;
-    const char **names = NULL;
     VkLayerInstanceLink *links = vkl_calloc(&inst->alloc, n * sizeof(*links), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    names = vkl_calloc(&inst->alloc, n * sizeof(*names), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
-    if (links == NULL || names == NULL) {
+    if (links == NULL) {
         r = VK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
@@ -469,7 +467,6 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
         links[i].pfnNextGetInstanceProcAddr = link_next_gipa(inst, i + 1);
         links[i].pfnNextGetPhysicalDeviceProcAddr = below_gpdpa;
         if (inst->layer_libs[i].gpdpa != NULL) below_gpdpa = inst->layer_libs[i].gpdpa;
-        names[i] = inst->layer_libs[i].manifest->props.layerName;
     }
     VkLayerInstanceCreateInfo chain = {.sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO,
                                        .pNext = pCreateInfo->pNext,
@@ -483,10 +480,11 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
     VkLayerInstanceCreateInfo data = {
         .sType = VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO, .pNext = &devcb, .function = VK_LOADER_DATA_CALLBACK};
     data.u.pfnSetInstanceLoaderData = set_instance_loader_data;
+    /* The layers see the application's create info, its ppEnabledLayerNames unchanged (not the
+     * expanded list of loaded layers): a layer tells from it whether the application named it or it
+     * runs as an implicit layer, as under the Khronos loader. */
     VkInstanceCreateInfo ci = *pCreateInfo;
     ci.pNext = &data;
-    ci.enabledLayerCount = n;
-    ci.ppEnabledLayerNames = names;
 
     /* The instance's dispatch key is fixed before any layer sees the handle. */
     inst->disp = &inst->chain_disp;
@@ -495,7 +493,8 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)inst->layer_libs[0].gipa(*pInstance, "vkCreateInstance");
     if (create == NULL) {
         vkl_log(&inst->log, VKL_LOG_ERROR | VKL_LOG_LAYER,
-                "layer %s: vkGetInstanceProcAddr gives no vkCreateInstance [LLP_LOADER_8]", names[0]);
+                "layer %s: vkGetInstanceProcAddr gives no vkCreateInstance [LLP_LOADER_8]",
+                inst->layer_libs[0].manifest->props.layerName);
         r = VK_ERROR_INITIALIZATION_FAILED;
         goto out;
     }
@@ -546,12 +545,11 @@ VkResult vkl_layer_chain_create_instance(struct vkl_instance *inst, const VkInst
         vkl_log(&inst->log, VKL_LOG_WARN | VKL_LOG_LAYER,
                 "vkCreateInstance: layer %s gives no vkDestroyInstance; the layers will not see the instance "
                 "destroyed [LLP_LOADER_8]",
-                names[0]);
+                inst->layer_libs[0].manifest->props.layerName);
         inst->chain_disp.DestroyInstance = vkl_term_DestroyInstance;
     }
 out:
     vkl_free(&inst->alloc, links);
-    vkl_free(&inst->alloc, names);
     return r;
 }
 

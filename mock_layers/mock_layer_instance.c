@@ -156,6 +156,9 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *
     cJSON_AddBoolToObject(o, "link_info", found != NULL && found->u.pLayerInfo != NULL);
     cJSON_AddBoolToObject(o, "set_instance_loader_data", have_loader_data);
     cJSON_AddBoolToObject(o, "allocator", a != NULL);
+    cJSON *lnames = cJSON_AddArrayToObject(o, "layers"); /* ppEnabledLayerNames as this layer sees it */
+    for (uint32_t i = 0; ci->ppEnabledLayerNames != NULL && i < ci->enabledLayerCount; i++)
+        cJSON_AddItemToArray(lnames, cJSON_CreateString(ci->ppEnabledLayerNames[i] ? ci->ppEnabledLayerNames[i] : ""));
     cJSON *exts = cJSON_AddArrayToObject(o, "extensions");
     bool ext_enabled = false;
     for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) {

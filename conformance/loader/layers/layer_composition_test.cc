@@ -49,6 +49,29 @@ TEST_F(LayerFixture, ChainOrderAcrossLayerSourcesAndTwoDrivers) {
   EXPECT_EQ(s_.LayerCallOrder("vkDestroyInstance"), want) << r.Describe();
 }
 
+// Every layer sees the application's ppEnabledLayerNames unchanged, not the expanded list of loaded
+// layers: an implicit layer (or one VK_INSTANCE_LAYERS enabled) is not named there, so a layer can
+// tell whether the application enabled it, as under the Khronos loader (LLP_LOADER_9).
+TEST_F(LayerFixture, LayersSeeTheApplicationsLayerNames) {
+  VKT_POLICY("LLP_LOADER_9", "RULE_LYR_ORDER");
+  AddMockLayer(s_, "VK_LAYER_MOCK_seen_imp", true, Location::kXdgDataDirs, "v2_gpdpa");
+  AddMockLayer(s_, "VK_LAYER_MOCK_seen_env", false, Location::kXdgDataDirs, "v2_gpdpa");
+  AddMockLayer(s_, "VK_LAYER_MOCK_seen_app", false, Location::kXdgDataDirs, "v2_gpdpa");
+  s_.SetEnv("VK_INSTANCE_LAYERS", "VK_LAYER_MOCK_seen_env");
+  ProbeResult r = Run("VK_LAYER_MOCK_seen_app");
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), (V{"VK_LAYER_MOCK_seen_imp", "VK_LAYER_MOCK_seen_env", "VK_LAYER_MOCK_seen_app"})) << r.Describe();
+  size_t seen = 0;
+  for (const Json& j : s_.LayerCalls()) {
+    if (j["call"].str() != "vkCreateInstance") continue;
+    Json names = j["layers"];
+    ASSERT_EQ(names.size(), 1u) << j.dump();
+    EXPECT_EQ(names[0].str(), "VK_LAYER_MOCK_seen_app") << j.dump();
+    seen++;
+  }
+  EXPECT_EQ(seen, 3u) << r.Describe();
+}
+
 // ---- meta layers ----------------------------------------------------------------------------
 
 TEST_F(LayerFixture, MetaLayerExpandsInPlace) {
