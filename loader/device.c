@@ -142,6 +142,41 @@ const VkDeviceCreateInfo *vkl_device_set_requested(const VkDeviceCreateInfo *ci)
 
 static bool ci_has_extension(const VkDeviceCreateInfo *ci, const char *ext);
 
+/* The device extensions the instance chain reports for the physical device of the vkCreateDevice in
+ * progress on this thread (vkEnumerateDeviceExtensionProperties through the layers, as the
+ * application sees them): a layer may offer an extension at run time without declaring it in its
+ * manifest, and the Khronos loader accepts what this list names. NULL without layers. */
+struct chain_exts {
+    VkExtensionProperties *props;
+    uint32_t count;
+};
+static VKL_TLS const struct chain_exts *t_chain_exts;
+
+static void chain_exts_query(struct vkl_instance *inst, VkPhysicalDevice pd, struct chain_exts *out) {
+    out->props = NULL;
+    out->count = 0;
+    PFN_vkEnumerateDeviceExtensionProperties enumerate = vkl_physdev_disp(pd)->EnumerateDeviceExtensionProperties;
+    uint32_t n = 0;
+    if (enumerate == NULL || enumerate(vkl_physdev_next(pd), NULL, &n, NULL) != VK_SUCCESS || n == 0) return;
+    uint32_t asked = n; /* one element of slack (RULE_DRV_UNTRUSTED_ANSWERS) */
+    VkExtensionProperties *p =
+        vkl_calloc(&inst->alloc, ((size_t)n + 1) * sizeof(*p), VK_SYSTEM_ALLOCATION_SCOPE_COMMAND);
+    if (p == NULL) return;
+    vkl_slack_init(&p[asked], sizeof(*p));
+    VkResult r = enumerate(vkl_physdev_next(pd), NULL, &n, p);
+    if (r < 0) n = 0;
+    if (n > asked) n = asked;
+    out->props = p;
+    out->count = n;
+}
+
+static bool chain_reports(const char *ext) {
+    const struct chain_exts *c = t_chain_exts;
+    for (uint32_t i = 0; c != NULL && i < c->count; i++)
+        if (strncmp(c->props[i].extensionName, ext, VK_MAX_EXTENSION_NAME_SIZE) == 0) return true;
+    return false;
+}
+
 /* The device extensions that reach the terminator, checked against what the driver advertises for
  * this physical device. The driver gets only those it advertises ([Drv] "Additional Interface
  * Notes": the loader filters out of vkCreateDevice the extensions other entities, layers, offer);
@@ -186,6 +221,14 @@ static VkResult filter_device_extensions(struct vkl_instance *inst, struct vkl_i
             vkl_log(&inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
                     "vkCreateDevice: device extension %s comes from layer %s (%s); not passed to driver %s", e,
                     owner->props.layerName, owner->manifest_path, vkl_driver_name(ii->driver));
+            continue;
+        }
+        if (chain_reports(e)) {
+            vkl_log(
+                &inst->log, VKL_LOG_INFO | VKL_LOG_LAYER,
+                "vkCreateDevice: device extension %s is offered by a layer (its vkEnumerateDeviceExtensionProperties); "
+                "not passed to driver %s [RULE_DEV_UNKNOWN_EXT]",
+                e, vkl_driver_name(ii->driver));
             continue;
         }
         if (t_requested == NULL || ci_has_extension(t_requested, e)) {
@@ -620,9 +663,15 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
     warn_device_layers(inst, pCreateInfo);
     VkResult r;
     const VkDeviceCreateInfo *outer = vkl_device_set_requested(pCreateInfo);
-    if (inst->layer_lib_count > 0) /* the device chain: layers, then the driver (LLP_LOADER_9) */
+    if (inst->layer_lib_count > 0) { /* the device chain: layers, then the driver (LLP_LOADER_9) */
+        struct chain_exts ce = {NULL, 0};
+        if (pCreateInfo->enabledExtensionCount > 0) chain_exts_query(inst, physicalDevice, &ce);
+        const struct chain_exts *outer_ce = t_chain_exts;
+        t_chain_exts = &ce;
         r = vkl_layer_chain_create_device(inst, vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);
-    else {
+        t_chain_exts = outer_ce;
+        vkl_free(&inst->alloc, ce.props);
+    } else {
         struct vkl_chain_device_state chain_state; /* a layer's own device made inside its chain */
         vkl_layer_chain_device_suspend(&chain_state);
         r = vkl_physdev_disp(physicalDevice)->CreateDevice(vkl_physdev_next(physicalDevice), &ci, pAllocator, pDevice);

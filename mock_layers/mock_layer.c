@@ -78,6 +78,9 @@ static int scenario_apply(const char *text) {
         if (slot < FN_SLOTS && cJSON_IsString(e))
             snprintf(g_sc.physdev_functions[slot++], sizeof(g_sc.physdev_functions[0]), "%s", e->valuestring);
     }
+    const cJSON *inj = cJSON_GetObjectItemCaseSensitive(doc, "inject_device_extension");
+    if (cJSON_IsString(inj))
+        snprintf(g_sc.inject_device_extension, sizeof(g_sc.inject_device_extension), "%s", inj->valuestring);
     const cJSON *dx = cJSON_GetObjectItemCaseSensitive(doc, "device_extension");
     if (cJSON_IsString(dx)) snprintf(g_sc.device_extension, sizeof(g_sc.device_extension), "%s", dx->valuestring);
     const cJSON *ix = cJSON_GetObjectItemCaseSensitive(doc, "instance_extension");

@@ -428,7 +428,31 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_EnumerateDeviceExtensionProperties(VkPhysic
         return c < n ? VK_INCOMPLETE : VK_SUCCESS;
     }
     struct inst_data *d = inst_find(pd);
-    return d && d->EnumerateDeviceExtensionProperties
-               ? d->EnumerateDeviceExtensionProperties(unwrap_pd(d, pd), pLayerName, pCount, pProps)
-               : VK_ERROR_INITIALIZATION_FAILED;
+    if (d == NULL || d->EnumerateDeviceExtensionProperties == NULL) return VK_ERROR_INITIALIZATION_FAILED;
+    pthread_mutex_lock(&g_lock);
+    VkExtensionProperties inject;
+    memset(&inject, 0, sizeof(inject));
+    snprintf(inject.extensionName, sizeof(inject.extensionName), "%s", g_sc.inject_device_extension);
+    inject.specVersion = 1;
+    pthread_mutex_unlock(&g_lock);
+    if (pLayerName != NULL || inject.extensionName[0] == '\0')
+        return d->EnumerateDeviceExtensionProperties(unwrap_pd(d, pd), pLayerName, pCount, pProps);
+    /* "inject_device_extension": what lies below, then that extension */
+    uint32_t below = 0;
+    VkResult r = d->EnumerateDeviceExtensionProperties(unwrap_pd(d, pd), NULL, &below, NULL);
+    if (r != VK_SUCCESS) return r;
+    if (pProps == NULL) {
+        *pCount = below + 1;
+        return VK_SUCCESS;
+    }
+    uint32_t room = *pCount, n = room < below ? room : below;
+    r = d->EnumerateDeviceExtensionProperties(unwrap_pd(d, pd), NULL, &n, pProps);
+    if (r < 0) return r;
+    if (n < room) {
+        pProps[n++] = inject;
+        *pCount = n;
+        return r;
+    }
+    *pCount = n;
+    return VK_INCOMPLETE;
 }

@@ -79,6 +79,9 @@ struct scenario {
      * created with this extension enabled (LLP_LAYER_18), and it is the layer's own answer to
      * vkEnumerateDeviceExtensionProperties(its name) (LLP_LAYER_16) */
     char device_extension[VK_MAX_EXTENSION_NAME_SIZE];
+    /* reported by vkEnumerateDeviceExtensionProperties(NULL layer name) after what lies below,
+     * whatever the manifest declares (a layer offering an extension at run time) */
+    char inject_device_extension[VK_MAX_EXTENSION_NAME_SIZE];
     /* "" = ungated; else physdev_functions are offered only for instances created with it enabled */
     char instance_extension[VK_MAX_EXTENSION_NAME_SIZE];
     int negotiate_version;                              /* -1: the variant's own */

@@ -3,6 +3,7 @@
 // of every physical device's list, after the driver's and without duplicates (the Khronos loader's
 // terminator adds them); an explicit layer's are listed only when its name is given, and a disabled
 // implicit layer adds nothing (RULE_LYR_IMPLICIT_DEVICE_EXTENSIONS).
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -182,6 +183,31 @@ TEST(DeviceLayers, MismatchedDeviceLayerListWarnsAndIsIgnored) {
     EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << opts << r.Describe();
     EXPECT_TRUE(r.LogLines(warning).empty()) << opts << r.Describe();
   }
+}
+
+// A layer may offer a device extension at run time, through its vkEnumerateDeviceExtensionProperties,
+// without declaring it in its manifest: the application sees it listed, and vkCreateDevice accepts it
+// (the driver does not get it), as under the Khronos loader, which checks the requested extensions
+// against that list (RULE_DEV_UNKNOWN_EXT).
+TEST(DeviceLayers, ExtensionOfferedAtRunTimeIsAccepted) {
+  VKT_POLICY("RULE_DEV_UNKNOWN_EXT");
+  Sandbox s;
+  AddDriverWithExtensions(s);
+  AddMockLayer(s, kImplicit, /*implicit=*/true, Location::kXdgDataDirs, "v2_gpdpa", "",
+               "\"inject_device_extension\": \"VK_VKT_runtime_device_ext\"");
+  ProbeResult r = RunProbe(s, {"create-instance", "devices", "device-extensions:0",
+                               "create-device:0;ext=VK_VKT_runtime_device_ext", "destroy-device", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Names listed = ExtensionNames(r.Step("device-extensions"));
+  EXPECT_NE(std::find(listed.begin(), listed.end(), "VK_VKT_runtime_device_ext"), listed.end()) << r.Describe();
+  EXPECT_EQ(r.Step("create-device")["result"].str(), "VK_SUCCESS") << r.Describe();
+  std::vector<Json> cd = s.CallsTo("drv", "vkCreateDevice");
+  ASSERT_EQ(cd.size(), 1u) << r.Describe();
+  EXPECT_EQ(cd[0]["extensions"].size(), 0u) << cd[0].dump();
+  // an extension nothing offers is still refused
+  ProbeResult bad =
+      RunProbe(s, {"create-instance", "devices", "create-device:0;ext=VK_VKT_nobody_offers", "destroy-instance"});
+  EXPECT_EQ(bad.Step("create-device")["result"].str(), "VK_ERROR_EXTENSION_NOT_PRESENT") << bad.Describe();
 }
 
 }  // namespace
