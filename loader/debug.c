@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "loader/internal/debug.h"
+#include "loader/internal/device.h"
 #include "loader/internal/instance.h"
 
 static VkDebugUtilsMessageSeverityFlagBitsEXT utils_severity(uint32_t flags) {
@@ -243,4 +244,94 @@ void vkl_term_DebugReportMessageEXT(VkInstance instance, VkDebugReportFlagsEXT f
         if ((m->report_flags & flags) != 0)
             m->report_cb(flags, objectType, object, location, messageCode, pLayerPrefix, pMessage, m->user_data);
     }
+}
+
+/* ---- object names and tags (RULE_DEBUG_OBJECT_HANDLES) --------------------------------------------
+ * VkDebugUtilsObjectNameInfoEXT / TagInfo name an object by a 64-bit handle. For the dispatchable
+ * objects the loader itself hands out (physical devices, the instance) the application's handle is
+ * the loader's, not what the layer below or the driver knows: the trampoline gives the top layer the
+ * handle the chain returned for it, the terminator gives the driver its own. Every other object
+ * (devices, queues, non-dispatchable handles) is the driver's already and passes unchanged. As the
+ * Khronos loader does; a driver given the loader's handle cannot find the object. */
+
+/* `h` translated for the level below: `below_tramp` at the trampoline (the application's physical
+ * device to the chain's, the instance to the chain's top), else at the terminator (the loader's
+ * handles to the driver's, for the device's driver only). */
+static uint64_t object_below(struct vkl_instance *inst, const struct vkl_icd_instance *icd, VkObjectType type,
+                             uint64_t h, bool below_tramp) {
+    if (type == VK_OBJECT_TYPE_INSTANCE) {
+        if (h != (uint64_t)(uintptr_t)inst) return h;
+        return below_tramp ? (uint64_t)(uintptr_t)inst->chain_handle : (uint64_t)(uintptr_t)icd->handle;
+    }
+    if (type != VK_OBJECT_TYPE_PHYSICAL_DEVICE) return h;
+    uint64_t out = h;
+    pthread_mutex_lock(&inst->lock);
+    for (const struct vkl_physdev *p = inst->physdevs; p != NULL; p = p->next) {
+        if (below_tramp && h == (uint64_t)(uintptr_t)&p->tramp) {
+            out = (uint64_t)(uintptr_t)p->tramp.next;
+            break;
+        }
+        if (!below_tramp && p->term.icd == icd &&
+            (h == (uint64_t)(uintptr_t)&p->term || h == (uint64_t)(uintptr_t)&p->tramp)) {
+            out = (uint64_t)(uintptr_t)p->term.handle;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&inst->lock);
+    return out;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_tramp_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                                    const VkDebugUtilsObjectNameInfoEXT *pNameInfo) {
+    vkl_check_device_object(device, "vkSetDebugUtilsObjectNameEXT", "device");
+    if (pNameInfo == NULL) return vkl_device_disp(device)->SetDebugUtilsObjectNameEXT(device, pNameInfo);
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    VkDebugUtilsObjectNameInfoEXT info = *pNameInfo;
+    info.objectHandle = object_below(dev->instance, dev->icd, info.objectType, info.objectHandle, true);
+    return vkl_device_disp(device)->SetDebugUtilsObjectNameEXT(device, &info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_tramp_SetDebugUtilsObjectTagEXT(VkDevice device,
+                                                                   const VkDebugUtilsObjectTagInfoEXT *pTagInfo) {
+    vkl_check_device_object(device, "vkSetDebugUtilsObjectTagEXT", "device");
+    if (pTagInfo == NULL) return vkl_device_disp(device)->SetDebugUtilsObjectTagEXT(device, pTagInfo);
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    VkDebugUtilsObjectTagInfoEXT info = *pTagInfo;
+    info.objectHandle = object_below(dev->instance, dev->icd, info.objectType, info.objectHandle, true);
+    return vkl_device_disp(device)->SetDebugUtilsObjectTagEXT(device, &info);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                                      const VkDebugUtilsObjectNameInfoEXT *pNameInfo) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    PFN_vkSetDebugUtilsObjectNameEXT f =
+        (PFN_vkSetDebugUtilsObjectNameEXT)dev->icd->disp.GetDeviceProcAddr(device, "vkSetDebugUtilsObjectNameEXT");
+    if (f == NULL) return VK_SUCCESS; /* nothing below keeps names */
+    if (pNameInfo == NULL) return f(device, pNameInfo);
+    VkDebugUtilsObjectNameInfoEXT info = *pNameInfo;
+    info.objectHandle = object_below(dev->instance, dev->icd, info.objectType, info.objectHandle, false);
+    return f(device, &info);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_SetDebugUtilsObjectTagEXT(VkDevice device,
+                                                                     const VkDebugUtilsObjectTagInfoEXT *pTagInfo) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    PFN_vkSetDebugUtilsObjectTagEXT f =
+        (PFN_vkSetDebugUtilsObjectTagEXT)dev->icd->disp.GetDeviceProcAddr(device, "vkSetDebugUtilsObjectTagEXT");
+    if (f == NULL) return VK_SUCCESS;
+    if (pTagInfo == NULL) return f(device, pTagInfo);
+    VkDebugUtilsObjectTagInfoEXT info = *pTagInfo;
+    info.objectHandle = object_below(dev->instance, dev->icd, info.objectType, info.objectHandle, false);
+    return f(device, &info);
+}
+
+PFN_vkVoidFunction vkl_debug_device_proc(VkDevice device, const char *name) {
+    PFN_vkVoidFunction mine = NULL;
+    if (strcmp(name, "vkSetDebugUtilsObjectNameEXT") == 0)
+        mine = (PFN_vkVoidFunction)term_SetDebugUtilsObjectNameEXT;
+    else if (strcmp(name, "vkSetDebugUtilsObjectTagEXT") == 0)
+        mine = (PFN_vkVoidFunction)term_SetDebugUtilsObjectTagEXT;
+    if (mine == NULL) return NULL;
+    /* only where the driver has the command: otherwise the layers and the application see NULL */
+    return vkl_device_from_handle(device)->icd->disp.GetDeviceProcAddr(device, name) != NULL ? mine : NULL;
 }

@@ -812,6 +812,11 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
          * exists only where the instance enabled that extension, whatever a driver or layer below
          * answers (RULE_GDPA_INSTANCE_EXTENSION; the Khronos loader answers the same). */
         if (c->instance_extension && !vkl_instance_extension_enabled(dev->instance, c->extension)) return NULL;
+        /* Object names and tags: the loader's trampoline, which names its own physical devices and
+         * instance to the chain, where the chain has the command (RULE_DEBUG_OBJECT_HANDLES). */
+        if (c->trampoline == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectNameEXT ||
+            c->trampoline == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectTagEXT)
+            return ((const PFN_vkVoidFunction *)(const void *)&dev->disp.gen)[c->slot] != NULL ? c->trampoline : NULL;
         /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
         PFN_vkVoidFunction t = c->trampoline;
         if (t == (PFN_vkVoidFunction)vkGetDeviceProcAddr || t == (PFN_vkVoidFunction)vkDestroyDevice ||

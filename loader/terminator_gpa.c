@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "loader/internal/chain.h"
+#include "loader/internal/debug.h"
 #include "loader/internal/device.h"
 #include "loader/internal/instance.h"
 #include "loader/internal/unknown_func.h"
@@ -45,6 +46,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice dev
         PFN_vkVoidFunction wsi = vkl_wsi_device_proc(device, name);
         if (wsi != NULL) return wsi;
     }
+    /* Object names and tags that may name the loader's physical devices or instance
+     * (RULE_DEBUG_OBJECT_HANDLES). */
+    if (t != NULL && (t == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectNameEXT ||
+                      t == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectTagEXT))
+        return vkl_debug_device_proc(device, name);
     const struct vkl_device *dev = vkl_device_from_handle(device);
     return dev->icd->disp.GetDeviceProcAddr(device, name);
 }

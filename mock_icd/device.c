@@ -169,6 +169,39 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_DeviceWaitIdle(VkDevice device) {
     return injected("vkDeviceWaitIdle");
 }
 
+/* VK_EXT_debug_utils object names: records the object type and whether the handle names an object
+ * of this driver (its instance, a physical device or the device), as a driver that looks the object
+ * up would; an unknown instance or physical device is VK_ERROR_DEVICE_LOST here. */
+static VkResult object_named(const char *call, VkDevice device, VkObjectType type, uint64_t handle) {
+    if (!find_device(device)) {
+        rec_invalid_handle(call, "VkDevice");
+        return VK_ERROR_DEVICE_LOST;
+    }
+    bool known = true;
+    if (type == VK_OBJECT_TYPE_INSTANCE) known = find_instance((VkInstance)(uintptr_t)handle) != NULL;
+    if (type == VK_OBJECT_TYPE_PHYSICAL_DEVICE) known = find_physdev((VkPhysicalDevice)(uintptr_t)handle) != NULL;
+    if (type == VK_OBJECT_TYPE_DEVICE) known = find_device((VkDevice)(uintptr_t)handle) != NULL;
+    VkResult r = known ? VK_SUCCESS : VK_ERROR_DEVICE_LOST;
+    cJSON *o = rec_new(call);
+    cJSON_AddNumberToObject(o, "object_type", (double)type);
+    cJSON_AddBoolToObject(o, "known_object", known);
+    rec_add_result(o, r);
+    rec_emit(o);
+    return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                               const VkDebugUtilsObjectNameInfoEXT *info) {
+    return info ? object_named("vkSetDebugUtilsObjectNameEXT", device, info->objectType, info->objectHandle)
+                : VK_ERROR_DEVICE_LOST;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL mock_SetDebugUtilsObjectTagEXT(VkDevice device,
+                                                              const VkDebugUtilsObjectTagInfoEXT *info) {
+    return info ? object_named("vkSetDebugUtilsObjectTagEXT", device, info->objectType, info->objectHandle)
+                : VK_ERROR_DEVICE_LOST;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL mock_QueueWaitIdle(VkQueue queue) {
     if (!find_queue(queue)) {
         rec_invalid_handle("vkQueueWaitIdle", "VkQueue");

@@ -231,6 +231,8 @@ static const struct cmd k_cmds[] = {
     {"vkGetDeviceQueue", (PFN_vkVoidFunction)mock_GetDeviceQueue, K_DEVICE, G_ALWAYS},
     {"vkGetDeviceQueue2", (PFN_vkVoidFunction)mock_GetDeviceQueue2, K_DEVICE, G_CORE11},
     {"vkDeviceWaitIdle", (PFN_vkVoidFunction)mock_DeviceWaitIdle, K_DEVICE, G_ALWAYS},
+    {"vkSetDebugUtilsObjectNameEXT", (PFN_vkVoidFunction)mock_SetDebugUtilsObjectNameEXT, K_DEVICE, G_DEBUG_UTILS},
+    {"vkSetDebugUtilsObjectTagEXT", (PFN_vkVoidFunction)mock_SetDebugUtilsObjectTagEXT, K_DEVICE, G_DEBUG_UTILS},
     {"vkQueueWaitIdle", (PFN_vkVoidFunction)mock_QueueWaitIdle, K_DEVICE, G_ALWAYS},
     {"vkCreateCommandPool", (PFN_vkVoidFunction)mock_CreateCommandPool, K_DEVICE, G_ALWAYS},
     {"vkDestroyCommandPool", (PFN_vkVoidFunction)mock_DestroyCommandPool, K_DEVICE, G_ALWAYS},

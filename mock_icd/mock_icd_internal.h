@@ -285,6 +285,10 @@ void set_magic(void *obj);
  * is this instead of ICD_LOADER_MAGIC (the driver did not reserve the loader's word). */
 #define FOREIGN_FIRST_WORD ((uintptr_t)0x0badcafe0badcafeull)
 void set_foreign_first_word(void *obj);
+VKAPI_ATTR VkResult VKAPI_CALL mock_SetDebugUtilsObjectNameEXT(VkDevice device,
+                                                               const VkDebugUtilsObjectNameInfoEXT *info);
+VKAPI_ATTR VkResult VKAPI_CALL mock_SetDebugUtilsObjectTagEXT(VkDevice device,
+                                                              const VkDebugUtilsObjectTagInfoEXT *info);
 void note_entry(const char *entry, const char *name);
 struct mock_instance *find_instance(VkInstance h);
 struct mock_physdev *find_physdev(VkPhysicalDevice h);

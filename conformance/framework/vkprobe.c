@@ -159,6 +159,7 @@ static const struct step kSteps[] = {
     {.name = "mock-scenario", .text = step_mock_scenario, .or_empty = false},
     {.name = "display-queries", .text = step_display_queries, .or_empty = false},
     {.name = "tool-properties", .edit = step_tool_properties, .or_empty = true},
+    {.name = "object-names", .run = step_object_names, .or_empty = false},
     {.name = "surface-caps2ext", .text = step_surface_caps2ext, .or_empty = false},
     {.name = "surface-formats2", .text = step_surface_formats2, .or_empty = false},
     {.name = "surface-caps2", .edit = step_surface_caps2, .or_empty = true},

@@ -238,6 +238,36 @@ void step_gdpa(const char *name) {
   obj_end();
 }
 
+/* object-names -- vkSetDebugUtilsObjectNameEXT (from vkGetDeviceProcAddr) naming the instance, the
+ * device's physical device and the device, with the application's handles:
+ * {"step":"object-names","non_null":B,"instance":R,"physical_device":R,"device":R}. */
+void step_object_names(void) {
+  obj_begin("object-names");
+  if (!need(g_device != VK_NULL_HANDLE && g_device_index >= 0, "no device")) return;
+  PFN_vkGetDeviceProcAddr gdpa = loader_gdpa();
+  PFN_vkSetDebugUtilsObjectNameEXT name =
+      gdpa ? (PFN_vkSetDebugUtilsObjectNameEXT)gdpa(g_device, "vkSetDebugUtilsObjectNameEXT") : NULL;
+  kv_bool("non_null", name != NULL);
+  if (name == NULL) {
+    obj_end();
+    return;
+  }
+  VkDebugUtilsObjectNameInfoEXT info;
+  memset(&info, 0, sizeof info);
+  info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT;
+  info.pObjectName = "vkprobe object";
+  info.objectType = VK_OBJECT_TYPE_INSTANCE;
+  info.objectHandle = (uint64_t)(uintptr_t)g_instance;
+  kv_result("instance", name(g_device, &info));
+  info.objectType = VK_OBJECT_TYPE_PHYSICAL_DEVICE;
+  info.objectHandle = (uint64_t)(uintptr_t)g_physdevs[g_device_index];
+  kv_result("physical_device", name(g_device, &info));
+  info.objectType = VK_OBJECT_TYPE_DEVICE;
+  info.objectHandle = (uint64_t)(uintptr_t)g_device;
+  kv_result("device", name(g_device, &info));
+  obj_end();
+}
+
 /* The handle a command the loader does not know is called with: the current device, or physical
  * device PHYSDEV (an index or @NAME, as physdev_arg). False, with the step's error line, when
  * there is none. */

@@ -160,6 +160,7 @@ void step_null_count(const char *cmd);
 void step_destroy_surface(void);
 void step_display_queries(const char *arg);
 void step_tool_properties(char *arg);
+void step_object_names(void);
 void step_surface_caps2ext(const char *arg);
 void step_surface_formats2(const char *arg);
 void step_surface_caps2(char *arg);

@@ -33,6 +33,10 @@ struct vkl_messenger {
 };
 
 void vkl_debug_emit(void *instance, uint32_t flags, const char *line);
+/* The loader's own vkSetDebugUtilsObjectName/TagEXT below the layers, which name the driver's
+ * physical device and instance to it (RULE_DEBUG_OBJECT_HANDLES); NULL for other names or when the
+ * device's driver lacks the command. */
+PFN_vkVoidFunction vkl_debug_device_proc(VkDevice device, const char *name);
 VkResult vkl_debug_add_create_info_messengers(struct vkl_instance *inst, const void *pnext);
 void vkl_debug_destroy_all(struct vkl_instance *inst);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conformance/loader/common.h"
+#include "conformance/loader/layers/layers_common.h"
 
 namespace vkt {
 namespace {
@@ -225,6 +226,35 @@ TEST(GdpaInstanceExtension, DebugUtilsDeviceCommandsThroughGetInstanceProcAddr) 
   EXPECT_FALSE(r.Step("gipa", 0)["non_null"].boolean(true)) << r.Describe();
   EXPECT_TRUE(r.Step("gipa", 1)["non_null"].boolean()) << r.Describe();
   EXPECT_TRUE(r.Step("gipa", 2)["non_null"].boolean()) << r.Describe();
+}
+
+// vkSetDebugUtilsObjectNameEXT naming the loader's own dispatchable objects: the driver receives its
+// own instance and physical device, not the loader's handles (which it could not look up), with no
+// layer and through a layer; a device handle is the driver's already (RULE_DEBUG_OBJECT_HANDLES).
+TEST(DebugObjectHandles, DriverReceivesItsOwnInstanceAndPhysicalDevice) {
+  VKT_POLICY("RULE_DEBUG_OBJECT_HANDLES");
+  for (bool layered : {false, true}) {
+    Sandbox s;
+    AddNamedDriver(s, "drv", "v7_exports",
+                   "\"instance_extensions\":[{\"name\":\"VK_EXT_debug_utils\",\"spec_version\":1}]");
+    s.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+    std::string create = "create-instance:ext=VK_EXT_debug_utils";
+    if (layered) {
+      AddMockLayer(s, "VK_LAYER_VKT_names", false, Location::kXdgDataDirs, "v2_gpdpa");
+      create += ";layers=VK_LAYER_VKT_names";
+    }
+    ProbeResult r =
+        RunProbe(s, {create, "devices", "create-device:0", "object-names", "destroy-device", "destroy-instance"});
+    ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+    Json o = r.Step("object-names");
+    ASSERT_TRUE(o["non_null"].boolean()) << r.Describe();
+    EXPECT_EQ(o["instance"].str(), "VK_SUCCESS") << layered << r.Describe();
+    EXPECT_EQ(o["physical_device"].str(), "VK_SUCCESS") << layered << r.Describe();
+    EXPECT_EQ(o["device"].str(), "VK_SUCCESS") << layered << r.Describe();
+    std::vector<Json> calls = s.CallsTo("drv", "vkSetDebugUtilsObjectNameEXT");
+    ASSERT_EQ(calls.size(), 3u) << r.Describe();
+    for (const Json& c : calls) EXPECT_TRUE(c["known_object"].boolean()) << c.dump();
+  }
 }
 
 }  // namespace
