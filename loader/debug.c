@@ -12,6 +12,7 @@
 #include "loader/internal/debug.h"
 #include "loader/internal/device.h"
 #include "loader/internal/instance.h"
+#include "loader/internal/wsi.h"
 
 static VkDebugUtilsMessageSeverityFlagBitsEXT utils_severity(uint32_t flags) {
     if (flags & VKL_LOG_ERROR) return VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
@@ -259,6 +260,9 @@ void vkl_term_DebugReportMessageEXT(VkInstance instance, VkDebugReportFlagsEXT f
  * handles to the driver's, for the device's driver only). */
 static uint64_t object_below(struct vkl_instance *inst, const struct vkl_icd_instance *icd, VkObjectType type,
                              uint64_t h, bool below_tramp) {
+    /* a surface: the loader's, shared by every driver, to this driver's own (LDP_LOADER_11) */
+    if (type == VK_OBJECT_TYPE_SURFACE_KHR)
+        return below_tramp || h == 0 ? h : (uint64_t)vkl_wsi_icd_surface((VkSurfaceKHR)h, icd);
     if (type == VK_OBJECT_TYPE_INSTANCE) {
         if (h != (uint64_t)(uintptr_t)inst) return h;
         return below_tramp ? (uint64_t)(uintptr_t)inst->chain_handle : (uint64_t)(uintptr_t)icd->handle;
@@ -325,12 +329,70 @@ static VKAPI_ATTR VkResult VKAPI_CALL term_SetDebugUtilsObjectTagEXT(VkDevice de
     return f(device, &info);
 }
 
+/* VK_EXT_debug_marker names objects by VkDebugReportObjectTypeEXT; the three the loader hands out. */
+static VkObjectType marker_object_type(VkDebugReportObjectTypeEXT t) {
+    switch (t) {
+        case VK_DEBUG_REPORT_OBJECT_TYPE_INSTANCE_EXT: return VK_OBJECT_TYPE_INSTANCE;
+        case VK_DEBUG_REPORT_OBJECT_TYPE_PHYSICAL_DEVICE_EXT: return VK_OBJECT_TYPE_PHYSICAL_DEVICE;
+        case VK_DEBUG_REPORT_OBJECT_TYPE_SURFACE_KHR_EXT: return VK_OBJECT_TYPE_SURFACE_KHR;
+        default: return VK_OBJECT_TYPE_UNKNOWN;
+    }
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_tramp_DebugMarkerSetObjectNameEXT(VkDevice device,
+                                                                     const VkDebugMarkerObjectNameInfoEXT *pNameInfo) {
+    vkl_check_device_object(device, "vkDebugMarkerSetObjectNameEXT", "device");
+    if (pNameInfo == NULL) return vkl_device_disp(device)->DebugMarkerSetObjectNameEXT(device, pNameInfo);
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    VkDebugMarkerObjectNameInfoEXT info = *pNameInfo;
+    info.object = object_below(dev->instance, dev->icd, marker_object_type(info.objectType), info.object, true);
+    return vkl_device_disp(device)->DebugMarkerSetObjectNameEXT(device, &info);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_tramp_DebugMarkerSetObjectTagEXT(VkDevice device,
+                                                                    const VkDebugMarkerObjectTagInfoEXT *pTagInfo) {
+    vkl_check_device_object(device, "vkDebugMarkerSetObjectTagEXT", "device");
+    if (pTagInfo == NULL) return vkl_device_disp(device)->DebugMarkerSetObjectTagEXT(device, pTagInfo);
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    VkDebugMarkerObjectTagInfoEXT info = *pTagInfo;
+    info.object = object_below(dev->instance, dev->icd, marker_object_type(info.objectType), info.object, true);
+    return vkl_device_disp(device)->DebugMarkerSetObjectTagEXT(device, &info);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL
+term_DebugMarkerSetObjectNameEXT(VkDevice device, const VkDebugMarkerObjectNameInfoEXT *pNameInfo) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    PFN_vkDebugMarkerSetObjectNameEXT f =
+        (PFN_vkDebugMarkerSetObjectNameEXT)dev->icd->disp.GetDeviceProcAddr(device, "vkDebugMarkerSetObjectNameEXT");
+    if (f == NULL) return VK_SUCCESS;
+    if (pNameInfo == NULL) return f(device, pNameInfo);
+    VkDebugMarkerObjectNameInfoEXT info = *pNameInfo;
+    info.object = object_below(dev->instance, dev->icd, marker_object_type(info.objectType), info.object, false);
+    return f(device, &info);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL term_DebugMarkerSetObjectTagEXT(VkDevice device,
+                                                                      const VkDebugMarkerObjectTagInfoEXT *pTagInfo) {
+    struct vkl_device *dev = vkl_device_from_handle(device);
+    PFN_vkDebugMarkerSetObjectTagEXT f =
+        (PFN_vkDebugMarkerSetObjectTagEXT)dev->icd->disp.GetDeviceProcAddr(device, "vkDebugMarkerSetObjectTagEXT");
+    if (f == NULL) return VK_SUCCESS;
+    if (pTagInfo == NULL) return f(device, pTagInfo);
+    VkDebugMarkerObjectTagInfoEXT info = *pTagInfo;
+    info.object = object_below(dev->instance, dev->icd, marker_object_type(info.objectType), info.object, false);
+    return f(device, &info);
+}
+
 PFN_vkVoidFunction vkl_debug_device_proc(VkDevice device, const char *name) {
     PFN_vkVoidFunction mine = NULL;
     if (strcmp(name, "vkSetDebugUtilsObjectNameEXT") == 0)
         mine = (PFN_vkVoidFunction)term_SetDebugUtilsObjectNameEXT;
     else if (strcmp(name, "vkSetDebugUtilsObjectTagEXT") == 0)
         mine = (PFN_vkVoidFunction)term_SetDebugUtilsObjectTagEXT;
+    else if (strcmp(name, "vkDebugMarkerSetObjectNameEXT") == 0)
+        mine = (PFN_vkVoidFunction)term_DebugMarkerSetObjectNameEXT;
+    else if (strcmp(name, "vkDebugMarkerSetObjectTagEXT") == 0)
+        mine = (PFN_vkVoidFunction)term_DebugMarkerSetObjectTagEXT;
     if (mine == NULL) return NULL;
     /* only where the driver has the command: otherwise the layers and the application see NULL */
     return vkl_device_from_handle(device)->icd->disp.GetDeviceProcAddr(device, name) != NULL ? mine : NULL;

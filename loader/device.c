@@ -17,72 +17,6 @@
 #include "loader/internal/unknown_func.h"
 #include "loader/internal/tls.h"
 
-/* ---- live device dispatch tables (RULE_HANDLE_VALIDATION) ----------------------------------------
- * A VkDevice, VkQueue or VkCommandBuffer is the driver's memory; only its first word is the
- * loader's. An invalid handle's first word is not a pointer, so the check must not follow it: it
- * looks the word up among the addresses of the live devices' dispatch tables instead. An
- * open-addressing set of atomic words: readers (every checked device-level trampoline) never lock;
- * writers (vkCreateDevice, vkDestroyDevice) serialise on a mutex and reuse a removed slot. Past
- * LIVE_PROBES probes without room (thousands of live devices at once) a device is not registered
- * and the check falls back, for good, to reading the magic word after the table it points at. */
-#define LIVE_BITS 12
-#define LIVE_SLOTS (1u << LIVE_BITS)
-#define LIVE_PROBES 64u
-#define LIVE_REMOVED ((uintptr_t)1)
-static _Atomic(uintptr_t) g_live[LIVE_SLOTS];
-static atomic_bool g_live_overflow;
-static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint32_t live_slot(uintptr_t p, uint32_t probe) {
-    uint64_t h = (uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)((h >> (64 - LIVE_BITS)) + probe) & (LIVE_SLOTS - 1);
-}
-
-static void live_add(const void *table) {
-    uintptr_t p = (uintptr_t)table;
-    pthread_mutex_lock(&g_live_lock);
-    uint32_t probe = 0;
-    for (; probe < LIVE_PROBES; probe++) {
-        uintptr_t v = atomic_load_explicit(&g_live[live_slot(p, probe)], memory_order_relaxed);
-        if (v == 0 || v == LIVE_REMOVED) break;
-    }
-    if (probe < LIVE_PROBES)
-        atomic_store_explicit(&g_live[live_slot(p, probe)], p, memory_order_release);
-    else
-        atomic_store_explicit(&g_live_overflow, true, memory_order_release);
-    pthread_mutex_unlock(&g_live_lock);
-}
-
-static void live_remove(const void *table) {
-    uintptr_t p = (uintptr_t)table;
-    pthread_mutex_lock(&g_live_lock);
-    for (uint32_t probe = 0; probe < LIVE_PROBES; probe++) {
-        _Atomic(uintptr_t) *slot = &g_live[live_slot(p, probe)];
-        uintptr_t v = atomic_load_explicit(slot, memory_order_relaxed);
-        if (v == 0) break;
-        if (v == p) {
-            atomic_store_explicit(slot, LIVE_REMOVED, memory_order_release);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&g_live_lock);
-}
-
-bool vkl_device_dispatch_live(const void *table) {
-    uintptr_t p = (uintptr_t)table;
-    if (p <= LIVE_REMOVED) return false;
-    for (uint32_t probe = 0; probe < LIVE_PROBES; probe++) {
-        uintptr_t v = atomic_load_explicit(&g_live[live_slot(p, probe)], memory_order_acquire);
-        if (v == p) return true;
-        if (v == 0) break;
-    }
-    /* Not registered: an invalid handle, unless the set overflowed (then the magic decides). */
-    return atomic_load_explicit(&g_live_overflow, memory_order_acquire) &&
-           ((const struct vkl_device_dispatch *)(const void *)((const char *)table -
-                                                               offsetof(struct vkl_device_dispatch, gen)))
-                   ->magic == VKL_DEVICE_DISPATCH_MAGIC;
-}
-
 /* The loader's dispatch pointer in the first word of a driver's dispatchable object
  * (RULE_DRV_IFACE_V2). */
 static void set_dispatch(void *object, struct vkl_device *dev) { *(const void **)object = &dev->disp.gen; }
@@ -615,7 +549,7 @@ VkResult vkl_term_CreateDevice(VkPhysicalDevice physicalDevice, const VkDeviceCr
      * see (surface handles); vkGetDeviceProcAddr then still returns the driver's pointers. */
     vkl_gen_device_dispatch_fill(&dev->disp.gen, vkl_term_GetDeviceProcAddr, device);
     dev->disp.magic = VKL_DEVICE_DISPATCH_MAGIC; /* a live device (vkl_check_device_object) */
-    live_add(&dev->disp.gen);
+    vkl_device_live_add(&dev->disp.gen);
     pthread_mutex_lock(&inst->lock);
     dev->next = inst->devices;
     inst->devices = dev;
@@ -688,7 +622,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateDevice(VkPhysicalDevice physic
 
 bool vkl_device_unlink(struct vkl_instance *inst, struct vkl_device *dev) {
     bool found = false;
-    live_remove(&dev->disp.gen); /* from now on the handle reads as invalid */
+    vkl_device_live_remove(&dev->disp.gen); /* from now on the handle reads as invalid */
     pthread_mutex_lock(&inst->lock);
     for (struct vkl_device **pp = &inst->devices; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == dev) {
@@ -815,7 +749,9 @@ VKL_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice
         /* Object names and tags: the loader's trampoline, which names its own physical devices and
          * instance to the chain, where the chain has the command (RULE_DEBUG_OBJECT_HANDLES). */
         if (c->trampoline == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectNameEXT ||
-            c->trampoline == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectTagEXT)
+            c->trampoline == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectTagEXT ||
+            c->trampoline == (PFN_vkVoidFunction)vkl_tramp_DebugMarkerSetObjectNameEXT ||
+            c->trampoline == (PFN_vkVoidFunction)vkl_tramp_DebugMarkerSetObjectTagEXT)
             return ((const PFN_vkVoidFunction *)(const void *)&dev->disp.gen)[c->slot] != NULL ? c->trampoline : NULL;
         /* Commands the loader must see (it writes its dispatch pointer into the objects they return). */
         PFN_vkVoidFunction t = c->trampoline;

@@ -6,6 +6,10 @@
  * physdev.c, device.c, wsi.c and the generated code validate handles and report missing driver
  * commands without depending on instance.c (docs/architecture.md "Object core").
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,4 +70,70 @@ void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd)
     if (t == NULL || t->magic != VKL_PHYSDEV_TRAMP_MAGIC || !instance_valid((VkInstance)(void *)t->instance) ||
         t->disp != t->instance->disp)
         vkl_invalid_handle(cmd, "physicalDevice");
+}
+
+/* ---- live device dispatch tables (RULE_HANDLE_VALIDATION) ----------------------------------------
+ * A VkDevice, VkQueue or VkCommandBuffer is the driver's memory; only its first word is the
+ * loader's. An invalid handle's first word is not a pointer, so the check must not follow it: it
+ * looks the word up among the addresses of the live devices' dispatch tables instead. An
+ * open-addressing set of atomic words: readers (every checked device-level trampoline) never lock;
+ * writers (vkCreateDevice, vkDestroyDevice) serialise on a mutex and reuse a removed slot. Past
+ * LIVE_PROBES probes without room (thousands of live devices at once) a device is not registered
+ * and the check falls back, for good, to reading the magic word after the table it points at. */
+#define LIVE_BITS 12
+#define LIVE_SLOTS (1u << LIVE_BITS)
+#define LIVE_PROBES 64u
+#define LIVE_REMOVED ((uintptr_t)1)
+static _Atomic(uintptr_t) g_live[LIVE_SLOTS];
+static atomic_bool g_live_overflow;
+static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t live_slot(uintptr_t p, uint32_t probe) {
+    uint64_t h = (uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)((h >> (64 - LIVE_BITS)) + probe) & (LIVE_SLOTS - 1);
+}
+
+void vkl_device_live_add(const void *table) {
+    uintptr_t p = (uintptr_t)table;
+    pthread_mutex_lock(&g_live_lock);
+    uint32_t probe = 0;
+    for (; probe < LIVE_PROBES; probe++) {
+        uintptr_t v = atomic_load_explicit(&g_live[live_slot(p, probe)], memory_order_relaxed);
+        if (v == 0 || v == LIVE_REMOVED) break;
+    }
+    if (probe < LIVE_PROBES)
+        atomic_store_explicit(&g_live[live_slot(p, probe)], p, memory_order_release);
+    else
+        atomic_store_explicit(&g_live_overflow, true, memory_order_release);
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+void vkl_device_live_remove(const void *table) {
+    uintptr_t p = (uintptr_t)table;
+    pthread_mutex_lock(&g_live_lock);
+    for (uint32_t probe = 0; probe < LIVE_PROBES; probe++) {
+        _Atomic(uintptr_t) *slot = &g_live[live_slot(p, probe)];
+        uintptr_t v = atomic_load_explicit(slot, memory_order_relaxed);
+        if (v == 0) break;
+        if (v == p) {
+            atomic_store_explicit(slot, LIVE_REMOVED, memory_order_release);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+bool vkl_device_dispatch_live(const void *table) {
+    uintptr_t p = (uintptr_t)table;
+    if (p <= LIVE_REMOVED) return false;
+    for (uint32_t probe = 0; probe < LIVE_PROBES; probe++) {
+        uintptr_t v = atomic_load_explicit(&g_live[live_slot(p, probe)], memory_order_acquire);
+        if (v == p) return true;
+        if (v == 0) break;
+    }
+    /* Not registered: an invalid handle, unless the set overflowed (then the magic decides). */
+    return atomic_load_explicit(&g_live_overflow, memory_order_acquire) &&
+           ((const struct vkl_device_dispatch *)(const void *)((const char *)table -
+                                                               offsetof(struct vkl_device_dispatch, gen)))
+                   ->magic == VKL_DEVICE_DISPATCH_MAGIC;
 }

@@ -49,7 +49,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetDeviceProcAddr(VkDevice dev
     /* Object names and tags that may name the loader's physical devices or instance
      * (RULE_DEBUG_OBJECT_HANDLES). */
     if (t != NULL && (t == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectNameEXT ||
-                      t == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectTagEXT))
+                      t == (PFN_vkVoidFunction)vkl_tramp_SetDebugUtilsObjectTagEXT ||
+                      t == (PFN_vkVoidFunction)vkl_tramp_DebugMarkerSetObjectNameEXT ||
+                      t == (PFN_vkVoidFunction)vkl_tramp_DebugMarkerSetObjectTagEXT))
         return vkl_debug_device_proc(device, name);
     const struct vkl_device *dev = vkl_device_from_handle(device);
     return dev->icd->disp.GetDeviceProcAddr(device, name);

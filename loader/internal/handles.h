@@ -142,6 +142,10 @@ void vkl_check_physical_device(VkPhysicalDevice physicalDevice, const char *cmd)
 /* Whether `table` is the address of a live device's dispatch table (device.c): a lookup by value,
  * so an invalid handle's first word is never followed. */
 bool vkl_device_dispatch_live(const void *table);
+/* Registers / unregisters a device's dispatch table with the set above (vkCreateDevice,
+ * vkDestroyDevice; handles.c). */
+void vkl_device_live_add(const void *table);
+void vkl_device_live_remove(const void *table);
 /* A VkDevice, VkQueue or VkCommandBuffer: non-NULL, and its first word is the address of a live
  * loader device dispatch (looked up, not followed). */
 static inline void vkl_check_device_object(const void *dispatchable, const char *cmd, const char *param) {
