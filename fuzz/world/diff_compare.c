@@ -382,12 +382,17 @@ static bool x_ext_refused_after_layers(const struct world *w, const struct d_ctx
  * VK_INSTANCE_LAYERS; ours chains the layer where the name first appears, Khronos 1.3.239 where it
  * last appears. */
 static bool x_instance_layers_repeated(const struct world *w, const struct d_ctx *c) {
-    (void)w, (void)c;
+    (void)c;
     const char *v = getenv("VK_INSTANCE_LAYERS");
     if (v == NULL) return false;
     for (const char *p = v; *p;) {
         const char *e = strchr(p, ':');
         size_t len = e ? (size_t)(e - p) : strlen(p);
+        /* a name the application enables too is named twice as well (Khronos 1.3.239 chains it at
+         * the application's place, after the variable's; Khronos 1.4.360 and ours at the first) */
+        for (uint32_t k = 0; len > 0 && k < w->app_layer_count; k++)
+            if (w->app_layer[k] != NULL && strlen(w->app_layer[k]) == len && memcmp(p, w->app_layer[k], len) == 0)
+                return true;
         for (const char *q = e ? e + 1 : NULL; len > 0 && q != NULL && *q;) {
             const char *f = strchr(q, ':');
             size_t ql = f ? (size_t)(f - q) : strlen(q);
@@ -429,8 +434,8 @@ const struct explainer k_explainers[] = {
      "(VK_ERROR_EXTENSION_NOT_PRESENT) and no driver received vkCreateInstance; ours ran the layers' "
      "vkCreateInstance first (its terminator checks the extensions), Khronos 1.3.239 did not"},
     {"instance_layers_repeated_name", NULL, O_CHAIN, x_instance_layers_repeated,
-     "not a deviation (a reading): a name repeated in VK_INSTANCE_LAYERS; ours chains the layer at its first "
-     "place, Khronos 1.3.239 at its last"},
+     "not a deviation (a reading): a name repeated in VK_INSTANCE_LAYERS, or named there and by the "
+     "application; ours (and Khronos 1.4.360) chain the layer at its first place, Khronos 1.3.239 at its last"},
     {"no_driver_layer_chain", NULL, O_CHAIN, x_no_driver_chain,
      "not a deviation (a reading): no driver received vkCreateInstance and both loaders answered "
      "VK_ERROR_INCOMPATIBLE_DRIVER; ours ran the layers' vkCreateInstance first, Khronos 1.3.239 did not"},
