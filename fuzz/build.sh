@@ -81,8 +81,8 @@ compile() {  # compile OUT.o SRC [extra flags...]
 # ---- cJSON (instrumented) and the loader ------------------------------------------------------
 $CC $CFLAGS -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/obj/cJSON.o"
 # loader/BUILD sections: parsing, layers, core (everything else, plus the generated code).
-PARSING="env filter json log manifest_icd search_paths strlist fileio manifest_cache settings util"
-LAYERS="layer manifest_layer"
+PARSING="env filter json log manifest_icd discovery strlist fileio manifest_cache settings util"
+LAYERS="layer layer_activate layer_filter manifest_layer"
 parsing_objs=("$B/obj/cJSON.o")
 layer_objs=()
 core_objs=()
