@@ -132,22 +132,6 @@ uint32_t vkl_fill_checked(const struct vkl_log_sink *log, const struct vkl_drive
     return got;
 }
 
-/* Whether the `len` bytes at p are UTF-8 (no overlong two-byte forms; no check of surrogates). */
-static bool utf8_valid(const unsigned char *p, size_t len) {
-    for (size_t i = 0; i < len;) {
-        size_t n = p[i] < 0x80             ? 1
-                   : (p[i] & 0xE0) == 0xC0 ? 2
-                   : (p[i] & 0xF0) == 0xE0 ? 3
-                   : (p[i] & 0xF8) == 0xF0 ? 4
-                                           : 0;
-        if (n == 0 || i + n > len || (n == 2 && p[i] < 0xC2)) return false;
-        for (size_t k = 1; k < n; k++)
-            if ((p[i + k] & 0xC0) != 0x80) return false;
-        i += n;
-    }
-    return true;
-}
-
 /* A name a driver wrote into a fixed-size array (extensionName, deviceName) must end within it: one
  * that does not is logged and terminated at its last byte, so nothing reads past the array
  * (RULE_DRV_UNTRUSTED_ANSWERS). A terminated name that is not UTF-8 is logged and passed on
@@ -157,7 +141,7 @@ bool vkl_name_checked(const struct vkl_log_sink *log, const struct vkl_driver *d
                       size_t size) {
     const char *nul = memchr(name, '\0', size);
     if (nul != NULL) {
-        if (!utf8_valid((const unsigned char *)name, (size_t)(nul - name)))
+        if (!vkl_utf8_valid((const unsigned char *)name, (size_t)(nul - name)))
             vkl_log(log, VKL_LOG_WARN | VKL_LOG_DRIVER,
                     "driver %s: %s returned a name that is not valid UTF-8; passed on unchanged "
                     "[RULE_DRV_UNTRUSTED_ANSWERS]",

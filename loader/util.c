@@ -209,3 +209,18 @@ void vkl_sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *a
     }
     if (src != base) memcpy(base, src, n * size);
 }
+
+bool vkl_utf8_valid(const unsigned char *p, size_t len) {
+    for (size_t i = 0; i < len;) {
+        size_t n = p[i] < 0x80             ? 1
+                   : (p[i] & 0xE0) == 0xC0 ? 2
+                   : (p[i] & 0xF0) == 0xE0 ? 3
+                   : (p[i] & 0xF8) == 0xF0 ? 4
+                                           : 0;
+        if (n == 0 || i + n > len || (n == 2 && p[i] < 0xC2)) return false;
+        for (size_t k = 1; k < n; k++)
+            if ((p[i + k] & 0xC0) != 0x80) return false;
+        i += n;
+    }
+    return true;
+}

@@ -1,6 +1,7 @@
 /* ldp-check: what the driver exposes: its extensions against the registry (LDP_DRIVER_12) and the
  * interface lints (LINT_*). */
 #include "conformance/driver/checks_internal.h"
+#include "loader/internal/util.h"
 
 /* The registry check_unpublished_extensions reads (set by main.c). */
 const struct ldp_registry *ldp_registry_global;
@@ -379,21 +380,6 @@ static uint32_t liar_fill(struct liar *l, const char *cmd, uint32_t asked, uint3
     return got;
 }
 
-static bool valid_utf8(const unsigned char *p, size_t len) {
-    for (size_t i = 0; i < len;) {
-        size_t n = p[i] < 0x80             ? 1
-                   : (p[i] & 0xE0) == 0xC0 ? 2
-                   : (p[i] & 0xF0) == 0xE0 ? 3
-                   : (p[i] & 0xF8) == 0xF0 ? 4
-                                           : 0;
-        if (n == 0 || i + n > len || (n == 2 && p[i] < 0xC2)) return false;
-        for (size_t k = 1; k < n; k++)
-            if ((p[i + k] & 0xC0) != 0x80) return false;
-        i += n;
-    }
-    return true;
-}
-
 /* A name in a fixed-size array: terminated within it, and UTF-8 (case 4). */
 static void liar_name(struct liar *l, const char *what, const char *name, size_t size) {
     const char *nul = memchr(name, '\0', size);
@@ -401,7 +387,8 @@ static void liar_name(struct liar *l, const char *what, const char *name, size_t
         liar_report(l, "%s '%.40s...' has no terminating NUL in its %zu-byte array", what, name, size);
         return;
     }
-    if (!valid_utf8((const unsigned char *)name, (size_t)(nul - name))) liar_report(l, "%s is not valid UTF-8", what);
+    if (!vkl_utf8_valid((const unsigned char *)name, (size_t)(nul - name)))
+        liar_report(l, "%s is not valid UTF-8", what);
 }
 
 static void liar_extensions(struct liar *l, const char *cmd,

@@ -133,6 +133,10 @@ char *vkl_path_beside(const char *file, const char *rel);
  * all ask this one rule. */
 bool vkl_library_unload_allowed(void);
 
+/* Whether the `len` bytes at p are UTF-8 (no overlong two-byte forms; surrogates not checked): the
+ * names a driver answers with (RULE_DRV_UNTRUSTED_ANSWERS; ldp-check's LINT_UNTRUSTED_ANSWERS). */
+bool vkl_utf8_valid(const unsigned char *p, size_t len);
+
 /* ---- sorting */
 
 /* Stable merge sort of `n` elements of `size` bytes: O(n log n) compares, elements that compare
