@@ -496,6 +496,7 @@ static void instance_free(struct vkl_instance *inst) {
     if (inst->drivers.drivers != NULL) vkl_drivers_release(&inst->drivers);
     vkl_layer_chain_finish(inst);
     pthread_mutex_destroy(&inst->lock);
+    pthread_mutex_destroy(&inst->unknown_lock);
     vkl_free(&a, inst);
 }
 
@@ -594,6 +595,7 @@ VKL_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkCreateInstance(const VkInstanceCreat
     inst->log.ctx = inst;
     inst->in_create_or_destroy = true;
     pthread_mutex_init(&inst->lock, NULL);
+    pthread_mutex_init(&inst->unknown_lock, NULL);
 
     bool settings_scope = false;
     VkResult r = vkl_debug_add_create_info_messengers(inst, pCreateInfo->pNext);

@@ -337,6 +337,8 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     set_clear(out);
     uint32_t cap = 0;
     VkResult r = VK_SUCCESS;
+    const struct vkl_layer_manifest **gone = NULL; /* removed by the blacklist or a filter */
+    uint32_t gone_count = 0;
     const char *en = vkl_getenv_id(VKL_ENV_VK_LOADER_LAYERS_ENABLE);
     const char *dis = vkl_getenv_id(VKL_ENV_VK_LOADER_LAYERS_DISABLE);
     const char *al = vkl_getenv_id(VKL_ENV_VK_LOADER_LAYERS_ALLOW);
@@ -417,7 +419,16 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
     struct name_set blacklist;
     name_set_build(&blacklist, out->override_layer != NULL ? out->override_layer->blacklisted_layers : NULL,
                    out->override_layer != NULL ? out->override_layer->blacklisted_layer_count : 0);
-    /* One compaction (w: the layers kept so far), not a memmove per removed layer. */
+    /* One compaction (w: the layers kept so far), not a memmove per removed layer. The removed
+     * ones are kept aside for meta-layer validation below: the Khronos loader validates meta-layers
+     * before it applies the blacklist and the filters, so a meta-layer whose component exists but
+     * is disabled stays available (it activates without that component, layer_activate.c). */
+    gone = malloc((out->count ? out->count : 1) * sizeof(*gone));
+    if (gone == NULL) {
+        name_set_finish(&blacklist);
+        r = VK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
     uint32_t w = 0;
     for (uint32_t i = 0; i < out->count; i++) {
         const struct vkl_layer_manifest *l = out->layers[i];
@@ -429,6 +440,7 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
                     "inside of it. Removing that layer from current layer list. (disabled by the override layer's "
                     "blacklisted_layers) [LLP_LOADER_12]",
                     l->props.layerName);
+            gone[gone_count++] = l;
             continue;
         }
         if (vkl_layer_filtered_out(out, l)) {
@@ -436,6 +448,7 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
                     "Layer \"%s\" forced disabled because name matches filter of env var 'VK_LOADER_LAYERS_DISABLE'. "
                     "[RULE_LYR_FILTER_DISABLE]",
                     l->props.layerName);
+            gone[gone_count++] = l;
             continue;
         }
         out->layers[w++] = l;
@@ -450,8 +463,16 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         bool any_meta = false;
         for (uint32_t i = 0; i < out->count && !any_meta; i++) any_meta = out->layers[i]->is_meta;
         if (any_meta) {
-            bool *valid = malloc(out->count * sizeof(*valid));
-            r = valid != NULL ? vkl_layer_metas_validate(out, valid, log) : VK_ERROR_OUT_OF_HOST_MEMORY;
+            uint32_t all = out->count + gone_count;
+            bool *valid = malloc(all * sizeof(*valid));
+            const struct vkl_layer_manifest **seen = malloc(all * sizeof(*seen));
+            if (valid != NULL && seen != NULL) {
+                memcpy(seen, out->layers, out->count * sizeof(*seen));
+                if (gone_count > 0) memcpy(seen + out->count, gone, gone_count * sizeof(*seen));
+            }
+            r = valid != NULL && seen != NULL ? vkl_layer_metas_validate(seen, all, valid, log)
+                                              : VK_ERROR_OUT_OF_HOST_MEMORY;
+            free(seen);
             if (r == VK_SUCCESS) {
                 uint32_t kept = 0;
                 for (uint32_t i = 0; i < out->count; i++) {
@@ -468,6 +489,7 @@ static VkResult layers_acquire(const struct vkl_log_sink *log, struct vkl_layer_
         }
     }
 out:
+    free(gone);
     /* Drop cache entries nobody holds whose file changed (vkl_mcache_find marked them) or that this
      * search did not list (vanished, or no longer searched): without this sweep every rewrite of a
      * manifest left its old entry, and the pre-instance library it keeps open, behind until exit.

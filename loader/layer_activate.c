@@ -170,7 +170,16 @@ static VkResult act_add(struct act *a, const struct vkl_layer_manifest *l, uint3
         if (first == 0) return VK_SUCCESS;
         for (uint32_t i = 0; i < l->component_layer_count; i++) {
             const struct vkl_layer_manifest *c = name_index_find(&a->names, l->component_layers[i]);
-            if (c == NULL) continue;
+            if (c == NULL) {
+                /* Validated, so the component exists: a filter or the override layer's blacklist
+                 * removed it, and the meta-layer goes on without it. The Khronos loader's sentence
+                 * (it names the meta-layer where that loader repeats the component's name). */
+                vkl_log(a->log, VKL_LOG_WARN | CAT,
+                        "Failed to find layer name \"%s\" component layer \"%s\" to activate (Policy #LLP_LAYER_7): "
+                        "disabled, the meta-layer is enabled without it [RULE_LYR_FILTER_DISABLE]",
+                        l->props.layerName, l->component_layers[i]);
+                continue;
+            }
             VkResult r = act_add(a, c, depth + 1, why);
             if (r != VK_SUCCESS) return r;
         }

@@ -33,18 +33,18 @@ bool vkl_layer_filtered_out(const struct vkl_layer_set *set, const struct vkl_la
  * shape (chains, diamonds, cycles). A meta-layer is invalid when a component is missing
  * (LLP_LAYER_7), has an older API version (LLP_LAYER_8), closes a cycle or nests more than
  * VKL_LAYER_MAX_META_DEPTH meta-layers deep (LLP_LOADER_10), or is an invalid meta-layer itself.
- * `valid[i]` receives the verdict for set->layers[i] (true for layers that are not meta-layers).
+ * `valid[i]` receives the verdict for layers[i] (true for layers that are not meta-layers).
  * VK_ERROR_OUT_OF_HOST_MEMORY only when the working arrays cannot be allocated. */
 enum { META_NEW = 0, META_OPEN, META_VALID, META_INVALID };
 
 /* A valid meta-layer offers its components' extensions (RULE_LYR_META); each is named at DEBUG in
  * the Khronos loader's words, which its users grep for. Linear in the components' extension lists. */
-static void log_component_extensions(const struct vkl_layer_set *set, const struct vkl_map *names,
+static void log_component_extensions(const struct vkl_layer_manifest *const *layers, const struct vkl_map *names,
                                      const struct vkl_layer_manifest *meta, const struct vkl_log_sink *log) {
     for (uint32_t k = 0; k < meta->component_layer_count; k++) {
         const struct vkl_map_slot *found = vkl_map_find_str(names, meta->component_layers[k]);
         if (found == NULL) continue;
-        const struct vkl_layer_manifest *c = set->layers[(uint32_t)(uintptr_t)found->value - 1];
+        const struct vkl_layer_manifest *c = layers[(uint32_t)(uintptr_t)found->value - 1];
         for (uint32_t e = 0; e < c->instance_extension_count; e++)
             vkl_log(log, VKL_LOG_DEBUG | CAT, "Meta-layer %s component layer %s adding instance extension %s",
                     meta->props.layerName, c->props.layerName, c->instance_extensions[e].props.extensionName);
@@ -54,8 +54,8 @@ static void log_component_extensions(const struct vkl_layer_set *set, const stru
     }
 }
 
-VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, const struct vkl_log_sink *log) {
-    uint32_t n = set->count;
+VkResult vkl_layer_metas_validate(const struct vkl_layer_manifest *const *layers, uint32_t n, bool *valid,
+                                  const struct vkl_log_sink *log) {
     struct vkl_map_slot local[NAME_SLOTS];
     struct vkl_map names; /* layerName -> index + 1 (the first of a name) */
     vkl_map_init(&names, local, NAME_SLOTS, NULL, NULL, NULL);
@@ -69,20 +69,20 @@ VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, 
         goto out;
     }
     for (uint32_t i = 0; i < n; i++) /* first wins */
-        if (vkl_map_put_str(&names, set->layers[i]->props.layerName, (void *)(uintptr_t)(i + 1), NULL) != VK_SUCCESS) {
+        if (vkl_map_put_str(&names, layers[i]->props.layerName, (void *)(uintptr_t)(i + 1), NULL) != VK_SUCCESS) {
             r = VK_ERROR_OUT_OF_HOST_MEMORY;
             goto out;
         }
     for (uint32_t root = 0; root < n; root++) {
         valid[root] = true;
-        if (!set->layers[root]->is_meta || state[root] != META_NEW) continue;
+        if (!layers[root]->is_meta || state[root] != META_NEW) continue;
         uint32_t top = 0;
         stack[top++] = root;
         state[root] = META_OPEN;
         height[root] = 1;
         while (top > 0) {
             uint32_t cur = stack[top - 1];
-            const struct vkl_layer_manifest *meta = set->layers[cur];
+            const struct vkl_layer_manifest *meta = layers[cur];
             if (state[cur] == META_OPEN && next_edge[cur] < meta->component_layer_count) {
                 uint32_t e = next_edge[cur]++;
                 const char *cn = meta->component_layers[e];
@@ -97,7 +97,7 @@ VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, 
                     state[cur] = META_INVALID;
                     continue;
                 }
-                const struct vkl_layer_manifest *c = set->layers[ci];
+                const struct vkl_layer_manifest *c = layers[ci];
                 uint32_t mv = meta->props.specVersion, cv = c->props.specVersion;
                 if (VK_API_VERSION_MAJOR(cv) < VK_API_VERSION_MAJOR(mv) ||
                     (VK_API_VERSION_MAJOR(cv) == VK_API_VERSION_MAJOR(mv) &&
@@ -171,7 +171,7 @@ VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, 
                 if (state[cur] == META_INVALID) {
                     vkl_log(log, VKL_LOG_WARN | CAT,
                             "meta-layer %s: component layer %s was skipped; layer skipped [LLP_LAYER_7]",
-                            set->layers[parent]->props.layerName, meta->props.layerName);
+                            layers[parent]->props.layerName, meta->props.layerName);
                     state[parent] = META_INVALID;
                 } else if (height[cur] + 1 > height[parent]) {
                     height[parent] = height[cur] + 1;
@@ -180,13 +180,13 @@ VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, 
         }
     }
     for (uint32_t i = 0; i < n; i++) {
-        valid[i] = !set->layers[i]->is_meta || state[i] == META_VALID;
+        valid[i] = !layers[i]->is_meta || state[i] == META_VALID;
         if (!valid[i]) /* the Khronos loader's sentence for the removal (DEBUG, as it logs it) */
             vkl_log(log, VKL_LOG_DEBUG | CAT,
                     "Removing meta-layer %s from instance layer list since it appears invalid. [LLP_LAYER_7]",
-                    set->layers[i]->props.layerName);
-        else if (set->layers[i]->is_meta)
-            log_component_extensions(set, &names, set->layers[i], log);
+                    layers[i]->props.layerName);
+        else if (layers[i]->is_meta)
+            log_component_extensions(layers, &names, layers[i], log);
     }
 out:
     vkl_map_finish(&names);

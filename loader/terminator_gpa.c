@@ -25,9 +25,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetPhysicalDeviceProcAddr(VkIn
     if (c != NULL) return c->kind == VKL_GEN_CMD_PHYSDEV ? c->terminator : NULL;
     if (instance == VK_NULL_HANDLE) return NULL;
     /* An unknown command answers only when a driver implements it: a layer that implements the
-     * command itself and asks below before calling down must not be sent into the stub. */
-    const struct vkl_instance *inst = vkl_chain_instance(instance);
-    int s = vkl_unknown_physdev_slot(inst, name);
+     * command itself and asks below before calling down must not be sent into the stub. A layer
+     * may ask before the application has looked the command up (from its vkCreateInstance, to keep
+     * the next pointer): the slot is registered then (RULE_UNKNOWN_PHYSDEV_FUNC). */
+    struct vkl_instance *inst = vkl_chain_instance(instance);
+    int s = vkl_unknown_physdev_term_slot(inst, name);
     return s >= 0 && vkl_unknown_physdev_implemented(inst, s) ? vkl_unknown_physdev_terms[s] : NULL;
 }
 
@@ -67,6 +69,6 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkl_term_GetInstanceProcAddr(VkInstance
     if (c != NULL && c->kind == VKL_GEN_CMD_GLOBAL && c->terminator == NULL) return vkl_term_global_proc(name);
     if (c != NULL) return c->terminator;
     if (instance == VK_NULL_HANDLE) return NULL;
-    int s = vkl_unknown_physdev_slot(vkl_chain_instance(instance), name);
+    int s = vkl_unknown_physdev_term_slot(vkl_chain_instance(instance), name);
     return s >= 0 ? vkl_unknown_physdev_terms[s] : NULL;
 }

@@ -33,7 +33,8 @@ struct scenario_switch {
 #define SWITCH(field) {#field, &g_sc.field}
 static const struct scenario_switch k_switches[] = {
     SWITCH(wrap_handles), SWITCH(wrap_command_pools), SWITCH(tool), SWITCH(wrap_instance), SWITCH(call_globals),
-    SWITCH(create_own_device), SWITCH(own_device_next_gipa), SWITCH(strict_handles)};
+    SWITCH(create_own_device), SWITCH(own_device_next_gipa), SWITCH(strict_handles),
+    SWITCH(physdev_next_at_create)};
 static const struct scenario_switch k_misbehave_switches[] = {
     SWITCH(fail_negotiation), SWITCH(no_advance_link), SWITCH(clobber_instance), SWITCH(clobber_device),
     SWITCH(no_call_down), SWITCH(fail_unknown_extensions), SWITCH(return_disabled_functions),

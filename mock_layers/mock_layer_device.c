@@ -306,9 +306,11 @@ static uint32_t call_physdev_function(int slot, VkPhysicalDevice pd, uint32_t x)
     VkPhysicalDevice below = unwrap_pd(d, pd);
     char name[VK_MAX_EXTENSION_NAME_SIZE];
     snprintf(name, sizeof(name), "%s", g_sc.physdev_functions[slot]);
+    bool at_create = g_sc.physdev_next_at_create;
+    PFN_vkVoidFunction next = d != NULL && at_create ? d->physdev_next[slot] : NULL;
     pthread_mutex_unlock(&g_lock);
     /* Asked without the lock: the next layer may be this very library. */
-    PFN_vkVoidFunction next = next_gpdpa != NULL ? next_gpdpa(instance, name) : NULL;
+    if (!at_create && next_gpdpa != NULL) next = next_gpdpa(instance, name);
     pthread_mutex_lock(&g_lock);
     record_slot_call(name, x, below != pd, next != NULL);
     pthread_mutex_unlock(&g_lock);

@@ -222,6 +222,10 @@ VKAPI_ATTR VkResult VKAPI_CALL layer_CreateInstance(const VkInstanceCreateInfo *
             (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(d->instance, "vkEnumeratePhysicalDeviceGroups");
         d->EnumeratePhysicalDeviceGroupsKHR =
             (PFN_vkEnumeratePhysicalDeviceGroups)next_gipa(d->instance, "vkEnumeratePhysicalDeviceGroupsKHR");
+        if (sc.physdev_next_at_create && next_gpdpa != NULL)
+            for (int k = 0; k < FN_SLOTS; k++)
+                if (sc.physdev_functions[k][0] != '\0')
+                    d->physdev_next[k] = next_gpdpa(*pInstance, sc.physdev_functions[k]);
         d->alloc = alloc_from(a);
         if (sc.wrap_instance) {
             /* Wrapped after the call down returned: legal (LLP_LAYER_21 forbids only before). */

@@ -70,6 +70,10 @@ struct scenario {
      * proc addrs answer NULL (vkGetInstanceProcAddr: vkCreateInstance only) for a handle it did not
      * return, and its commands refuse one (record "foreign_handle") */
     bool strict_handles;
+    /* asks pfnNextGetPhysicalDeviceProcAddr for each physdev_functions command in vkCreateInstance,
+     * right after calling down, and calls what it got then (as layers that build their dispatch
+     * at creation do), not what the next GPDPA answers at call time */
+    bool physdev_next_at_create;
     /* vkCreateDevice appends this extension to the create info it passes down (a layer enabling an
      * extension it needs below itself); "" = none */
     char add_device_extension[VK_MAX_EXTENSION_NAME_SIZE];
@@ -163,6 +167,8 @@ struct inst_data {
     PFN_vkCreateDebugUtilsMessengerEXT CreateDebugUtilsMessengerEXT;
     PFN_vkDestroyDebugUtilsMessengerEXT DestroyDebugUtilsMessengerEXT;
     bool ext_enabled; /* the scenario's instance_extension was enabled in vkCreateInstance */
+    /* physdev_next_at_create: the next GPDPA's answer for each physdev_functions slot at creation */
+    PFN_vkVoidFunction physdev_next[FN_SLOTS];
 };
 struct dev_data {
     void *key;

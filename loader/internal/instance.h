@@ -69,7 +69,18 @@ struct vkl_instance {
 
     /* unknown functions (unknown_func.c) */
     char *unknown_physdev_names[VKL_MAX_UNKNOWN_FUNCS];
+    /* Written under unknown_lock with release order once the slot's name, driver entries and chain
+     * entry are in place; read without a lock (acquire) by the terminators, which may run under
+     * inst->lock or under none (unknown_func.c). */
     uint32_t unknown_physdev_count;
+    /* Slots the bottom of the chain registered (a layer asked vk_layerGetPhysicalDeviceProcAddr
+     * before the application asked vkGetInstanceProcAddr): their chain entry is still the
+     * terminator, and the application's first lookup asks the layers for the top. One bit per slot,
+     * set and cleared atomically. */
+    uint64_t unknown_physdev_top_pending[(VKL_MAX_UNKNOWN_FUNCS + 63) / 64];
+    /* A leaf lock (docs/architecture.md "Concurrency"): only slot registration, and the drivers'
+     * vk_icdGetPhysicalDeviceProcAddr it calls, run under it. */
+    pthread_mutex_t unknown_lock;
     char *unknown_device_names[VKL_MAX_UNKNOWN_FUNCS];
     uint32_t unknown_device_count;
     struct vkl_device *devices;

@@ -92,8 +92,11 @@ static inline void name_set_finish(struct name_set *ns) { vkl_map_finish(&ns->ma
 
 /* The filter decision for one discovered layer (layer_filter.c). */
 bool vkl_layer_filtered_out(const struct vkl_layer_set *set, const struct vkl_layer_manifest *l);
-/* Meta-layer validation over the whole set: `valid[i]` for set->layers[i] (layer_filter.c). */
-VkResult vkl_layer_metas_validate(const struct vkl_layer_set *set, bool *valid, const struct vkl_log_sink *log);
+/* Meta-layer validation over `n` layers: `valid[i]` for layers[i] (layer_filter.c). The list holds
+ * the available layers and, after them, those the filters or the override layer's blacklist
+ * removed: a component that exists but is disabled does not make its meta-layer invalid. */
+VkResult vkl_layer_metas_validate(const struct vkl_layer_manifest *const *layers, uint32_t n, bool *valid,
+                                  const struct vkl_log_sink *log);
 
 #ifdef __cplusplus
 }

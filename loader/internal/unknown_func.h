@@ -3,7 +3,8 @@
  * and 250 device slots per instance, each with a generic assembly trampoline.
  *
  * Ownership: the slot names live in the instance (inst->unknown_*_names, allocated with its
- * callbacks, freed in vkDestroyInstance); the slots are filled under inst->lock.
+ * callbacks, freed in vkDestroyInstance); physical-device slots are registered under
+ * inst->unknown_lock, device slots filled under inst->lock.
  */
 #ifndef VKL_INTERNAL_UNKNOWN_FUNC_H
 #define VKL_INTERNAL_UNKNOWN_FUNC_H
@@ -46,8 +47,13 @@ void vkl_unknown_fill_device(struct vkl_instance *inst, struct vkl_device *dev);
 void vkl_unknown_physdev_missing(void);
 /* The physical-device slot registered for `name`, or -1 (no lock: the bottom of the chain asks from
  * inside a layer's GPDPA while vkl_unknown_lookup holds the instance lock; names are only ever
- * appended). */
+ * appended, and the count is published after the slot is complete). */
 int vkl_unknown_physdev_slot(const struct vkl_instance *inst, const char *name);
+/* The terminators' lookup (vk_layerGetPhysicalDeviceProcAddr and vkGetInstanceProcAddr at the
+ * bottom of the chain): the slot of `name`, registered now if some driver implements the command
+ * and none has it yet (its chain top is then asked of the layers at the application's first
+ * lookup); -1 otherwise. Takes only inst->unknown_lock, a leaf, so it may run under inst->lock. */
+int vkl_unknown_physdev_term_slot(struct vkl_instance *inst, const char *name);
 /* Whether some driver of `inst` implements physical-device slot `s` (the others hold the stub). */
 bool vkl_unknown_physdev_implemented(const struct vkl_instance *inst, int s);
 /* unknown_func_x86_64.S */

@@ -102,6 +102,32 @@ TEST_F(LayerFixture, MetaLayerWithMissingComponentNotLoaded) {
   EXPECT_EQ(Chain(), V{}) << r.Describe();
 }
 
+// A component that exists but VK_LOADER_LAYERS_DISABLE disables: the meta-layer stays valid and
+// listed (its components are all found, LLP_LAYER_7), and enabling it activates the components
+// that are not disabled, with a WARNING naming the one left out, as the Khronos loader does (it
+// validates meta-layers before applying the filters; its sentence starts "Failed to find layer
+// name"). The disabled layer itself is not listed, and
+// naming it is still refused.
+TEST_F(LayerFixture, MetaLayerWithDisabledComponentStaysListed) {
+  VKT_POLICY("LLP_LAYER_7", "RULE_LYR_META", "RULE_LYR_FILTER_DISABLE");
+  AddMockLayer(s_, "VK_LAYER_MOCK_c1", false);
+  AddMockLayer(s_, "VK_LAYER_MOCK_c2", false);
+  s_.WriteLayerManifest(Location::kXdgDataDirs, false, "meta.json",
+                        LayerManifest("1.1.1", {LayerObject("VK_LAYER_MOCK_meta", "",
+                                                            ", \"component_layers\": [\"VK_LAYER_MOCK_c1\", "
+                                                            "\"VK_LAYER_MOCK_c2\"]")}));
+  s_.SetEnv("VK_LOADER_LAYERS_DISABLE", "VK_LAYER_MOCK_c2");
+  s_.SetEnv("VK_LOADER_DEBUG", "warn");
+  ProbeResult r = Run("VK_LAYER_MOCK_meta");
+  EXPECT_TRUE(Contains(Listed(r), "VK_LAYER_MOCK_meta")) << r.Describe();
+  EXPECT_FALSE(Contains(Listed(r), "VK_LAYER_MOCK_c2")) << r.Describe();
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  EXPECT_EQ(Chain(), V{"VK_LAYER_MOCK_c1"}) << r.Describe();
+  EXPECT_FALSE(r.LogLines("component layer \"VK_LAYER_MOCK_c2\" to activate (Policy #LLP_LAYER_7)").empty()) << r.err;
+  ProbeResult named = Run("VK_LAYER_MOCK_c2");
+  EXPECT_EQ(CreateResult(named), "VK_ERROR_LAYER_NOT_PRESENT") << named.Describe();
+}
+
 TEST_F(LayerFixture, MetaLayerWithOlderComponentNotLoaded) {
   VKT_POLICY("LLP_LAYER_8", "LLP_LOADER_10");
   const Layer& c = s_.AddLayer("VK_LAYER_MOCK_old", "v2_gpdpa");

@@ -285,6 +285,52 @@ TEST_F(LayerExtensions, PhysdevCommandThroughImplicitLayerThenDriver) {
   EXPECT_EQ(drv[0]["handle"].str(), "physical_device") << drv[0].dump();
 }
 
+// The layer asks its pfnNextGetPhysicalDeviceProcAddr for the command in its own vkCreateInstance,
+// before the application has looked it up, and keeps what it got as its next pointer (as layers
+// that build their dispatch at creation do, and as [Lyr] "Layer Unknown Physical Device
+// Extensions" has them do). The loader's bottom GPDPA answers then, because the driver has the
+// command: the call later reaches the layer and, through that pointer, the driver.
+TEST_F(LayerExtensions, PhysdevCommandResolvedInLayerCreateInstance) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_LYR_IFACE_V2");
+  AddDriver(std::string("\"physdev_functions\": [\"") + kPdFn + "\"]");
+  AddLayer(kLayer, "v2_gpdpa", ExtensionScenario() + ", \"physdev_next_at_create\": true");
+  ProbeResult r = RunProbe(s_, {"create-instance:layers=" + std::string(kLayer), "devices",
+                                "call-unknown-physdev:" + std::string(kPdFn) + ",9", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json call = r.Step("call-unknown-physdev");
+  ASSERT_TRUE(call["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(call["returned"].num(), 20009) << "the layer's next pointer from vkCreateInstance was NULL\n"
+                                           << r.Describe();
+  std::vector<Json> recs = Records(kLayer, kPdFn);
+  ASSERT_EQ(recs.size(), 1u) << "the call skipped the layer\n" << r.Describe();
+  EXPECT_TRUE(recs[0]["called_down"].boolean()) << recs[0].dump();
+  EXPECT_EQ(s_.CallsTo("drv", kPdFn).size(), 1u) << r.Describe();
+}
+
+// Two such layers, both asking at creation: the upper one's next pointer is the lower layer's
+// own command (its GPDPA answers it), the lower one's is the loader's terminator; the
+// application's first lookup still goes through both.
+TEST_F(LayerExtensions, PhysdevCommandResolvedAtCreateByTwoLayers) {
+  VKT_POLICY("RULE_UNKNOWN_PHYSDEV_FUNC", "RULE_LYR_IFACE_V2");
+  const char kLower[] = "VK_LAYER_MOCK_ext_impl_lower";
+  AddDriver(std::string("\"physdev_functions\": [\"") + kPdFn + "\"]");
+  AddLayer(kLayer, "v2_gpdpa", ExtensionScenario() + ", \"physdev_next_at_create\": true");
+  AddLayer(kLower, "v2_gpdpa", ExtensionScenario() + ", \"physdev_next_at_create\": true");
+  ProbeResult r = RunProbe(
+      s_, {"create-instance:layers=" + std::string(kLayer) + "," + kLower, "devices", "gipa:" + std::string(kPdFn),
+           "call-unknown-physdev:" + std::string(kPdFn) + ",4", "destroy-instance"});
+  ASSERT_EQ(CreateResult(r), "VK_SUCCESS") << r.Describe();
+  Json call = r.Step("call-unknown-physdev");
+  ASSERT_TRUE(call["non_null"].boolean()) << r.Describe();
+  EXPECT_EQ(call["returned"].num(), 20004) << r.Describe();
+  for (const char* layer : {kLayer, kLower}) {
+    std::vector<Json> recs = Records(layer, kPdFn);
+    ASSERT_EQ(recs.size(), 1u) << layer << " did not see the call\n" << r.Describe();
+    EXPECT_TRUE(recs[0]["called_down"].boolean()) << recs[0].dump();
+  }
+  EXPECT_EQ(s_.CallsTo("drv", kPdFn).size(), 1u) << r.Describe();
+}
+
 // Only the layer implements the command: the loader's bottom GPDPA does not claim it (no driver
 // has it), so the layer answers itself instead of calling into the loader's "not supported" stub.
 TEST_F(LayerExtensions, PhysdevCommandOnlyTheLayerHas) {
