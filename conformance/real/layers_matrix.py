@@ -247,12 +247,25 @@ def cross_replay(env, captures, home):
 
 
 def cell_renderdoc(env, cfg, loader, home):
-    """vkcube under `renderdoccmd capture`, F12 pressed (XTest, xdotool) until a frame is captured."""
+    """vkcube under `renderdoccmd capture`, one frame captured through RenderDoc's target control
+    (renderdoc_target_control.py, as qrenderdoc's "Capture Frame(s) Immediately"); F12 pressed
+    (XTest, xdotool) only where the renderdoc Python module is missing."""
     name, extra, wrapper, _ = cfg
     tmpl = os.path.join(home, "rdc", "cap")
     os.makedirs(os.path.dirname(tmpl), exist_ok=True)
+    how = {"via": "target control", "why": ""}
 
     def press(p):
+        helper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "renderdoc_target_control.py")
+        tc = subprocess.run(["/usr/bin/python3", helper, "--parent-pid", str(p.pid), "--timeout", "60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        try:
+            how["why"] = json.loads(tc.stdout.strip().splitlines()[-1]).get("why", "")
+        except (ValueError, IndexError):
+            how["why"] = tc.stdout.strip()[-200:]
+        if tc.returncode != 2:
+            return
+        how["via"] = "F12"
         for _ in range(40):
             time.sleep(0.5)
             if p.poll() is not None or glob.glob(tmpl + "*.rdc"):
@@ -261,7 +274,7 @@ def cell_renderdoc(env, cfg, loader, home):
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     rc, out, err, libs = run(env, loader, extra, wrapper, ["renderdoccmd", "capture", "-w", "-c", tmpl, "vkcube", "--c",
-                                                          "400"], home, during=press)
+                                                          "600"], home, during=press)
     caps = sorted(glob.glob(tmpl + "*.rdc"))
     replays = []
     for replay_loader in LOADERS:  # the first capture, replayed once through each loader
@@ -272,7 +285,9 @@ def cell_renderdoc(env, cfg, loader, home):
                            os.path.join(home, "replay-" + replay_loader), timeout=120)
         replays.append(status_word(rrc))
     return {"status": status_word(rc), "layers": libs, "shown": {"captured": bool(caps), "replayed": tuple(replays)},
-            "detail": "%s; replay %s (ours/Debian)" % ("frame captured" if caps else "no capture", "/".join(replays))}
+            "detail": "%s (%s); replay %s (ours/Debian)" % (
+                "frame captured" if caps else "no capture" + (": " + how["why"] if how["why"] else ""), how["via"],
+                "/".join(replays))}
 
 
 def load_deviations(path):
