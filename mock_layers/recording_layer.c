@@ -118,6 +118,12 @@ static int g_live_pools;
 static char g_rec_path[4200];
 static PFN_vkGetInstanceProcAddr g_next_gipa;
 static PFN_vkGetDeviceProcAddr g_next_gdpa;
+/* The next link's instance commands this copy intercepts, asked right after vkCreateInstance
+ * returned (defined with the entry table below). Asked later, Debian's loader 1.3.239 answers a
+ * layer's next vkGetInstanceProcAddr from the instance's chain-top dispatch: the copy above this
+ * one, so calling it recursed until the stack overflowed. */
+static void next_inst_snapshot(VkInstance instance);
+static PFN_vkVoidFunction next_inst(VkInstance instance, const char *name);
 static VkInstance g_instance;
 static VkDevice g_device;
 static void *g_known[REC_MAX_HANDLES];
@@ -331,6 +337,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_CreateInstance(const VkInstanceCreateI
         if (g_alloc_mode == 3) g_scratch = malloc(256);
     }
     g_next_gipa = next_gipa;
+    next_inst_snapshot(g_instance);
     if (!g_above && !g_tested) remember(g_instance);
     if (g_above) {
         for (size_t i = 0; i < sizeof g_instance_probe_names / sizeof *g_instance_probe_names; i++) {
@@ -349,7 +356,7 @@ static VKAPI_ATTR void VKAPI_CALL rec_DestroyInstance(VkInstance instance, const
         free(g_scratch);
         g_scratch = NULL;
     }
-    PFN_vkDestroyInstance f = g_next_gipa ? (PFN_vkDestroyInstance)g_next_gipa(instance, "vkDestroyInstance") : NULL;
+    PFN_vkDestroyInstance f = (PFN_vkDestroyInstance)next_inst(instance, "vkDestroyInstance");
     if (f != NULL) f(instance, alloc);
     rec("destroy_instance");
     rec("call vkDestroyInstance 0");
@@ -380,7 +387,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumeratePhysicalDevices(VkInstance in
     if (!check_handle_t("vkEnumeratePhysicalDevices", "VkInstance", instance)) return VK_ERROR_INITIALIZATION_FAILED;
     if (failing("vkEnumeratePhysicalDevices")) return VK_ERROR_INITIALIZATION_FAILED;
     PFN_vkEnumeratePhysicalDevices f =
-        g_next_gipa ? (PFN_vkEnumeratePhysicalDevices)g_next_gipa(instance, "vkEnumeratePhysicalDevices") : NULL;
+        (PFN_vkEnumeratePhysicalDevices)next_inst(instance, "vkEnumeratePhysicalDevices");
     if (f == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     VkResult r = f(instance, pCount, pDevices);
     rec("call vkEnumeratePhysicalDevices%s %d", pDevices ? "" : "(count)", (int)r);
@@ -400,7 +407,7 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceProperties(VkPhysicalDevi
         return;
     }
     PFN_vkGetPhysicalDeviceProperties f =
-        (PFN_vkGetPhysicalDeviceProperties)g_next_gipa(g_instance, "vkGetPhysicalDeviceProperties");
+        (PFN_vkGetPhysicalDeviceProperties)next_inst(g_instance, "vkGetPhysicalDeviceProperties");
     if (f != NULL) f(pd, p);
     rec("call vkGetPhysicalDeviceProperties 0");
 }
@@ -411,7 +418,7 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceQueueFamilyProperties(VkP
         *pCount = 0;
         return;
     }
-    PFN_vkGetPhysicalDeviceQueueFamilyProperties f = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)g_next_gipa(
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties f = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)next_inst(
         g_instance, "vkGetPhysicalDeviceQueueFamilyProperties");
     if (f != NULL)
         f(pd, pCount, p);
@@ -435,7 +442,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumerateDeviceExtensionProperties(VkP
         }
     }
     PFN_vkEnumerateDeviceExtensionProperties f =
-        (PFN_vkEnumerateDeviceExtensionProperties)g_next_gipa(g_instance, "vkEnumerateDeviceExtensionProperties");
+        (PFN_vkEnumerateDeviceExtensionProperties)next_inst(g_instance, "vkEnumerateDeviceExtensionProperties");
     if (f == NULL) return VK_ERROR_INITIALIZATION_FAILED;
     return f(pd, pLayerName, pCount, p);
 }
@@ -443,7 +450,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL rec_EnumerateDeviceExtensionProperties(VkP
 /* Above: vkEnumerateDeviceExtensionProperties of the layer under test with a layer name. */
 static void probe_edep(VkPhysicalDevice pd, const char *tag, const char *layer) {
     PFN_vkEnumerateDeviceExtensionProperties f =
-        (PFN_vkEnumerateDeviceExtensionProperties)g_next_gipa(g_instance, "vkEnumerateDeviceExtensionProperties");
+        (PFN_vkEnumerateDeviceExtensionProperties)next_inst(g_instance, "vkEnumerateDeviceExtensionProperties");
     if (f == NULL) {
         rec("edep_probe %s missing", tag);
         return;
@@ -759,6 +766,20 @@ static PFN_vkVoidFunction find(const struct entry *e, size_t n, const char *name
     for (size_t i = 0; i < n; i++)
         if (strcmp(e[i].name, name) == 0) return e[i].fn;
     return NULL;
+}
+
+#define N_INSTANCE_ENTRIES (sizeof g_instance_entries / sizeof *g_instance_entries)
+static PFN_vkVoidFunction g_next_inst_fns[N_INSTANCE_ENTRIES];
+
+static void next_inst_snapshot(VkInstance instance) {
+    for (size_t i = 0; i < N_INSTANCE_ENTRIES; i++)
+        g_next_inst_fns[i] = g_next_gipa != NULL ? g_next_gipa(instance, g_instance_entries[i].name) : NULL;
+}
+
+static PFN_vkVoidFunction next_inst(VkInstance instance, const char *name) {
+    for (size_t i = 0; i < N_INSTANCE_ENTRIES; i++)
+        if (strcmp(g_instance_entries[i].name, name) == 0) return g_next_inst_fns[i];
+    return g_next_gipa != NULL ? g_next_gipa(instance, name) : NULL;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL rec_GetInstanceProcAddr(VkInstance instance, const char *pName) {

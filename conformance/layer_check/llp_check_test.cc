@@ -137,6 +137,25 @@ TEST(LlpCheck, TransparentRecordingLayerPassesIncludingInstanceExtensionQueries)
     ExpectVerdict(r, "LLP_LAYER_10", "pass", "dispatchable ones and command pools");
 }
 
+// The sandwich also runs through another loader (--loader=): Debian's Khronos loader 1.3.239 answers
+// a layer's next vkGetInstanceProcAddr, asked after vkCreateInstance, from the instance's chain-top
+// dispatch, so a recording layer that asked then called the copy above itself until the stack
+// overflowed, and every chain check blamed the layer ("the layer crashed"). It asks right after
+// creation now. Needs Debian's libvulkan1 (ci/bootstrap installs it).
+TEST(LlpCheck, TransparentLayerPassesTheChainChecksThroughDebiansLoader) {
+    VKT_POLICY("LLP_LAYER_10", "LLP_LAYER_12", "LLP_LAYER_21");
+    const std::string debian = "/usr/lib/x86_64-linux-gnu/libvulkan.so.1";
+    if (access(debian.c_str(), R_OK) != 0) GTEST_SKIP() << debian << " is not installed (Debian's libvulkan1)";
+    std::string dir = NewDir();
+    LlpRun r = LlpCheck({"--loader=" + debian, "--check=LLP_LAYER_10,LLP_LAYER_12,LLP_LAYER_21", TestedLayer(dir, "")});
+    EXPECT_EQ(r.exit_status, 0) << r.Describe();
+    for (const char *id : {"LLP_LAYER_10", "LLP_LAYER_12", "LLP_LAYER_21"}) {
+        ASSERT_TRUE(r.verdict.count(id)) << id << "\n" << r.Describe();
+        EXPECT_EQ(r.verdict.at(id), "pass") << id << "\n" << r.Describe();
+        EXPECT_EQ(r.reason.at(id).find("crashed"), std::string::npos) << id << "\n" << r.Describe();
+    }
+}
+
 TEST(LlpCheck, TransparentLayerKeepsTheWorkloadAndHasNothingToAllocateOrCreate) {
     VKT_POLICY("LLP_LAYER_1", "LLP_LAYER_2", "LLP_LAYER_14", "LLP_LAYER_19");
     std::string dir = NewDir();

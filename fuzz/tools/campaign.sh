@@ -25,7 +25,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vkl-campaign.XXXXXX")
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 cores=$(nproc)
-targets=${VKL_TARGETS:-"loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer"}
+targets=${VKL_TARGETS:-"loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer json_fuzzer icd_manifest_fuzzer layer_manifest_fuzzer filter_fuzzer path_list_fuzzer settings_fuzzer util_fuzzer ldp_check_fuzzer ldp_package_fuzzer"}
 afl_targets=()
 if [ -n "${VKL_AFL_DIR:-}" ]; then
   for t in ${VKL_AFL_TARGETS:-loader_world_fuzzer layer_chain_fuzzer loader_diff_fuzzer}; do
@@ -38,9 +38,10 @@ afl_jobs=$((${#afl_targets[@]} * afl_per))
 rest=$((cores - afl_jobs))
 [ $rest -lt 6 ] && rest=6
 # a fifth of the rest to each whole-loader target (slow: a world on disk per input; the
-# differential one runs two forked loaders per input), the parser targets share the remainder
+# differential one runs two forked loaders per input), the nine parser and checker targets share
+# the remainder
 world=$((rest / 5)); [ $world -lt 1 ] && world=1
-each=$(((rest - 3 * world) / 5)); [ $each -lt 1 ] && each=1
+each=$(((rest - 3 * world) / 9)); [ $each -lt 1 ] && each=1
 echo "campaign: $cores cores, ${secs}s; default libFuzzer workers: whole-loader targets x$world, parsers x$each; AFL++ x$afl_per on ${afl_targets[*]:-nothing}"
 
 # seeds BIN_DIR TARGET DEST: the seed corpus, from the directory <target>_seed_corpus/ when there
