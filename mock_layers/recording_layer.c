@@ -418,8 +418,8 @@ static VKAPI_ATTR void VKAPI_CALL rec_GetPhysicalDeviceQueueFamilyProperties(VkP
         *pCount = 0;
         return;
     }
-    PFN_vkGetPhysicalDeviceQueueFamilyProperties f = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)next_inst(
-        g_instance, "vkGetPhysicalDeviceQueueFamilyProperties");
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties f =
+        (PFN_vkGetPhysicalDeviceQueueFamilyProperties)next_inst(g_instance, "vkGetPhysicalDeviceQueueFamilyProperties");
     if (f != NULL)
         f(pd, pCount, p);
     else
