@@ -145,12 +145,11 @@ bool vkl_library_identity(const char *path, struct vkl_file_id *out) {
         errno = ENOENT;
         return false;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return vkl_file_identity(path, VKL_FILE_MISSING, out);
+    /* stat(2): the file dlopen's own open(2) would reach (glibc's dlopen opens through an internal,
+     * non-interposable call), without blocking on a FIFO, in one system call: every loaded driver's
+     * library is checked on every global call (docs/performance.md, system calls per driver). */
     struct stat st;
-    bool ok = fstat(fd, &st) == 0;
-    close(fd);
-    if (!ok) return false;
+    if (stat(path, &st) != 0) return vkl_file_identity(path, VKL_FILE_MISSING, out);
     if (!S_ISREG(st.st_mode)) {
         errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         return false;

@@ -65,12 +65,11 @@ enum vkl_file_kind vkl_file_kind(const char *path);
  * nothing is known). */
 bool vkl_file_identity(const char *path, enum vkl_file_kind known, struct vkl_file_id *out);
 
-/* Identity of a shared library at `path` as dlopen sees it: dlopen reaches the file through
- * open(2), so its identity is taken from one non-blocking open + fstat (3 system calls instead of
- * the probe and the fopen of vkl_file_identity: the driver cache checks every loaded driver's
- * library on every call, docs/performance.md). False (errno set) for a missing path or one that is
- * not a regular file; a path open(2) cannot reach (an interposed one) is asked through
- * vkl_file_identity. */
+/* Identity of a shared library at `path` as dlopen sees it: dlopen reaches the file through its own
+ * open(2), so its identity is taken from one stat(2) (1 system call instead of the probe and the
+ * fopen of vkl_file_identity: the driver cache checks every loaded driver's library on every call,
+ * docs/performance.md). False (errno set) for a missing path or one that is not a regular file; a
+ * path stat(2) cannot reach (an interposed one) is asked through vkl_file_identity. */
 bool vkl_library_identity(const char *path, struct vkl_file_id *out);
 
 /*
