@@ -133,6 +133,7 @@ static struct vkl_driver *add_one(const struct vkl_log_sink *log, uint32_t index
 
     struct vkl_driver *d = calloc(1, sizeof(*d));
     if (d == NULL) goto oom;
+    d->direct = true;
     /* Outside the cache, owned by the set that holds it (direct_driver.h). */
     d->stale = true;
     d->refs = 1;
@@ -249,7 +250,8 @@ VkResult vkl_direct_drivers_acquire(const struct vkl_log_sink *log, const VkInst
         return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
     out->drivers = grown;
-    /* After every system and environment driver: their physical devices enumerate first. */
+    /* After every system and environment driver: their physical devices enumerate first (in the
+     * unsorted order too, which lists the last driver found first: physdev.c, `direct`). */
     for (uint32_t i = 0; i < list->driverCount; i++) {
         bool oom = false;
         struct vkl_driver *d = add_one(log, i, &list->pDrivers[i], &oom);

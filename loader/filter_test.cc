@@ -48,6 +48,21 @@ TEST(Filter, PrefixSuffixSubstring) {
     EXPECT_TRUE(Match("*intel_icd.json", "intel_icd.json"));
 }
 
+// The byte-set pre-check of substring tokens (filter.c) rejects only names that lack a byte of the
+// token: case-folded bytes, bytes above 127 and a token whose every byte the name has but not in
+// that order all still go through the scan.
+TEST(Filter, SubstringByteSetCheck) {
+    EXPECT_TRUE(Match("*XyZ*", "vk_layer_xyz_1"));
+    EXPECT_TRUE(Match("*xyz*", "VK_LAYER_XYZ_1"));
+    EXPECT_FALSE(Match("*xyq*", "VK_LAYER_XYZ_1"));
+    EXPECT_FALSE(Match("*zyx*", "VK_LAYER_XYZ_1")); // every byte present, not as a run
+    EXPECT_TRUE(Match("*\xc3\xa9t\xc3\xa9*", "VK_LAYER_\xc3\xa9t\xc3\xa9"));
+    EXPECT_FALSE(Match("*\xc3\xa9*", "VK_LAYER_et"));
+    // Several tokens: the second matches after the first was rejected by the check.
+    EXPECT_TRUE(Match("*q*,*ay*", "VK_LAYER_a"));
+    EXPECT_FALSE(Match("*q*,*ab*", "VK_LAYER_a"));
+}
+
 TEST(Filter, InteriorStarIsLiteral) {
     EXPECT_FALSE(Match("in*el", "intel"));
     EXPECT_TRUE(Match("in*el", "in*el"));

@@ -197,12 +197,18 @@ out:
 
 /* The unsorted order (VK_LOADER_DISABLE_SELECT): the Khronos loader's, which keeps its drivers in a
  * list each newly found driver is pushed onto the front of, so the last driver found comes first;
- * within a driver, the driver's own order. Stable sort by driver position, descending. */
+ * within a driver, the driver's own order. Direct drivers (VK_LUNARG_direct_driver_loading) come
+ * after all the others ([Drv]: their devices appear after those of system and environment
+ * drivers; the Khronos loader adds them to its list first). Stable sort by that rank. */
+int vkl_physdev_unsorted_rank_cmp(const struct vkl_icd_instance *a, const struct vkl_icd_instance *b) {
+    if (a->driver->direct != b->driver->direct) return a->driver->direct ? 1 : -1;
+    return a->index > b->index ? -1 : (a->index < b->index ? 1 : 0);
+}
+
 static int by_driver_desc(const void *a, const void *b, void *ctx) {
     (void)ctx;
-    uint32_t x = (*(struct vkl_physdev *const *)a)->term.icd->index;
-    uint32_t y = (*(struct vkl_physdev *const *)b)->term.icd->index;
-    return x > y ? -1 : (x < y ? 1 : 0);
+    return vkl_physdev_unsorted_rank_cmp((*(struct vkl_physdev *const *)a)->term.icd,
+                                         (*(struct vkl_physdev *const *)b)->term.icd);
 }
 
 /* RULE_PHYSDEV_NONE: no driver reported a physical device (none has one, or every driver's

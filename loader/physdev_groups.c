@@ -12,15 +12,15 @@
 #include "loader/internal/physdev_enum.h"
 #include "loader/internal/util.h"
 
-static uint32_t group_driver_index(const VkPhysicalDeviceGroupProperties *g) {
+static const struct vkl_icd_instance *group_driver(const VkPhysicalDeviceGroupProperties *g) {
     const struct vkl_physdev_term *t = (const struct vkl_physdev_term *)(const void *)g->physicalDevices[0];
-    return t->icd->index;
+    return t->icd;
 }
 
+/* The unsorted order of groups: as of devices (physdev.c). */
 static int group_by_driver_desc(const void *a, const void *b, void *ctx) {
     (void)ctx;
-    uint32_t x = group_driver_index(a), y = group_driver_index(b);
-    return x > y ? -1 : (x < y ? 1 : 0);
+    return vkl_physdev_unsorted_rank_cmp(group_driver(a), group_driver(b));
 }
 
 /* The collected devices by driver: the map holds each driver's first device index (+ 1), same[i]

@@ -16,10 +16,10 @@
  *                        real ones.
  *   VKT_FSSHIM_STDERR    file to which every byte written to stderr through fputs or fputc is
  *                        appended as well (the calls the documents name for loader log lines).
- *   VKT_FSSHIM_EACCES    "PATH;PATH...": fopen() and access() of exactly these paths (as the
- *                        loader asks for them, before mapping) fail with EACCES, as a file the
- *                        process may not read does for a user without the permission (the tests
- *                        run as root, which reads any file).
+ *   VKT_FSSHIM_EACCES    "PATH;PATH...": fopen() of exactly these paths (as the loader asks for
+ *                        them, before mapping), and access() asking for R_OK/W_OK/X_OK, fail with
+ *                        EACCES, as for a file the process may not read (the tests run as root,
+ *                        which reads any file); access(F_OK) still says it exists, as the kernel does.
  *   VKT_FSSHIM_OPENDIR_PREFIX  "1": opendir() of a mapped path that is not a directory opens the
  *                        nearest directory above it inside the mapping instead of failing, as the
  *                        Khronos loader's test framework does (its folder lookup matches any path
@@ -159,7 +159,9 @@ __attribute__((visibility("default"))) DIR *opendir(const char *path) {
 }
 
 __attribute__((visibility("default"))) int access(const char *path, int mode) {
-  if (denied("access", path)) return -1;
+  /* Existence (F_OK) of an unreadable file in a searchable directory is no secret to the kernel:
+   * only a check that asks for permissions is refused. */
+  if ((mode & (R_OK | W_OK | X_OK)) != 0 && denied("access", path)) return -1;
   REDIRECT("access", path);
   int (*real)(const char *, int) = (int (*)(const char *, int))next("access");
   return real(path, mode);

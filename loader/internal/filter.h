@@ -42,6 +42,9 @@ struct vkl_filter_token {
     /* VKL_FILTER_SUBSTRING only: border[i] = length of the longest proper border of text[0..i]
      * (Knuth-Morris-Pratt), so a match costs O(name + token) whatever the bytes (RULE_ADVERSARIAL_INPUT). */
     uint8_t border[VKL_FILTER_MAX_TOKEN_LEN];
+    /* VKL_FILTER_SUBSTRING only: the bytes text holds, one bit each: a name lacking one of them is
+     * rejected without a scan (one pass over the name serves every substring token). */
+    uint64_t needs[4];
 };
 
 struct vkl_filter {

@@ -60,7 +60,11 @@ char *vkl_strdup_alloc(const struct vkl_alloc *a, const char *s, VkSystemAllocat
 struct vkl_driver {
     struct vkl_driver *next; /* cache list */
     unsigned refs;           /* instances and acquisitions holding it */
-    bool stale;              /* manifest changed or vanished: freed when refs drops to 0 */
+    /* given by VkDirectDriverLoadingListLUNARG (direct_driver.c): its physical devices enumerate
+     * after every system and environment driver's, sorted or not ([Drv] "Driver Discovery using
+     * the VK_LUNARG_direct_driver_loading extension") */
+    bool direct;
+    bool stale; /* manifest changed or vanished: freed when refs drops to 0 */
     /* manifest identity, for "do not re-parse unchanged manifests" */
     char *manifest_path;
     struct vkl_file_id manifest_id;

@@ -110,6 +110,9 @@ void vkl_physdev_order_free(struct vkl_instance *inst, struct pd_order *o);
 /* Groups: drops those with a hidden member, sorts members and then groups by their first member. */
 VkResult vkl_physdev_order_groups(struct vkl_instance *inst, const struct pd_order *o,
                                   VkPhysicalDeviceGroupProperties *g, uint32_t *ngp);
+/* The unsorted order's comparison of two drivers' records (VK_LOADER_DISABLE_SELECT, physdev.c):
+ * direct drivers last, otherwise the last driver found first. */
+int vkl_physdev_unsorted_rank_cmp(const struct vkl_icd_instance *a, const struct vkl_icd_instance *b);
 /* vkl_sort_stable with its scratch from the instance's allocator. */
 VkResult vkl_physdev_sort_stable(struct vkl_instance *inst, void *base, uint32_t n, size_t size,
                                  int (*cmp)(const void *, const void *, void *), void *ctx);

@@ -64,8 +64,8 @@ TEST(DirectDriverElevated, ListedDriverStillLoads) {
   o.probe = probes.plain_probe;
   ProbeResult control = RunProbe(s, steps, o);
   ASSERT_EQ(control.Step("env-dump")["at_secure"].num(), 0) << control.Describe();
-  // unsorted: last driver first
-  EXPECT_EQ(control.DeviceNames(), (Names{"dd-dev", "files-dev"})) << control.Describe();
+  // unsorted: the environment's driver, then the listed one ([Drv]: direct drivers' devices after)
+  EXPECT_EQ(control.DeviceNames(), (Names{"files-dev", "dd-dev"})) << control.Describe();
 
   o.probe = probes.setuid_probe;
   ProbeResult r = RunProbe(s, steps, o);
