@@ -303,7 +303,12 @@ class Chromium:
     def screenshot(self, page, width, height, name):
         png = os.path.join(self.tmp, name)
         url = pathlib.Path(page).absolute().as_uri()
-        _, err, argv = self.run(url, "--window-size=%d,%d" % (width, height), "--screenshot=" + png)
+        # The shot waits for the page to settle in virtual time, with every compositor stage run
+        # before the frame is drawn: without these a loaded machine got a frame taken mid-paint, and
+        # two shots of one page differed.
+        _, err, argv = self.run(url, "--window-size=%d,%d" % (width, height),
+                                "--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000",
+                                "--screenshot=" + png)
         if not os.path.isfile(png):
             raise AssertionError("chromium wrote no screenshot %s: %s\n%s" % (png, " ".join(argv), _tail(err)))
         outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
