@@ -30,12 +30,16 @@ void AddDriver(Sandbox& s, const std::string& name, const std::string& extra = "
 }
 
 // Driver "bad" (`bad_extra` spliced into its scenario) beside a driver "good"; the probe runs `steps`.
+// The probe is stopped after 30 s (exit 137): a loader that hangs on the bad driver fails the test
+// with its output instead of running into the test's own time limit.
 ProbeResult RunBesideGoodDriver(const std::string& bad_extra, const std::vector<std::string>& steps = {
                                                                   "create-instance", "devices", "destroy-instance"}) {
   Sandbox s;
   AddDriver(s, "bad", bad_extra);
   AddDriver(s, "good");
-  return RunProbe(s, steps);
+  ProbeOptions o;
+  o.timeout_seconds = 30;
+  return RunProbe(s, steps, o);
 }
 
 // A Vulkan 1.0 driver `name` (interface 4, whole `scenario`; manifest api_version 1.0.0).
