@@ -58,11 +58,13 @@ int vkl_unknown_physdev_slot(const struct vkl_instance *inst, const char *name) 
 
 /* Whether a driver of interface >= 4 answers `name` from vk_icdGetPhysicalDeviceProcAddr
  * (RULE_DRV_IFACE_V4). */
+static PFN_vkVoidFunction driver_physdev_fn(const struct vkl_icd_instance *ii, const char *name) {
+    return ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL ? ii->driver->gpdpa(ii->handle, name) : NULL;
+}
+
 static bool driver_knows_physdev(const struct vkl_instance *inst, const char *name) {
     for (const struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next)
-        if (ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL &&
-            ii->driver->gpdpa(ii->handle, name) != NULL)
-            return true;
+        if (driver_physdev_fn(ii, name) != NULL) return true;
     return false;
 }
 
@@ -80,8 +82,7 @@ static int register_physdev_locked(struct vkl_instance *inst, const char *name) 
     inst->unknown_physdev_names[s] = vkl_strdup_alloc(&inst->alloc, name, VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
     if (inst->unknown_physdev_names[s] == NULL) return NO_MEMORY;
     for (struct vkl_icd_instance *ii = inst->icds; ii != NULL; ii = ii->next) {
-        PFN_vkVoidFunction f = NULL;
-        if (ii->driver->interface_version >= 4 && ii->driver->gpdpa != NULL) f = ii->driver->gpdpa(ii->handle, name);
+        PFN_vkVoidFunction f = driver_physdev_fn(ii, name);
         ii->unknown_physdev[s] = f != NULL ? f : missing_fn();
     }
     inst->unknown_physdev_chain[s] = vkl_unknown_physdev_terms[s];
