@@ -10,6 +10,7 @@
 #include "conformance/checker_common/report.h"
 #include "conformance/checker_common/tool.h"
 #include "conformance/layer_check/llp_check.h"
+#include "loader/internal/discovery.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
 
@@ -402,29 +403,13 @@ int main(int argc, char **argv) {
     /* --installed: the loader's own layer search, implicit locations then explicit ones. */
     struct vkl_strlist implicit_found = VKL_STRLIST_INIT, explicit_found = VKL_STRLIST_INIT;
     if (installed) {
-        static const struct {
-            const char *ovar, *avar, *suffix;
-        } kinds[2] = {{"VK_IMPLICIT_LAYER_PATH", "VK_ADD_IMPLICIT_LAYER_PATH", VKL_IMPLICIT_LAYER_SUFFIX},
-                      {"VK_LAYER_PATH", "VK_ADD_LAYER_PATH", VKL_EXPLICIT_LAYER_SUFFIX}};
-        for (int k = 0; k < 2; k++) {
-            struct vkl_strlist *out = k == 0 ? &implicit_found : &explicit_found;
-            /* As the loader: the override variable replaces the search, the "add" one precedes it. */
-            const char *ov = getenv(kinds[k].ovar), *add = getenv(kinds[k].avar);
-            const char *list = ov != NULL ? ov : add;
-            if (list != NULL) {
-                struct vkl_strlist entries = VKL_STRLIST_INIT;
-                vkl_path_list_split(list, strlen(list), ':', &entries);
-                for (size_t e = 0; e < entries.count; e++)
-                    vkl_layer_manifest_search_entry(NULL, entries.items[e], ov != NULL ? kinds[k].ovar : kinds[k].avar,
-                                                    out);
-                vkl_strlist_finish(&entries);
-            }
-            if (ov == NULL) {
-                const struct vkl_search_dirs *dirs = vkl_search_dirs_acquire(kinds[k].suffix);
-                for (size_t e = 0; dirs != NULL && e < dirs->dirs.count; e++)
-                    vkl_layer_manifest_search_entry(NULL, dirs->dirs.items[e], NULL, out);
-                vkl_search_dirs_release(dirs);
-            }
+        /* The loader's own discovery (loader/discovery.c), so that what llp-check checks is what the
+         * loader would load: the override variable replaces the search, the "add" one precedes the
+         * default directories, each file once, in the loader's order (RULE_LYR_SEARCH_ORDER). */
+        if (vkl_discover(VKL_DISCOVER_IMPLICIT_LAYERS, NULL, NULL, &implicit_found) != VK_SUCCESS ||
+            vkl_discover(VKL_DISCOVER_EXPLICIT_LAYERS, NULL, NULL, &explicit_found) != VK_SUCCESS) {
+            fprintf(stderr, "%s: --installed: out of memory while searching for layer manifests\n", chk_prog());
+            return finish(2);
         }
         if (implicit_found.count + explicit_found.count == 0)
             fprintf(stderr, "%s: --installed: no layer manifests found\n", chk_prog());
