@@ -85,20 +85,22 @@ int cmp_double(const void *a, const void *b) {
 #define LAVAPIPE_SCENARIO "lavapipe (1 real driver)"
 
 const struct scenario g_scenarios[] = {
-    {"1 driver", 1, 0, NULL, 0, 1, 0, 0, 0, NULL},
-    {"10 drivers", 10, 0, NULL, 0, 0, 0, 0, 0, NULL},
-    {"100 drivers", 100, 0, NULL, 0, 0, 1, 0, 0, NULL},
-    {"1000 drivers", 1000, 0, NULL, 0, 0, 1, 0, 0, NULL},
-    {"3 layers", 1, 3, "layers", 0, 1, 0, 0, 0, NULL},
-    {"10 layers", 1, 10, "layers", 0, 1, 0, 0, 0, NULL},
-    {"50 layers", 1, 50, "layers", 0, 0, 1, 0, 0, NULL},
-    {"3 layers (VK_INSTANCE_LAYERS)", 1, 3, "layers", 0, 0, 0, 1, 0, NULL},
-    {"10 layers (VK_INSTANCE_LAYERS)", 1, 10, "layers", 0, 0, 0, 1, 0, NULL},
-    {"100 unused explicit", 1, 0, "explicit100", 0, 0, 0, 0, 0, NULL},
-    {"1000 unused explicit", 1, 0, "explicit1000", 0, 0, 1, 0, 0, NULL},
-    {"100 implicit disabled", 1, 0, NULL, 1, 0, 0, 0, 0, NULL},
-    {LAVAPIPE_SCENARIO, 1, 0, NULL, 0, 0, 0, 0, 0, LAVAPIPE_MANIFEST},
-    {"16 threads", 1, 0, NULL, 0, 0, 0, 0, 16, NULL}, /* lavapipe last but one, threads last: --smoke runs them */
+    {"1 driver", 1, 0, NULL, 0, 1, 0, 0, 0, NULL, 0},
+    {"10 drivers", 10, 0, NULL, 0, 0, 0, 0, 0, NULL, 0},
+    {"100 drivers", 100, 0, NULL, 0, 0, 1, 0, 0, NULL, 0},
+    {"1000 drivers", 1000, 0, NULL, 0, 0, 1, 0, 0, NULL, 0},
+    {"3 layers", 1, 3, "layers", 0, 1, 0, 0, 0, NULL, 0},
+    {"10 layers", 1, 10, "layers", 0, 1, 0, 0, 0, NULL, 0},
+    {"50 layers", 1, 50, "layers", 0, 0, 1, 0, 0, NULL, 0},
+    {"3 layers (VK_INSTANCE_LAYERS)", 1, 3, "layers", 0, 0, 0, 1, 0, NULL, 0},
+    {"10 layers (VK_INSTANCE_LAYERS)", 1, 10, "layers", 0, 0, 0, 1, 0, NULL, 0},
+    {"100 unused explicit", 1, 0, "explicit100", 0, 0, 0, 0, 0, NULL, 0},
+    {"1000 unused explicit", 1, 0, "explicit1000", 0, 0, 1, 0, 0, NULL, 0},
+    {"100 implicit disabled", 1, 0, NULL, 1, 0, 0, 0, 0, NULL, 0},
+    {"100 drivers, distinct devices", 100, 0, NULL, 0, 0, 1, 0, 0, NULL, 1},
+    {"1000 drivers, distinct devices", 1000, 0, NULL, 0, 0, 1, 0, 0, NULL, 1},
+    {LAVAPIPE_SCENARIO, 1, 0, NULL, 0, 0, 0, 0, 0, LAVAPIPE_MANIFEST, 0},
+    {"16 threads", 1, 0, NULL, 0, 0, 0, 0, 16, NULL, 0}, /* lavapipe last but one, threads last: --smoke runs them */
 };
 #define SCENARIO_COUNT (int)(sizeof(g_scenarios) / sizeof(g_scenarios[0]))
 const int g_scenario_count = SCENARIO_COUNT;
@@ -211,8 +213,8 @@ static void build_sandbox(const char *sb, const char *icd_lib, const char *layer
 
 /* A clean environment: only the sandbox's search locations. */
 static char **scenario_env(const char *sb, const struct scenario *s) {
-    static char buf[12][4200];
-    static char *env[13];
+    static char buf[14][4200];
+    static char *env[15];
     int n = 0;
     const char *path = getenv("PATH");
     snprintf(buf[n], sizeof(buf[n]), "PATH=%s", path ? path : "/usr/bin:/bin");
@@ -234,6 +236,7 @@ static char **scenario_env(const char *sb, const struct scenario *s) {
     else
         ADD("VK_DRIVER_FILES=%s/drivers_%d", sb, s->drivers);
     ADD("BENCH_DISABLE_IMPLICIT=1");
+    if (s->distinct) ADD("BENCH_NULL_ICD_DISTINCT=1");
 #if defined(__SANITIZE_ADDRESS__)
     /* Lavapipe (LLVM) leaves allocations behind when the Khronos loader unloads it at every
      * vkDestroyInstance: not ours to report; AddressSanitizer's other checks stay on. */

@@ -31,6 +31,7 @@ struct scenario {
     int threads;           /* wall time only: this many threads at once against one thread (throughput) */
     const char *real_icd;  /* a real driver's manifest instead of the null driver (copied into the
                               sandbox as lavapipe/icd.json); the scenario is skipped when it is absent */
+    int distinct;          /* every driver's device differs (BENCH_NULL_ICD_DISTINCT=1, bench/null_icd.c) */
 };
 
 extern const struct scenario g_scenarios[];

@@ -9,8 +9,10 @@
  * many threads at once); everything else is single-threaded. Each library copy has its own pools, so
  * a benchmark with N driver manifests uses N copies of this file.
  */
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vk_icd.h>
@@ -98,6 +100,28 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_EnumeratePhysicalDevices(VkInstance i
     pds[0] = (VkPhysicalDevice)(void *)&((struct null_instance *)(void *)inst)->pd;
     return VK_SUCCESS;
 }
+/* With BENCH_NULL_ICD_DISTINCT=1 (the "distinct devices" scenarios) each copy of this library
+ * describes a different device, its number taken from its file name (libbench_null_icd_<i>.so):
+ * type, IDs and name differ, so that a loader's device sort (RULE_PHYSDEV_ORDER) has real work to
+ * do; with equal devices a stable sort of any kind, an insertion sort included, is linear. -1 until
+ * computed, then the number (0 without the variable). */
+static int g_distinct = -1;
+
+static int distinct_index(void) {
+    if (g_distinct >= 0) return g_distinct;
+    int idx = 0;
+    const char *on = getenv("BENCH_NULL_ICD_DISTINCT");
+    Dl_info info;
+    if (on != NULL && on[0] == '1' && dladdr((void *)distinct_index, &info) != 0 && info.dli_fname != NULL) {
+        const char *base = strrchr(info.dli_fname, '/');
+        base = base != NULL ? base + 1 : info.dli_fname;
+        if (sscanf(base, "libbench_null_icd_%d.so", &idx) != 1 || idx < 0) idx = 0;
+        idx++; /* 0 stays "not distinct" */
+    }
+    g_distinct = idx;
+    return idx;
+}
+
 static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
     (void)pd;
     memset(p, 0, sizeof(*p));
@@ -106,6 +130,18 @@ static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDev
     p->deviceID = 1;
     p->deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     strcpy(p->deviceName, "bench null device");
+    int d = distinct_index();
+    if (d > 0) {
+        /* A permutation of the numbers: neighbours in the driver order land far apart in the sort. */
+        static const VkPhysicalDeviceType types[5] = {
+            VK_PHYSICAL_DEVICE_TYPE_OTHER, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+            VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU};
+        uint32_t mixed = (uint32_t)d * 2654435761u;
+        p->deviceType = types[mixed % 5];
+        p->vendorID = 0x1000 + (mixed >> 20) % 64;
+        p->deviceID = (uint32_t)d;
+        snprintf(p->deviceName, sizeof(p->deviceName), "bench null device %d", d);
+    }
 }
 static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties2(VkPhysicalDevice pd,
                                                                     VkPhysicalDeviceProperties2 *p) {

@@ -2,7 +2,8 @@
 # Runs on the GPU machine from the bundle directory (make_bundle.sh): wall-time of a cold process's
 # start-up sequence through our loader and through the Khronos loader carried in the bundle,
 # interleaved (ours, khronos, ours, ...), RUNS samples each (default 30), then the per-call costs
-# (vkGetDeviceProcAddr hit/miss, exported trampoline vs the driver's pointer) 5 times each, then
+# (vkGetDeviceProcAddr hit/miss, exported trampoline vs the driver's pointer) CALLS_RUNS times each
+# (default RUNS), then
 # steady-state vkCreateInstance + vkDestroyInstance (one process per sample: 11 batches of
 # CREATE_ITERS pairs, default 100, the median batch) through ours, through Khronos and the loader-free
 # floor (the driver's own negotiation, vkCreateInstance, vkDestroyInstance, called directly),
@@ -39,7 +40,8 @@ out="$o/gpu_timing.jsonl"
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
   done
 done
-[[ "$sections" == *" calls "* ]] && for i in 1 2 3 4 5; do
+calls_runs=${CALLS_RUNS:-$runs}
+[[ "$sections" == *" calls "* ]] && for i in $(seq 1 "$calls_runs"); do
   for l in $loaders; do
     line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters=1000000 2>/dev/null | tail -1)
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
