@@ -3,8 +3,11 @@
 // blocks open(2) forever; the probe's time limit (10 s; ours takes milliseconds) turns a hang into a
 // failure.
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "conformance/loader/common.h"
@@ -78,6 +81,100 @@ TEST_F(Fifo, LayerLibraryThatIsAFifoIsNotLoaded) {
   EXPECT_EQ(r.Step("create-instance", 1)["result"].str(), "VK_SUCCESS") << r.Describe();
   EXPECT_EQ(r.DeviceNames(), Names{"good-dev"}) << r.Describe();
 }
+
+// Renames a FIFO and a regular file over `path` in turn, every ~50 us, until Stop(): each is a hard
+// link of a fixed source renamed over the path, so every flip is one atomic rename(2) and the path
+// always exists (the race the loader must survive: whatever it checks may be swapped before it
+// opens, RULE_ADVERSARIAL_INPUT). Leaves the regular file in place.
+class Flipper {
+ public:
+  Flipper(std::string path, std::string regular_src, std::string fifo_src)
+      : path_(std::move(path)), regular_(std::move(regular_src)), fifo_(std::move(fifo_src)) {}
+  void Start() {
+    thread_ = std::thread([this] { Run(); });
+  }
+  void Stop() {
+    stop_ = true;
+    thread_.join();
+  }
+  unsigned long fifo_flips() const { return fifo_flips_; }
+
+ private:
+  bool Put(const std::string& src) {
+    std::string tmp = path_ + ".flip";
+    unlink(tmp.c_str());
+    return link(src.c_str(), tmp.c_str()) == 0 && rename(tmp.c_str(), path_.c_str()) == 0;
+  }
+  void Run() {
+    while (!stop_) {
+      if (Put(fifo_)) fifo_flips_++;
+      usleep(50);
+      Put(regular_);
+      usleep(50);
+    }
+    Put(regular_);
+  }
+  std::string path_, regular_, fifo_;
+  std::atomic<bool> stop_{false};
+  std::atomic<unsigned long> fifo_flips_{0};
+  std::thread thread_;
+};
+
+enum class Target { kDriverManifest, kSettingsFile };
+
+class FifoRace : public Fifo, public ::testing::WithParamInterface<Target> {};
+
+// The manifest and the settings file are read through the very descriptor whose fstat found a
+// regular file (loader/fileio.c vkl_file_open, opened with O_NONBLOCK): no interleaving of renames
+// can make the loader open a FIFO it then blocks on. Thousands of global calls and instances while
+// the file flips; a blocked open would hang the probe until its time limit. (A driver library is
+// not among the targets: dlopen opens the path again after the loader's non-blocking check, and a
+// FIFO renamed in between blocks it; docs/architecture.md "File access" says why that window stays.)
+TEST_P(FifoRace, FlippingBetweenAFifoAndAFileNeverBlocks) {
+  VKT_POLICY("LDP_DRIVER_4", "RULE_ADVERSARIAL_INPUT");
+  std::string path, text;
+  if (GetParam() == Target::kDriverManifest) {
+    path = s_.IcdDir(Location::kXdgConfigHome) + "/good.json";
+    text = ReadFileText(path);
+  } else {
+    std::string dir = s_.xdg_config_home() + "/vulkan/loader_settings.d";
+    ASSERT_TRUE(MakeDirs(dir));
+    path = dir + "/vk_loader_settings.json";
+    text = "{\"file_format_version\": \"1.0.0\", \"settings\": {\"stderr_log\": [\"error\"]}}";
+    s_.WriteFile(path, text);
+  }
+  ASSERT_FALSE(text.empty()) << path;
+  std::string regular = s_.root() + "/flip_regular", fifo = s_.root() + "/flip_fifo";
+  s_.WriteFile(regular, text);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0) << fifo;
+  s_.SetEnv("VK_LOADER_DEBUG", "error");
+  std::vector<std::string> steps;
+  for (int i = 0; i < 1500; i++) {
+    steps.push_back("instance-extensions");
+    if (i % 5 == 0) {
+      steps.push_back("create-instance");
+      steps.push_back("destroy-instance");
+    }
+  }
+  Flipper flip(path, regular, fifo);
+  flip.Start();
+  ProbeOptions o;
+  o.timeout_seconds = 45;
+  ProbeResult r = RunProbe(s_, steps, o);
+  flip.Stop();
+  ASSERT_EQ(r.exit_status, 0) << "a FIFO blocked the loader or it crashed\n"
+                              << r.err.substr(r.err.size() > 4000 ? r.err.size() - 4000 : 0);
+  EXPECT_EQ(r.Steps("instance-extensions").size(), 1500u);
+  EXPECT_EQ(r.Steps("create-instance").size(), 300u);
+  // The race was run: the FIFO stood at the path many times while the probe ran.
+  EXPECT_GT(flip.fifo_flips(), 100u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, FifoRace, ::testing::Values(Target::kDriverManifest, Target::kSettingsFile),
+                         [](const ::testing::TestParamInfo<Target>& i) {
+                           return i.param == Target::kDriverManifest ? std::string("DriverManifest")
+                                                                     : std::string("SettingsFile");
+                         });
 
 }  // namespace
 }  // namespace vkt
