@@ -10,6 +10,17 @@
 #include "conformance/framework/sandbox.h"
 #include "gtest/gtest.h"
 
+// VKT_ASAN: this test binary is built with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__,
+// clang answers __has_feature): the malloc-replacing allocation shim cannot run under it, and a
+// preloaded file-system shim must tell it to accept its place in the library order.
+#if defined(__SANITIZE_ADDRESS__)
+#define VKT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VKT_ASAN 1
+#endif
+#endif
+
 namespace vkt {
 
 // Scenario whose physical devices carry the given names; `extra` is spliced into the object.

@@ -18,14 +18,6 @@
 #include "conformance/loader/common.h"
 #include "conformance/loader/layers/layers_common.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define VKT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VKT_ASAN 1
-#endif
-#endif
-
 namespace vkt {
 namespace {
 
