@@ -19,6 +19,7 @@
 #include "conformance/framework/elevated.h"
 #include "conformance/framework/policy.h"
 #include "conformance/framework/sandbox.h"
+#include "conformance/loader/common.h"
 #include "gtest/gtest.h"
 
 namespace vkt {
@@ -41,24 +42,10 @@ inline std::string RowProblem(const std::map<std::string, std::string>& row, con
   return "";
 }
 
-// Scenario whose physical devices carry the given names; `extra` is spliced into the object.
-inline std::string DeviceScenario(const std::vector<std::string>& names, const std::string& extra = "") {
-  std::string s = "{\"physical_devices\":[";
-  for (size_t i = 0; i < names.size(); ++i)
-    s += (i ? ",{\"name\":\"" : "{\"name\":\"") + names[i] + "\",\"device_id\":" + std::to_string(100 + i) + "}";
-  s += "]";
-  if (!extra.empty()) s += "," + extra;
-  return s + "}";
-}
-
-inline std::vector<std::string> Sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-inline std::string CreateResult(const ProbeResult& r) {
-  return r.Step("create-instance")["result"].str("<no create-instance line>");
-}
+// The helpers every loader test uses (conformance/loader/common.h), also under matrix::.
+using ::vkt::CreateResult;
+using ::vkt::DeviceScenario;
+using ::vkt::Sorted;
 
 using Row = std::map<std::string, std::string>;
 
