@@ -37,9 +37,7 @@ TEST_P(DriverMisbehaviour, BesideAGoodDriver) {
   Row row = GetParam();
   std::vector<std::string> rules = matrix::Words(row["rules"]);
   VKT_POLICY(rules);
-  ASSERT_EQ(row.count("error"), 0u) << row["error"];
-  for (const std::string& id : rules)
-    ASSERT_TRUE(matrix::Lists(kRules, id)) << "misbehave.tsv cites " << id << ", which kRules lacks";
+  ASSERT_EQ(matrix::RowProblem(row, rules, kRules, "misbehave.tsv"), "");
   Sandbox s;
   // A scenario that sets physical_devices itself is used as it is; otherwise bad has "bad-dev".
   s.AddDriver("bad", row["bad_variant"],
