@@ -102,7 +102,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_EnumeratePhysicalDevices(VkInstance i
 }
 /* With BENCH_NULL_ICD_DISTINCT=1 (the "distinct devices" scenarios) each copy of this library
  * describes a different device, its number taken from its file name (libbench_null_icd_<i>.so):
- * type, IDs and name differ, so that a loader's device sort (RULE_PHYSDEV_ORDER) has real work to
+ * type, IDs and name differ, so that a loader's device sort (RULE_PHYSDEV_SORT) has real work to
  * do; with equal devices a stable sort of any kind, an insertion sort included, is linear. -1 until
  * computed, then the number (0 without the variable). */
 static int g_distinct = -1;
