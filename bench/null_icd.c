@@ -103,23 +103,20 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_EnumeratePhysicalDevices(VkInstance i
 /* With BENCH_NULL_ICD_DISTINCT=1 (the "distinct devices" scenarios) each copy of this library
  * describes a different device, its number taken from its file name (libbench_null_icd_<i>.so):
  * type, IDs and name differ, so that a loader's device sort (RULE_PHYSDEV_SORT) has real work to
- * do; with equal devices a stable sort of any kind, an insertion sort included, is linear. -1 until
- * computed, then the number (0 without the variable). */
-static int g_distinct = -1;
+ * do; with equal devices a stable sort of any kind, an insertion sort included, is linear. Set once
+ * when the library is loaded (no lazy state for the "16 threads" scenario to race on): the number
+ * plus one, 0 without the variable. */
+static int g_distinct;
 
-static int distinct_index(void) {
-    if (g_distinct >= 0) return g_distinct;
-    int idx = 0;
+__attribute__((constructor)) static void distinct_init(void) {
     const char *on = getenv("BENCH_NULL_ICD_DISTINCT");
     Dl_info info;
-    if (on != NULL && on[0] == '1' && dladdr((void *)distinct_index, &info) != 0 && info.dli_fname != NULL) {
-        const char *base = strrchr(info.dli_fname, '/');
-        base = base != NULL ? base + 1 : info.dli_fname;
-        if (sscanf(base, "libbench_null_icd_%d.so", &idx) != 1 || idx < 0) idx = 0;
-        idx++; /* 0 stays "not distinct" */
-    }
-    g_distinct = idx;
-    return idx;
+    int idx = 0;
+    if (on == NULL || on[0] != '1' || dladdr((void *)distinct_init, &info) == 0 || info.dli_fname == NULL) return;
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base != NULL ? base + 1 : info.dli_fname;
+    if (sscanf(base, "libbench_null_icd_%d.so", &idx) != 1 || idx < 0) idx = 0;
+    g_distinct = idx + 1;
 }
 
 static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
@@ -130,7 +127,7 @@ static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDev
     p->deviceID = 1;
     p->deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     strcpy(p->deviceName, "bench null device");
-    int d = distinct_index();
+    int d = g_distinct;
     if (d > 0) {
         /* A permutation of the numbers: neighbours in the driver order land far apart in the sort. */
         static const VkPhysicalDeviceType types[5] = {
