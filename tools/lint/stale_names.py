@@ -23,7 +23,11 @@ and reports, as `path:line: ...`, every
     Globs (`*.c`, `vkl_gen_*.c`), ranges, URLs and placeholders (`<name>.c`) are not names;
   * `vkl_*` identifier that no source defines or declares: it must occur in the code (not a
     comment, not a docstring) of some tracked C/C++/Python/Starlark/shell file. A prefix
-    (`vkl_layer_*`) or a placeholder (`vkl_term_X`) must start some such identifier.
+    (`vkl_layer_*`) or a placeholder (`vkl_term_X`) must start some such identifier;
+  * policy or rule ID (`LDP_DRIVER_3`, `LLP_LAYER_12`, `RULE_SETTINGS_FILE`) that is no row of
+    conformance/policies/policies.tsv (checked when the tree has that table): a comment that cites
+    a rule must cite one the coverage report knows. A prefix (`RULE_DRV_*`, `LDP_DRIVER_`) must
+    start some ID; the policy families' own names (`LDP_DRIVER`) are not IDs.
 
 Names of other projects' files (the Khronos loader's sources, Vulkan's headers) are listed in the
 allowlist, tools/lint/stale_names_allowlist.txt: one name per line (a base name, a path, or a vkl_
@@ -52,6 +56,10 @@ NAME_EXT = ("c", "h", "cc", "py", "sh")
 # a glob such as vkl_gen_*.c or a longer word) and not followed by more name characters.
 _FILE = re.compile(r"(?<![\w*./+<>{}$%%-])((?:\.{1,2}/)*[\w+-][\w./+-]*?\.(?:%s))(?![\w*+-]|\.\w)" % "|".join(NAME_EXT))
 _VKL = re.compile(r"(?<![\w.$/-])(vkl_[A-Za-z0-9_]*)(\*?)")
+# Policy IDs: the four numbered families and the named rules (RULE_...). Include guards, macros and
+# environment variables that merely start with LDP_/LLP_ (LDP_CHECK_H) are not of this shape.
+_POLICY = re.compile(r"(?<![\w$])((?:LDP_(?:DRIVER|LOADER)|LLP_(?:LAYER|LOADER))_[0-9]+|RULE_[A-Z0-9_]*)(\*?)(?![\w])")
+POLICY_TABLE = os.path.join("conformance", "policies", "policies.tsv")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
 
 
@@ -236,6 +244,12 @@ class Tree:
         self.outputs = set()  # build outputs and target names with a checked extension (BUILD / .bzl)
         self.identifiers = set()  # vkl_* names in code
         self.own = {}  # path -> the file names its own Python/shell code uses
+        self.policy_ids = None  # the IDs of conformance/policies/policies.tsv (None: no table)
+        try:
+            with open(os.path.join(root, POLICY_TABLE), encoding="utf-8") as fh:
+                self.policy_ids = {ln.split("\t", 1)[0] for ln in fh if ln.strip() and not ln.startswith("id\t")}
+        except OSError:
+            pass
 
     def add_code(self, lang, path, code):
         for m in re.finditer(r"\bvkl_[A-Za-z0-9_]*", code):
@@ -349,6 +363,21 @@ def lint(root, allowlist=(), verbose=False):
                 if (line, ident) not in seen:
                     seen.add((line, ident))
                     findings.append(Finding(f, line, "identifier", shown, why))
+            if tree.policy_ids is None:
+                continue
+            for m in _POLICY.finditer(text):
+                ident, star = m.group(1), m.group(2)
+                if ident in allow or ident in tree.policy_ids:
+                    continue
+                if star or ident.endswith("_"):
+                    if any(i.startswith(ident) for i in tree.policy_ids):
+                        continue
+                    why = "no ID in %s starts with it" % POLICY_TABLE
+                else:
+                    why = "no row of %s" % POLICY_TABLE
+                if (line, ident) not in seen:
+                    seen.add((line, ident))
+                    findings.append(Finding(f, line, "policy ID", ident + star, why))
     if verbose:
         print("stale_names: %d files read, %d vkl_ identifiers in code, %d build outputs" % (
             len(docs), len(tree.identifiers), len(tree.outputs)))
@@ -374,7 +403,7 @@ def main(argv):
                   len(findings), len({x.path for x in findings}), os.path.relpath(args.allowlist, args.root)
                   if args.allowlist.startswith(os.path.abspath(args.root)) else args.allowlist))
         return 1
-    print("stale_names: no stale file name or vkl_ identifier in the comments and docs of %d files" % nfiles)
+    print("stale_names: no stale file name, vkl_ identifier or policy ID in the comments and docs of %d files" % nfiles)
     return 0
 
 

@@ -74,7 +74,7 @@ class PlantedTree(unittest.TestCase):
     def test_clean_tree_passes(self):
         rc, out = self.lint()
         self.assertEqual(rc, 0, out)
-        self.assertIn("stale_names: no stale file name or vkl_ identifier", out)
+        self.assertIn("stale_names: no stale file name, vkl_ identifier or policy ID", out)
 
     def test_planted_file_name_fails_with_file_line_and_name(self):
         self.write("docs/more.md", "# More\n\nThe terminators live in `loader/terminator.c`.\n")
@@ -133,6 +133,26 @@ class PlantedTree(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("docs/t.md:1: stale file name `made.c`", out)
         self.assertNotIn("tools/t.py", out)
+
+    def test_policy_ids_are_checked_against_the_policy_table(self):
+        table = "id\tkind\tsummary\nLDP_DRIVER_3\tdriver-policy\tx\nRULE_SETTINGS_FILE\trule\ty\n"
+        self.write("conformance/policies/policies.tsv", table)
+        self.write("loader/s.c", "/* LDP_DRIVER_3, RULE_SETTINGS_FILE, RULE_SETTINGS_* and the LDP_DRIVER family. */\n"
+                   "#ifndef LDP_CHECK_H /* an include guard, not an ID */\n#endif\n")
+        rc, out = self.lint()
+        self.assertEqual(rc, 0, out)
+        self.write("loader/t.c", "int a;\n/* RULE_THREADS_REENTRY: nested creations (LDP_DRIVER_33, RULE_GONE_*). */\n")
+        rc, out = self.lint()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("loader/t.c:2: stale policy ID `RULE_THREADS_REENTRY` (no row of conformance/policies/policies.tsv)",
+                      out)
+        self.assertIn("loader/t.c:2: stale policy ID `LDP_DRIVER_33`", out)
+        self.assertIn("loader/t.c:2: stale policy ID `RULE_GONE_*` (no ID in conformance/policies/policies.tsv starts", out)
+        self.assertNotIn("s.c", out)
+        with open(os.path.join(self.root, "conformance/policies/policies.tsv"), "a") as f:
+            f.write("RULE_THREADS_REENTRY\trule\tz\nLDP_DRIVER_33\tdriver-policy\tw\nRULE_GONE_SOON\trule\tv\n")
+        rc, out = self.lint()
+        self.assertEqual(rc, 0, out)
 
     def test_allowlist(self):
         self.write("docs/k.md", "The Khronos loader's `loader_settings.c`.\n")

@@ -92,7 +92,7 @@ ProbeResult RunReentering(Sandbox& s, bool implicit, const std::string& what) {
 }
 
 TEST(LayerReentry, LayerCreatesAnInstanceInsideItsVkCreateInstance) {
-  VKT_POLICY("LLP_LOADER_8");
+  VKT_POLICY("LLP_LOADER_8", "RULE_THREADS_REENTRY");
   for (bool implicit : {true, false}) {
     SCOPED_TRACE(implicit ? "implicit layer" : "explicit layer");
     Sandbox s;
@@ -119,7 +119,7 @@ TEST(LayerReentry, LayerCreatesAnInstanceInsideItsVkCreateInstance) {
 }
 
 TEST(LayerReentry, LayerCreatesADeviceInsideItsVkCreateDevice) {
-  VKT_POLICY("LLP_LOADER_9");
+  VKT_POLICY("LLP_LOADER_9", "RULE_THREADS_REENTRY");
   for (bool implicit : {true, false}) {
     SCOPED_TRACE(implicit ? "implicit layer" : "explicit layer");
     Sandbox s;
