@@ -1,14 +1,18 @@
 /* The loader's file access (internal/fileio.h): opendir/readdir, access, fopen + fstat(fileno). */
 #include "loader/internal/fileio.h"
 
+#include "loader/internal/util.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool vkl_file_exists(const char *path) { return path != NULL && access(path, F_OK) == 0; }
@@ -252,37 +256,205 @@ static int entry_cmp(const void *a, const void *b) {
     return strcmp(((const struct vkl_dir_entry *)a)->name, ((const struct vkl_dir_entry *)b)->name);
 }
 
+/* ------------------------------------------------------------------ directory listings */
+
+int64_t vkl_dir_cache_settle_ns = 2000000000; /* FAT's 2 s granule is the coarsest in use */
+
+/* One kept listing (internal/fileio.h, RULE_STARTUP_CACHE). */
+struct dir_kept {
+    char *key; /* dir_key */
+    struct vkl_file_id id;
+    struct vkl_dir_list list;
+};
+
+#define DIR_KEPT_MAX 1024 /* directories kept at most: the search lists a few dozen */
+
+static pthread_mutex_t g_dir_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vkl_map g_dirs; /* key -> struct dir_kept */
+static bool g_dirs_ready;
+static uint64_t g_dir_hits, g_dir_reads;
+
+/* "<suffix>\n<path>" ('\r' for no suffix: NULL and "" differ) in `buf` when it fits, else allocated
+ * (*heap set); NULL when memory ran out. One directory is listed under one suffix by every caller. */
+static char *dir_key(const char *dir, const char *suffix, char *buf, size_t cap, bool *heap) {
+    size_t sl = suffix != NULL ? strlen(suffix) : 0, dl = strlen(dir);
+    char *k = buf;
+    *heap = sl + 1 + dl + 1 > cap;
+    if (*heap && (k = malloc(sl + 1 + dl + 1)) == NULL) return NULL;
+    if (sl) memcpy(k, suffix, sl);
+    k[sl] = suffix != NULL ? '\n' : '\r';
+    memcpy(k + sl + 1, dir, dl + 1);
+    return k;
+}
+
+/* A copy of `src` into `dst`, in one allocation (the entries, then the names). */
+static VkResult list_copy(const struct vkl_dir_list *src, struct vkl_dir_list *dst) {
+    memset(dst, 0, sizeof(*dst));
+    if (src->count == 0) return VK_SUCCESS;
+    struct vkl_dir_entry *items = malloc(src->count * sizeof(*items) + src->names_len);
+    if (items == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    char *names = (char *)(items + src->count);
+    memcpy(names, src->names, src->names_len);
+    for (size_t i = 0; i < src->count; i++) {
+        items[i] = src->items[i];
+        items[i].name = names + src->items[i].name_off;
+    }
+    dst->items = items;
+    dst->count = src->count;
+    dst->names = names;
+    dst->names_len = src->names_len;
+    dst->names_in_items = true;
+    return VK_SUCCESS;
+}
+
+/* VK_SUCCESS: `out` holds the kept listing; VK_INCOMPLETE: none kept for this identity. */
+static VkResult dir_cache_get(const char *key, const struct vkl_file_id *id, struct vkl_dir_list *out) {
+    VkResult r = VK_INCOMPLETE;
+    pthread_mutex_lock(&g_dir_lock);
+    struct vkl_map_slot *slot = g_dirs_ready ? vkl_map_find_str(&g_dirs, key) : NULL;
+    const struct dir_kept *kept = slot != NULL ? slot->value : NULL;
+    if (kept != NULL && vkl_file_id_equal(&kept->id, id)) {
+        r = list_copy(&kept->list, out);
+        if (r == VK_SUCCESS) g_dir_hits++;
+    }
+    pthread_mutex_unlock(&g_dir_lock);
+    return r;
+}
+
+/* Keeps a copy of `list` (replacing what was kept for `key`); nothing kept when memory runs out. */
+static void dir_cache_put(const char *key, const struct vkl_file_id *id, const struct vkl_dir_list *list) {
+    struct dir_kept *kept = calloc(1, sizeof(*kept));
+    if (kept == NULL) return;
+    kept->key = strdup(key);
+    kept->id = *id;
+    if (kept->key == NULL || list_copy(list, &kept->list) != VK_SUCCESS) {
+        free(kept->key);
+        free(kept);
+        return;
+    }
+    struct dir_kept *old = NULL;
+    pthread_mutex_lock(&g_dir_lock);
+    if (!g_dirs_ready) {
+        vkl_map_init(&g_dirs, NULL, 0, NULL, NULL, NULL);
+        g_dirs_ready = true;
+    }
+    struct vkl_map_slot *slot = vkl_map_find_str(&g_dirs, key);
+    if (slot != NULL) {
+        old = slot->value;
+        slot->key = kept->key;
+        slot->value = kept;
+        kept = NULL;
+    } else if (g_dirs.count < DIR_KEPT_MAX &&
+               vkl_map_add(&g_dirs, vkl_hash_str(kept->key), kept->key, kept) == VK_SUCCESS) {
+        kept = NULL;
+    }
+    pthread_mutex_unlock(&g_dir_lock);
+    struct dir_kept *drop[2] = {old, kept};
+    for (int i = 0; i < 2; i++) {
+        if (drop[i] == NULL) continue;
+        vkl_dir_list_free(&drop[i]->list);
+        free(drop[i]->key);
+        free(drop[i]);
+    }
+}
+
+void vkl_dir_cache_stats(uint64_t *hits, uint64_t *reads) {
+    pthread_mutex_lock(&g_dir_lock);
+    if (hits != NULL) *hits = g_dir_hits;
+    if (reads != NULL) *reads = g_dir_reads;
+    pthread_mutex_unlock(&g_dir_lock);
+}
+
+void vkl_dir_cache_clear(void) {
+    pthread_mutex_lock(&g_dir_lock);
+    if (g_dirs_ready) {
+        for (size_t i = 0; i < g_dirs.cap; i++) {
+            struct dir_kept *kept = g_dirs.slot[i].key != NULL ? g_dirs.slot[i].value : NULL;
+            if (kept == NULL) continue;
+            vkl_dir_list_free(&kept->list);
+            free(kept->key);
+            free(kept);
+        }
+        vkl_map_finish(&g_dirs);
+        g_dirs_ready = false;
+    }
+    pthread_mutex_unlock(&g_dir_lock);
+}
+
+/* Whether a directory with identity `id`, listed after `start` (CLOCK_REALTIME_COARSE, the clock
+ * the kernel stamps files with), has times old enough that any later change shows as other times. */
+static bool dir_settled(const struct vkl_file_id *id, const struct timespec *start) {
+    int64_t now = (int64_t)start->tv_sec * 1000000000 + start->tv_nsec;
+    int64_t newest = id->mtime_ns > id->ctime_ns ? id->mtime_ns : id->ctime_ns;
+    return newest < now - vkl_dir_cache_settle_ns;
+}
+
+/* Appends `name` to the list being read: the entry records its offset (the names may move). */
+static VkResult list_append(struct vkl_dir_list *out, size_t *cap, size_t *names_cap, const char *name,
+                            enum vkl_file_kind kind) {
+    size_t len = strlen(name) + 1;
+    if (out->count == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        struct vkl_dir_entry *n = realloc(out->items, ncap * sizeof(*n));
+        if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        out->items = n;
+        *cap = ncap;
+    }
+    if (out->names_len + len > *names_cap) {
+        size_t ncap = *names_cap ? *names_cap * 2 : 256;
+        while (ncap < out->names_len + len) ncap *= 2;
+        char *n = realloc(out->names, ncap);
+        if (n == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        out->names = n;
+        *names_cap = ncap;
+    }
+    memcpy(out->names + out->names_len, name, len);
+    out->items[out->count].name = NULL;
+    out->items[out->count].name_off = out->names_len;
+    out->items[out->count].kind = kind;
+    out->names_len += len;
+    out->count++;
+    return VK_SUCCESS;
+}
+
 VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *out) {
-    out->items = NULL;
-    out->count = 0;
+    memset(out, 0, sizeof(*out));
+    struct timespec start;
+    bool timed = clock_gettime(CLOCK_REALTIME_COARSE, &start) == 0;
     DIR *d = dir != NULL ? opendir(dir) : NULL;
     if (d == NULL) {
         if (dir == NULL) errno = EINVAL;
         return VK_ERROR_INITIALIZATION_FAILED;
     }
-    size_t cap = 0;
+    /* The identity of the directory the (possibly interposed) opendir opened; none when the
+     * interposer's DIR has no descriptor: then nothing is kept. */
+    struct vkl_file_id id;
+    struct stat st;
+    int fd = dirfd(d);
+    bool id_ok = timed && fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    char kbuf[256];
+    bool key_heap = false;
+    char *key = id_ok ? dir_key(dir, suffix, kbuf, sizeof(kbuf), &key_heap) : NULL;
+    if (key != NULL) {
+        fill_id(&st, &id);
+        VkResult r = dir_cache_get(key, &id, out);
+        if (r != VK_INCOMPLETE) {
+            closedir(d);
+            if (key_heap) free(key);
+            return r;
+        }
+    }
+    size_t cap = 0, names_cap = 0;
     VkResult result = VK_SUCCESS;
     for (;;) {
         errno = 0;
         struct dirent *de = readdir(d);
-        if (de == NULL) break;
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-        if (!has_suffix(de->d_name, suffix)) continue;
-        if (out->count == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            struct vkl_dir_entry *n = realloc(out->items, ncap * sizeof(*n));
-            if (n == NULL) {
-                result = VK_ERROR_OUT_OF_HOST_MEMORY;
-                break;
-            }
-            out->items = n;
-            cap = ncap;
-        }
-        char *name = strdup(de->d_name);
-        if (name == NULL) {
-            result = VK_ERROR_OUT_OF_HOST_MEMORY;
+        if (de == NULL) {
+            if (errno != 0) id_ok = false; /* a read error: the listing may be short, never kept */
             break;
         }
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        if (!has_suffix(de->d_name, suffix)) continue;
         enum vkl_file_kind k = VKL_FILE_MISSING;
         switch (de->d_type) {
             case DT_REG: k = VKL_FILE_REGULAR; break;
@@ -293,25 +465,30 @@ VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *
             case DT_SOCK: k = VKL_FILE_OTHER; break;
             default: k = VKL_FILE_MISSING; break; /* DT_LNK, DT_UNKNOWN: the caller classifies */
         }
-        out->items[out->count].name = name;
-        out->items[out->count].kind = k;
-        out->count++;
+        result = list_append(out, &cap, &names_cap, de->d_name, k);
+        if (result != VK_SUCCESS) break;
     }
     closedir(d);
     if (result != VK_SUCCESS) {
+        if (key_heap) free(key);
         vkl_dir_list_free(out);
         return result;
     }
+    for (size_t i = 0; i < out->count; i++) out->items[i].name = out->names + out->items[i].name_off;
     if (out->count > 1) qsort(out->items, out->count, sizeof(out->items[0]), entry_cmp);
+    pthread_mutex_lock(&g_dir_lock);
+    g_dir_reads++;
+    pthread_mutex_unlock(&g_dir_lock);
+    if (key != NULL && id_ok && dir_settled(&id, &start)) dir_cache_put(key, &id, out);
+    if (key_heap) free(key);
     return VK_SUCCESS;
 }
 
 void vkl_dir_list_free(struct vkl_dir_list *list) {
     if (list == NULL) return;
-    for (size_t i = 0; i < list->count; i++) free(list->items[i].name);
     free(list->items);
-    list->items = NULL;
-    list->count = 0;
+    if (!list->names_in_items) free(list->names);
+    memset(list, 0, sizeof(*list));
 }
 
 void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id *out_id,

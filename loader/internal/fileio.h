@@ -113,17 +113,36 @@ void vkl_file_close(struct vkl_file *f);
  * bytewise, each with what d_type said (VKL_FILE_MISSING when d_type was DT_UNKNOWN or a symlink:
  * the caller classifies the full path). Through opendir/readdir/closedir only. */
 struct vkl_dir_entry {
-    char *name;
+    const char *name; /* in the list's `names` */
     enum vkl_file_kind kind;
+    size_t name_off; /* name - names */
 };
 struct vkl_dir_list {
     struct vkl_dir_entry *items;
     size_t count;
+    char *names; /* every name, NUL-terminated, one after another */
+    size_t names_len;
+    bool names_in_items; /* `names` lies in the allocation of `items` (one block) */
 };
 /* VK_SUCCESS (possibly empty), VK_ERROR_INITIALIZATION_FAILED when `dir` cannot be opened (errno
- * set), VK_ERROR_OUT_OF_HOST_MEMORY. */
+ * set), VK_ERROR_OUT_OF_HOST_MEMORY.
+ *
+ * RULE_STARTUP_CACHE: every global call lists the same search directories again, so the listing of
+ * a directory is kept, keyed by its path and suffix, with the identity fstat(dirfd()) gave of the
+ * directory the interposer's opendir opened (device, inode, size, modification and change times);
+ * while that identity is unchanged the kept listing is handed out instead of reading the directory
+ * again (open + fstat + fstat + close instead of open + fstat + getdents... + close). Creating,
+ * removing or renaming an entry changes the directory's times; a listing is kept only when both
+ * times are older than vkl_dir_cache_settle_ns before the listing began, so that a change within
+ * the same timestamp granule (up to 2 s on some file systems) cannot hide behind an equal time. */
 VkResult vkl_dir_list(const char *dir, const char *suffix, struct vkl_dir_list *out);
 void vkl_dir_list_free(struct vkl_dir_list *list);
+/* How old a directory's times must be for its listing to be kept (default 2 s); tests set 0. */
+extern int64_t vkl_dir_cache_settle_ns;
+/* Listings handed out from the cache, and listings read from the directory, since the process began. */
+void vkl_dir_cache_stats(uint64_t *hits, uint64_t *reads);
+/* Drops every kept listing (tests; the process's end frees nothing else either). */
+void vkl_dir_cache_clear(void);
 
 /* dlopen(path, RTLD_NOW | RTLD_LOCAL) for a driver or layer library, never blocking: a path with a
  * '/' that names a FIFO, device or directory is refused before dlopen (whose open(2) would block on
