@@ -3,7 +3,7 @@
 # start-up sequence through our loader and through the Khronos loader carried in the bundle,
 # interleaved (ours, khronos, ours, ...), RUNS samples each (default 30), then the per-call costs
 # (vkGetDeviceProcAddr hit/miss, exported trampoline vs the driver's pointer) CALLS_RUNS times each
-# (default RUNS), then
+# (default RUNS; CALLS_ITERS calls per timed loop, default 1000000), then
 # steady-state vkCreateInstance + vkDestroyInstance (one process per sample: 11 batches of
 # CREATE_ITERS pairs, default 100, the median batch) through ours, through Khronos and the loader-free
 # floor (the driver's own negotiation, vkCreateInstance, vkDestroyInstance, called directly),
@@ -43,7 +43,7 @@ done
 calls_runs=${CALLS_RUNS:-$runs}
 [[ "$sections" == *" calls "* ]] && for i in $(seq 1 "$calls_runs"); do
   for l in $loaders; do
-    line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters=1000000 2>/dev/null | tail -1)
+    line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters="${CALLS_ITERS:-1000000}" 2>/dev/null | tail -1)
     echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
   done
 done
