@@ -6,6 +6,9 @@
 #   drivers   N driver manifests in one directory (VK_DRIVER_FILES), all naming one copy of the
 #             bench's null driver (so N instances and N physical devices: the null driver takes
 #             instances past its static pool from the heap)
+#   distinct  as drivers, but every physical device differs (type, IDs, name: BENCH_NULL_ICD_DISTINCT=
+#             instance numbers the null driver's instances in creation order), so the device sort
+#             has work to do
 #   explicit  N explicit layer manifests (VK_LAYER_PATH), none enabled, 1 driver
 #   implicit  N implicit layer manifests ($XDG_DATA_HOME/vulkan/implicit_layer.d), each disabled by
 #             its disable_environment (set), 1 driver
@@ -15,7 +18,7 @@
 #   none      the baseline: 1 driver, nothing else
 # Every other search location points at empty directories of the sandbox (a clean environment).
 #
-#   bench/extreme.sh [--sizes="10000 100000"] [--xdg="5000 50000"] [--cases="none drivers explicit implicit xdg"]
+#   bench/extreme.sh [--sizes="10000 100000"] [--xdg="5000 50000"] [--cases="none drivers distinct explicit implicit xdg"]
 #                    [--loader=NAME=PATH]... [--reps=R] [--timeout=S] [--out=FILE]
 # --reps=R runs every (case, size) R times, the loaders interleaved (one row per process).
 # Default loaders: ours (bazel-bin/loader/libvulkan.so.1) and khronos (Debian's, when installed).
@@ -26,7 +29,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 sizes="10000 100000"
 xdg_sizes="5000 50000"
-cases="none drivers explicit implicit xdg"
+cases="none drivers distinct explicit implicit xdg"
 limit=900
 reps=1
 out=""
@@ -40,7 +43,7 @@ for a in "$@"; do
     --reps=*) reps=${a#*=} ;;
     --out=*) out=${a#*=} ;;
     --loader=*=*) v=${a#--loader=}; names+=("${v%%=*}"); paths+=("${v#*=}") ;;
-    *) sed -n '2,27p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,30p' "$0" >&2; exit 2 ;;
   esac
 done
 if [ -z "${BIN:-}" ]; then
@@ -98,6 +101,9 @@ run() {
     local t devs
     t=$(tail -1 "$tf")
     devs=$(grep -o '"physical_devices":[0-9]*' "$res" | cut -d: -f2 || true)
+    local ids
+    ids=$(grep -o '"distinct_device_ids":[0-9]*' "$res" | cut -d: -f2 || true)
+    [ -n "$ids" ] && [ "$ids" != "$devs" ] && devs="$devs ($ids distinct)"
     [ "$st" = 0 ] || t="failed (status $st${t:+; $t})"
     [ "$st" = 124 ] && t="timed out after ${limit} s"
     local row="| $case | $size | ${names[$i]} | $t | ${devs:-–} |"
@@ -113,11 +119,13 @@ for c in $cases; do
     none)
       printf 'VK_DRIVER_FILES=%s\n' "$T/one/null_icd.json" > "$T/env"
       run none 0 "$T/env" ;;
-    drivers|explicit|implicit)
+    drivers|distinct|explicit|implicit)
       for n in $sizes; do
         d="$T/$c$n"
         case "$c" in
           drivers) make_manifests driver "$n" "$d"; printf 'VK_DRIVER_FILES=%s\n' "$d" > "$T/env" ;;
+          distinct) make_manifests driver "$n" "$d"
+                    printf 'VK_DRIVER_FILES=%s\nBENCH_NULL_ICD_DISTINCT=instance\n' "$d" > "$T/env" ;;
           explicit) make_manifests explicit "$n" "$d"
                     printf 'VK_DRIVER_FILES=%s\nVK_LAYER_PATH=%s\n' "$T/one/null_icd.json" "$d" > "$T/env" ;;
           implicit) make_manifests implicit "$n" "$d/vulkan/implicit_layer.d"

@@ -307,6 +307,11 @@ static int set_env_file(const char *file) {
     return 1;
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int enumerate_main(const char *loader) {
     long long t0 = now_ns();
     void *lib = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
@@ -328,11 +333,29 @@ static int enumerate_main(const char *loader) {
     VkPhysicalDevice *pds = calloc(n + 1, sizeof(*pds));
     if (pds == NULL) return fail("calloc", VK_ERROR_OUT_OF_HOST_MEMORY);
     r = epd(inst, &n, pds);
-    free(pds);
+    long long t1 = now_ns();
     if (r != VK_SUCCESS) return fail("vkEnumeratePhysicalDevices", r);
+    /* How many devices differ (by deviceID), outside the timed part: the "distinct" case of
+     * bench/extreme.sh proves with it that the loader had N different devices to sort. */
+    PFN_vkGetPhysicalDeviceProperties props =
+        (PFN_vkGetPhysicalDeviceProperties)gipa(inst, "vkGetPhysicalDeviceProperties");
+    uint32_t *ids = calloc(n + 1, sizeof(*ids)), distinct = 0;
+    if (ids == NULL || props == NULL) return fail("calloc", VK_ERROR_OUT_OF_HOST_MEMORY);
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        props(pds[i], &p);
+        ids[i] = p.deviceID;
+    }
+    qsort(ids, n, sizeof(*ids), cmp_u32);
+    for (uint32_t i = 0; i < n; i++) distinct += i == 0 || ids[i] != ids[i - 1];
+    free(ids);
+    free(pds);
+    long long t2 = now_ns();
     ((PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance"))(inst, NULL);
-    printf("{\"mode\":\"enumerate\",\"loader\":\"%s\",\"physical_devices\":%u,\"ns\":%lld}\n", loader, n,
-           now_ns() - t0);
+    t1 += now_ns() - t2; /* the destroy counts, the device count above does not */
+    printf("{\"mode\":\"enumerate\",\"loader\":\"%s\",\"physical_devices\":%u,\"distinct_device_ids\":%u,"
+           "\"ns\":%lld}\n",
+           loader, n, distinct, t1 - t0);
     return 0;
 }
 

@@ -31,6 +31,7 @@ struct null_physdev {
 struct null_instance {
     struct obj o;
     int used;
+    int number; /* BENCH_NULL_ICD_DISTINCT=instance: this instance's device number, from 1 */
     struct null_physdev pd;
 };
 struct null_device {
@@ -45,6 +46,14 @@ static struct null_device g_devices[POOL];
 
 static void set_magic(struct obj *o) { o->loader_data.loaderMagic = ICD_LOADER_MAGIC; }
 
+static int g_per_instance; /* BENCH_NULL_ICD_DISTINCT=instance (set at load) */
+static int g_instances_created;
+
+/* The device number of a new instance in the per-instance mode (0 otherwise). */
+static int next_number(void) {
+    return g_per_instance ? __atomic_add_fetch(&g_instances_created, 1, __ATOMIC_RELAXED) : 0;
+}
+
 /* ------------------------------------------------------------------ global commands */
 static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreateInfo *ci,
                                                           const VkAllocationCallbacks *a, VkInstance *out) {
@@ -54,6 +63,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreate
         if (__atomic_exchange_n(&g_instances[i].used, 1, __ATOMIC_ACQUIRE)) continue;
         set_magic(&g_instances[i].o);
         set_magic(&g_instances[i].pd.o);
+        g_instances[i].number = next_number();
         *out = (VkInstance)(void *)&g_instances[i];
         return VK_SUCCESS;
     }
@@ -62,6 +72,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_CreateInstance(const VkInstanceCreate
     struct null_instance *h = calloc(1, sizeof(*h));
     if (h == NULL) return VK_ERROR_OUT_OF_HOST_MEMORY;
     h->used = 2;
+    h->number = next_number();
     set_magic(&h->o);
     set_magic(&h->pd.o);
     *out = (VkInstance)(void *)h;
@@ -105,13 +116,17 @@ static VKAPI_ATTR VkResult VKAPI_CALL null_EnumeratePhysicalDevices(VkInstance i
  * type, IDs and name differ, so that a loader's device sort (RULE_PHYSDEV_SORT) has real work to
  * do; with equal devices a stable sort of any kind, an insertion sort included, is linear. Set once
  * when the library is loaded (no lazy state for the "16 threads" scenario to race on): the number
- * plus one, 0 without the variable. */
+ * plus one, 0 without the variable. With BENCH_NULL_ICD_DISTINCT=instance (bench/extreme.sh
+ * "distinct": 100,000 manifests naming this one library, where 100,000 copies would exceed the
+ * kernel's map count) each instance's device has its own number instead, counted in creation
+ * order: every loader creates one instance per driver manifest, so the N devices differ. */
 static int g_distinct;
 
 __attribute__((constructor)) static void distinct_init(void) {
     const char *on = getenv("BENCH_NULL_ICD_DISTINCT");
     Dl_info info;
     int idx = 0;
+    if (on != NULL && strcmp(on, "instance") == 0) g_per_instance = 1;
     if (on == NULL || on[0] != '1' || dladdr((void *)distinct_init, &info) == 0 || info.dli_fname == NULL) return;
     const char *base = strrchr(info.dli_fname, '/');
     base = base != NULL ? base + 1 : info.dli_fname;
@@ -120,7 +135,6 @@ __attribute__((constructor)) static void distinct_init(void) {
 }
 
 static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDevice pd, VkPhysicalDeviceProperties *p) {
-    (void)pd;
     memset(p, 0, sizeof(*p));
     p->apiVersion = VK_API_VERSION_1_3;
     p->vendorID = 0x10005;
@@ -128,6 +142,9 @@ static VKAPI_ATTR void VKAPI_CALL null_GetPhysicalDeviceProperties(VkPhysicalDev
     p->deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     strcpy(p->deviceName, "bench null device");
     int d = g_distinct;
+    if (g_per_instance)
+        d = ((const struct null_instance *)(const void *)((const char *)pd - offsetof(struct null_instance, pd)))
+                ->number;
     if (d > 0) {
         /* A permutation of the numbers: neighbours in the driver order land far apart in the sort. */
         static const VkPhysicalDeviceType types[5] = {

@@ -214,9 +214,11 @@ class FileOpenCount : public ::testing::Test {
 };
 
 // Three driver manifests, two naming one library: per acquisition each manifest is fopen'ed once,
-// on the first (cache misses) and later (hits)
-// alike; each driver's library file is opened once at its load (drv_a.so twice: two drivers) and
-// stat'ed once per later acquisition (the check that it is unchanged), never fopen'ed.
+// on the first (cache misses) and later (hits) alike; each library file is opened once at its load
+// and stat'ed once per later acquisition (the check that it is unchanged), never fopen'ed: drv_a.so
+// once, not once per driver, because d2 follows d1 in the search and the loader asks a library's
+// file once per pass while one path is asked in a row (RULE_STARTUP_CACHE: bench/extreme.sh,
+// 100,000 manifests naming one library), and dlopen finds the library d1 loaded by its name.
 TEST_F(FileOpenCount, EachDriverManifestAndLibraryOpenedOncePerDriverPerAcquisition) {
     Driver("d1", "drv_a.so");
     Driver("d2", "drv_a.so");
@@ -228,11 +230,11 @@ TEST_F(FileOpenCount, EachDriverManifestAndLibraryOpenedOncePerDriverPerAcquisit
         EnumerateInstanceExtensions();
         StopCounting();
         for (const char *m : manifests) EXPECT_EQ(ManifestOpens(m), 1) << m << "\n" << Counts();
-        // The load opens each driver's library once (the kind check before dlopen); a later
-        // acquisition checks it with one stat(2) per driver and opens nothing.
-        EXPECT_EQ(Opens("lib/drv_a.so"), round == 0 ? 2 : 0) << Counts();
+        // The load opens each library once (the kind check before dlopen); a later acquisition
+        // checks it with one stat(2) and opens nothing.
+        EXPECT_EQ(Opens("lib/drv_a.so"), round == 0 ? 1 : 0) << Counts();
         EXPECT_EQ(Opens("lib/drv_b.so"), round == 0 ? 1 : 0) << Counts();
-        EXPECT_EQ(Stats("lib/drv_a.so"), round == 0 ? 0 : 2) << Counts();
+        EXPECT_EQ(Stats("lib/drv_a.so"), round == 0 ? 0 : 1) << Counts();
         EXPECT_EQ(Stats("lib/drv_b.so"), round == 0 ? 0 : 1) << Counts();
         EXPECT_EQ(Fopens("lib/drv_a.so") + Fopens("lib/drv_b.so"), 0) << Counts();
     }
@@ -242,7 +244,7 @@ TEST_F(FileOpenCount, EachDriverManifestAndLibraryOpenedOncePerDriverPerAcquisit
     StopCounting();
     for (const char *m : manifests) EXPECT_EQ(ManifestOpens(m), 1) << m << "\n" << Counts();
     EXPECT_EQ(Opens("lib/drv_a.so") + Opens("lib/drv_b.so"), 0) << Counts();
-    EXPECT_EQ(Stats("lib/drv_a.so"), 2) << Counts();
+    EXPECT_EQ(Stats("lib/drv_a.so"), 1) << Counts();
     EXPECT_EQ(Stats("lib/drv_b.so"), 1) << Counts();
 }
 
@@ -259,10 +261,11 @@ TEST_F(FileOpenCount, ChangedManifestReadFromTheStreamThatShowedTheChange) {
     StopCounting();
     EXPECT_EQ(ManifestOpens("icd/d1.json"), 1) << Counts();
     EXPECT_EQ(ManifestOpens("icd/d2.json"), 1) << Counts();
-    // drv_a.so: d1's per-call identity check, and d2's old entry's check before its dlclose (an
-    // image written in place is never unloaded: icd.c library_poison, RULE_ADVERSARIAL_INPUT), one
-    // stat(2) each; drv_b.so opened once, by its load.
-    EXPECT_EQ(Stats("lib/drv_a.so"), 2) << Counts();
+    // drv_a.so: one stat(2) serves d1's per-call identity check and d2's old entry's check before
+    // its dlclose (an image written in place is never unloaded: icd.c library_poison,
+    // RULE_ADVERSARIAL_INPUT): the same path asked twice in a row in one pass; drv_b.so opened
+    // once, by its load.
+    EXPECT_EQ(Stats("lib/drv_a.so"), 1) << Counts();
     EXPECT_EQ(Opens("lib/drv_a.so"), 0) << Counts();
     EXPECT_EQ(Opens("lib/drv_b.so"), 1) << Counts();
 }

@@ -97,6 +97,53 @@ static struct cached_driver *cached_of(struct vkl_driver *d) {
 
 const char *vkl_driver_name(const struct vkl_driver *d) { return d->manifest_path; }
 
+/* RULE_STARTUP_CACHE: many manifests may name one library file (bench/extreme.sh: 100,000
+ * manifests, one library). Within one pass over the drivers (an acquisition, or the flush at
+ * exit) that file's identity is taken once, not once per manifest; and a library this pass
+ * already loaded under exactly that name is opened again with no system call: glibc's dlopen
+ * compares the name with the loaded objects' before it opens anything, so no FIFO renamed over
+ * the path can be reached either. Only the last path asked is kept (a fixed buffer: no
+ * allocation per driver). Under g_driver_lock. */
+static struct {
+    uint64_t pass; /* g_lib_pass when taken; another pass ignores it */
+    bool ok;       /* vkl_library_identity's answer */
+    struct vkl_file_id id;
+    void *lib; /* loaded in this pass under exactly `path` (NULL: none) */
+    char path[512];
+} g_lib_memo;
+static uint64_t g_lib_pass = 1;
+
+static void lib_pass_begin(void) { g_lib_pass++; }
+
+static bool lib_memo_is(const char *path) {
+    return path != NULL && g_lib_memo.pass == g_lib_pass && strcmp(g_lib_memo.path, path) == 0;
+}
+
+static void lib_memo_set(const char *path, bool ok, const struct vkl_file_id *id, void *lib) {
+    if (!lib_memo_is(path)) {
+        size_t n = path != NULL ? strlen(path) : sizeof(g_lib_memo.path);
+        g_lib_memo.pass = 0;
+        if (n >= sizeof(g_lib_memo.path)) return; /* not kept: asked again */
+        memcpy(g_lib_memo.path, path, n + 1);
+        g_lib_memo.lib = NULL;
+    }
+    g_lib_memo.pass = g_lib_pass;
+    g_lib_memo.ok = ok;
+    if (ok) g_lib_memo.id = *id;
+    if (lib != NULL) g_lib_memo.lib = lib;
+}
+
+/* vkl_library_identity(path), asked once per pass while the same path is asked in a row. */
+static bool lib_identity_now(const char *path, struct vkl_file_id *out) {
+    if (lib_memo_is(path)) {
+        if (g_lib_memo.ok) *out = g_lib_memo.id;
+        return g_lib_memo.ok;
+    }
+    bool ok = vkl_library_identity(path, out);
+    lib_memo_set(path, ok, out, NULL);
+    return ok;
+}
+
 bool vkl_driver_has_extension(const struct vkl_driver *d, const char *name) {
     for (uint32_t i = 0; i < d->extension_count; i++)
         if (strcmp(d->extensions[i].extensionName, name) == 0) return true;
@@ -208,6 +255,7 @@ static struct vkl_mcache g_cache = {
 
 __attribute__((destructor)) static void vkl_drivers_shutdown(void) {
     pthread_mutex_lock(&g_driver_lock);
+    lib_pass_begin();
     vkl_mcache_flush(&g_cache, true);
     pthread_mutex_unlock(&g_driver_lock);
 }
@@ -244,7 +292,7 @@ static void library_identity(struct vkl_driver *d, enum vkl_library_id state, co
 static bool library_unchanged(const struct vkl_driver *d, struct vkl_file_id *now, bool *now_ok) {
     *now_ok = false;
     if (!d->load_attempted || d->lib_path == NULL) return true;
-    bool ok = vkl_library_identity(d->lib_path, now);
+    bool ok = lib_identity_now(d->lib_path, now);
     *now_ok = ok;
     if (ok != d->lib_stat_ok) return false;
     return !ok || vkl_file_id_equal(&d->lib_id, now);
@@ -271,7 +319,7 @@ static bool library_poison(struct cached_driver *cd, const struct vkl_log_sink *
     if (cd->lib_corrupt) return true;
     if (log == NULL) {
         struct vkl_file_id now;
-        if (d->lib == NULL || !d->lib_stat_ok || d->lib_path == NULL || !vkl_library_identity(d->lib_path, &now) ||
+        if (d->lib == NULL || !d->lib_stat_ok || d->lib_path == NULL || !lib_identity_now(d->lib_path, &now) ||
             !changed_in_place(d, &now))
             return false;
     }
@@ -651,7 +699,15 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
     const char *err = NULL;
     struct vkl_file_id lib_id;
     enum vkl_library_id lib_id_state;
-    d->lib = vkl_library_open_id(d->manifest.library_path, &err, &lib_id, &lib_id_state);
+    d->lib = NULL;
+    if (lib_memo_is(d->manifest.library_path) && g_lib_memo.lib != NULL && g_lib_memo.ok) {
+        /* Loaded in this pass under this very name: dlopen finds it by name, opening nothing. */
+        d->lib = dlopen(d->manifest.library_path, RTLD_NOW | RTLD_LOCAL);
+        lib_id = g_lib_memo.id;
+        lib_id_state = d->lib == g_lib_memo.lib ? VKL_LIBRARY_ID_TAKEN : VKL_LIBRARY_ID_UNKNOWN;
+        if (d->lib == NULL) err = dlerror();
+    }
+    if (d->lib == NULL) d->lib = vkl_library_open_id(d->manifest.library_path, &err, &lib_id, &lib_id_state);
     library_identity(d, lib_id_state, &lib_id);
     struct cached_driver *corrupt = d->lib != NULL ? poisoned_image(d->lib) : NULL;
     if (corrupt != NULL) {
@@ -696,6 +752,8 @@ static VkResult driver_load(const struct vkl_log_sink *log, struct vkl_driver *d
     }
     d->loaded = true;
     if (!d->stale) record_text(cached_of(d));
+    if (d->lib_stat_ok && d->lib_path != NULL && strcmp(d->lib_path, d->manifest.library_path) == 0)
+        lib_memo_set(d->manifest.library_path, true, &d->lib_id, d->lib);
     return VK_SUCCESS;
 }
 
@@ -729,6 +787,7 @@ VkResult vkl_drivers_acquire(const struct vkl_log_sink *log, struct vkl_driver_s
         goto out;
     }
     vkl_mcache_begin(&g_cache);
+    lib_pass_begin();
     for (size_t i = 0; i < files.count; i++) {
         struct cached_driver *cd = NULL;
         if ((result = driver_scan(log, files.items[i], &cd)) != VK_SUCCESS) goto out;
