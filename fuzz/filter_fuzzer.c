@@ -21,17 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/filter.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "filter_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);             \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "filter_fuzzer"
 
 /* ---- reference model ------------------------------------------------------------------------ */
 struct ref_tok {

@@ -71,4 +71,13 @@ static inline char *fz_cstr(const uint8_t *p, size_t len) {
     return s;
 }
 
+/* Everything that is left, copied to a heap buffer of exactly that size (one byte when nothing is
+ * left), so that a read past the end is caught; *out_len gets the length. NULL when out of memory. */
+static inline char *fz_rest_copy(struct fz_in *in, size_t *out_len) {
+    const uint8_t *p = fz_rest(in, out_len);
+    char *buf = malloc(*out_len ? *out_len : 1);
+    if (buf != NULL) memcpy(buf, p, *out_len);
+    return buf;
+}
+
 #endif /* VKL_FUZZ_INPUT_H */

@@ -19,19 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/json.h"
 #include "loader/internal/log.h"
 #include "loader/internal/manifest.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "icd_manifest_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);       \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "icd_manifest_fuzzer"
 
 struct sink_state {
     unsigned lines, rejections, truncated;
@@ -53,9 +48,7 @@ static bool is_rejection(const char *line) {
 
 static void sink_emit(void *ctx, uint32_t flags, const char *line) {
     struct sink_state *s = ctx;
-    CHECK(line != NULL);
-    CHECK(strlen(line) <= VKL_LOG_LINE_MAX);
-    CHECK((flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO | VKL_LOG_DEBUG)) != 0);
+    CHECK_LOG_LINE(flags, line);
     s->lines++;
     /* Every loader line ends with its rule tag ("... [LDP_DRIVER_4]"). Messages are cut at
      * VKL_LOG_MAX_MESSAGE bytes, further back over what looks like UTF-8 continuation bytes, so a
@@ -73,13 +66,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argv;
     vkl_log_set_level_for_testing(0); /* nothing on stderr; the sink sees everything */
     return 0;
-}
-
-static bool all_zero(const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return false;
-    return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -101,11 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         default: path = "/etc/vulkan/icd.d/mock_icd.json"; break;
     }
     size_t len;
-    const uint8_t *body = fz_rest(&in, &len);
-    /* An exact-size copy of the body so reads past it are caught. */
-    char *buf = malloc(len ? len : 1);
+    char *buf = fz_rest_copy(&in, &len);
     if (buf == NULL) return 0;
-    memcpy(buf, body, len);
 
     struct sink_state st = {.path = path ? path : "(unnamed)"};
     struct vkl_log_sink sink = {.emit = sink_emit, .ctx = &st};
@@ -128,12 +111,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(m.library_arch == 0 || m.library_arch == (int)(sizeof(void *) * 8));
         CHECK(VK_API_VERSION_MAJOR(m.file_format_version) <= 127);
         vkl_icd_manifest_finish(&m);
-        CHECK(all_zero(&m, sizeof(m)));
+        CHECK(fz_all_zero(&m, sizeof(m)));
         vkl_icd_manifest_finish(&m);
     } else {
         CHECK(r == VK_ERROR_INITIALIZATION_FAILED || r == VK_ERROR_INCOMPATIBLE_DRIVER ||
               r == VK_ERROR_OUT_OF_HOST_MEMORY);
-        CHECK(all_zero(&m, sizeof(m)));
+        CHECK(fz_all_zero(&m, sizeof(m)));
         CHECK(st.rejections <= 1);
         if (r != VK_ERROR_OUT_OF_HOST_MEMORY && st.truncated == 0) {
             CHECK(st.rejections == 1);
@@ -143,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* Version strings: the strict parser never accepts what it cannot represent. */
     if (len > 0 && len < 64) {
-        char *s = fz_cstr(body, len);
+        char *s = fz_cstr((const uint8_t *)buf, len);
         uint32_t v = 0;
         if (s != NULL && vkl_parse_version_string(s, true, &v)) {
             CHECK(VK_API_VERSION_VARIANT(v) <= 7);

@@ -17,16 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "loader/internal/json.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "json_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);               \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "json_fuzzer"
 
 static size_t g_nodes;
 

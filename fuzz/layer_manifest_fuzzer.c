@@ -20,18 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/layer.h"
 #include "loader/internal/log.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "layer_manifest_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);     \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "layer_manifest_fuzzer"
 
 struct sink_state {
     unsigned lines, errors, truncated;
@@ -113,10 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                          "layers/VkLayer_fuzz.json", "VkLayer_fuzz.json", "/VkLayer_fuzz.json"};
     const char *path = paths[(opt >> 1) & 3];
     size_t len;
-    const uint8_t *body = fz_rest(&in, &len);
-    char *buf = malloc(len ? len : 1);
+    char *buf = fz_rest_copy(&in, &len);
     if (buf == NULL) return 0;
-    memcpy(buf, body, len);
 
     struct sink_state st = {0};
     struct vkl_log_sink sink = {.emit = sink_emit, .ctx = &st};

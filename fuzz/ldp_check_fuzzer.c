@@ -22,18 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "conformance/checker_common/report.h"
 #include "conformance/driver/frontend.h"
 #include "loader/internal/json.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "ldp_check_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);          \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "ldp_check_fuzzer"
 
 static void cli_mode(const uint8_t *data, size_t size) {
     /* A NUL-terminated copy, split at NULs. */

@@ -24,16 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "conformance/driver/package.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "ldp_package_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);        \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "ldp_package_fuzzer"
 
 static char g_pkg[512];
 

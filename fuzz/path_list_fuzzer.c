@@ -22,18 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/search_paths.h"
 #include "loader/internal/strlist.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "path_list_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);          \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "path_list_fuzzer"
 
 /* ---- reference models ----------------------------------------------------------------------- */
 static void ref_split(const char *v, size_t len, char sep, struct vkl_strlist *out) {

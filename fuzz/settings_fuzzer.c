@@ -16,18 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "fuzz/fuzz_input.h"
 #include "loader/internal/log.h"
 #include "loader/internal/settings.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "settings_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);           \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "settings_fuzzer"
 
 #define PATH "/home/u/.config/vulkan/loader_settings.d/vk_loader_settings.json"
 
@@ -37,9 +32,7 @@ struct sink_state {
 
 static void sink_emit(void *ctx, uint32_t flags, const char *line) {
     struct sink_state *s = ctx;
-    CHECK(line != NULL);
-    CHECK(strlen(line) <= VKL_LOG_LINE_MAX);
-    CHECK((flags & (VKL_LOG_ERROR | VKL_LOG_WARN | VKL_LOG_INFO | VKL_LOG_DEBUG)) != 0);
+    CHECK_LOG_LINE(flags, line);
     s->lines++;
     size_t n = strlen(line);
     /* Messages are cut at VKL_LOG_MAX_MESSAGE bytes; a long quoted value may push the tag off. */
@@ -72,13 +65,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-static bool all_zero(const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return false;
-    return true;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct fz_in in = {data, size};
     const char *exe;
@@ -88,10 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         default: exe = "/opt/app/bin/game"; break;
     }
     size_t len;
-    const uint8_t *body = fz_rest(&in, &len);
-    char *buf = malloc(len ? len : 1);
+    char *buf = fz_rest_copy(&in, &len);
     if (buf == NULL) return 0;
-    memcpy(buf, body, len);
 
     struct sink_state st = {0};
     struct vkl_log_sink sink = {.emit = sink_emit, .ctx = &st};
@@ -121,11 +105,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(s.has_device_configurations || s.device_count == 0);
         CHECK(vkl_settings_use_driver_env(&s) == !s.has_device_configurations || !s.active);
         vkl_settings_finish(&s);
-        CHECK(all_zero(&s, sizeof(s)));
+        CHECK(fz_all_zero(&s, sizeof(s)));
         vkl_settings_finish(&s);
     } else {
         CHECK(r == VK_ERROR_INITIALIZATION_FAILED || r == VK_ERROR_OUT_OF_HOST_MEMORY);
-        CHECK(all_zero(&s, sizeof(s)));
+        CHECK(fz_all_zero(&s, sizeof(s)));
         CHECK(st.file_rejections <= 1);
         if (r == VK_ERROR_INITIALIZATION_FAILED) CHECK(st.file_rejections == 1 && st.lines == 1);
         vkl_settings_finish(&s);

@@ -21,16 +21,11 @@
 #include <string.h>
 
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_target.h"
 #include "loader/internal/util.h"
 
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "util_fuzzer: invariant violated: %s (%s:%d)\n", #cond, __FILE__, __LINE__);               \
-            abort();                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+#define FZ_TARGET "util_fuzzer"
 
 #define MAX_OPS 4096
 

@@ -144,41 +144,8 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateInstanceExtensionProperties(const c
     struct scenario *sc = sc_now();
     cJSON *o = rec_new("vkEnumerateInstanceExtensionProperties");
     rec_add_str_or_null(o, "layer", layer);
-    VkResult r = VK_SUCCESS;
-    if (layer) {
-        r = VK_ERROR_LAYER_NOT_PRESENT;
-    } else if (!count) {
-        r = VK_ERROR_INITIALIZATION_FAILED;
-    } else {
-        uint32_t unpub = sc->mb.unpublished_extension ? 1 : 0;
-        uint32_t total = sc->inst_ext_count + unpub + (lying_name_extension() ? 1 : 0);
-        VkResult inj = injected("vkEnumerateInstanceExtensionProperties");
-        if (inj < 0) {
-            r = inj;
-        } else if (!props) {
-            *count = total;
-        } else {
-            uint32_t given = *count;
-            uint32_t n = *count < total ? *count : total;
-            for (uint32_t i = 0; i < n; i++) {
-                memset(&props[i], 0, sizeof props[i]);
-                if (i < sc->inst_ext_count) {
-                    copy_name(props[i].extensionName, sizeof props[i].extensionName, sc->inst_exts[i].name);
-                    props[i].specVersion = sc->inst_exts[i].spec_version;
-                } else if (i < sc->inst_ext_count + unpub) {
-                    copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
-                    props[i].specVersion = 1;
-                } else {
-                    copy_lying_extension_name(props[i].extensionName, sizeof props[i].extensionName);
-                    props[i].specVersion = 1;
-                }
-            }
-            *count = n;
-            r = n < total ? VK_INCOMPLETE : (inj > 0 ? inj : VK_SUCCESS);
-            VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
-            r = liar_after_fill("vkEnumerateInstanceExtensionProperties", props, sizeof *props, given, count, r, &past);
-        }
-    }
+    VkResult r = enumerate_extension_list("vkEnumerateInstanceExtensionProperties", layer, sc->inst_exts,
+                                          sc->inst_ext_count, count, props, false);
     rec_add_result(o, r);
     rec_emit(o);
     return r;

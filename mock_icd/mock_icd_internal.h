@@ -337,6 +337,14 @@ VkResult liar_after_fill(const char *cmd, void *array, size_t size, uint32_t giv
 /* Whether count_grows / write_past_count lie in `cmd`: every fill call, or with "lie_in" only those
  * named there (lie_in's names are canonical; the EXT alias of the tool query lies with it). */
 bool lies_in(const char *cmd);
+/* vkEnumerateInstanceExtensionProperties / vkEnumerateDeviceExtensionProperties (`cmd`): no
+ * layer's extensions, a count needed, the injected result (misbehave "inject"), then the two-call
+ * idiom on the extension list a mock reports, `exts` then UNPUBLISHED_EXTENSION
+ * (unpublished_extension) then the lying name (lying_name_extension), through liar_after_fill.
+ * `query_injected`: whether the count query (props NULL) answers an injected success code too
+ * (the device command does; the instance command answers VK_SUCCESS). */
+VkResult enumerate_extension_list(const char *cmd, const char *layer, const struct ext_cfg *exts, uint32_t ext_count,
+                                  uint32_t *count, VkExtensionProperties *props, bool query_injected);
 struct scenario *scenario_parse(const char *json, const char **err);
 
 /* instance.c */

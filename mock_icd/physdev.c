@@ -399,44 +399,11 @@ VKAPI_ATTR VkResult VKAPI_CALL mock_EnumerateDeviceExtensionProperties(VkPhysica
                                                                        VkExtensionProperties *props) {
     GET_PD("vkEnumerateDeviceExtensionProperties", VK_ERROR_INITIALIZATION_FAILED);
     const struct physdev_cfg *c = pd->cfg;
-    bool unpublished = sc_now()->mb.unpublished_extension;
     cJSON *o = rec_new("vkEnumerateDeviceExtensionProperties");
     cJSON_AddNumberToObject(o, "physical_device", pd->index);
     rec_add_str_or_null(o, "layer", layer);
-    VkResult r = VK_SUCCESS;
-    if (layer) {
-        r = VK_ERROR_LAYER_NOT_PRESENT;
-    } else if (!count) {
-        r = VK_ERROR_INITIALIZATION_FAILED;
-    } else if ((r = injected("vkEnumerateDeviceExtensionProperties")) < 0) {
-        /* injected failure */
-    } else {
-        uint32_t unpub = unpublished ? 1 : 0;
-        uint32_t total = c->ext_count + unpub + (lying_name_extension() ? 1 : 0);
-        if (!props) {
-            *count = total;
-        } else {
-            uint32_t given = *count;
-            uint32_t n = *count < total ? *count : total;
-            for (uint32_t i = 0; i < n; i++) {
-                memset(&props[i], 0, sizeof props[i]);
-                if (i < c->ext_count) {
-                    copy_name(props[i].extensionName, sizeof props[i].extensionName, c->exts[i].name);
-                    props[i].specVersion = c->exts[i].spec_version;
-                } else if (i < c->ext_count + unpub) {
-                    copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
-                    props[i].specVersion = 1;
-                } else {
-                    copy_lying_extension_name(props[i].extensionName, sizeof props[i].extensionName);
-                    props[i].specVersion = 1;
-                }
-            }
-            *count = n;
-            if (n < total) r = VK_INCOMPLETE;
-            VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
-            r = liar_after_fill("vkEnumerateDeviceExtensionProperties", props, sizeof *props, given, count, r, &past);
-        }
-    }
+    VkResult r = enumerate_extension_list("vkEnumerateDeviceExtensionProperties", layer, c->exts, c->ext_count, count,
+                                          props, true);
     rec_add_result(o, r);
     rec_emit(o);
     return r;

@@ -85,6 +85,43 @@ VkResult liar_after_fill(const char *cmd, void *array, size_t size, uint32_t giv
     return r;
 }
 
+static uint32_t extension_list_total(uint32_t ext_count, bool unpub) {
+    return ext_count + (unpub ? 1 : 0) + (lying_name_extension() ? 1 : 0);
+}
+
+VkResult enumerate_extension_list(const char *cmd, const char *layer, const struct ext_cfg *exts, uint32_t ext_count,
+                                  uint32_t *count, VkExtensionProperties *props, bool query_injected) {
+    if (layer) return VK_ERROR_LAYER_NOT_PRESENT;
+    if (!count) return VK_ERROR_INITIALIZATION_FAILED;
+    bool unpub = sc_now()->mb.unpublished_extension;
+    VkResult r = injected(cmd);
+    if (r < 0) return r;
+    uint32_t total = extension_list_total(ext_count, unpub);
+    if (!props) {
+        *count = total;
+        return query_injected ? r : VK_SUCCESS;
+    }
+    uint32_t given = *count;
+    uint32_t n = given < total ? given : total;
+    for (uint32_t i = 0; i < n; i++) {
+        memset(&props[i], 0, sizeof props[i]);
+        if (i < ext_count) {
+            copy_name(props[i].extensionName, sizeof props[i].extensionName, exts[i].name);
+            props[i].specVersion = exts[i].spec_version;
+        } else if (i == ext_count && unpub) {
+            copy_name(props[i].extensionName, sizeof props[i].extensionName, UNPUBLISHED_EXTENSION);
+            props[i].specVersion = 1;
+        } else {
+            copy_lying_extension_name(props[i].extensionName, sizeof props[i].extensionName);
+            props[i].specVersion = 1;
+        }
+    }
+    *count = n;
+    if (n < total) r = VK_INCOMPLETE;
+    VkExtensionProperties past = {PAST_THE_END_EXTENSION, 1};
+    return liar_after_fill(cmd, props, sizeof *props, given, count, r, &past);
+}
+
 /* Up to max dot-separated unsigned numbers ("1.3.250"), as sscanf("%u.%u...") reads them: the
  * count read, stopping at the first field that is not a number. */
 static int parse_dotted(const char *s, unsigned *out, int max) {

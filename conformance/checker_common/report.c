@@ -69,43 +69,26 @@ size_t chk_utf8_len(const unsigned char *p) {
     return n;
 }
 
-void chk_json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-        size_t n = chk_utf8_len(p);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-            continue;
-        }
-        if (n > 1) {
-            fwrite(p, 1, n, f);
-            p += n;
-            continue;
-        }
-        switch (*p) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\t': fputs("\\t", f); break;
-            default:
-                if (*p < 0x20 || *p == 0x7f)
-                    fprintf(f, "\\u%04x", *p);
-                else
-                    fputc(*p, f);
-        }
-        p++;
-    }
-    fputc('"', f);
-}
+/* How one output format writes text: the bytes it spells another way (`escapes`, ended by a NULL
+ * `as`), how it writes any other ASCII byte (`other`), what stands for an ill-formed byte or a
+ * sequence `refused` turns away (`replacement`). The JSON and XML writers differ only in these. */
+struct chk_text_style {
+    struct {
+        unsigned char c;
+        const char *as;
+    } escapes[6];
+    void (*other)(FILE *f, unsigned char c);
+    const char *replacement;
+    bool (*refused)(const unsigned char *p, size_t n);
+};
 
-void chk_xml_str(FILE *f, const char *s) {
+/* Writes the UTF-8 text `s` (NULL: empty) to `f` in `style`: a well-formed multi-byte sequence as
+ * it is. */
+static void chk_write_styled(FILE *f, const char *s, const struct chk_text_style *style) {
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
         size_t n = chk_utf8_len(p);
-        /* XML 1.0 excludes U+FFFE and U+FFFF (EF BF BE, EF BF BF) as well */
-        if (n == 0 || (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)) {
-            fputs("\xEF\xBF\xBD", f); /* U+FFFD */
+        if (n == 0 || (style->refused && style->refused(p, n))) {
+            fputs(style->replacement, f);
             p += n ? n : 1;
             continue;
         }
@@ -114,20 +97,49 @@ void chk_xml_str(FILE *f, const char *s) {
             p += n;
             continue;
         }
-        switch (*p) {
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '&': fputs("&amp;", f); break;
-            case '"': fputs("&quot;", f); break;
-            case '\'': fputs("&apos;", f); break;
-            default:
-                if (*p < 0x20 && *p != '\n' && *p != '\t')
-                    fputc(' ', f);
-                else
-                    fputc(*p, f);
-        }
+        size_t e = 0;
+        while (style->escapes[e].as && style->escapes[e].c != *p) e++;
+        if (style->escapes[e].as)
+            fputs(style->escapes[e].as, f);
+        else
+            style->other(f, *p);
         p++;
     }
+}
+
+static void chk_json_other(FILE *f, unsigned char c) {
+    if (c < 0x20 || c == 0x7f)
+        fprintf(f, "\\u%04x", c);
+    else
+        fputc(c, f);
+}
+
+void chk_json_str(FILE *f, const char *s) {
+    static const struct chk_text_style json = {
+        .escapes = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"}},
+        .other = chk_json_other,
+        .replacement = "\\ufffd",
+    };
+    fputc('"', f);
+    chk_write_styled(f, s, &json);
+    fputc('"', f);
+}
+
+/* XML 1.0 excludes U+FFFE and U+FFFF (EF BF BE, EF BF BF) as well */
+static bool chk_xml_refused(const unsigned char *p, size_t n) {
+    return n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE;
+}
+
+static void chk_xml_other(FILE *f, unsigned char c) { fputc(c < 0x20 && c != '\n' && c != '\t' ? ' ' : c, f); }
+
+void chk_xml_str(FILE *f, const char *s) {
+    static const struct chk_text_style xml = {
+        .escapes = {{'<', "&lt;"}, {'>', "&gt;"}, {'&', "&amp;"}, {'"', "&quot;"}, {'\'', "&apos;"}},
+        .other = chk_xml_other,
+        .replacement = "\xEF\xBF\xBD", /* U+FFFD */
+        .refused = chk_xml_refused,
+    };
+    chk_write_styled(f, s, &xml);
 }
 
 bool chk_path_uri(const char *path, char *out, size_t len) {

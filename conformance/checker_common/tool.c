@@ -210,6 +210,16 @@ void chk_item_set(struct chk_item *r, enum chk_verdict v, const char *fmt, ...) 
     r->verdict = v;
 }
 
+void chk_item_run(struct chk_item *r, const struct ldp_ctx *parent, double limit, bool capped,
+                  void (*fn)(struct ldp_ctx *c, void *arg), void *arg, const char *subject) {
+    struct ldp_child ch;
+    ldp_run_child(parent, limit, true, fn, arg, &ch);
+    r->seconds = ch.seconds;
+    chk_item_collect(r, &ch, subject);
+    chk_deadline_after(r, &ch, capped);
+    ldp_child_free(&ch);
+}
+
 void chk_item_collect(struct chk_item *r, const struct ldp_child *ch, const char *subject) {
     bool have_verdict = false;
     for (const char *p = ch->out; p && *p;) {
@@ -301,6 +311,28 @@ int chk_report_status(const struct chk_report *rep, enum chk_fail_on fail_on) {
     return 0;
 }
 
+void chk_say_checking(const char *format, FILE *out, const char *kind, const char *subject) {
+    if (strcmp(format, "table") == 0 && out == stdout && isatty(STDERR_FILENO))
+        fprintf(stderr, "%s: checking %s%s ...\n", g_prog, kind, subject);
+}
+
+int chk_report_done(const struct chk_report *rep, enum chk_fail_on fail_on, int status) {
+    if (rep->error) fprintf(stderr, "%s: %s\n", g_prog, rep->error);
+    int s = chk_report_status(rep, fail_on);
+    return s > status ? s : status;
+}
+
+void chk_report_reserve(struct chk_report *rep, size_t count) {
+    rep->items = calloc(count ? count : 1, sizeof(struct chk_item));
+    if (rep->items == NULL) exit(2);
+}
+
+struct chk_item *chk_report_add(struct chk_report *rep, size_t rule) {
+    struct chk_item *r = &rep->items[rep->nitems++];
+    r->rule = rule;
+    return r;
+}
+
 void chk_report_free(struct chk_report *rep) {
     for (size_t k = 0; k < rep->nitems; k++) {
         for (size_t e = 0; e < rep->items[k].nev; e++) free(rep->items[k].ev[e]);
@@ -369,6 +401,37 @@ void chk_write_table_rows(FILE *f, const struct chk_tool *t, const struct chk_re
     chk_report_counts(rep, cnt);
     fprintf(f, "   summary: %d pass, %d fail, %d warn, %d not-applicable, %d not-testable-here, %d removed\n",
             cnt[CHK_PASS], cnt[CHK_FAIL], cnt[CHK_WARN], cnt[CHK_NA], cnt[CHK_NOT_TESTABLE], cnt[CHK_REMOVED]);
+}
+
+void chk_write_json_head(FILE *f, const struct chk_tool *t, const char *loader, const char *mock) {
+    fprintf(f, "{\n  \"tool\": \"%s\",\n  \"version\": \"%s\",\n  \"loader\": ", t->name, t->version);
+    chk_json_str(f, loader);
+    fputs(",\n  \"mock\": ", f);
+    chk_json_str(f, mock);
+}
+
+void chk_write_json_subjects(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n,
+                             void (*members)(FILE *f, const struct chk_report *rep, size_t d, void *ctx), void *ctx) {
+    for (size_t d = 0; d < n; d++) {
+        fprintf(f, "%s\n    {\n      \"manifest\": ", d ? "," : "");
+        chk_json_str(f, reps[d].path);
+        if (members) members(f, &reps[d], d, ctx);
+        chk_write_json_results(f, t, &reps[d], "      ");
+        fputs("\n    }", f);
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+void chk_write_table_subjects(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, bool colour,
+                              int id_width, void (*heading)(FILE *f, const struct chk_report *rep, size_t d, void *ctx),
+                              void *ctx) {
+    for (size_t d = 0; d < n; d++) {
+        heading(f, &reps[d], d, ctx);
+        if (reps[d].error)
+            fprintf(f, "   ERROR: %s\n", reps[d].error);
+        else
+            chk_write_table_rows(f, t, &reps[d], colour, id_width);
+    }
 }
 
 void chk_write_json_results(FILE *f, const struct chk_tool *t, const struct chk_report *rep, const char *indent) {
@@ -479,4 +542,33 @@ void chk_deadline_after(struct chk_item *r, const struct ldp_child *ch, bool cap
     if (!capped || ch->kind != LDP_TIMED_OUT) return;
     chk_item_set(r, CHK_NOT_TESTABLE, "stopped after %.1f s: the overall --deadline of %g s passed while it ran",
                  ch->seconds, g_deadline_s);
+}
+
+int chk_write_reports(FILE *out, const char *format, const struct chk_tool *t, const struct chk_report *reps, size_t n,
+                      int colour, chk_json_writer *json, chk_table_writer *table, void *ctx) {
+    if (strcmp(format, "json") == 0)
+        json(out, t, reps, n, ctx);
+    else if (strcmp(format, "junit") == 0 || strcmp(format, "sarif") == 0)
+        chk_write_shared(out, format, t, reps, n);
+    else
+        table(out, t, reps, n, chk_use_colour(colour, out), ctx);
+    return chk_close_output(out);
+}
+
+void chk_rule_fill(struct chk_rule *r, const char *id, const char *name, const char *title,
+                   void (*texts)(const char *id, const char **text, const char **help)) {
+    r->id = id;
+    r->name = name;
+    r->title = title;
+    texts(r->id, &r->text, &r->help);
+}
+
+struct chk_tool chk_tool_of(const char *name, const char *version, const struct chk_rule *rules, size_t nrules,
+                            enum chk_fail_on fail_on) {
+    return (struct chk_tool){.name = name,
+                             .version = version,
+                             .information_uri = NULL,
+                             .rules = rules,
+                             .nrules = nrules,
+                             .fail_on = fail_on};
 }

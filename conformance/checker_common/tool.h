@@ -89,6 +89,11 @@ void chk_deadline_after(struct chk_item *r, const struct ldp_child *ch, bool cap
  * "layer") as the culprit; a failed fork is not-testable-here. A fail gets the last lines of the
  * child's stderr as evidence. */
 void chk_item_collect(struct chk_item *r, const struct ldp_child *ch, const char *subject);
+/* Runs check `fn(c, arg)` in a child of `parent` (ldp_run_child, its own process group) within `limit` seconds
+ * (chk_deadline_limit, which said whether it `capped` it), and gives `r` its time and verdict (chk_item_collect,
+ * chk_deadline_after). */
+void chk_item_run(struct chk_item *r, const struct ldp_ctx *parent, double limit, bool capped,
+                  void (*fn)(struct ldp_ctx *c, void *arg), void *arg, const char *subject);
 
 /* The verdicts on one subject (a manifest, a package). */
 struct chk_report {
@@ -107,6 +112,16 @@ void chk_report_counts(const struct chk_report *rep, int out[CHK_VERDICT_COUNT])
 /* 0, 1 (a verdict fails under fail_on) or 2 (an I/O error). */
 int chk_report_status(const struct chk_report *rep, enum chk_fail_on fail_on);
 void chk_report_free(struct chk_report *rep);
+/* Room in `rep` for `count` items (exits with status 2 when out of memory). */
+void chk_report_reserve(struct chk_report *rep, size_t count);
+/* The next item of `rep` (within what chk_report_reserve made room for), a verdict of rule `rule`. */
+struct chk_item *chk_report_add(struct chk_report *rep, size_t rule);
+/* Before checking `subject` ("<kind><subject>", kind "" or "package "): "<prog>: checking ... ..." on stderr when
+ * the table goes to stdout and stderr is a terminal, so a slow run shows where it is. */
+void chk_say_checking(const char *format, FILE *out, const char *kind, const char *subject);
+/* After checking: the report's I/O error on stderr; returns the worse of `status` and the report's
+ * chk_report_status, the exit status so far. */
+int chk_report_done(const struct chk_report *rep, enum chk_fail_on fail_on, int status);
 
 /* ---- output ---- */
 
@@ -114,6 +129,15 @@ void chk_report_free(struct chk_report *rep);
 FILE *chk_open_output(const char *path);
 /* Flushes (and closes, unless stdout) the report's stream: 0, or 2 with the reason on stderr. */
 int chk_close_output(FILE *out);
+/* The --help lines of the options both checkers take alike: --format, --fail-on, --output, --timeout and
+ * --deadline. */
+#define CHK_USAGE_RUN_OPTIONS                                                                                          \
+    "  --format=FMT       table (default), json, junit or sarif (SARIF 2.1.0, for code scanning)\n"                    \
+    "  --fail-on=V        fail (default): exit 1 on a fail; warn: exit 1 on a warn too\n"                              \
+    "  --output=FILE      write the report to FILE instead of stdout\n"                                                \
+    "  --timeout=S        time limit in seconds for each child process (default 30)\n"                                 \
+    "  --deadline=S       overall time limit in seconds: checks not finished by then are\n"                            \
+    "                     not-testable-here (default: none)\n"
 /* "table", "json", "junit", "sarif". */
 bool chk_format_known(const char *format);
 /* The ANSI colour of a verdict in the table. */
@@ -126,8 +150,36 @@ void chk_write_table_rows(FILE *f, const struct chk_tool *t, const struct chk_re
 /* The members "error" (when there is one), "summary" and "results" of one report's JSON object (after `"key": value`
  * members, so each starts with ",\n"); indent: the object's members' indentation. */
 void chk_write_json_results(FILE *f, const struct chk_tool *t, const struct chk_report *rep, const char *indent);
+/* The start of the JSON report: `{`, then the members "tool", "version" (the tool's), "loader" and "mock" (paths; NULL:
+ * ""); the tool's own members follow, each starting with ",\n". */
+void chk_write_json_head(FILE *f, const struct chk_tool *t, const char *loader, const char *mock);
+/* The rest of the JSON report after its array's `[`: an object a report, its "manifest" member, the tool's own
+ * members of report `d` (`rep`) from `members` (each starting with ",\n"; NULL: none), chk_write_json_results; then the
+ * document's end. */
+void chk_write_json_subjects(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n,
+                             void (*members)(FILE *f, const struct chk_report *rep, size_t d, void *ctx), void *ctx);
+/* The table of every report: the tool's heading of report `d` (`rep`) from `heading`, then its I/O error or its rows
+ * (chk_write_table_rows). */
+void chk_write_table_subjects(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, bool colour,
+                              int id_width, void (*heading)(FILE *f, const struct chk_report *rep, size_t d, void *ctx),
+                              void *ctx);
 /* JUnit or SARIF (format "junit" / "sarif") of the reports through report.h's writers. */
 void chk_write_shared(FILE *f, const char *format, const struct chk_tool *t, const struct chk_report *reps, size_t n);
+/* The reports in `format` (chk_format_known) on `out`: JUnit and SARIF through chk_write_shared, JSON and the
+ * table through the tool's own `json` and `table` writers, which get `ctx` (the table with `colour` as
+ * chk_use_colour says); then closes `out`: chk_close_output's status. */
+typedef void chk_json_writer(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, void *ctx);
+typedef void chk_table_writer(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, bool colour,
+                              void *ctx);
+int chk_write_reports(FILE *out, const char *format, const struct chk_tool *t, const struct chk_report *reps, size_t n,
+                      int colour, chk_json_writer *json, chk_table_writer *table, void *ctx);
+/* Rule `r` of a tool: `id`, its check `name` and `title`, its policy text and help from `texts`
+ * (ldp_rule_texts, llp_rule_texts). */
+void chk_rule_fill(struct chk_rule *r, const char *id, const char *name, const char *title,
+                   void (*texts)(const char *id, const char **text, const char **help));
+/* The tool `name` `version` with `rules[0..nrules)`, failing on `fail_on`. */
+struct chk_tool chk_tool_of(const char *name, const char *version, const struct chk_rule *rules, size_t nrules,
+                            enum chk_fail_on fail_on);
 
 #ifdef __cplusplus
 }

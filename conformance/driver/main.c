@@ -34,13 +34,7 @@ static void usage(FILE *f) {
             "                     RULE_ICDPKG_1..7), then every check on the manifest and library it names;\n"
             "                     may be repeated\n"
             "  --check=ID[,ID]    run only these checks (LDP_DRIVER_n, LINT_*, or the check names of\n"
-            "                     --list-checks); may be repeated\n"
-            "  --format=FMT       table (default), json, junit or sarif (SARIF 2.1.0, for code scanning)\n"
-            "  --fail-on=V        fail (default): exit 1 on a fail; warn: exit 1 on a warn too\n"
-            "  --output=FILE      write the report to FILE instead of stdout\n"
-            "  --timeout=S        time limit in seconds for each child process (default 30)\n"
-            "  --deadline=S       overall time limit in seconds: checks not finished by then are\n"
-            "                     not-testable-here (default: none)\n"
+            "                     --list-checks); may be repeated\n" CHK_USAGE_RUN_OPTIONS
             "  --loader=PATH      the reference loader libvulkan.so.1 for LDP_DRIVER_1 (default: next to\n"
             "                     this program, then Bazel runfiles)\n"
             "  --mock=PATH        the mock driver libmock_icd_v7.so for LDP_DRIVER_1 (same defaults)\n"
@@ -118,13 +112,11 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
     if (drv.manifest_ok) rep->library = chk_xstrdup(drv.m.library_path);
     bool library_usable = ldp_driver_library_usable(&drv);
     struct ldp_ctx parent = {.opt = opt, .drv = &drv, .fd = -1};
-    rep->items = calloc(ldp_check_count ? ldp_check_count : 1, sizeof(struct chk_item));
-    if (rep->items == NULL) exit(2);
+    chk_report_reserve(rep, ldp_check_count);
     for (size_t i = 0; i < ldp_check_count; i++) {
         const struct ldp_check_def *def = &ldp_checks[i];
         if (!selected[i]) continue;
-        struct chk_item *r = &rep->items[rep->nitems++];
-        r->rule = i;
+        struct chk_item *r = chk_report_add(rep, i);
         if (def->fn == NULL) {
             chk_item_set(r, CHK_REMOVED,
                          "withdrawn by the interface document (valid reasons exist to export core entry "
@@ -147,18 +139,9 @@ static void run_driver(const struct ldp_options *opt, const char *manifest, cons
         struct ldp_options o = *opt;
         if (strcmp(def->id, "LDP_DRIVER_1") == 0 && o.loader_path != NULL) o.tmp_dir = prepare_tmp(o.mock_path);
         parent.opt = &o;
-        struct ldp_child ch;
         bool capped = false;
         double limit = chk_deadline_limit(r, opt->timeout_s * (1 + def->probes), &capped);
-        if (limit <= 0) {
-            parent.opt = opt;
-            continue;
-        }
-        ldp_run_child(&parent, limit, true, child_fn, (void *)def, &ch);
-        r->seconds = ch.seconds;
-        chk_item_collect(r, &ch, "driver");
-        chk_deadline_after(r, &ch, capped);
-        ldp_child_free(&ch);
+        if (limit > 0) chk_item_run(r, &parent, limit, capped, child_fn, (void *)def, "driver");
         parent.opt = opt;
     }
     ldp_driver_release(&drv);
@@ -201,60 +184,52 @@ static struct chk_tool make_tool(const struct chk_report *reps, size_t n, enum c
     size_t nrules = ldp_check_count + (with_pkg ? LDP_PKG_RULE_COUNT : 0);
     if (nrules > sizeof g_rules / sizeof g_rules[0]) nrules = sizeof g_rules / sizeof g_rules[0];
     for (size_t k = 0; k < nrules; k++) {
-        struct chk_rule *r = &g_rules[k];
         const struct ldp_check_def *def = rule_def(k);
-        r->id = def->id;
-        r->name = def->name;
-        r->title = def->title;
-        ldp_rule_texts(r->id, &r->text, &r->help);
+        chk_rule_fill(&g_rules[k], def->id, def->name, def->title, ldp_rule_texts);
     }
-    return (struct chk_tool){.name = "ldp-check",
-                             .version = LDP_CHECK_VERSION,
-                             .information_uri = NULL,
-                             .rules = g_rules,
-                             .nrules = nrules,
-                             .fail_on = fail_on};
+    return chk_tool_of("ldp-check", LDP_CHECK_VERSION, g_rules, nrules, fail_on);
 }
 
-static void write_json(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n,
-                       const struct ldp_options *opt, const struct ldp_registry *reg) {
-    fprintf(f, "{\n  \"tool\": \"ldp-check\",\n  \"version\": \"%s\",\n  \"loader\": ", LDP_CHECK_VERSION);
-    chk_json_str(f, opt->loader_path);
-    fputs(",\n  \"mock\": ", f);
-    chk_json_str(f, opt->mock_path);
+/* A driver's library (null when the manifest named none that could be read). */
+static void json_members(FILE *f, const struct chk_report *rep, size_t d, void *ctx) {
+    (void)d;
+    (void)ctx;
+    fputs(",\n      \"library\": ", f);
+    if (rep->library)
+        chk_json_str(f, rep->library);
+    else
+        fputs("null", f);
+}
+
+/* What the JSON and the table say of the run besides the reports. */
+struct run_info {
+    const struct ldp_options *opt;
+    const struct ldp_registry *reg;
+};
+
+static void write_json(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, void *ctx) {
+    const struct run_info *run = ctx;
+    chk_write_json_head(f, t, run->opt->loader_path, run->opt->mock_path);
     fputs(",\n  \"registry\": ", f);
-    chk_json_str(f, reg->source);
-    fprintf(f, ",\n  \"timeout_s\": %g,\n  \"drivers\": [", opt->timeout_s);
-    for (size_t d = 0; d < n; d++) {
-        const struct chk_report *rep = &reps[d];
-        fprintf(f, "%s\n    {\n      \"manifest\": ", d ? "," : "");
-        chk_json_str(f, rep->path);
-        fputs(",\n      \"library\": ", f);
-        if (rep->library)
-            chk_json_str(f, rep->library);
-        else
-            fputs("null", f);
-        chk_write_json_results(f, t, rep, "      ");
-        fputs("\n    }", f);
-    }
-    fputs("\n  ]\n}\n", f);
+    chk_json_str(f, run->reg->source);
+    fprintf(f, ",\n  \"timeout_s\": %g,\n  \"drivers\": [", run->opt->timeout_s);
+    chk_write_json_subjects(f, t, reps, n, json_members, ctx);
+}
+
+static void table_heading(FILE *f, const struct chk_report *rep, size_t d, void *ctx) {
+    (void)d;
+    (void)ctx;
+    fprintf(f, "\n== %s\n", rep->path);
+    if (rep->library) fprintf(f, "   library: %s\n", rep->library);
 }
 
 static void write_table(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, bool colour,
-                        const struct ldp_options *opt, const struct ldp_registry *reg) {
+                        void *ctx) {
+    const struct ldp_options *opt = ((const struct run_info *)ctx)->opt;
     fprintf(f, "ldp-check %s  (loader: %s; mock: %s; registry: %s; timeout %gs per process)\n", LDP_CHECK_VERSION,
             opt->loader_path ? opt->loader_path : "not found", opt->mock_path ? opt->mock_path : "not found",
-            reg->source, opt->timeout_s);
-    for (size_t d = 0; d < n; d++) {
-        const struct chk_report *rep = &reps[d];
-        fprintf(f, "\n== %s\n", rep->path);
-        if (rep->library) fprintf(f, "   library: %s\n", rep->library);
-        if (rep->error) {
-            fprintf(f, "   ERROR: %s\n", rep->error);
-            continue;
-        }
-        chk_write_table_rows(f, t, rep, colour, 26);
-    }
+            ((const struct run_info *)ctx)->reg->source, opt->timeout_s);
+    chk_write_table_subjects(f, t, reps, n, colour, 26, table_heading, ctx);
 }
 
 /* ---- main ---- */
@@ -359,36 +334,23 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < total; i++) {
         const char *m = i < nman ? manifests[i] : found.items[i - nman];
-        if (strcmp(format, "table") == 0 && out == stdout && isatty(STDERR_FILENO))
-            fprintf(stderr, "%s: checking %s ...\n", chk_prog(), m);
+        chk_say_checking(format, out, "", m);
         run_driver(&opt, m, NULL, selected, &reps[i]);
-        if (reps[i].error) fprintf(stderr, "%s: %s\n", chk_prog(), reps[i].error);
-        int s = chk_report_status(&reps[i], fail_on);
-        if (s > status) status = s;
+        status = chk_report_done(&reps[i], fail_on, status);
     }
     for (size_t p = 0; p < cli.npackages; p++) {
-        if (strcmp(format, "table") == 0 && out == stdout && isatty(STDERR_FILENO))
-            fprintf(stderr, "%s: checking package %s ...\n", chk_prog(), cli.packages[p]);
+        chk_say_checking(format, out, "package ", cli.packages[p]);
         struct ldp_pkg_report pr;
         ldp_pkg_evaluate(cli.packages[p], &pr);
         size_t first = total;
         package_report(&pr, &reps[total++]);
         if (pr.manifest != NULL) run_driver(&opt, pr.manifest, pr.library, selected, &reps[total++]);
         ldp_pkg_report_free(&pr);
-        for (size_t i = first; i < total; i++) {
-            if (reps[i].error) fprintf(stderr, "%s: %s\n", chk_prog(), reps[i].error);
-            int s = chk_report_status(&reps[i], fail_on);
-            if (s > status) status = s;
-        }
+        for (size_t i = first; i < total; i++) status = chk_report_done(&reps[i], fail_on, status);
     }
     struct chk_tool tool = make_tool(reps, total, fail_on);
-    if (strcmp(format, "json") == 0)
-        write_json(out, &tool, reps, total, &opt, &reg);
-    else if (strcmp(format, "junit") == 0 || strcmp(format, "sarif") == 0)
-        chk_write_shared(out, format, &tool, reps, total);
-    else
-        write_table(out, &tool, reps, total, chk_use_colour(colour, out), &opt, &reg);
-    if (chk_close_output(out) != 0) status = 2;
+    struct run_info run = {&opt, &reg};
+    if (chk_write_reports(out, format, &tool, reps, total, colour, write_json, write_table, &run) != 0) status = 2;
     for (size_t i = 0; i < total; i++) chk_report_free(&reps[i]);
     free(reps);
     vkl_strlist_finish(&found);

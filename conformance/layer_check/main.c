@@ -38,13 +38,7 @@ static void usage(FILE *f) {
             "  --implicit         treat the manifests given as implicit layers (default: implicit when the\n"
             "                     path has an implicit_layer.d directory)\n"
             "  --check=ID[,ID]    run only these checks (LLP_LAYER_n or the check names of --list-checks);\n"
-            "                     may be repeated\n"
-            "  --format=FMT       table (default), json, junit or sarif (SARIF 2.1.0, for code scanning)\n"
-            "  --fail-on=V        fail (default): exit 1 on a fail; warn: exit 1 on a warn too\n"
-            "  --output=FILE      write the report to FILE instead of stdout\n"
-            "  --timeout=S        time limit in seconds for each child process (default 30)\n"
-            "  --deadline=S       overall time limit in seconds: checks not finished by then are\n"
-            "                     not-testable-here (default: none)\n"
+            "                     may be repeated\n" CHK_USAGE_RUN_OPTIONS
             "  --loader=PATH      the reference loader libvulkan.so.1 (default: next to this program, then\n"
             "                     Bazel runfiles)\n"
             "  --mock=PATH        the mock driver libmock_icd_v7.so (same defaults)\n"
@@ -132,29 +126,21 @@ static void run_manifest(struct llp_options *opt, const char *path, bool implici
     llp_opt = opt;
     struct ldp_options lo = {.timeout_s = opt->timeout_s};
     struct ldp_ctx parent = {.opt = &lo, .drv = NULL, .fd = -1};
-    rep->items = calloc(llp_check_count ? llp_check_count : 1, sizeof(struct chk_item));
-    if (rep->items == NULL) exit(2);
+    chk_report_reserve(rep, llp_check_count);
     for (size_t i = 0; i < llp_check_count; i++) {
         const struct llp_check_def *def = &llp_checks[i];
         if (!selected[i]) continue;
-        struct chk_item *r = &rep->items[rep->nitems++];
-        r->rule = i;
+        struct chk_item *r = chk_report_add(rep, i);
         if (def->needs_parse && (man.parse_result != VK_SUCCESS || man.file.count == 0)) {
             chk_item_set(r, CHK_NOT_TESTABLE, "the manifest is rejected (see LLP_LAYER_6)");
             continue;
         }
-        struct ldp_child ch;
         size_t layers = man.file.count ? man.file.count : 1;
         /* With --driver the chain checks run the control (no layer) first: one probe more. */
         int probes = def->probes + (def->probes > 0 && opt->driver_manifest != NULL ? 1 : 0);
         bool capped = false;
         double limit = chk_deadline_limit(r, opt->timeout_s * (double)(1 + (size_t)probes * layers), &capped);
-        if (limit <= 0) continue;
-        ldp_run_child(&parent, limit, true, child_fn, (void *)def, &ch);
-        r->seconds = ch.seconds;
-        chk_item_collect(r, &ch, "layer");
-        chk_deadline_after(r, &ch, capped);
-        ldp_child_free(&ch);
+        if (limit > 0) chk_item_run(r, &parent, limit, capped, child_fn, (void *)def, "layer");
     }
     llp_man = NULL;
     for (uint32_t i = 0; man.library_path_written != NULL && i < man.file.count; i++) free(man.library_path_written[i]);
@@ -171,67 +157,58 @@ static struct chk_rule g_rules[64];
 
 static struct chk_tool make_tool(enum chk_fail_on fail_on) {
     size_t n = llp_check_count < 64 ? llp_check_count : 64;
-    for (size_t k = 0; k < n; k++) {
-        struct chk_rule *r = &g_rules[k];
-        r->id = llp_checks[k].id;
-        r->name = llp_checks[k].name;
-        r->title = llp_checks[k].title;
-        llp_rule_texts(r->id, &r->text, &r->help);
-    }
-    return (struct chk_tool){.name = "llp-check",
-                             .version = LLP_CHECK_VERSION,
-                             .information_uri = NULL,
-                             .rules = g_rules,
-                             .nrules = n,
-                             .fail_on = fail_on};
+    for (size_t k = 0; k < n; k++)
+        chk_rule_fill(&g_rules[k], llp_checks[k].id, llp_checks[k].name, llp_checks[k].title, llp_rule_texts);
+    return chk_tool_of("llp-check", LLP_CHECK_VERSION, g_rules, n, fail_on);
 }
 
-static void write_json(FILE *f, const struct chk_tool *t, const struct chk_report *reps,
-                       const struct manifest_info *info, size_t n, const struct llp_options *opt) {
-    fprintf(f, "{\n  \"tool\": \"llp-check\",\n  \"version\": \"%s\",\n  \"loader\": ", LLP_CHECK_VERSION);
-    chk_json_str(f, opt->loader_path);
-    fputs(",\n  \"mock\": ", f);
-    chk_json_str(f, opt->icd_path);
+/* What the JSON and the table say of the run besides the reports: the options, and per report
+ * what its manifest declares. */
+struct run_info {
+    const struct manifest_info *info;
+    const struct llp_options *opt;
+};
+
+/* Whether the manifest is implicit, and the layers it declares. */
+static void json_members(FILE *f, const struct chk_report *rep, size_t d, void *ctx) {
+    (void)rep;
+    const struct manifest_info *info = &((const struct run_info *)ctx)->info[d];
+    fprintf(f, ",\n      \"implicit\": %s,\n      \"layers\": [", info->implicit ? "true" : "false");
+    for (size_t i = 0; i < info->nlayers; i++) {
+        fputs(i ? ", " : "", f);
+        chk_json_str(f, info->layers[i]);
+    }
+    fputs("]", f);
+}
+
+static void write_json(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, void *ctx) {
+    const struct llp_options *opt = ((const struct run_info *)ctx)->opt;
+    chk_write_json_head(f, t, opt->loader_path, opt->icd_path);
     fputs(",\n  \"recording_layer\": ", f);
     chk_json_str(f, opt->recording_path);
     fprintf(f, ",\n  \"timeout_s\": %g,\n  \"fail_on\": \"%s\",\n  \"manifests\": [", opt->timeout_s,
             chk_fail_on_name(t->fail_on));
-    for (size_t d = 0; d < n; d++) {
-        const struct chk_report *rep = &reps[d];
-        fprintf(f, "%s\n    {\n      \"manifest\": ", d ? "," : "");
-        chk_json_str(f, rep->path);
-        fprintf(f, ",\n      \"implicit\": %s,\n      \"layers\": [", info[d].implicit ? "true" : "false");
-        for (size_t i = 0; i < info[d].nlayers; i++) {
-            fputs(i ? ", " : "", f);
-            chk_json_str(f, info[d].layers[i]);
-        }
-        fputs("]", f);
-        chk_write_json_results(f, t, rep, "      ");
-        fputs("\n    }", f);
-    }
-    fputs("\n  ]\n}\n", f);
+    chk_write_json_subjects(f, t, reps, n, json_members, ctx);
 }
 
-static void write_table(FILE *f, const struct chk_tool *t, const struct chk_report *reps,
-                        const struct manifest_info *info, size_t n, bool colour, const struct llp_options *opt) {
+static void table_heading(FILE *f, const struct chk_report *rep, size_t d, void *ctx) {
+    const struct manifest_info *info = &((const struct run_info *)ctx)->info[d];
+    fprintf(f, "\n== %s (%s)\n", rep->path, info->implicit ? "implicit" : "explicit");
+    if (info->nlayers) {
+        fputs("   layers:", f);
+        for (size_t i = 0; i < info->nlayers; i++) fprintf(f, " %s", info->layers[i]);
+        fputc('\n', f);
+    }
+}
+
+static void write_table(FILE *f, const struct chk_tool *t, const struct chk_report *reps, size_t n, bool colour,
+                        void *ctx) {
+    const struct llp_options *opt = ((const struct run_info *)ctx)->opt;
     fprintf(f, "llp-check %s  (loader: %s; mock: %s; recording layer: %s; timeout %gs per process)\n",
             LLP_CHECK_VERSION, opt->loader_path ? opt->loader_path : "not found",
             opt->icd_path ? opt->icd_path : "not found", opt->recording_path ? opt->recording_path : "not found",
             opt->timeout_s);
-    for (size_t d = 0; d < n; d++) {
-        const struct chk_report *rep = &reps[d];
-        fprintf(f, "\n== %s (%s)\n", rep->path, info[d].implicit ? "implicit" : "explicit");
-        if (info[d].nlayers) {
-            fputs("   layers:", f);
-            for (size_t i = 0; i < info[d].nlayers; i++) fprintf(f, " %s", info[d].layers[i]);
-            fputc('\n', f);
-        }
-        if (rep->error) {
-            fprintf(f, "   ERROR: %s\n", rep->error);
-            continue;
-        }
-        chk_write_table_rows(f, t, rep, colour, 14);
-    }
+    chk_write_table_subjects(f, t, reps, n, colour, 14, table_heading, ctx);
 }
 
 /* ---- main ---- */
@@ -420,13 +397,9 @@ int main(int argc, char **argv) {
     struct chk_report *reps = calloc(total ? total : 1, sizeof(struct chk_report));
     struct manifest_info *info = calloc(total ? total : 1, sizeof(struct manifest_info));
     if (reps == NULL || info == NULL || all == NULL || all_implicit == NULL) {
-        free(reps);
-        free(info);
-        free(all);
-        free(all_implicit);
-        vkl_strlist_finish(&implicit_found);
-        vkl_strlist_finish(&explicit_found);
-        return finish(2);
+        total = 0; /* no report to free one by one */
+        status = 2;
+        goto done;
     }
     for (size_t i = 0; i < total; i++) {
         if (i < nman) {
@@ -448,21 +421,13 @@ int main(int argc, char **argv) {
         goto done;
     }
     for (size_t i = 0; i < total; i++) {
-        if (strcmp(format, "table") == 0 && out == stdout && isatty(STDERR_FILENO))
-            fprintf(stderr, "%s: checking %s ...\n", chk_prog(), all[i]);
+        chk_say_checking(format, out, "", all[i]);
         run_manifest(&opt, all[i], all_implicit[i], selected, &reps[i], &info[i]);
-        if (reps[i].error) fprintf(stderr, "%s: %s\n", chk_prog(), reps[i].error);
-        int s = chk_report_status(&reps[i], fail_on);
-        if (s > status) status = s;
+        status = chk_report_done(&reps[i], fail_on, status);
     }
     struct chk_tool tool = make_tool(fail_on);
-    if (strcmp(format, "json") == 0)
-        write_json(out, &tool, reps, info, total, &opt);
-    else if (strcmp(format, "junit") == 0 || strcmp(format, "sarif") == 0)
-        chk_write_shared(out, format, &tool, reps, total);
-    else
-        write_table(out, &tool, reps, info, total, chk_use_colour(colour, out), &opt);
-    if (chk_close_output(out) != 0) status = 2;
+    struct run_info run = {info, &opt};
+    if (chk_write_reports(out, format, &tool, reps, total, colour, write_json, write_table, &run) != 0) status = 2;
 done:
     for (size_t i = 0; i < total; i++) {
         chk_report_free(&reps[i]);

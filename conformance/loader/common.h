@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance/framework/policy.h"
@@ -38,6 +39,21 @@ inline const Driver& AddNamedDriver(Sandbox& s, const std::string& name, const s
                                     const std::string& extra = "") {
   return s.AddDriver(name, variant, DeviceScenario({name + "-dev"}, extra));
 }
+
+// A test with a sandbox `s_` holding one driver, `driver` (device "<driver>-dev"), found in
+// XDG_CONFIG_HOME: the setting most driver-path and layer fixtures start from.
+class OneDriverTest : public ::testing::Test {
+ protected:
+  explicit OneDriverTest(std::string driver = "drv") : driver_(std::move(driver)) {}
+  void SetUp() override {
+    AddNamedDriver(s_, driver_);
+    s_.WriteDriverManifest(Location::kXdgConfigHome, driver_);
+  }
+  Sandbox s_;
+
+ private:
+  std::string driver_;
+};
 
 inline std::vector<std::string> Sorted(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());

@@ -42,11 +42,11 @@ std::string NoLibraryManifest() {
          "\"api_version\": \"1.3.0\"}}";
 }
 
-class Adversarial : public ::testing::Test {
+class Adversarial : public OneDriverTest {
  protected:
+  Adversarial() : OneDriverTest("good") {}
   void SetUp() override {
-    AddNamedDriver(s_, "good");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "good");
+    OneDriverTest::SetUp();
     s_.SetEnv("VK_LOADER_DEBUG", "error,warn");
   }
   // create-instance + devices + destroy-instance after `pre`: the good driver's device must be the
@@ -73,7 +73,6 @@ class Adversarial : public ::testing::Test {
     }
     f << tail;
   }
-  Sandbox s_;
 };
 
 // ---- refused inputs: each refusal says which file and why ------------------------------------

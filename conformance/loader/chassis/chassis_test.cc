@@ -18,12 +18,8 @@ namespace {
 
 using V = std::vector<std::string>;
 
-class ChassisChain : public ::testing::Test {
+class ChassisChain : public OneDriverTest {
  protected:
-  void SetUp() override {
-    AddNamedDriver(s_, "drv");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
-  }
   // An explicit chassis layer `name` with `members` in its scenario.
   void AddChassis(const std::string& name, const std::string& members) {
     const Layer& l = s_.AddLayer(name, "chassis", members);
@@ -44,7 +40,6 @@ class ChassisChain : public ::testing::Test {
       if (j["layer"].str() == layer && j["call"].str() == call) out.push_back(j);
     return out;
   }
-  Sandbox s_;
 };
 
 TEST_F(ChassisChain, ThreeWrappingLayersUnwrapAtEveryLevel) {

@@ -18,12 +18,9 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-class Fifo : public ::testing::Test {
+class Fifo : public OneDriverTest {
  protected:
-  void SetUp() override {
-    AddNamedDriver(s_, "good");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "good");
-  }
+  Fifo() : OneDriverTest("good") {}
   std::string MakeFifo(const std::string& name) {
     std::string path = s_.root() + "/" + name;
     EXPECT_EQ(mkfifo(path.c_str(), 0644), 0) << path;
@@ -34,7 +31,6 @@ class Fifo : public ::testing::Test {
     o.timeout_seconds = 10;
     return RunProbe(s_, steps, o);
   }
-  Sandbox s_;
 };
 
 TEST_F(Fifo, DriverManifestThatIsAFifoIsSkipped) {

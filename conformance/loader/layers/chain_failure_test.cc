@@ -19,12 +19,8 @@ namespace {
 
 using V = std::vector<std::string>;
 
-class LayerChainFailure : public ::testing::Test {
+class LayerChainFailure : public OneDriverTest {
  protected:
-  void SetUp() override {
-    AddNamedDriver(s_, "drv");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
-  }
   std::string AddLayer(const std::string& name, const std::string& misbehave = "") {
     std::string members = misbehave.empty() ? "" : "\"misbehave\": {" + misbehave + "}";
     return AddMockLayer(s_, name, false, Location::kXdgDataDirs, "v2_gpdpa", "", members);
@@ -36,7 +32,6 @@ class LayerChainFailure : public ::testing::Test {
       if (line.find("ERROR") != std::string::npos) out.push_back(line);
     return out;
   }
-  Sandbox s_;
 };
 
 // The failing layer alone and below a well-behaved one, with the application's counting allocator:

@@ -14,12 +14,8 @@ namespace vkt {
 using V = std::vector<std::string>;
 
 // A sandbox with one driver ("drv", device "drv-dev") found in XDG_CONFIG_HOME.
-class LayerFixture : public ::testing::Test {
+class LayerFixture : public OneDriverTest {
  protected:
-  void SetUp() override {
-    AddNamedDriver(s_, "drv");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
-  }
   // instance-layers, create-instance (layers=app), devices, create-device:0, device-layers:0, teardown.
   ProbeResult Run(const std::string& app_layers = "", const std::string& more_opts = "") {
     std::string opts = app_layers.empty() ? "" : "layers=" + app_layers;
@@ -30,7 +26,6 @@ class LayerFixture : public ::testing::Test {
   V Listed(const ProbeResult& r) { return LayerNames(r); }
   V Chain() { return s_.LayerCallOrder("vkCreateInstance"); }
   V DeviceChain() { return s_.LayerCallOrder("vkCreateDevice"); }
-  Sandbox s_;
 };
 
 }  // namespace vkt

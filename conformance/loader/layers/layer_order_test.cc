@@ -25,12 +25,8 @@ namespace {
 using V = std::vector<std::string>;
 
 // One driver ("drv", device "drv-dev") found in XDG_CONFIG_HOME.
-class OrderFixture : public ::testing::Test {
+class OrderFixture : public OneDriverTest {
  protected:
-  void SetUp() override {
-    AddNamedDriver(s_, "drv");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
-  }
   // A fresh record file, then create-instance (layers=app), a device on it, and teardown.
   ProbeResult Run(const std::string& app_layers = "", const ProbeOptions& o = ProbeOptions()) {
     std::remove(s_.LayerCallsFile().c_str());
@@ -41,7 +37,6 @@ class OrderFixture : public ::testing::Test {
   }
   V Chain() { return s_.LayerCallOrder("vkCreateInstance"); }
   V DeviceChain() { return s_.LayerCallOrder("vkCreateDevice"); }
-  Sandbox s_;
 };
 
 // ---- VK_INSTANCE_LAYERS naming implicit layers ----------------------------------------------

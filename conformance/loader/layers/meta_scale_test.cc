@@ -20,11 +20,10 @@ std::string MetaObject(const std::string& name, const std::vector<std::string>& 
   return LayerObject(name, "", ", \"component_layers\": [" + list + "]");
 }
 
-class MetaScale : public ::testing::Test {
+class MetaScale : public OneDriverTest {
  protected:
   void SetUp() override {
-    AddNamedDriver(s_, "drv");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
+    OneDriverTest::SetUp();
     const Layer& l = s_.AddLayer("VK_LAYER_VKT_meta_leaf", "v2_gpdpa");
     objects_.push_back(LayerObject(l.name, l.library));
   }
@@ -35,7 +34,6 @@ class MetaScale : public ::testing::Test {
     o.timeout_seconds = 20;  // ours: well under a second on a 2-core machine
     return RunProbe(s_, steps, o);
   }
-  Sandbox s_;
   std::vector<std::string> objects_;
 };
 

@@ -72,12 +72,8 @@ std::string DeviceConfig(int index, uint32_t driver_version) {
          ", \"driverVersion\": " + std::to_string(driver_version) + "}";
 }
 
-class SettingsFixture : public ::testing::Test {
+class SettingsFixture : public OneDriverTest {
  protected:
-  void SetUp() override {
-    AddNamedDriver(s_, "drv");
-    s_.WriteDriverManifest(Location::kXdgConfigHome, "drv");
-  }
   // Writes <base>/vulkan/loader_settings.d/vk_loader_settings.json.
   std::string WriteSettings(const std::string& base, const std::string& text) {
     std::string path = base + "/vulkan/loader_settings.d/vk_loader_settings.json";
@@ -110,7 +106,6 @@ class SettingsFixture : public ::testing::Test {
     return out;
   }
   V Chain() { return s_.LayerCallOrder("vkCreateInstance"); }
-  Sandbox s_;
 };
 
 // ---- layers -----------------------------------------------------------------------------------
