@@ -60,7 +60,10 @@ if [ ${#names[@]} -eq 0 ]; then
     names+=(khronos); paths+=(/usr/lib/x86_64-linux-gnu/libvulkan.so.1)
   fi
 fi
-[ -x /usr/bin/time ] || { echo "extreme: /usr/bin/time is missing (Debian package time)" >&2; exit 1; }
+# /usr/bin/time (Debian package time) gives elapsed time and peak RSS; without it (the GPU machine
+# has no Debian packages) the elapsed time is taken with date and the peak RSS is not known.
+have_time=1
+[ -x /usr/bin/time ] || { have_time=0; echo "extreme: /usr/bin/time is missing: elapsed time only" >&2; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/vkl-extreme.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
@@ -94,10 +97,16 @@ run() {
     local tf="$T/time.txt" res="$T/res.txt"
     : > "$tf"
     local st=0
+    local timer=(/usr/bin/time -o "$tf" -f '%e s %M KB') t0 t1
+    [ "$have_time" = 1 ] || timer=()
+    t0=$(date +%s%N)
     env -i PATH=/usr/bin:/bin HOME="$T/home" XDG_CONFIG_HOME="$T/empty/config" XDG_CONFIG_DIRS="$T/empty/configdirs" \
       XDG_DATA_HOME="$T/empty/data" XDG_DATA_DIRS="$T/empty/datadirs" EXTREME_DISABLE=1 \
-      timeout "$limit" /usr/bin/time -o "$tf" -f '%e s %M KB' \
+      ${LD_LIBRARY_PATH:+LD_LIBRARY_PATH="$LD_LIBRARY_PATH"} \
+      timeout "$limit" "${timer[@]}" \
       "$BIN/bench/gpu_timing" --loader="${paths[$i]}" --mode=enumerate --env-file="$envf" > "$res" 2>/dev/null || st=$?
+    t1=$(date +%s%N)
+    [ "$have_time" = 1 ] || awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.2f s\n", ns / 1e9 }' > "$tf"
     local t devs
     t=$(tail -1 "$tf")
     devs=$(grep -o '"physical_devices":[0-9]*' "$res" | cut -d: -f2 || true)
