@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <link.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,13 +356,76 @@ static int record_text_cb(struct dl_phdr_info *info, size_t size, void *data) {
     return 1;
 }
 
-/* Records the executable segments of the freshly loaded, intact image (no system call). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+/* Reads the executable segments from the program headers in the image's own first page, found
+ * through _dl_find_object (a lookup in a sorted table, no walk over every loaded object). Only
+ * when the header proves itself: ELF magic of this class, the headers inside the first page,
+ * the lowest PT_LOAD mapped from file offset 0 at the mapping's start, and every recorded
+ * segment inside the mapping (neutralise_text maps over what is recorded). False: not proven,
+ * nothing recorded. */
+static bool record_text_from_header(struct cached_driver *cd, struct link_map *lm) {
+    struct dl_find_object fo;
+    if (lm->l_ld == NULL || _dl_find_object((void *)lm->l_ld, &fo) != 0 || fo.dlfo_link_map != lm) return false;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)fo.dlfo_map_start, end = (uintptr_t)fo.dlfo_map_end;
+    if (page <= 0 || end < start || end - start < (uintptr_t)page || (start & ((uintptr_t)page - 1)) != 0) return false;
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)start;
+#if UINTPTR_MAX > 0xffffffffu
+    const unsigned char elf_class = ELFCLASS64;
+#else
+    const unsigned char elf_class = ELFCLASS32;
+#endif
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != elf_class ||
+        eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff < sizeof(ElfW(Ehdr)) || eh->e_phoff > (uintptr_t)page ||
+        eh->e_phnum > ((uintptr_t)page - eh->e_phoff) / sizeof(ElfW(Phdr)))
+        return false;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(start + eh->e_phoff);
+    const ElfW(Phdr) *lowest = NULL;
+    for (ElfW(Half) i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (lowest == NULL || ph[i].p_vaddr < lowest->p_vaddr)) lowest = &ph[i];
+    uintptr_t mask = ~((uintptr_t)page - 1);
+    if (lowest == NULL || (lowest->p_offset & mask) != 0 || lm->l_addr + (lowest->p_vaddr & mask) != start)
+        return false;
+    unsigned count = 0;
+    struct {
+        uintptr_t start;
+        size_t len;
+    } text[4];
+    for (ElfW(Half) i = 0; i < eh->e_phnum && count < 4; i++) {
+        if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) == 0 || ph[i].p_memsz == 0) continue;
+        uintptr_t s = lm->l_addr + ph[i].p_vaddr;
+        if (s < start || s > end || ph[i].p_memsz > end - s) return false;
+        text[count].start = s;
+        text[count].len = ph[i].p_memsz;
+        count++;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        cd->text[i].start = text[i].start;
+        cd->text[i].len = text[i].len;
+    }
+    cd->text_count = count;
+    return true;
+}
+#else
+static bool record_text_from_header(struct cached_driver *cd, struct link_map *lm) {
+    (void)cd;
+    (void)lm;
+    return false;
+}
+#endif
+
+/* Records the executable segments of the freshly loaded, intact image (no system call). From the
+ * image's own header, in time independent of how many objects are loaded; dl_iterate_phdr, a walk
+ * over every loaded object that made loading n drivers quadratic, only when the header does not
+ * prove itself. */
 static void record_text(struct cached_driver *cd) {
     cd->text_count = 0;
     struct link_map *lm = NULL;
     if (dlinfo(cd->d.lib, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_addr == 0) return;
-    struct text_search t = {.base = lm->l_addr, .cd = cd};
-    dl_iterate_phdr(record_text_cb, &t);
+    if (!record_text_from_header(cd, lm)) {
+        struct text_search t = {.base = lm->l_addr, .cd = cd};
+        dl_iterate_phdr(record_text_cb, &t);
+    }
     cd->dyn_at = NULL;
     cd->dyn_count = 0;
     for (unsigned n = 0; lm->l_ld != NULL && n < 64; n++) {
