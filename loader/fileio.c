@@ -1,6 +1,7 @@
 /* The loader's file access (internal/fileio.h): opendir/readdir, access, fopen + fstat(fileno). */
 #include "loader/internal/fileio.h"
 
+#include "loader/internal/library_guard.h"
 #include "loader/internal/util.h"
 
 #include <dirent.h>
@@ -518,11 +519,18 @@ void *vkl_library_open_id(const char *path, const char **err, struct vkl_file_id
             return NULL;
         }
     }
+    /* RULE_ADVERSARIAL_INPUT: the check above and dlopen's own open(2) are two opens; a FIFO
+     * renamed over the path in between would block that open for good (library_guard.h). */
+    struct vkl_library_guard_load guard;
+    vkl_library_guard_begin(&guard, path);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL && err != NULL) {
-        const char *e = dlerror();
-        *err = e != NULL ? e : "unknown error";
+    const char *e = h == NULL ? dlerror() : NULL;
+    bool interrupted = vkl_library_guard_end(&guard);
+    if (h == NULL && interrupted) {
+        e = "opening it blocked (a FIFO renamed over the library?) and was interrupted after 1 s; not loaded";
+        if (out_state != NULL) *out_state = VKL_LIBRARY_ID_UNKNOWN;
     }
+    if (h == NULL && err != NULL) *err = e != NULL ? e : "unknown error";
     return h;
 }
 
