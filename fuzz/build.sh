@@ -81,7 +81,7 @@ compile() {  # compile OUT.o SRC [extra flags...]
 # ---- cJSON (instrumented) and the loader ------------------------------------------------------
 $CC $CFLAGS -std=c89 -w -c "$CJSON_SRC/cJSON.c" -o "$B/obj/cJSON.o"
 # loader/BUILD sections: parsing, layers, core (everything else, plus the generated code).
-PARSING="env filter json log manifest_icd discovery strlist fileio manifest_cache settings util"
+PARSING="env filter json log manifest_icd discovery strlist fileio library_guard manifest_cache settings util"
 LAYERS="layer layer_activate layer_filter manifest_layer"
 parsing_objs=("$B/obj/cJSON.o")
 layer_objs=()
@@ -313,3 +313,10 @@ for t in $TARGETS; do
   [ -f "fuzz/options/$t.options" ] && cp "fuzz/options/$t.options" "$OUT/$t.options"
 done
 echo "build.sh: built $(for t in $TARGETS; do [ -x "$OUT/$t" ] && printf '%s ' "$t"; done)in $OUT"
+# A target that did not link (a loader source missing from the lists above, say) is a failed
+# build, not a smaller one: OSS-Fuzz, ci/fuzz_smoke and the campaign bundle would go on without it.
+missing=$(for t in $TARGETS; do [ -x "$OUT/$t" ] || printf '%s ' "$t"; done)
+if [ -n "$missing" ]; then
+  echo "build.sh: FAILED to build ${missing}(the compiler's messages are above)" >&2
+  exit 1
+fi
