@@ -363,9 +363,25 @@ static int record_text_cb(struct dl_phdr_info *info, size_t size, void *data) {
  * the lowest PT_LOAD mapped from file offset 0 at the mapping's start, and every recorded
  * segment inside the mapping (neutralise_text maps over what is recorded). False: not proven,
  * nothing recorded. */
+typedef int (*find_object_fn)(void *, struct dl_find_object *);
+
+/* _dl_find_object, looked up at run time: the release build (tools/dist) runs on glibc 2.31, which
+ * has none, and a link-time reference would bind GLIBC_2.35. Under g_driver_lock. */
+static find_object_fn find_object(void) {
+    static bool looked;
+    static find_object_fn fn;
+    if (!looked) {
+        looked = true;
+        void *sym = dlsym(RTLD_DEFAULT, "_dl_find_object");
+        memcpy(&fn, &sym, sizeof(fn));
+    }
+    return fn;
+}
+
 static bool record_text_from_header(struct cached_driver *cd, struct link_map *lm) {
     struct dl_find_object fo;
-    if (lm->l_ld == NULL || _dl_find_object((void *)lm->l_ld, &fo) != 0 || fo.dlfo_link_map != lm) return false;
+    find_object_fn find = find_object();
+    if (find == NULL || lm->l_ld == NULL || find((void *)lm->l_ld, &fo) != 0 || fo.dlfo_link_map != lm) return false;
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)fo.dlfo_map_start, end = (uintptr_t)fo.dlfo_map_end;
     if (page <= 0 || end < start || end - start < (uintptr_t)page || (start & ((uintptr_t)page - 1)) != 0) return false;

@@ -5,7 +5,8 @@
  *   - stat/fstat/lstat/fstatat (GLIBC_2.33; older glibc has them only as __xstat & co.): the
  *     release targets link with -Wl,--wrap=NAME (tools/dist/BUILD, DIST_WRAP), which sends every
  *     reference to __wrap_NAME below, and these call the old entry points.
- *   - the dl* functions and pthread_once (GLIBC_2.34, when libdl and libpthread moved into libc):
+ *   - the dl* functions, pthread_once and the pthread calls of the loader's library guard
+ *     (GLIBC_2.32/2.34, when libdl and libpthread moved into libc):
  *     --wrap cannot reach their old versions (ld applies the wrap to the versioned reference too,
  *     so name@GLIBC_2.2.5 becomes __wrap_name again: endless recursion). Instead this object
  *     DEFINES dlopen & co. (hidden, so never exported): the objects linked with it bind their
@@ -20,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
@@ -57,6 +59,19 @@ __asm__(".symver vkl_old_dlclose, dlclose@GLIBC_2.2.5");
 __asm__(".symver vkl_old_dladdr, dladdr@GLIBC_2.2.5");
 __asm__(".symver vkl_old_dlinfo, dlinfo@GLIBC_2.3.3");
 __asm__(".symver vkl_old_pthread_once, pthread_once@GLIBC_2.2.5");
+/* The loader's library guard (loader/library_guard.c): its watchdog thread. */
+extern int vkl_old_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+extern int vkl_old_pthread_join(pthread_t thread, void **ret);
+extern int vkl_old_pthread_kill(pthread_t thread, int sig);
+extern int vkl_old_pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock);
+extern int vkl_old_pthread_attr_setstacksize(pthread_attr_t *attr, size_t size);
+extern int vkl_old_pthread_sigmask(int how, const sigset_t *set, sigset_t *old);
+__asm__(".symver vkl_old_pthread_create, pthread_create@GLIBC_2.2.5");
+__asm__(".symver vkl_old_pthread_join, pthread_join@GLIBC_2.2.5");
+__asm__(".symver vkl_old_pthread_kill, pthread_kill@GLIBC_2.2.5");
+__asm__(".symver vkl_old_pthread_condattr_setclock, pthread_condattr_setclock@GLIBC_2.3.3");
+__asm__(".symver vkl_old_pthread_attr_setstacksize, pthread_attr_setstacksize@GLIBC_2.2.5");
+__asm__(".symver vkl_old_pthread_sigmask, pthread_sigmask@GLIBC_2.2.5");
 
 EXPORT_HIDDEN void *dlopen(const char *file, int mode) { return vkl_old_dlopen(file, mode); }
 EXPORT_HIDDEN void *dlsym(void *__restrict handle, const char *__restrict name) { return vkl_old_dlsym(handle, name); }
@@ -67,3 +82,18 @@ EXPORT_HIDDEN int dlinfo(void *__restrict handle, int request, void *__restrict 
     return vkl_old_dlinfo(handle, request, arg);
 }
 EXPORT_HIDDEN int pthread_once(pthread_once_t *once, void (*fn)(void)) { return vkl_old_pthread_once(once, fn); }
+EXPORT_HIDDEN int pthread_create(pthread_t *__restrict thread, const pthread_attr_t *__restrict attr,
+                                 void *(*fn)(void *), void *__restrict arg) {
+    return vkl_old_pthread_create(thread, attr, fn, arg);
+}
+EXPORT_HIDDEN int pthread_join(pthread_t thread, void **ret) { return vkl_old_pthread_join(thread, ret); }
+EXPORT_HIDDEN int pthread_kill(pthread_t thread, int sig) { return vkl_old_pthread_kill(thread, sig); }
+EXPORT_HIDDEN int pthread_condattr_setclock(pthread_condattr_t *attr, clockid_t clock) {
+    return vkl_old_pthread_condattr_setclock(attr, clock);
+}
+EXPORT_HIDDEN int pthread_attr_setstacksize(pthread_attr_t *attr, size_t size) {
+    return vkl_old_pthread_attr_setstacksize(attr, size);
+}
+EXPORT_HIDDEN int pthread_sigmask(int how, const sigset_t *__restrict set, sigset_t *__restrict old) {
+    return vkl_old_pthread_sigmask(how, set, old);
+}
