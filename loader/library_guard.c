@@ -120,7 +120,7 @@ static bool blocked_opening(const struct vkl_library_guard_load *l) {
         end = next;
     }
     uintptr_t name;
-    if (nr == SYS_openat) name = (uintptr_t)args[1];
+    if (nr == SYS_openat) name = (uintptr_t)args[1]; // NOLINT(bugprone-branch-clone): openat2 reads it too
 #ifdef SYS_open
     else if (nr == SYS_open)
         name = (uintptr_t)args[0];
