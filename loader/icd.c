@@ -357,12 +357,6 @@ static int record_text_cb(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
-/* Reads the executable segments from the program headers in the image's own first page, found
- * through _dl_find_object (a lookup in a sorted table, no walk over every loaded object). Only
- * when the header proves itself: ELF magic of this class, the headers inside the first page,
- * the lowest PT_LOAD mapped from file offset 0 at the mapping's start, and every recorded
- * segment inside the mapping (neutralise_text maps over what is recorded). False: not proven,
- * nothing recorded. */
 typedef int (*find_object_fn)(void *, struct dl_find_object *);
 
 /* _dl_find_object, looked up at run time: the release build (tools/dist) runs on glibc 2.31, which
@@ -378,6 +372,12 @@ static find_object_fn find_object(void) {
     return fn;
 }
 
+/* Reads the executable segments from the program headers in the image's own first page, found
+ * through _dl_find_object (a lookup in a sorted table, no walk over every loaded object). Only
+ * when the header proves itself: ELF magic of this class, the headers inside the first page,
+ * the lowest PT_LOAD mapped from file offset 0 at the mapping's start, and every recorded
+ * segment inside the mapping (neutralise_text maps over what is recorded). False: not proven,
+ * nothing recorded. */
 static bool record_text_from_header(struct cached_driver *cd, struct link_map *lm) {
     struct dl_find_object fo;
     find_object_fn find = find_object();
