@@ -6,10 +6,13 @@
  *       vkEnumeratePhysicalDevices, vkCreateDevice on the first device, vkDestroyDevice,
  *       vkDestroyInstance. Prints {"mode":"startup","ns":N,...}. Run it as a fresh process per
  *       sample (tools/device/gpu_timing.sh interleaves the loaders).
- *   gpu_timing --loader=PATH --mode=calls [--iters=N]
- *       on a live device: ns per vkGetDeviceProcAddr(device, "vkCmdDraw") (hit) and per miss, and
- *       ns per vkCmdSetLineWidth through the loader's exported trampoline and through the pointer
- *       vkGetDeviceProcAddr returned; medians of 11 batches of N calls each.
+ *   gpu_timing --loader=PATH --mode=calls [--iters=N] [--cpu=N]
+ *       on a live device: ns per vkGetDeviceProcAddr(device, "vkCmdDraw") (hit) and per miss (medians
+ *       of 11 batches of N calls each), and ns per vkCmdSetLineWidth through the loader's exported
+ *       trampoline and through the pointer vkGetDeviceProcAddr returned (41 pairs of alternating
+ *       batches of N/10 calls, each into a freshly reset command buffer: the medians of each and of
+ *       the paired difference). --cpu pins the timing thread to that CPU after bring-up.
+ *   --heap-pad=BYTES (any mode): one heap block of BYTES allocated first and kept (see pad_heap).
  *   gpu_timing --loader=PATH --mode=create [--iters=N]
  *       steady state: ns per vkCreateInstance + vkDestroyInstance pair through the loader, many
  *       pairs in one process (one warm-up pair, then 11 batches of N pairs, default 100); prints the
@@ -28,6 +31,7 @@
  * except in --mode=floor, which is the driver alone.
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,14 +136,78 @@ static void gdpa_batch(void *c, long iters) {
     for (long i = 0; i < iters; i++) g->sink = g->gdpa(g->device, g->name);
 }
 
-struct cmd_ctx {
-    PFN_vkCmdSetLineWidth fn;
-    VkCommandBuffer cb;
+/* The recording cost of one command through two entry points. Each timed batch records into a
+ * freshly reset command buffer, so every batch sees the same buffer state, and the two entry points
+ * alternate batch by batch (AB, BA, AB, ...): neither inherits a buffer the other grew, nor the
+ * machine's drift during the process. The paired difference (exported minus direct, per pair of
+ * adjacent batches) is what the loader's trampoline adds in this process. */
+#define CMD_PAIRS 41
+
+struct cmd_env {
+    VkDevice device;
+    PFN_vkCreateCommandPool create_pool;
+    PFN_vkAllocateCommandBuffers allocate;
+    PFN_vkBeginCommandBuffer begin;
+    PFN_vkEndCommandBuffer end;
+    PFN_vkResetCommandPool reset_pool;
+    PFN_vkDestroyCommandPool destroy_pool;
+    PFN_vkCmdSetLineWidth exported, direct;
 };
 
-static void cmd_batch(void *c, long iters) {
-    struct cmd_ctx *x = c;
-    for (long i = 0; i < iters; i++) x->fn(x->cb, 1.0f);
+struct cmd_medians {
+    double exported, direct, diff;
+};
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+    return v[n / 2];
+}
+
+/* One batch: begin, ITERS timed calls, end, reset (only the calls are timed). */
+static int cmd_batch(const struct cmd_env *c, VkCommandPool pool, VkCommandBuffer cb, PFN_vkCmdSetLineWidth fn,
+                     long iters, double *ns_per_call) {
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (c->begin(cb, &bi) != VK_SUCCESS) return 0;
+    long long t0 = now_ns();
+    for (long i = 0; i < iters; i++) fn(cb, 1.0f);
+    long long t = now_ns() - t0;
+    if (c->end(cb) != VK_SUCCESS || c->reset_pool(c->device, pool, 0) != VK_SUCCESS) return 0;
+    *ns_per_call = (double)t / (double)iters;
+    return 1;
+}
+
+static int cmd_pairs(const struct cmd_env *c, long iters, struct cmd_medians *out) {
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = 0};
+    VkCommandPool pool;
+    if (c->exported == NULL || c->direct == NULL || c->create_pool(c->device, &pci, NULL, &pool) != VK_SUCCESS)
+        return 0;
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    VkCommandBuffer cb;
+    int ok = c->allocate(c->device, &ai, &cb) == VK_SUCCESS;
+    double ex[CMD_PAIRS], di[CMD_PAIRS], diff[CMD_PAIRS], warm;
+    /* Warm-up: one batch through each, untimed in the result. */
+    ok = ok && cmd_batch(c, pool, cb, c->exported, iters, &warm) && cmd_batch(c, pool, cb, c->direct, iters, &warm);
+    for (int i = 0; ok && i < CMD_PAIRS; i++) {
+        if (i % 2 == 0)
+            ok = cmd_batch(c, pool, cb, c->exported, iters, &ex[i]) && cmd_batch(c, pool, cb, c->direct, iters, &di[i]);
+        else
+            ok = cmd_batch(c, pool, cb, c->direct, iters, &di[i]) && cmd_batch(c, pool, cb, c->exported, iters, &ex[i]);
+        if (ok) diff[i] = ex[i] - di[i];
+    }
+    c->destroy_pool(c->device, pool, NULL);
+    if (!ok) return 0;
+    out->exported = median_of(ex, CMD_PAIRS);
+    out->direct = median_of(di, CMD_PAIRS);
+    out->diff = median_of(diff, CMD_PAIRS);
+    return 1;
 }
 
 /* ------------------------------------------------------------------ create + destroy, steady state */
@@ -359,11 +427,37 @@ static int enumerate_main(const char *loader) {
     return 0;
 }
 
+/* --heap-pad: one allocation of BYTES made before anything else and kept, so that every later heap
+ * block (the loader's, the driver's, the command memory a driver mallocs) starts at another offset.
+ * Address-space randomisation moves the heap by whole pages only; within a page each loader gets the
+ * same layout in every process, and that layout alone moves a driver's own per-command cost by
+ * several percent (docs/performance.md, round thirteen). gpu_timing.sh draws one pad per round and
+ * gives it to every loader of that round. */
+static void *g_heap_pad;
+
+static void pad_heap(size_t bytes) {
+    g_heap_pad = malloc(bytes);
+    if (g_heap_pad != NULL) memset(g_heap_pad, 0, bytes);
+}
+
+/* --cpu: the timing thread alone is pinned, after bring-up, so the driver's own threads (started
+ * during vkCreateDevice) keep the whole machine; a process that the scheduler moves between cores,
+ * or places beside a busy sibling, is the largest source of spread between processes. */
+static int pin_to_cpu(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
 int main(int argc, char **argv) {
     const char *loader = NULL, *mode = "startup", *driver = NULL, *env_file = NULL;
     long iters = -1;
+    int cpu = -1;
+    long heap_pad = 0;
     static const char usage[] =
         "usage: gpu_timing --loader=PATH [--mode=startup|calls|create|enumerate] [--iters=N] [--env-file=FILE]\n"
+        "                  [--cpu=N] [--heap-pad=BYTES]\n"
         "       gpu_timing --mode=floor --driver=MANIFEST [--iters=N]\n";
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--loader=", 9) == 0)
@@ -376,6 +470,10 @@ int main(int argc, char **argv) {
             driver = argv[i] + 9;
         else if (strncmp(argv[i], "--env-file=", 11) == 0)
             env_file = argv[i] + 11;
+        else if (strncmp(argv[i], "--heap-pad=", 11) == 0)
+            heap_pad = strtol(argv[i] + 11, NULL, 10);
+        else if (strncmp(argv[i], "--cpu=", 6) == 0)
+            cpu = (int)strtol(argv[i] + 6, NULL, 10);
         else {
             fputs(usage, stderr);
             return 2;
@@ -387,6 +485,7 @@ int main(int argc, char **argv) {
         fputs(usage, stderr);
         return 2;
     }
+    if (heap_pad > 0) pad_heap((size_t)heap_pad);
     if (strcmp(mode, "floor") == 0) return floor_main(driver, iters);
     if (env_file != NULL && !set_env_file(env_file)) {
         fprintf(stderr, "gpu_timing: cannot read %s\n", env_file);
@@ -405,39 +504,30 @@ int main(int argc, char **argv) {
     }
     if (strcmp(mode, "calls") != 0) return 2;
     if (bring_up(loader, &e) != 0) return 1;
+    if (cpu >= 0 && !pin_to_cpu(cpu)) return fail("sched_setaffinity", VK_ERROR_UNKNOWN);
     PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)e.gipa(e.instance, "vkGetDeviceProcAddr");
     struct gdpa_ctx hit = {gdpa, e.device, "vkCmdDraw", NULL}, miss = {gdpa, e.device, "vkNotACommandXYZ", NULL};
     double ns_hit = median_ns_per_call(gdpa_batch, &hit, iters);
     double ns_miss = median_ns_per_call(gdpa_batch, &miss, iters);
-    /* A command buffer in the recording state for vkCmdSetLineWidth. */
-    PFN_vkCreateCommandPool ccp = (PFN_vkCreateCommandPool)gdpa(e.device, "vkCreateCommandPool");
-    PFN_vkAllocateCommandBuffers acb = (PFN_vkAllocateCommandBuffers)gdpa(e.device, "vkAllocateCommandBuffers");
-    PFN_vkBeginCommandBuffer bcb = (PFN_vkBeginCommandBuffer)gdpa(e.device, "vkBeginCommandBuffer");
-    PFN_vkEndCommandBuffer ecb = (PFN_vkEndCommandBuffer)gdpa(e.device, "vkEndCommandBuffer");
-    PFN_vkDestroyCommandPool dcp = (PFN_vkDestroyCommandPool)gdpa(e.device, "vkDestroyCommandPool");
-    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = 0};
-    VkCommandPool pool;
-    if (ccp(e.device, &pci, NULL, &pool) != VK_SUCCESS) return fail("vkCreateCommandPool", VK_ERROR_UNKNOWN);
-    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                      .commandPool = pool,
-                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                      .commandBufferCount = 1};
-    VkCommandBuffer cb;
-    if (acb(e.device, &ai, &cb) != VK_SUCCESS) return fail("vkAllocateCommandBuffers", VK_ERROR_UNKNOWN);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bcb(cb, &bi);
+    /* vkCmdSetLineWidth through the exported trampoline and through the driver's own pointer. */
+    struct cmd_env c = {.device = e.device};
+    c.create_pool = (PFN_vkCreateCommandPool)gdpa(e.device, "vkCreateCommandPool");
+    c.allocate = (PFN_vkAllocateCommandBuffers)gdpa(e.device, "vkAllocateCommandBuffers");
+    c.begin = (PFN_vkBeginCommandBuffer)gdpa(e.device, "vkBeginCommandBuffer");
+    c.end = (PFN_vkEndCommandBuffer)gdpa(e.device, "vkEndCommandBuffer");
+    c.reset_pool = (PFN_vkResetCommandPool)gdpa(e.device, "vkResetCommandPool");
+    c.destroy_pool = (PFN_vkDestroyCommandPool)gdpa(e.device, "vkDestroyCommandPool");
     void *sym = dlsym(e.lib, "vkCmdSetLineWidth");
-    struct cmd_ctx exported = {NULL, cb}, direct = {(PFN_vkCmdSetLineWidth)gdpa(e.device, "vkCmdSetLineWidth"), cb};
-    memcpy(&exported.fn, &sym, sizeof(exported.fn));
+    memcpy(&c.exported, &sym, sizeof(c.exported));
+    c.direct = (PFN_vkCmdSetLineWidth)gdpa(e.device, "vkCmdSetLineWidth");
     /* Fewer calls: every one records a command into the buffer. */
     long cmd_iters = iters / 10 > 0 ? iters / 10 : 1;
-    double ns_tramp = median_ns_per_call(cmd_batch, &exported, cmd_iters);
-    double ns_direct = median_ns_per_call(cmd_batch, &direct, cmd_iters);
-    ecb(cb);
-    dcp(e.device, pool, NULL);
+    struct cmd_medians m;
+    if (!cmd_pairs(&c, cmd_iters, &m)) return fail("command buffer", VK_ERROR_UNKNOWN);
     printf("{\"mode\":\"calls\",\"loader\":\"%s\",\"device\":\"%s\",\"gdpa_hit_ns\":%.2f,\"gdpa_miss_ns\":%.2f,"
-           "\"cmd_exported_trampoline_ns\":%.2f,\"cmd_gdpa_pointer_ns\":%.2f}\n",
-           loader, e.name, ns_hit, ns_miss, ns_tramp, ns_direct);
+           "\"cmd_exported_trampoline_ns\":%.2f,\"cmd_gdpa_pointer_ns\":%.2f,\"cmd_paired_diff_ns\":%.2f,\"cpu\":%d,"
+           "\"heap_pad\":%ld}\n",
+           loader, e.name, ns_hit, ns_miss, m.exported, m.direct, m.diff, cpu, heap_pad);
     tear_down(&e);
     return 0;
 }

@@ -10,6 +10,13 @@
 # interleaved, CREATE_RUNS samples each (default RUNS). Writes $OUT/gpu_timing.jsonl (every sample)
 # and prints medians with min-max. Driver: NV_ICD or NVIDIA's (one manifest file; the floor reads its
 # library_path).
+# Each round starts with a different loader (round i rotates the list by i-1): a loader always run
+# right after the same other one would inherit that position's machine state in every round.
+# Each round also draws one heap pad (0-65,520 bytes, a multiple of 16; HEAP_PAD=N fixes it, 0 turns
+# it off) and gives it to every loader of the round (gpu_timing --heap-pad): address-space
+# randomisation moves the heap by whole pages only, so without a pad each loader keeps one layout
+# within the page in every process, and that layout alone moves a driver's own costs by percents.
+# CALLS_CPU=N pins each per-call process's timing thread to CPU N after bring-up (gpu_timing --cpu).
 # Overrides, for a run outside the bundle (e.g. here with Mesa's lavapipe):
 #   SECTIONS="startup calls create" (any subset)  OURS=... KHRONOS=... TIMING=... (the binaries)
 #   NV_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
@@ -33,38 +40,51 @@ sections=" ${SECTIONS:-startup calls create} "
 create_runs=${CREATE_RUNS:-$runs}
 create_iters=${CREATE_ITERS:-100}
 out="$o/gpu_timing.jsonl"
+# Sets pad (no subshell: $RANDOM must advance in this shell, not in a copy of it).
+next_pad() { if [ -n "${HEAP_PAD:-}" ]; then pad=$HEAP_PAD; else pad=$(( (RANDOM * 32768 + RANDOM) % 4096 * 16 )); fi; }
+rotate() {  # rotate ROUND WORD... : the words, starting at word (ROUND-1) mod count
+  local r=$1; shift
+  local a=("$@") k
+  k=$(( (r - 1) % ${#a[@]} ))
+  echo "${a[@]:k}" "${a[@]:0:k}"
+}
 : > "$out"
 [[ "$sections" == *" startup "* ]] && for i in $(seq 1 "$runs"); do
-  for l in $loaders; do
-    line=$("$timing" --loader="${lib[$l]}" --mode=startup 2>/dev/null | tail -1)
-    echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
+  next_pad
+  for l in $(rotate "$i" $loaders); do
+    line=$("$timing" --loader="${lib[$l]}" --mode=startup --heap-pad="$pad" 2>/dev/null | tail -1)
+    echo "{\"which\":\"$l\",\"run\":$i,\"pad\":$pad,\"sample\":$line}" >> "$out"
   done
 done
 calls_runs=${CALLS_RUNS:-$runs}
 [[ "$sections" == *" calls "* ]] && for i in $(seq 1 "$calls_runs"); do
-  for l in $loaders; do
-    line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters="${CALLS_ITERS:-1000000}" 2>/dev/null | tail -1)
-    echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
+  next_pad
+  for l in $(rotate "$i" $loaders); do
+    line=$("$timing" --loader="${lib[$l]}" --mode=calls --iters="${CALLS_ITERS:-1000000}" --heap-pad="$pad" \
+      ${CALLS_CPU:+--cpu="$CALLS_CPU"} 2>/dev/null | tail -1)
+    echo "{\"which\":\"$l\",\"run\":$i,\"pad\":$pad,\"sample\":$line}" >> "$out"
   done
 done
 [[ "$sections" == *" create "* ]] && for i in $(seq 1 "$create_runs"); do
-  for l in $loaders floor; do
+  next_pad
+  for l in $(rotate "$i" $loaders floor); do
     if [ "$l" = floor ]; then
-      line=$("$timing" --mode=floor --driver="$VK_DRIVER_FILES" --iters="$create_iters" 2>/dev/null | tail -1)
+      line=$("$timing" --mode=floor --driver="$VK_DRIVER_FILES" --iters="$create_iters" --heap-pad="$pad" 2>/dev/null | tail -1)
     else
-      line=$("$timing" --loader="${lib[$l]}" --mode=create --iters="$create_iters" 2>/dev/null | tail -1)
+      line=$("$timing" --loader="${lib[$l]}" --mode=create --iters="$create_iters" --heap-pad="$pad" 2>/dev/null | tail -1)
     fi
-    echo "{\"which\":\"$l\",\"run\":$i,\"sample\":$line}" >> "$out"
+    echo "{\"which\":\"$l\",\"run\":$i,\"pad\":$pad,\"sample\":$line}" >> "$out"
   done
 done
 # Medians and spreads (no python on the machine: sort + awk).
 stat() {  # stat LOADER KEY
-  grep "\"which\":\"$1\"" "$out" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2 | sort -g |
+  grep "\"which\":\"$1\"" "$out" | grep -o "\"$2\":-\?[0-9.]*" | cut -d: -f2 | sort -g |
     awk '{v[NR]=$1} END {if (NR==0) {print "n/a"; exit} m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2;
          printf "%s (min %s, max %s, n=%d)\n", m, v[1], v[NR], NR}'
 }
 grep -m1 -o '"device":"[^"]*"' "$out"
-for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns create_destroy_ns; do
+for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns cmd_paired_diff_ns \
+         create_destroy_ns; do
   for l in ours newest khronos floor; do
     grep -q "\"which\":\"$l\".*\"$k\":" "$out" && echo "$k $l: $(stat $l $k)"
   done
