@@ -22,6 +22,12 @@
  *       manifest when it names a directory, else as dlopen finds it), negotiate with
  *       vk_icdNegotiateLoaderICDInterfaceVersion (from 7 down, as a loader does), vkCreateInstance
  *       and vkDestroyInstance from vk_icdGetInstanceProcAddr, then timed exactly as --mode=create.
+ *   gpu_timing --mode=floor-parts --driver=MANIFEST [--names-file=FILE] [--iters=N]
+ *       what else a loader asks of the driver around one instance, each part timed alone, medians
+ *       over N repetitions (default 100): a dlopen + dlclose of the loaded library, the interface
+ *       negotiation, vkEnumerateInstanceExtensionProperties (count + fill), vkEnumerateInstanceVersion,
+ *       vkCreateInstance, vk_icdGetInstanceProcAddr of every name in FILE (one per line) with the new
+ *       instance, vkDestroyInstance.
  *   gpu_timing --loader=PATH --mode=enumerate [--env-file=FILE]
  *       one vkCreateInstance + vkEnumeratePhysicalDevices (count + fill) + vkDestroyInstance after
  *       dlopen (bench/extreme.sh runs it under /usr/bin/time). FILE holds NAME=VALUE lines, set with
@@ -346,6 +352,112 @@ static int floor_main(const char *manifest, long iters) {
     return time_create("floor", path, &x, iters);
 }
 
+/* What a loader asks of the driver around one instance besides vkCreateInstance and
+ * vkDestroyInstance: the --mode=floor-parts breakdown of create + destroy's distance from the floor.
+ * Each part is timed on its own in every repetition; the medians over the repetitions are printed. */
+enum { PART_REOPEN, PART_NEGOTIATE, PART_EIEP, PART_EIV, PART_CREATE, PART_LOOKUPS, PART_DESTROY, PARTS };
+static const char *const part_names[PARTS] = {"reopen_ns", "negotiate_ns", "extensions_ns", "version_ns",
+                                              "create_ns", "lookups_ns",   "destroy_ns"};
+
+/* NAMES: one command name per line (gpu_timing.sh passes the instance-level commands our loader
+ * looks up in each driver instance, make_bundle.sh's instance_commands.txt). */
+static char **read_names(const char *file, int *count) {
+    FILE *f = fopen(file, "r");
+    if (f == NULL) return NULL;
+    char **v = NULL, line[256];
+    int n = 0, cap = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '\0') continue;
+        if (n == cap) {
+            char **b = realloc(v, sizeof(*v) * (size_t)(cap = cap ? 2 * cap : 128));
+            if (b == NULL) break;
+            v = b;
+        }
+        v[n] = strdup(line);
+        if (v[n] != NULL) n++;
+    }
+    fclose(f);
+    *count = n;
+    return v;
+}
+
+static int floor_parts_main(const char *manifest, const char *names_file, long reps) {
+    char path[4096];
+    if (!manifest_library(manifest, path, sizeof(path))) {
+        printf("{\"error\":\"no library_path in %s\"}\n", manifest);
+        return 1;
+    }
+    int n_names = 0;
+    char **names = names_file != NULL ? read_names(names_file, &n_names) : NULL;
+    if (names_file != NULL && names == NULL) return fail("names file", VK_ERROR_INITIALIZATION_FAILED);
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        printf("{\"error\":\"dlopen\",\"detail\":\"%s\"}\n", dlerror());
+        return 1;
+    }
+    PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg;
+    PFN_vkGetInstanceProcAddr gipa;
+    void *sym = dlsym(lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
+    memcpy(&neg, &sym, sizeof(neg));
+    sym = dlsym(lib, "vk_icdGetInstanceProcAddr");
+    memcpy(&gipa, &sym, sizeof(gipa));
+    if (gipa == NULL) return fail("no vk_icdGetInstanceProcAddr", VK_ERROR_INCOMPATIBLE_DRIVER);
+    PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+    PFN_vkEnumerateInstanceExtensionProperties eiep =
+        (PFN_vkEnumerateInstanceExtensionProperties)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
+    PFN_vkEnumerateInstanceVersion eiv =
+        (PFN_vkEnumerateInstanceVersion)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceVersion");
+    if (create == NULL || eiep == NULL) return fail("no vkCreateInstance", VK_ERROR_INCOMPATIBLE_DRIVER);
+    long long *t = calloc((size_t)PARTS * (size_t)(reps + 1), sizeof(*t));
+    if (t == NULL) return fail("calloc", VK_ERROR_OUT_OF_HOST_MEMORY);
+    for (long r = 0; r <= reps; r++) { /* repetition 0 warms up and is not counted */
+        long long *row = &t[(size_t)r * PARTS], a = now_ns();
+        void *again = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* the library is loaded: a reference more */
+        if (again != NULL) dlclose(again);
+        long long b = now_ns();
+        uint32_t version = 7;
+        if (neg != NULL) neg(&version);
+        long long c = now_ns();
+        VkExtensionProperties ext[256];
+        uint32_t n = 0;
+        eiep(NULL, &n, NULL);
+        if (n > 256) n = 256;
+        eiep(NULL, &n, ext);
+        long long d = now_ns();
+        uint32_t api = 0;
+        if (eiv != NULL) eiv(&api);
+        long long e = now_ns();
+        VkInstance inst;
+        VkResult res = create(&g_ci, NULL, &inst);
+        if (res != VK_SUCCESS) return fail("driver vkCreateInstance", res);
+        long long f = now_ns();
+        volatile PFN_vkVoidFunction sink = NULL;
+        for (int i = 0; i < n_names; i++) sink = gipa(inst, names[i]);
+        (void)sink;
+        long long g = now_ns();
+        PFN_vkDestroyInstance destroy = (PFN_vkDestroyInstance)gipa(inst, "vkDestroyInstance");
+        long long h = now_ns();
+        if (destroy != NULL) destroy(inst, NULL);
+        long long i = now_ns();
+        long long parts[PARTS] = {b - a, c - b, d - c, e - d, f - e, g - f, i - h};
+        memcpy(row, parts, sizeof(parts));
+    }
+    printf("{\"mode\":\"floor-parts\",\"driver\":\"%s\",\"lookups\":%d,\"reps\":%ld", path, n_names, reps);
+    long long *col = calloc((size_t)reps, sizeof(*col));
+    for (int p = 0; col != NULL && p < PARTS; p++) {
+        for (long r = 0; r < reps; r++) col[r] = t[(size_t)(r + 1) * PARTS + (size_t)p];
+        qsort(col, (size_t)reps, sizeof(*col), cmp_ll);
+        printf(",\"%s\":%lld", part_names[p], col[reps / 2]);
+    }
+    printf("}\n");
+    free(col);
+    free(t);
+    for (int i = 0; i < n_names; i++) free(names[i]);
+    free(names);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ one enumeration (bench/extreme.sh) */
 
 static int set_env_file(const char *file) {
@@ -451,14 +563,15 @@ static int pin_to_cpu(int cpu) {
 }
 
 int main(int argc, char **argv) {
-    const char *loader = NULL, *mode = "startup", *driver = NULL, *env_file = NULL;
+    const char *loader = NULL, *mode = "startup", *driver = NULL, *env_file = NULL, *names_file = NULL;
     long iters = -1;
     int cpu = -1;
     long heap_pad = 0;
     static const char usage[] =
         "usage: gpu_timing --loader=PATH [--mode=startup|calls|create|enumerate] [--iters=N] [--env-file=FILE]\n"
         "                  [--cpu=N] [--heap-pad=BYTES]\n"
-        "       gpu_timing --mode=floor --driver=MANIFEST [--iters=N]\n";
+        "       gpu_timing --mode=floor --driver=MANIFEST [--iters=N]\n"
+        "       gpu_timing --mode=floor-parts --driver=MANIFEST [--names-file=FILE] [--iters=N]\n";
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--loader=", 9) == 0)
             loader = argv[i] + 9;
@@ -470,6 +583,8 @@ int main(int argc, char **argv) {
             driver = argv[i] + 9;
         else if (strncmp(argv[i], "--env-file=", 11) == 0)
             env_file = argv[i] + 11;
+        else if (strncmp(argv[i], "--names-file=", 13) == 0)
+            names_file = argv[i] + 13;
         else if (strncmp(argv[i], "--heap-pad=", 11) == 0)
             heap_pad = strtol(argv[i] + 11, NULL, 10);
         else if (strncmp(argv[i], "--cpu=", 6) == 0)
@@ -479,14 +594,16 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    int create_like = strcmp(mode, "create") == 0 || strcmp(mode, "floor") == 0;
+    int driver_only = strcmp(mode, "floor") == 0 || strcmp(mode, "floor-parts") == 0;
+    int create_like = strcmp(mode, "create") == 0 || driver_only;
     if (iters < 0) iters = create_like ? 100 : 1000000;
-    if (iters == 0 || (strcmp(mode, "floor") == 0 ? driver == NULL : loader == NULL)) {
+    if (iters == 0 || (driver_only ? driver == NULL : loader == NULL)) {
         fputs(usage, stderr);
         return 2;
     }
     if (heap_pad > 0) pad_heap((size_t)heap_pad);
     if (strcmp(mode, "floor") == 0) return floor_main(driver, iters);
+    if (strcmp(mode, "floor-parts") == 0) return floor_parts_main(driver, names_file, iters);
     if (env_file != NULL && !set_env_file(env_file)) {
         fprintf(stderr, "gpu_timing: cannot read %s\n", env_file);
         return 2;

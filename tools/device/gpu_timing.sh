@@ -18,7 +18,7 @@
 # within the page in every process, and that layout alone moves a driver's own costs by percents.
 # CALLS_CPU=N pins each per-call process's timing thread to CPU N after bring-up (gpu_timing --cpu).
 # Overrides, for a run outside the bundle (e.g. here with Mesa's lavapipe):
-#   SECTIONS="startup calls create" (any subset)  OURS=... KHRONOS=... TIMING=... (the binaries)
+#   SECTIONS="startup calls create" (any subset, plus "parts": gpu_timing --mode=floor-parts)  OURS=... KHRONOS=... TIMING=... (the binaries)
 #   NV_ICD=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +76,13 @@ done
     echo "{\"which\":\"$l\",\"run\":$i,\"pad\":$pad,\"sample\":$line}" >> "$out"
   done
 done
+# What else a loader asks of the driver per instance (gpu_timing --mode=floor-parts): PARTS_RUNS
+# processes, each the medians of PARTS_ITERS repetitions (defaults 10 and 100).
+[[ "$sections" == *" parts "* ]] && for i in $(seq 1 "${PARTS_RUNS:-10}"); do
+  line=$("$timing" --mode=floor-parts --driver="$VK_DRIVER_FILES" --iters="${PARTS_ITERS:-100}" \
+    --names-file="${NAMES:-$here/instance_commands.txt}" 2>/dev/null | tail -1)
+  echo "{\"which\":\"parts\",\"run\":$i,\"sample\":$line}" >> "$out"
+done
 # Medians and spreads (no python on the machine: sort + awk).
 stat() {  # stat LOADER KEY
   grep "\"which\":\"$1\"" "$out" | grep -o "\"$2\":-\?[0-9.]*" | cut -d: -f2 | sort -g |
@@ -84,8 +91,8 @@ stat() {  # stat LOADER KEY
 }
 grep -m1 -o '"device":"[^"]*"' "$out"
 for k in ns gdpa_hit_ns gdpa_miss_ns cmd_exported_trampoline_ns cmd_gdpa_pointer_ns cmd_paired_diff_ns \
-         create_destroy_ns; do
-  for l in ours newest khronos floor; do
+         create_destroy_ns reopen_ns negotiate_ns extensions_ns version_ns create_ns lookups_ns destroy_ns; do
+  for l in ours newest khronos floor parts; do
     grep -q "\"which\":\"$l\".*\"$k\":" "$out" && echo "$k $l: $(stat $l $k)"
   done
 done

@@ -7,6 +7,8 @@
 #   compute_smoke             the compute smoke test (instance, device, dispatch)
 #   vkprobe                   the conformance suite's scripted client (apiVersion checks and the like)
 #   gpu_timing, gpu_timing.sh start-up and per-call wall times, our loader vs Khronos (bench/gpu_timing.c)
+#   instance_commands.txt     the instance-level commands our loader looks up in each driver instance
+#                             (gpu_timing --mode=floor-parts)
 #   libcjson.so.1             the one dependency of all of the above beyond glibc and the C++ runtime
 #   libvulkan_khronos.so.1    Debian's Khronos loader, for comparison (when installed here)
 #   libvulkan_newest.so.1     the newest Khronos loader built from its fetched sources, when
@@ -60,6 +62,11 @@ cat > "$out/mock/libmock_icd_v7_exports.so.scenario" <<'JSON'
 {"physical_devices": [{"name": "Mock Device beside NVIDIA", "device_type": "virtual", "vendor_id": 4096,
                        "device_id": 4660}]}
 JSON
+# The instance-level commands our loader looks up in each driver instance (the generated dispatch
+# fill), for gpu_timing --mode=floor-parts.
+awk '/^void vkl_gen_instance_dispatch_fill/,/^}/' "$bin/loader/vkl_gen_dispatch.c" |
+  grep -o 'gipa(instance, "vk[A-Za-z0-9]*")' | grep -o 'vk[A-Za-z0-9]*' > "$out/instance_commands.txt"
+[ -s "$out/instance_commands.txt" ] || { echo "make_bundle: no instance commands in vkl_gen_dispatch.c" >&2; exit 1; }
 cp "$top/tools/device/run.sh" "$top/tools/device/gpu_timing.sh" "$out/"
 chmod +x "$out/run.sh" "$out/gpu_timing.sh"
 
