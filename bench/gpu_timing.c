@@ -319,26 +319,43 @@ static int manifest_library(const char *manifest, char *out, size_t cap) {
     return 1;
 }
 
-static int floor_main(const char *manifest, long iters) {
+/* The driver alone: the manifest's library opened and its two interface entry points found.
+ * Prints the error line and returns 0 when it cannot. */
+struct driver_only {
     char path[4096];
-    if (!manifest_library(manifest, path, sizeof(path))) {
+    PFN_vk_icdNegotiateLoaderICDInterfaceVersion negotiate; /* NULL: a driver older than interface 2 */
+    PFN_vkGetInstanceProcAddr gipa;
+};
+
+static int open_driver(const char *manifest, struct driver_only *d) {
+    if (!manifest_library(manifest, d->path, sizeof(d->path))) {
         printf("{\"error\":\"no library_path in %s\"}\n", manifest);
-        return 1;
+        return 0;
     }
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(d->path, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
         printf("{\"error\":\"dlopen\",\"detail\":\"%s\"}\n", dlerror());
-        return 1;
+        return 0;
     }
-    PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg;
-    PFN_vkGetInstanceProcAddr gipa;
     void *sym = dlsym(lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
-    memcpy(&neg, &sym, sizeof(neg));
+    memcpy(&d->negotiate, &sym, sizeof(d->negotiate));
     sym = dlsym(lib, "vk_icdGetInstanceProcAddr");
-    memcpy(&gipa, &sym, sizeof(gipa));
-    if (gipa == NULL) return fail("no vk_icdGetInstanceProcAddr", VK_ERROR_INCOMPATIBLE_DRIVER);
+    memcpy(&d->gipa, &sym, sizeof(d->gipa));
+    if (d->gipa == NULL) {
+        fail("no vk_icdGetInstanceProcAddr", VK_ERROR_INCOMPATIBLE_DRIVER);
+        return 0;
+    }
+    return 1;
+}
+
+static int floor_main(const char *manifest, long iters) {
+    static struct driver_only d;
+    if (!open_driver(manifest, &d)) return 1;
+    PFN_vkGetInstanceProcAddr gipa = d.gipa;
+    const char *path = d.path;
     uint32_t version = 7;
-    if (neg != NULL && neg(&version) != VK_SUCCESS) return fail("vk_icdNegotiateLoaderICDInterfaceVersion", 0);
+    if (d.negotiate != NULL && d.negotiate(&version) != VK_SUCCESS)
+        return fail("vk_icdNegotiateLoaderICDInterfaceVersion", 0);
     struct create_ctx x = {.ci = &g_ci, .gipa = gipa};
     x.create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
     if (x.create == NULL) return fail("no vkCreateInstance", VK_ERROR_INCOMPATIBLE_DRIVER);
@@ -383,26 +400,14 @@ static char **read_names(const char *file, int *count) {
 }
 
 static int floor_parts_main(const char *manifest, const char *names_file, long reps) {
-    char path[4096];
-    if (!manifest_library(manifest, path, sizeof(path))) {
-        printf("{\"error\":\"no library_path in %s\"}\n", manifest);
-        return 1;
-    }
     int n_names = 0;
     char **names = names_file != NULL ? read_names(names_file, &n_names) : NULL;
     if (names_file != NULL && names == NULL) return fail("names file", VK_ERROR_INITIALIZATION_FAILED);
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-        printf("{\"error\":\"dlopen\",\"detail\":\"%s\"}\n", dlerror());
-        return 1;
-    }
-    PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg;
-    PFN_vkGetInstanceProcAddr gipa;
-    void *sym = dlsym(lib, "vk_icdNegotiateLoaderICDInterfaceVersion");
-    memcpy(&neg, &sym, sizeof(neg));
-    sym = dlsym(lib, "vk_icdGetInstanceProcAddr");
-    memcpy(&gipa, &sym, sizeof(gipa));
-    if (gipa == NULL) return fail("no vk_icdGetInstanceProcAddr", VK_ERROR_INCOMPATIBLE_DRIVER);
+    static struct driver_only drv;
+    if (!open_driver(manifest, &drv)) return 1;
+    const char *path = drv.path;
+    PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg = drv.negotiate;
+    PFN_vkGetInstanceProcAddr gipa = drv.gipa;
     PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
     PFN_vkEnumerateInstanceExtensionProperties eiep =
         (PFN_vkEnumerateInstanceExtensionProperties)gipa(VK_NULL_HANDLE, "vkEnumerateInstanceExtensionProperties");
