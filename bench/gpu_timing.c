@@ -577,28 +577,33 @@ int main(int argc, char **argv) {
         "                  [--cpu=N] [--heap-pad=BYTES]\n"
         "       gpu_timing --mode=floor --driver=MANIFEST [--iters=N]\n"
         "       gpu_timing --mode=floor-parts --driver=MANIFEST [--names-file=FILE] [--iters=N]\n";
+    long cpu_arg = -1;
+    const struct {
+        const char *name;
+        const char **text; /* a string option, or */
+        long *number;      /* a number option */
+    } opts[] = {{"--loader=", &loader, NULL},     {"--mode=", &mode, NULL},
+                {"--iters=", NULL, &iters},       {"--driver=", &driver, NULL},
+                {"--env-file=", &env_file, NULL}, {"--names-file=", &names_file, NULL},
+                {"--heap-pad=", NULL, &heap_pad}, {"--cpu=", NULL, &cpu_arg}};
     for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "--loader=", 9) == 0)
-            loader = argv[i] + 9;
-        else if (strncmp(argv[i], "--mode=", 7) == 0)
-            mode = argv[i] + 7;
-        else if (strncmp(argv[i], "--iters=", 8) == 0)
-            iters = strtol(argv[i] + 8, NULL, 10);
-        else if (strncmp(argv[i], "--driver=", 9) == 0)
-            driver = argv[i] + 9;
-        else if (strncmp(argv[i], "--env-file=", 11) == 0)
-            env_file = argv[i] + 11;
-        else if (strncmp(argv[i], "--names-file=", 13) == 0)
-            names_file = argv[i] + 13;
-        else if (strncmp(argv[i], "--heap-pad=", 11) == 0)
-            heap_pad = strtol(argv[i] + 11, NULL, 10);
-        else if (strncmp(argv[i], "--cpu=", 6) == 0)
-            cpu = (int)strtol(argv[i] + 6, NULL, 10);
-        else {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        size_t o = 0, n = sizeof(opts) / sizeof(opts[0]);
+        while (o < n && strncmp(argv[i], opts[o].name, strlen(opts[o].name)) != 0) o++;
+        if (o == n) {
             fputs(usage, stderr);
             return 2;
         }
+        const char *v = argv[i] + strlen(opts[o].name);
+        if (opts[o].text != NULL)
+            *opts[o].text = v;
+        else
+            *opts[o].number = strtol(v, NULL, 10);
     }
+    cpu = (int)cpu_arg;
     int driver_only = strcmp(mode, "floor") == 0 || strcmp(mode, "floor-parts") == 0;
     int create_like = strcmp(mode, "create") == 0 || driver_only;
     if (iters < 0) iters = create_like ? 100 : 1000000;
