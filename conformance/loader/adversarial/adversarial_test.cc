@@ -109,13 +109,16 @@ TEST_F(Adversarial, HundredThousandUnknownInstanceLayersGiveOneLine) {
   EXPECT_NE(lines[0].find("100000"), std::string::npos) << "the count: " << lines[0].substr(0, 500);
 }
 
-// Sixteen long "*...*" tokens in every filter variable, over 10,000 layers: a backtracking or
-// quadratic matcher takes seconds per call here (worst-case tokens: a long run of one letter
-// ending in another, against names that are long runs of that letter). Twenty enumerations and
-// twenty instances within the budget (ours: about 7 s). A loader that matches in time quadratic in
-// the token is far outside it: the Khronos loader 1.4.360 needed 46-62 s for five of each and
-// Debian's 1.3.239 55 s for ten, too close to the budget for a test to say which side of it a run
-// falls. The filters match nothing, so all 10,000 layers stay listed.
+// Sixteen long "*...*" tokens in every filter variable, over 10,000 layers (worst-case tokens for a
+// matcher that retries at every offset: a long run of one letter ending in another, against names
+// that are long runs of that letter). One enumeration and one instance, within the budget. A
+// matcher that retries at every offset is quadratic per name and still finishes here (2026-11-30,
+// beside a CI run: ours 0.8 s, Debian's 1.3.239 1.9 s, the Khronos loader 1.4.360 12 s); the budget
+// catches only a matcher worse than that. Twenty of each, as this test once ran, put the Khronos
+// loaders on either side of the budget depending on the machine (Debian's 1.3.239, whose cost here
+// comes from the 10,000 layers and not from the tokens, took 33 s on one machine and more than 60 s
+// on another), and a verdict that depends on the machine's speed says nothing about the loader.
+// The filters match nothing, so all 10,000 layers stay listed.
 TEST_F(Adversarial, LongGlobTokensOverTenThousandLayersStayWithinBudget) {
   VKT_POLICY("RULE_LYR_FILTER_DISABLE", "RULE_LYR_FILTER_ALLOW", "RULE_DRV_FILTER_GLOB", "RULE_ADVERSARIAL_INPUT");
   const int kLayers = 10000;
@@ -130,13 +133,7 @@ TEST_F(Adversarial, LongGlobTokensOverTenThousandLayersStayWithinBudget) {
   for (const char* var :
        {"VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE", "VK_LOADER_LAYERS_ALLOW", "VK_LOADER_DRIVERS_DISABLE"})
     s_.SetEnv(var, tokens);
-  std::vector<std::string> pre;
-  for (int k = 0; k < 20; ++k) {
-    pre.push_back("instance-layers");
-    pre.push_back("create-instance");
-    pre.push_back("destroy-instance");
-  }
-  ProbeResult r = ExpectGoodDriverOnly(pre);
+  ProbeResult r = ExpectGoodDriverOnly({"instance-layers", "create-instance", "destroy-instance"});
   EXPECT_EQ(LayerNames(r).size(), (size_t)kLayers) << r.Describe().substr(0, 2000);
 }
 
