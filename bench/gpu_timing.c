@@ -349,7 +349,7 @@ static int open_driver(const char *manifest, struct driver_only *d) {
 }
 
 static int floor_main(const char *manifest, long iters) {
-    static struct driver_only d;
+    struct driver_only d;
     if (!open_driver(manifest, &d)) return 1;
     PFN_vkGetInstanceProcAddr gipa = d.gipa;
     const char *path = d.path;
@@ -403,7 +403,7 @@ static int floor_parts_main(const char *manifest, const char *names_file, long r
     int n_names = 0;
     char **names = names_file != NULL ? read_names(names_file, &n_names) : NULL;
     if (names_file != NULL && names == NULL) return fail("names file", VK_ERROR_INITIALIZATION_FAILED);
-    static struct driver_only drv;
+    struct driver_only drv;
     if (!open_driver(manifest, &drv)) return 1;
     const char *path = drv.path;
     PFN_vk_icdNegotiateLoaderICDInterfaceVersion neg = drv.negotiate;
@@ -570,14 +570,12 @@ static int pin_to_cpu(int cpu) {
 int main(int argc, char **argv) {
     const char *loader = NULL, *mode = "startup", *driver = NULL, *env_file = NULL, *names_file = NULL;
     long iters = -1;
-    int cpu = -1;
-    long heap_pad = 0;
+    long cpu = -1, heap_pad = 0;
     static const char usage[] =
         "usage: gpu_timing --loader=PATH [--mode=startup|calls|create|enumerate] [--iters=N] [--env-file=FILE]\n"
         "                  [--cpu=N] [--heap-pad=BYTES]\n"
         "       gpu_timing --mode=floor --driver=MANIFEST [--iters=N]\n"
         "       gpu_timing --mode=floor-parts --driver=MANIFEST [--names-file=FILE] [--iters=N]\n";
-    long cpu_arg = -1;
     const struct {
         const char *name;
         const char **text; /* a string option, or */
@@ -585,7 +583,7 @@ int main(int argc, char **argv) {
     } opts[] = {{"--loader=", &loader, NULL},     {"--mode=", &mode, NULL},
                 {"--iters=", NULL, &iters},       {"--driver=", &driver, NULL},
                 {"--env-file=", &env_file, NULL}, {"--names-file=", &names_file, NULL},
-                {"--heap-pad=", NULL, &heap_pad}, {"--cpu=", NULL, &cpu_arg}};
+                {"--heap-pad=", NULL, &heap_pad}, {"--cpu=", NULL, &cpu}};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
@@ -603,7 +601,6 @@ int main(int argc, char **argv) {
         else
             *opts[o].number = strtol(v, NULL, 10);
     }
-    cpu = (int)cpu_arg;
     int driver_only = strcmp(mode, "floor") == 0 || strcmp(mode, "floor-parts") == 0;
     int create_like = strcmp(mode, "create") == 0 || driver_only;
     if (iters < 0) iters = create_like ? 100 : 1000000;
@@ -631,7 +628,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(mode, "calls") != 0) return 2;
     if (bring_up(loader, &e) != 0) return 1;
-    if (cpu >= 0 && !pin_to_cpu(cpu)) return fail("sched_setaffinity", VK_ERROR_UNKNOWN);
+    if (cpu >= 0 && !pin_to_cpu((int)cpu)) return fail("sched_setaffinity", VK_ERROR_UNKNOWN);
     PFN_vkGetDeviceProcAddr gdpa = (PFN_vkGetDeviceProcAddr)e.gipa(e.instance, "vkGetDeviceProcAddr");
     struct gdpa_ctx hit = {gdpa, e.device, "vkCmdDraw", NULL}, miss = {gdpa, e.device, "vkNotACommandXYZ", NULL};
     double ns_hit = median_ns_per_call(gdpa_batch, &hit, iters);
@@ -652,7 +649,7 @@ int main(int argc, char **argv) {
     struct cmd_medians m;
     if (!cmd_pairs(&c, cmd_iters, &m)) return fail("command buffer", VK_ERROR_UNKNOWN);
     printf("{\"mode\":\"calls\",\"loader\":\"%s\",\"device\":\"%s\",\"gdpa_hit_ns\":%.2f,\"gdpa_miss_ns\":%.2f,"
-           "\"cmd_exported_trampoline_ns\":%.2f,\"cmd_gdpa_pointer_ns\":%.2f,\"cmd_paired_diff_ns\":%.2f,\"cpu\":%d,"
+           "\"cmd_exported_trampoline_ns\":%.2f,\"cmd_gdpa_pointer_ns\":%.2f,\"cmd_paired_diff_ns\":%.2f,\"cpu\":%ld,"
            "\"heap_pad\":%ld}\n",
            loader, e.name, ns_hit, ns_miss, m.exported, m.direct, m.diff, cpu, heap_pad);
     tear_down(&e);
